@@ -1,0 +1,24 @@
+//! Maps command outcomes to exit codes: 0 ok, 1 a threshold or comparison
+//! failed, 2 a usage or environment error (printed to stderr).
+
+use std::process::ExitCode;
+
+/// What a command concluded, when it ran to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything passed.
+    Ok,
+    /// The command ran, but a threshold, check or comparison failed.
+    Failed,
+}
+
+pub fn finish(result: anyhow::Result<Outcome>) -> ExitCode {
+    match result {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The `shootout` binary: thin glue that parses flags into validated plans and
+//! hands them to the library crates. Data goes to stdout; logs and progress go
+//! to stderr. Exit codes: 0 ok, 1 a threshold or comparison failed, 2 a usage
+//! or environment error.
+
+mod cmd;
+mod exit;
+mod term;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// A web-framework shootout: an honest load generator, reference servers that
+/// answer alike, repeatable studies and reports with error bars.
+#[derive(Debug, Parser)]
+#[command(name = "shootout", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load one URL and report throughput, latency and errors.
+    Load(cmd::load::Args),
+    /// List the reference servers in targets/.
+    Targets(cmd::targets::ListArgs),
+    /// Build reference servers.
+    Build(cmd::targets::BuildArgs),
+    /// Prove that reference servers answer as targets/SPEC.md says.
+    Verify(cmd::targets::VerifyArgs),
+    /// Run a study: build, verify, start, load, measure and record each target.
+    Run(cmd::run::Args),
+    /// List the studies in studies/.
+    Studies(cmd::run::StudiesArgs),
+    /// List the recorded runs.
+    History(cmd::report::HistoryArgs),
+    /// Write a report of a recorded run.
+    Report(cmd::report::ReportArgs),
+    /// Compare two recorded runs with significance tests.
+    Compare(cmd::report::CompareArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Load(a) => cmd::load::run(a),
+        Command::Targets(a) => cmd::targets::list(a),
+        Command::Build(a) => cmd::targets::build(a),
+        Command::Verify(a) => cmd::targets::verify(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Studies(a) => cmd::run::studies(a),
+        Command::History(a) => cmd::report::history(a),
+        Command::Report(a) => cmd::report::report(a),
+        Command::Compare(a) => cmd::report::compare(a),
+    };
+    exit::finish(result)
+}

@@ -1,0 +1,153 @@
+//! What a load run produces: the serialisable [`Summary`] (the JSON contract
+//! of `shootout load -o json`), plus the merged histograms and the per-second
+//! timeline that the runner stores and the reports chart.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Request accounting. Invariant: `sent = completed + cut + errors.total()`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestCounts {
+    /// Requests whose first byte was written (or attempted) in the measured phase.
+    pub sent: u64,
+    /// Requests answered with a whole, well-formed response (any status).
+    pub completed: u64,
+    /// Completed requests with a 2xx or 3xx status.
+    pub ok: u64,
+    /// Requests still in flight at the duration deadline.
+    pub cut: u64,
+}
+
+/// Failed requests by class.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    /// The TCP connection could not be made.
+    pub connect: u64,
+    /// Writing the request failed.
+    pub write: u64,
+    /// Reset or EOF before a whole response.
+    pub read: u64,
+    /// No whole response within the timeout.
+    pub timeout: u64,
+    /// A malformed response.
+    pub parse: u64,
+}
+
+impl ErrorCounts {
+    pub fn total(&self) -> u64 {
+        self.connect + self.write + self.read + self.timeout + self.parse
+    }
+
+    pub fn add(&mut self, other: &ErrorCounts) {
+        self.connect += other.connect;
+        self.write += other.write;
+        self.read += other.read;
+        self.timeout += other.timeout;
+        self.parse += other.parse;
+    }
+}
+
+/// Latency percentiles in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub min: f64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl LatencySummary {
+    /// Summarises a histogram recorded in microseconds.
+    pub fn from_histogram(h: &Histogram<u64>) -> LatencySummary {
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        LatencySummary {
+            min: ms(h.min()),
+            mean: h.mean() / 1000.0,
+            stdev: h.stdev() / 1000.0,
+            p50: ms(h.value_at_quantile(0.50)),
+            p90: ms(h.value_at_quantile(0.90)),
+            p99: ms(h.value_at_quantile(0.99)),
+            p999: ms(h.value_at_quantile(0.999)),
+            max: ms(h.max()),
+        }
+    }
+}
+
+/// How late open-loop requests were sent relative to their intended time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LagSummary {
+    /// Requests sent more than 1 ms after their intended time.
+    pub late: u64,
+    pub mean_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// The generator's own cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorUsage {
+    /// User + system CPU seconds of the generator process in the measured phase.
+    pub cpu_seconds: f64,
+    /// `cpu_seconds / (duration_s * threads)`: 1.0 means every generator thread was busy.
+    pub cpu_utilization: f64,
+    /// CPU microseconds per sent request.
+    pub cpu_us_per_request: f64,
+}
+
+/// The JSON contract of a load run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub mode: String,
+    pub url: String,
+    pub method: String,
+    pub connections: usize,
+    pub threads: usize,
+    pub keepalive: bool,
+    /// Target rate for open loop, else null.
+    pub rate: Option<f64>,
+    pub duration_s: f64,
+    /// Completed requests per second of measured wall time.
+    pub rps: f64,
+    pub requests: RequestCounts,
+    pub errors: ErrorCounts,
+    /// Exact status-code counts, keyed by the code as a string.
+    pub status: BTreeMap<String, u64>,
+    pub bytes_received: u64,
+    /// Latency of completed requests. Open loop: from the intended send time.
+    pub latency_ms: LatencySummary,
+    /// Open loop only: latency from the actual send time.
+    pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Open loop only: how late requests were sent.
+    pub lag: Option<LagSummary>,
+    pub generator: GeneratorUsage,
+}
+
+/// One second of the measured phase.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    /// Seconds since the measured phase started.
+    pub t: u32,
+    pub completed: u64,
+    pub errors: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// Everything a run produces.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    pub summary: Summary,
+    /// Latency in microseconds (corrected in open loop).
+    pub histogram: Histogram<u64>,
+    /// Open loop only: latency from the actual send, in microseconds.
+    pub uncorrected: Option<Histogram<u64>>,
+    pub timeline: Vec<Second>,
+}
