@@ -1,1 +1,15 @@
-//! Placeholder; see the crate description.
+//! Contestants: reading `targets/<name>/target.toml` manifests, building
+//! targets with stamps so unchanged ones are not rebuilt, starting and
+//! stopping servers in their own process groups, and the verifier that proves
+//! a running server honours `targets/SPEC.md`. The CLI and the runner are thin
+//! callers of this crate.
+
+pub mod http;
+pub mod manifest;
+pub mod process;
+pub mod tail;
+pub mod toolchain;
+
+pub use manifest::{discover, load, locate_targets_dir, Discovered, ManifestError, Target};
+pub use process::{free_port, kill_all_servers, Server, StopReport};
+pub use toolchain::Toolchain;

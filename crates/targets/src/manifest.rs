@@ -1,0 +1,402 @@
+//! Reading `targets/<name>/target.toml` manifests, finding every target under
+//! a targets directory, and locating that directory in the first place
+//! (flag, `SHOOTOUT_TARGETS`, or a walk up from the working directory).
+//! Manifest errors name the file, the key and the line so a contestant's
+//! author can fix them without guessing.
+
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::toolchain::Toolchain;
+
+/// The manifest file name inside each target folder.
+pub const MANIFEST: &str = "target.toml";
+
+/// One reference server, as declared by its manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub name: String,
+    pub language: String,
+    pub framework: String,
+    pub description: String,
+    pub toolchain: Toolchain,
+    /// Shell commands run in `dir`, in order.
+    pub build: Vec<String>,
+    /// One shell command run in `dir` with `PORT` and `HOST` set.
+    pub run: String,
+    /// Path polled with GET until it answers 200.
+    pub ready: String,
+    /// Paths (relative to `dir`) whose total size is the footprint.
+    pub footprint: Vec<String>,
+    /// Paths (relative to `dir`) the build depends on.
+    pub inputs: Vec<String>,
+    /// Set for servers whose workers block per request.
+    pub sync_workers: Option<u32>,
+    /// The target's folder, `targets/<name>`.
+    pub dir: PathBuf,
+    /// The targets directory that holds `dir` (and `.build/`).
+    pub root: PathBuf,
+}
+
+impl Target {
+    /// Where build and server logs and stamps live: `targets/.build/`.
+    pub fn build_dir(&self) -> PathBuf {
+        self.root.join(".build")
+    }
+
+    /// The build log, `targets/.build/<name>.log`.
+    pub fn build_log(&self) -> PathBuf {
+        self.build_dir().join(format!("{}.log", self.name))
+    }
+
+    /// The build stamp, `targets/.build/<name>.stamp`.
+    pub fn stamp_path(&self) -> PathBuf {
+        self.build_dir().join(format!("{}.stamp", self.name))
+    }
+
+    /// A log for one server start, `targets/.build/<name>.<what>.log`.
+    pub fn server_log(&self, what: &str) -> PathBuf {
+        self.build_dir().join(format!("{}.{what}.log", self.name))
+    }
+}
+
+/// Why a manifest could not be read; names the file, the key and the line.
+#[derive(Debug, thiserror::Error)]
+pub struct ManifestError {
+    pub file: PathBuf,
+    pub key: Option<String>,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The manifest as written; unknown keys are tolerated so that newer
+/// manifests still load in older binaries.
+#[derive(Debug, Deserialize)]
+struct Raw {
+    name: String,
+    language: String,
+    framework: String,
+    description: String,
+    toolchain: Toolchain,
+    build: Vec<String>,
+    run: String,
+    ready: String,
+    footprint: Vec<String>,
+    inputs: Vec<String>,
+    sync_workers: Option<u32>,
+}
+
+/// Reads and validates `dir/target.toml`.
+pub fn load(dir: &Path) -> Result<Target, ManifestError> {
+    let file = dir.join(MANIFEST);
+    let err = |key: Option<&str>, line: Option<usize>, message: String| ManifestError {
+        file: file.clone(),
+        key: key.map(str::to_owned),
+        line,
+        message,
+    };
+    let text = std::fs::read_to_string(&file).map_err(|e| err(None, None, e.to_string()))?;
+    let raw: Raw = toml::from_str(&text).map_err(|e| {
+        let (key, line) = locate_de_error(&text, &e);
+        err(key.as_deref(), line, e.message().to_owned())
+    })?;
+    let folder = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if raw.name != folder {
+        let msg = format!(
+            "is {:?} but the folder is {folder:?}; they must match",
+            raw.name
+        );
+        return Err(err(Some("name"), line_of_key(&text, "name"), msg));
+    }
+    for (key, value) in [("run", &raw.run), ("ready", &raw.ready)] {
+        if value.trim().is_empty() {
+            return Err(err(
+                Some(key),
+                line_of_key(&text, key),
+                "must not be empty".into(),
+            ));
+        }
+    }
+    if !raw.ready.starts_with('/') {
+        let msg = format!("{:?} must be a path starting with '/'", raw.ready);
+        return Err(err(Some("ready"), line_of_key(&text, "ready"), msg));
+    }
+    if raw.sync_workers == Some(0) {
+        let msg = "must be at least 1".into();
+        return Err(err(
+            Some("sync_workers"),
+            line_of_key(&text, "sync_workers"),
+            msg,
+        ));
+    }
+    let root = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    Ok(Target {
+        name: raw.name,
+        language: raw.language,
+        framework: raw.framework,
+        description: raw.description,
+        toolchain: raw.toolchain,
+        build: raw.build,
+        run: raw.run,
+        ready: raw.ready,
+        footprint: raw.footprint,
+        inputs: raw.inputs,
+        sync_workers: raw.sync_workers,
+        dir: dir.to_path_buf(),
+        root,
+    })
+}
+
+/// Finds the key and line of a deserialisation error. A missing key has no
+/// span worth reporting (toml points at the whole table), so its name is
+/// taken from the message; other errors point at the offending value.
+fn locate_de_error(text: &str, e: &toml::de::Error) -> (Option<String>, Option<usize>) {
+    if let Some(key) = backticked_after(e.message(), "missing field ") {
+        return (Some(key), None);
+    }
+    let Some(span) = e.span() else {
+        return (None, None);
+    };
+    let line = line_at(text, span.start);
+    let key = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim().trim_matches('"').to_owned())
+        .filter(|k| !k.is_empty() && !k.starts_with('['));
+    (key, Some(line))
+}
+
+fn backticked_after(message: &str, prefix: &str) -> Option<String> {
+    let rest = &message[message.find(prefix)? + prefix.len()..];
+    let rest = rest.strip_prefix('`')?;
+    Some(rest[..rest.find('`')?].to_owned())
+}
+
+/// 1-based line number of a byte offset.
+fn line_at(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// 1-based line of a top-level `key = ...` line, if present.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.split_once('=')
+                .is_some_and(|(k, _)| k.trim().trim_matches('"') == key)
+        })
+        .map(|i| i + 1)
+}
+
+/// What `discover` found: loadable targets (sorted by name) and the
+/// manifests that failed, kept apart so one broken contestant does not hide
+/// the others.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub targets: Vec<Target>,
+    pub broken: Vec<ManifestError>,
+}
+
+/// Lists the subfolders of `targets_dir` that hold a `target.toml`.
+pub fn discover(targets_dir: &Path) -> std::io::Result<Discovered> {
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(targets_dir)? {
+        let path = entry?.path();
+        if path.is_dir() && path.join(MANIFEST).is_file() {
+            dirs.push(path);
+        }
+    }
+    dirs.sort();
+    let mut found = Discovered::default();
+    for dir in dirs {
+        match load(&dir) {
+            Ok(t) => found.targets.push(t),
+            Err(e) => found.broken.push(e),
+        }
+    }
+    found.targets.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
+}
+
+/// Environment variable naming the targets directory.
+pub const TARGETS_ENV: &str = "SHOOTOUT_TARGETS";
+
+/// Locates the targets directory: the flag if given, else `SHOOTOUT_TARGETS`,
+/// else the first `targets/` holding `SPEC.md` walking up from the cwd.
+pub fn locate_targets_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let env = std::env::var_os(TARGETS_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let cwd = std::env::current_dir()?;
+    locate_from(flag, env.as_deref(), &cwd)
+}
+
+fn locate_from(flag: Option<&Path>, env: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = flag.or(env) {
+        anyhow::ensure!(
+            dir.is_dir(),
+            "targets directory {} does not exist",
+            dir.display()
+        );
+        return Ok(dir.to_path_buf());
+    }
+    cwd.ancestors()
+        .map(|a| a.join("targets"))
+        .find(|t| t.join("SPEC.md").is_file())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no targets/SPEC.md found above {}; pass --targets-dir or set {TARGETS_ENV}",
+                cwd.display()
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"name = "demo"
+language = "rust"
+framework = "none"
+description = "a demo"
+toolchain = "cargo"
+build = ["true"]
+run = "exec sleep 100"
+ready = "/plaintext"
+footprint = ["Cargo.toml"]
+inputs = ["src"]
+future_key = 1
+"#;
+
+    fn write(text: &str) -> (tempdir::Dir, PathBuf) {
+        let root = tempdir::Dir::new();
+        let dir = root.path().join("demo");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(MANIFEST), text).unwrap();
+        (root, dir)
+    }
+
+    #[test]
+    fn loads_a_good_manifest_and_ignores_unknown_keys() {
+        let (_root, dir) = write(GOOD);
+        let t = load(&dir).unwrap();
+        assert_eq!(t.name, "demo");
+        assert_eq!(t.toolchain, Toolchain::Cargo);
+        assert_eq!(t.sync_workers, None);
+        assert_eq!(t.build_log(), dir.parent().unwrap().join(".build/demo.log"));
+    }
+
+    #[test]
+    fn missing_key_is_named() {
+        let (_root, dir) = write(&GOOD.replace("run = \"exec sleep 100\"\n", ""));
+        let e = load(&dir).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("run"));
+        assert!(e.to_string().contains("target.toml"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_names_key_and_line() {
+        let (_root, dir) = write(&GOOD.replace("build = [\"true\"]", "build = \"true\""));
+        let e = load(&dir).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("build"), Some(6)), "{e}");
+    }
+
+    #[test]
+    fn unknown_toolchain_names_key_and_line() {
+        let (_root, dir) = write(&GOOD.replace("\"cargo\"", "\"make\""));
+        let e = load(&dir).unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("toolchain"), Some(5)),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn name_must_match_folder() {
+        let (_root, dir) = write(&GOOD.replace("name = \"demo\"", "name = \"other\""));
+        let e = load(&dir).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.line), (Some("name"), Some(1)), "{e}");
+    }
+
+    #[test]
+    fn discover_sorts_and_separates_broken() {
+        let (root, _dir) = write(GOOD);
+        let bad = root.path().join("broken");
+        std::fs::create_dir_all(&bad).unwrap();
+        std::fs::write(bad.join(MANIFEST), "name = ").unwrap();
+        std::fs::create_dir_all(root.path().join("data")).unwrap();
+        let found = discover(root.path()).unwrap();
+        let names: Vec<_> = found.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["demo"]);
+        assert_eq!(found.broken.len(), 1);
+        assert_eq!(found.broken[0].line, Some(1));
+    }
+
+    #[test]
+    fn locate_walks_up_to_spec() {
+        let root = tempdir::Dir::new();
+        let targets = root.path().join("targets");
+        let deep = root.path().join("a/b");
+        std::fs::create_dir_all(&targets).unwrap();
+        std::fs::create_dir_all(&deep).unwrap();
+        assert!(locate_from(None, None, &deep).is_err());
+        std::fs::write(targets.join("SPEC.md"), "").unwrap();
+        assert_eq!(locate_from(None, None, &deep).unwrap(), targets);
+        assert_eq!(locate_from(Some(&deep), None, root.path()).unwrap(), deep);
+        assert!(locate_from(Some(&root.path().join("nope")), None, &deep).is_err());
+    }
+}
+
+/// A self-deleting temporary directory for tests (no tempfile dependency).
+#[cfg(test)]
+pub(crate) mod tempdir {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[derive(Debug)]
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new() -> Dir {
+            static N: AtomicU32 = AtomicU32::new(0);
+            let n = N.fetch_add(1, Ordering::Relaxed);
+            let p = std::env::temp_dir()
+                .join(format!("shootout-targets-test-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! The lifecycle of a running reference server: pick a free port, start the
+//! target's `run` command in its own process group with its output in a log,
+//! wait until it answers, and stop the whole group (SIGTERM, 5 s grace,
+//! SIGKILL), reporting whether anything survived. A process-wide registry of
+//! live groups lets a Ctrl-C handler kill every server this process started.
+
+use anyhow::Context;
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::http;
+use crate::manifest::Target;
+use crate::tail::log_tail;
+
+/// How long a server gets between SIGTERM and SIGKILL (SPEC.md, Startup).
+pub const GRACE: Duration = Duration::from_secs(5);
+const POLL: Duration = Duration::from_millis(50);
+
+/// Process groups started by this process and not yet stopped.
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn registry() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+    // A panic elsewhere while holding the lock must not stop the cleanup.
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// SIGKILLs every live server group this process started; returns how many.
+/// Meant for a Ctrl-C handler running on an ordinary thread.
+pub fn kill_all_servers() -> usize {
+    let groups = std::mem::take(&mut *registry());
+    for &pgid in &groups {
+        signal_group(pgid, libc::SIGKILL);
+    }
+    groups.len()
+}
+
+/// A port that was free a moment ago on 127.0.0.1 (bound, read, released).
+pub fn free_port() -> std::io::Result<u16> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// What happened when a server was stopped.
+#[derive(Debug, Clone)]
+pub struct StopReport {
+    /// The whole group was gone before the grace period ran out.
+    pub graceful: bool,
+    /// From SIGTERM until the group was gone (or given up on).
+    pub took: Duration,
+    /// The exit status of the started process, once reaped.
+    pub status: Option<ExitStatus>,
+    /// Processes of the group still alive after SIGKILL.
+    pub leftovers: bool,
+}
+
+/// A started reference server; dropping it kills its process group.
+#[derive(Debug)]
+pub struct Server {
+    name: String,
+    child: Child,
+    pgid: i32,
+    addr: SocketAddr,
+    ready: String,
+    log: PathBuf,
+    stopped: bool,
+}
+
+impl Server {
+    /// Starts `sh -c <run>` in the target's folder with `PORT` and
+    /// `HOST=127.0.0.1`, in a new process group, output appended to `log`.
+    pub fn start(target: &Target, port: u16, log: &Path) -> anyhow::Result<Server> {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let out = File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let err = out.try_clone()?;
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(&target.run)
+            .current_dir(&target.dir)
+            .env("PORT", port.to_string())
+            .env("HOST", "127.0.0.1")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("starting {}: sh -c {:?}", target.name, target.run))?;
+        // With process_group(0) the group id is the child's pid.
+        let pgid = child.id() as i32;
+        registry().insert(pgid);
+        Ok(Server {
+            name: target.name.clone(),
+            child,
+            pgid,
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            ready: target.ready.clone(),
+            log: log.to_path_buf(),
+            stopped: false,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn pgid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// Where the server listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn log_path(&self) -> &Path {
+        &self.log
+    }
+
+    /// Polls GET `ready` every ~50 ms until it answers 200; returns how long
+    /// that took. Fails at once, with the log's tail, if the server exits.
+    pub fn wait_ready(&mut self, timeout: Duration) -> anyhow::Result<Duration> {
+        let start = Instant::now();
+        let request = http::Request::get(&self.ready);
+        let mut last;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                anyhow::bail!(
+                    "{} exited with {status} before it was ready; log {}:\n{}",
+                    self.name,
+                    self.log.display(),
+                    log_tail(&self.log, 20)
+                );
+            }
+            match http::send(self.addr, &request, Duration::from_secs(2)) {
+                Ok(r) if r.status == 200 => return Ok(start.elapsed()),
+                Ok(r) => last = format!("GET {} answered {}", self.ready, r.status),
+                Err(e) => last = format!("GET {}: {e}", self.ready),
+            }
+            if start.elapsed() >= timeout {
+                anyhow::bail!(
+                    "{} not ready after {:.0?} ({last}); log {}:\n{}",
+                    self.name,
+                    timeout,
+                    self.log.display(),
+                    log_tail(&self.log, 20)
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// SIGTERM to the group, up to 5 s for it to go, then SIGKILL; reaps the
+    /// started process and reports whether any process of the group is left.
+    pub fn stop(&mut self) -> StopReport {
+        let start = Instant::now();
+        let mut status = None;
+        signal_group(self.pgid, libc::SIGTERM);
+        let graceful = self.wait_group_gone(&mut status, GRACE);
+        if !graceful {
+            signal_group(self.pgid, libc::SIGKILL);
+            self.wait_group_gone(&mut status, Duration::from_secs(2));
+        }
+        if status.is_none() {
+            status = self.child.wait().ok();
+        }
+        self.stopped = true;
+        registry().remove(&self.pgid);
+        StopReport {
+            graceful,
+            took: start.elapsed(),
+            status,
+            leftovers: group_alive(self.pgid),
+        }
+    }
+
+    /// Reaps the leader and waits until no live process is in the group.
+    fn wait_group_gone(&mut self, status: &mut Option<ExitStatus>, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            if status.is_none() {
+                *status = self.child.try_wait().ok().flatten();
+            }
+            if status.is_some() && !group_alive(self.pgid) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.stopped {
+            signal_group(self.pgid, libc::SIGKILL);
+            let _ = self.child.wait();
+            registry().remove(&self.pgid);
+        }
+    }
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // pgid is always a child's pid (> 1), so -pgid never means "everyone".
+    if pgid > 1 {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe { libc::kill(-pgid, signal) };
+    }
+}
+
+/// True when some non-zombie process is still in the group. kill(-pgid, 0)
+/// failing with ESRCH proves the group is empty; when it succeeds the members
+/// may only be zombies awaiting a reaper, so /proc decides.
+pub fn group_alive(pgid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks for existence.
+    let rc = unsafe { libc::kill(-pgid, 0) };
+    if rc != 0 {
+        return std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+    }
+    live_members_in_proc(pgid).unwrap_or(true)
+}
+
+/// Whether /proc lists a non-zombie process of group `pgid`; None if /proc
+/// cannot be read.
+fn live_members_in_proc(pgid: i32) -> Option<bool> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised command: state ppid pgrp ...
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+        if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::tempdir;
+    use crate::toolchain::Toolchain;
+
+    /// kill_all_servers touches every group in the registry, so the tests
+    /// that start servers take turns.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn target(dir: &Path, run: &str) -> Target {
+        Target {
+            name: "fake".into(),
+            language: "sh".into(),
+            framework: "none".into(),
+            description: String::new(),
+            toolchain: Toolchain::Python3,
+            build: vec![],
+            run: run.into(),
+            ready: "/plaintext".into(),
+            footprint: vec![],
+            inputs: vec![],
+            sync_workers: None,
+            dir: dir.to_path_buf(),
+            root: dir.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn free_port_is_nonzero() {
+        assert_ne!(free_port().unwrap(), 0);
+    }
+
+    #[test]
+    fn stop_kills_whole_group_including_children_ignoring_term() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        // A child that ignores SIGTERM forces the SIGKILL path.
+        let run = "sh -c 'trap \"\" TERM; sleep 60' & trap '' TERM; echo started; wait";
+        let t = target(dir.path(), run);
+        let mut server =
+            Server::start(&t, free_port().unwrap(), &dir.path().join("s.log")).unwrap();
+        let pgid = server.pgid();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(group_alive(pgid));
+        let report = server.stop();
+        assert!(!report.graceful);
+        assert!(!report.leftovers);
+        assert!(!group_alive(pgid));
+    }
+
+    #[test]
+    fn wait_ready_fails_fast_with_log_tail_when_process_exits() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        let t = target(dir.path(), "echo boom-from-server; exit 3");
+        let mut server =
+            Server::start(&t, free_port().unwrap(), &dir.path().join("s.log")).unwrap();
+        let start = Instant::now();
+        let err = server
+            .wait_ready(Duration::from_secs(30))
+            .unwrap_err()
+            .to_string();
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(err.contains("boom-from-server"), "{err}");
+    }
+
+    #[test]
+    fn drop_and_kill_all_kill_groups() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        let t = target(dir.path(), "exec sleep 60");
+        let server = Server::start(&t, free_port().unwrap(), &dir.path().join("a.log")).unwrap();
+        let pgid = server.pgid();
+        drop(server);
+        assert!(!group_alive(pgid));
+
+        let server = Server::start(&t, free_port().unwrap(), &dir.path().join("b.log")).unwrap();
+        let pgid = server.pgid();
+        assert!(kill_all_servers() >= 1);
+        std::thread::sleep(Duration::from_millis(100));
+        drop(server);
+        assert!(!group_alive(pgid));
+    }
+}
