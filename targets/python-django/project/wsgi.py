@@ -1,0 +1,9 @@
+"""WSGI entry point of the python-django target (gunicorn project.wsgi)."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+
+application = get_wsgi_application()
