@@ -1,1 +1,368 @@
-//! Placeholder; see the crate description.
+//! The SQLite history of runs and measurements. One file (by default
+//! `results/shootout.db`) in WAL mode holds every run, the status of each
+//! target in it and every measurement, each committed the moment it is
+//! recorded so that a killed run loses at most the measurement in flight.
+//! Histograms are stored as HdrHistogram V2 blobs so that repetitions and
+//! runs can be merged exactly later. See [`Store`] for the API and
+//! [`model`] for the data.
+
+pub mod model;
+mod schema;
+mod time;
+
+pub use model::{
+    decode_histogram, encode_histogram, Host, Measurement, NewRun, Pinning, Run, RunData,
+    RunListing, RunStatus, TargetRecord, TargetStatus,
+};
+pub use schema::SCHEMA_VERSION;
+pub use time::{now_rfc3339, rfc3339_from_unix};
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The database used when no `--db` is given, relative to the working directory.
+pub const DEFAULT_DB_PATH: &str = "results/shootout.db";
+
+/// Everything that can go wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("cannot create the folder for {0}: {1}")]
+    Dir(PathBuf, std::io::Error),
+    #[error("bad JSON in the database: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    Histogram(String),
+    #[error("the database has schema version {found}, newer than this shootout supports ({supported}); use a newer shootout")]
+    TooNew { found: i64, supported: i64 },
+    #[error("no run matches '{0}' (use a run id or 'latest'; `shootout history` lists them)")]
+    NoSuchRun(String),
+    #[error("bad value in the database: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// An open history database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating it and its folder if needed) and migrates the database.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Dir(path.clone(), e))?;
+        }
+        let mut conn = Connection::open(&path)?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn, &now_rfc3339())?;
+        Ok(Store { conn, path })
+    }
+
+    /// The file this store reads and writes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version recorded in the database.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(schema::recorded_version(&self.conn)?.unwrap_or(0))
+    }
+
+    /// Starts a run with status `running` and returns its id.
+    pub fn begin_run(&self, run: &NewRun) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO runs (study, started_at, status, tool_version, git_commit,
+                host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
+                server_cpus, generator_cpus, scale, study_text)
+             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                run.study,
+                run.started_at,
+                run.tool_version,
+                run.git_commit,
+                run.host.cpu_model,
+                run.host.cores as i64,
+                run.host.mem_total_mib as i64,
+                run.host.kernel,
+                run.host.hostname,
+                serde_json::to_string(&run.pinning.server_cpus)?,
+                serde_json::to_string(&run.pinning.generator_cpus)?,
+                run.scale,
+                run.study_text,
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Records (or replaces) how a target fared in a run.
+    pub fn record_target(&self, run_id: i64, t: &TargetRecord) -> Result<()> {
+        let verify = t.verify.as_ref().map(serde_json::to_string).transpose()?;
+        self.conn.execute(
+            "INSERT OR REPLACE INTO run_targets (run_id, target, language, framework, status,
+                reason, log_tail, verify, footprint_bytes, build_s)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                run_id,
+                t.target,
+                t.language,
+                t.framework,
+                t.status.as_str(),
+                t.reason,
+                t.log_tail,
+                verify,
+                t.footprint_bytes.map(|b| b as i64),
+                t.build_s,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records one finished measurement (committed at once).
+    pub fn record_measurement(&self, run_id: i64, m: &Measurement) -> Result<()> {
+        let hist = encode_histogram(&m.histogram).map_err(StoreError::Histogram)?;
+        let uncorrected = match &m.histogram_uncorrected {
+            Some(h) => Some(encode_histogram(h).map_err(StoreError::Histogram)?),
+            None => None,
+        };
+        self.conn.execute(
+            "INSERT OR REPLACE INTO measurements (run_id, target, scenario, level, level_label,
+                repetition, started_at, summary, histogram, histogram_uncorrected, timeline,
+                rss_idle_mib, rss_peak_mib, rss_after_mib, pss_peak_mib, server_cpu_s,
+                req_per_cpu_s, generator_bound, startup_s)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                ?17, ?18, ?19)",
+            params![
+                run_id,
+                m.target,
+                m.scenario,
+                m.level,
+                m.level_label,
+                m.repetition,
+                m.started_at,
+                serde_json::to_string(&m.summary)?,
+                hist,
+                uncorrected,
+                serde_json::to_string(&m.timeline)?,
+                m.rss_idle_mib,
+                m.rss_peak_mib,
+                m.rss_after_mib,
+                m.pss_peak_mib,
+                m.server_cpu_s,
+                m.req_per_cpu_s,
+                m.generator_bound,
+                m.startup_s,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Ends a run with its final status and the current time.
+    pub fn finish_run(&self, run_id: i64, status: RunStatus) -> Result<()> {
+        let n = self.conn.execute(
+            "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
+            params![status.as_str(), now_rfc3339(), run_id],
+        )?;
+        if n == 0 {
+            return Err(StoreError::NoSuchRun(run_id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Every run, newest first, with its target and measurement counts.
+    pub fn runs(&self) -> Result<Vec<RunListing>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT r.id, r.study, r.started_at, r.finished_at, r.status, r.tool_version,
+                r.git_commit, r.host_cpu_model, r.host_cores, r.host_mem_total_mib,
+                r.host_kernel, r.host_hostname, r.scale,
+                (SELECT COUNT(*) FROM run_targets t WHERE t.run_id = r.id),
+                (SELECT COUNT(*) FROM run_targets t WHERE t.run_id = r.id AND t.status = 'ok'),
+                (SELECT COUNT(*) FROM measurements m WHERE m.run_id = r.id)
+             FROM runs r ORDER BY r.id DESC",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(RunListing {
+                id: r.get(0)?,
+                study: r.get(1)?,
+                started_at: r.get(2)?,
+                finished_at: r.get(3)?,
+                status: run_status(r, 4)?,
+                tool_version: r.get(5)?,
+                git_commit: r.get(6)?,
+                host: host_from(r, 7)?,
+                scale: r.get(12)?,
+                targets: r.get::<_, i64>(13)? as u64,
+                targets_ok: r.get::<_, i64>(14)? as u64,
+                measurements: r.get::<_, i64>(15)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Turns `latest` or a run id into the id of a stored run.
+    pub fn resolve(&self, spec: &str) -> Result<i64> {
+        let spec = spec.trim();
+        let found: Option<i64> = if spec.eq_ignore_ascii_case("latest") {
+            self.conn
+                .query_row("SELECT MAX(id) FROM runs", [], |r| r.get(0))
+                .optional()?
+                .flatten()
+        } else if let Ok(id) = spec.trim_start_matches('#').parse::<i64>() {
+            self.conn
+                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?
+        } else {
+            None
+        };
+        found.ok_or_else(|| StoreError::NoSuchRun(spec.to_string()))
+    }
+
+    /// One run without its targets and measurements.
+    pub fn run(&self, id: i64) -> Result<Run> {
+        self.conn
+            .query_row(
+                "SELECT id, study, started_at, finished_at, status, tool_version, git_commit,
+                    host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
+                    server_cpus, generator_cpus, scale, study_text
+                 FROM runs WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(Run {
+                        id: r.get(0)?,
+                        study: r.get(1)?,
+                        started_at: r.get(2)?,
+                        finished_at: r.get(3)?,
+                        status: run_status(r, 4)?,
+                        tool_version: r.get(5)?,
+                        git_commit: r.get(6)?,
+                        host: host_from(r, 7)?,
+                        pinning: Pinning {
+                            server_cpus: json_col(r, 12)?,
+                            generator_cpus: json_col(r, 13)?,
+                        },
+                        scale: r.get(14)?,
+                        study_text: r.get(15)?,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NoSuchRun(id.to_string()))
+    }
+
+    /// Everything about one run, histograms decoded.
+    pub fn load_run(&self, id: i64) -> Result<RunData> {
+        let run = self.run(id)?;
+        let mut stmt = self.conn.prepare(
+            "SELECT target, language, framework, status, reason, log_tail, verify,
+                footprint_bytes, build_s
+             FROM run_targets WHERE run_id = ?1 ORDER BY target",
+        )?;
+        let targets = stmt
+            .query_map([id], |r| {
+                let status: String = r.get(3)?;
+                let verify: Option<String> = r.get(6)?;
+                Ok(TargetRecord {
+                    target: r.get(0)?,
+                    language: r.get(1)?,
+                    framework: r.get(2)?,
+                    status: TargetStatus::parse(&status)
+                        .ok_or_else(|| bad_col(3, format!("target status '{status}'")))?,
+                    reason: r.get(4)?,
+                    log_tail: r.get(5)?,
+                    verify: verify
+                        .map(|v| serde_json::from_str(&v))
+                        .transpose()
+                        .map_err(|e| bad_col(6, e.to_string()))?,
+                    footprint_bytes: r.get::<_, Option<i64>>(7)?.map(|b| b as u64),
+                    build_s: r.get(8)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let measurements = self.measurements(id)?;
+        Ok(RunData {
+            run,
+            targets,
+            measurements,
+        })
+    }
+
+    /// The measurements of one run, ordered by target, scenario, level, repetition.
+    pub fn measurements(&self, run_id: i64) -> Result<Vec<Measurement>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT target, scenario, level, level_label, repetition, started_at, summary,
+                histogram, histogram_uncorrected, timeline, rss_idle_mib, rss_peak_mib,
+                rss_after_mib, pss_peak_mib, server_cpu_s, req_per_cpu_s, generator_bound,
+                startup_s
+             FROM measurements WHERE run_id = ?1
+             ORDER BY target, scenario, level, repetition",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            let hist: Vec<u8> = r.get(7)?;
+            let unc: Option<Vec<u8>> = r.get(8)?;
+            Ok(Measurement {
+                target: r.get(0)?,
+                scenario: r.get(1)?,
+                level: r.get(2)?,
+                level_label: r.get(3)?,
+                repetition: r.get(4)?,
+                started_at: r.get(5)?,
+                summary: json_col(r, 6)?,
+                histogram: decode_histogram(&hist).map_err(|e| bad_col(7, e))?,
+                histogram_uncorrected: unc
+                    .map(|b| decode_histogram(&b))
+                    .transpose()
+                    .map_err(|e| bad_col(8, e))?,
+                timeline: json_col(r, 9)?,
+                rss_idle_mib: r.get(10)?,
+                rss_peak_mib: r.get(11)?,
+                rss_after_mib: r.get(12)?,
+                pss_peak_mib: r.get(13)?,
+                server_cpu_s: r.get(14)?,
+                req_per_cpu_s: r.get(15)?,
+                generator_bound: r.get(16)?,
+                startup_s: r.get(17)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+fn bad_col(col: usize, msg: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        col,
+        rusqlite::types::Type::Text,
+        Box::new(StoreError::Corrupt(msg)),
+    )
+}
+
+fn run_status(r: &Row<'_>, col: usize) -> rusqlite::Result<RunStatus> {
+    let s: String = r.get(col)?;
+    RunStatus::parse(&s).ok_or_else(|| bad_col(col, format!("run status '{s}'")))
+}
+
+fn host_from(r: &Row<'_>, first: usize) -> rusqlite::Result<Host> {
+    Ok(Host {
+        cpu_model: r.get(first)?,
+        cores: r.get::<_, i64>(first + 1)? as usize,
+        mem_total_mib: r.get::<_, i64>(first + 2)? as u64,
+        kernel: r.get(first + 3)?,
+        hostname: r.get(first + 4)?,
+    })
+}
+
+fn json_col<T: serde::de::DeserializeOwned>(r: &Row<'_>, col: usize) -> rusqlite::Result<T> {
+    let s: String = r.get(col)?;
+    serde_json::from_str(&s).map_err(|e| bad_col(col, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,289 @@
+//! The public, serde-serialisable model of the history: a run (one study on
+//! one host), one record per target of the run, and one measurement per
+//! target × scenario × level × repetition. Histograms travel as HdrHistogram
+//! V2 blobs in the database and as hex strings of the same blob in JSON.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use shootout_engine::{Second, Summary};
+
+/// The machine a run was measured on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub mem_total_mib: u64,
+    pub kernel: String,
+    pub hostname: String,
+}
+
+/// How the cores were split between the servers and the load generator.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pinning {
+    pub server_cpus: Vec<usize>,
+    pub generator_cpus: Vec<usize>,
+}
+
+/// The life cycle of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    Interrupted,
+    Failed,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        Some(match s {
+            "running" => RunStatus::Running,
+            "complete" => RunStatus::Complete,
+            "interrupted" => RunStatus::Interrupted,
+            "failed" => RunStatus::Failed,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the runner knows when a run begins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewRun {
+    pub study: String,
+    /// RFC3339 UTC, e.g. `2026-01-02T03:04:05Z`.
+    pub started_at: String,
+    pub tool_version: String,
+    pub git_commit: Option<String>,
+    pub host: Host,
+    pub pinning: Pinning,
+    /// 1.0 for a full run; `--quick` and `--scale F` shrink it.
+    pub scale: f64,
+    /// The study file exactly as it was read.
+    pub study_text: String,
+}
+
+/// A stored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: i64,
+    pub study: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub tool_version: String,
+    pub git_commit: Option<String>,
+    pub host: Host,
+    pub pinning: Pinning,
+    pub scale: f64,
+    pub study_text: String,
+}
+
+/// How a target fared in a run before any measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetStatus {
+    Ok,
+    BuildFailed,
+    StartFailed,
+    VerifyFailed,
+    Skipped,
+}
+
+impl TargetStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetStatus::Ok => "ok",
+            TargetStatus::BuildFailed => "build_failed",
+            TargetStatus::StartFailed => "start_failed",
+            TargetStatus::VerifyFailed => "verify_failed",
+            TargetStatus::Skipped => "skipped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TargetStatus> {
+        Some(match s {
+            "ok" => TargetStatus::Ok,
+            "build_failed" => TargetStatus::BuildFailed,
+            "start_failed" => TargetStatus::StartFailed,
+            "verify_failed" => TargetStatus::VerifyFailed,
+            "skipped" => TargetStatus::Skipped,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for TargetStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One target of a run: its identity, whether it could be measured, and its
+/// build cost. Recording the same target twice in a run replaces the record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetRecord {
+    pub target: String,
+    pub language: String,
+    pub framework: String,
+    pub status: TargetStatus,
+    /// One line on why it failed or was skipped.
+    pub reason: Option<String>,
+    /// The last lines of the build, server or verifier output on failure.
+    pub log_tail: Option<String>,
+    /// Per-check verifier results as JSON.
+    pub verify: Option<serde_json::Value>,
+    pub footprint_bytes: Option<u64>,
+    pub build_s: Option<f64>,
+}
+
+/// One measurement: a target under one load level, one repetition.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    pub target: String,
+    pub scenario: String,
+    /// Index of the level in the scenario (0 when it has one load).
+    pub level: u32,
+    /// e.g. `n=1000 c=10`.
+    pub level_label: String,
+    /// 0-based repetition.
+    pub repetition: u32,
+    pub started_at: String,
+    pub summary: Summary,
+    /// Latency in microseconds (corrected in open loop).
+    #[serde(with = "hist_hex")]
+    pub histogram: Histogram<u64>,
+    /// Open loop only: latency from the actual send, in microseconds.
+    #[serde(with = "opt_hist_hex", default)]
+    pub histogram_uncorrected: Option<Histogram<u64>>,
+    pub timeline: Vec<Second>,
+    pub rss_idle_mib: f64,
+    pub rss_peak_mib: f64,
+    pub rss_after_mib: f64,
+    /// None where smaps_rollup was not readable.
+    pub pss_peak_mib: Option<f64>,
+    /// User + system CPU seconds of the server's process tree during the load.
+    pub server_cpu_s: f64,
+    /// Completed requests per server CPU second.
+    pub req_per_cpu_s: f64,
+    /// The generator used 90% or more of its cores: the numbers are a floor.
+    pub generator_bound: bool,
+    /// Seconds from spawn to the first 200 from the ready route.
+    pub startup_s: f64,
+}
+
+/// A run in the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunListing {
+    pub id: i64,
+    pub study: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub tool_version: String,
+    pub git_commit: Option<String>,
+    pub host: Host,
+    pub scale: f64,
+    /// Targets recorded for the run, and how many of them were `ok`.
+    pub targets: u64,
+    pub targets_ok: u64,
+    pub measurements: u64,
+}
+
+/// Everything stored about one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunData {
+    pub run: Run,
+    pub targets: Vec<TargetRecord>,
+    /// Ordered by target, scenario, level, repetition.
+    pub measurements: Vec<Measurement>,
+}
+
+/// Encodes a histogram as an HdrHistogram V2 blob.
+pub fn encode_histogram(h: &Histogram<u64>) -> Result<Vec<u8>, String> {
+    use hdrhistogram::serialization::{Serializer, V2Serializer};
+    let mut out = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut out)
+        .map_err(|e| format!("cannot serialise histogram: {e:?}"))?;
+    Ok(out)
+}
+
+/// Decodes a V2 (or V2 deflate) HdrHistogram blob.
+pub fn decode_histogram(bytes: &[u8]) -> Result<Histogram<u64>, String> {
+    let mut cursor = std::io::Cursor::new(bytes);
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut cursor)
+        .map_err(|e| format!("cannot decode histogram: {e:?}"))
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(s: &str) -> Result<Vec<u8>, String> {
+    if s.len() & 1 == 1 {
+        return Err("odd-length hex".into());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|e| e.to_string()))
+        .collect()
+}
+
+mod hist_hex {
+    use hdrhistogram::Histogram;
+    use serde::{de::Error as _, ser::Error as _, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &Histogram<u64>, s: S) -> Result<S::Ok, S::Error> {
+        let blob = super::encode_histogram(h).map_err(S::Error::custom)?;
+        s.serialize_str(&super::to_hex(&blob))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Histogram<u64>, D::Error> {
+        let s = String::deserialize(d)?;
+        let blob = super::from_hex(&s).map_err(D::Error::custom)?;
+        super::decode_histogram(&blob).map_err(D::Error::custom)
+    }
+}
+
+mod opt_hist_hex {
+    use hdrhistogram::Histogram;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &Option<Histogram<u64>>, s: S) -> Result<S::Ok, S::Error> {
+        match h {
+            Some(h) => super::hist_hex::serialize(h, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Histogram<u64>>, D::Error> {
+        use serde::de::Error as _;
+        match Option::<String>::deserialize(d)? {
+            None => Ok(None),
+            Some(s) => {
+                let blob = super::from_hex(&s).map_err(D::Error::custom)?;
+                super::decode_histogram(&blob)
+                    .map(Some)
+                    .map_err(D::Error::custom)
+            }
+        }
+    }
+}

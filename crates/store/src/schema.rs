@@ -1,0 +1,105 @@
+//! The SQL schema as an ordered list of migrations. The database records how
+//! many have been applied both in `PRAGMA user_version` and in the
+//! `schema_version` table; opening a database applies the missing ones in one
+//! transaction and refuses a database written by a newer tool.
+
+use rusqlite::{Connection, OptionalExtension};
+
+/// Migration `i` brings the schema from version `i` to `i + 1`. Append only.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE schema_version (
+    version    INTEGER NOT NULL,
+    applied_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    study             TEXT NOT NULL,
+    started_at        TEXT NOT NULL,
+    finished_at       TEXT,
+    status            TEXT NOT NULL,
+    tool_version      TEXT NOT NULL,
+    git_commit        TEXT,
+    host_cpu_model    TEXT NOT NULL,
+    host_cores        INTEGER NOT NULL,
+    host_mem_total_mib INTEGER NOT NULL,
+    host_kernel       TEXT NOT NULL,
+    host_hostname     TEXT NOT NULL,
+    server_cpus       TEXT NOT NULL,
+    generator_cpus    TEXT NOT NULL,
+    scale             REAL NOT NULL,
+    study_text        TEXT NOT NULL
+);
+CREATE TABLE run_targets (
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    target          TEXT NOT NULL,
+    language        TEXT NOT NULL,
+    framework       TEXT NOT NULL,
+    status          TEXT NOT NULL,
+    reason          TEXT,
+    log_tail        TEXT,
+    verify          TEXT,
+    footprint_bytes INTEGER,
+    build_s         REAL,
+    PRIMARY KEY (run_id, target)
+);
+CREATE TABLE measurements (
+    id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id                INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    target                TEXT NOT NULL,
+    scenario              TEXT NOT NULL,
+    level                 INTEGER NOT NULL,
+    level_label           TEXT NOT NULL,
+    repetition            INTEGER NOT NULL,
+    started_at            TEXT NOT NULL,
+    summary               TEXT NOT NULL,
+    histogram             BLOB NOT NULL,
+    histogram_uncorrected BLOB,
+    timeline              TEXT NOT NULL,
+    rss_idle_mib          REAL NOT NULL,
+    rss_peak_mib          REAL NOT NULL,
+    rss_after_mib         REAL NOT NULL,
+    pss_peak_mib          REAL,
+    server_cpu_s          REAL NOT NULL,
+    req_per_cpu_s         REAL NOT NULL,
+    generator_bound       INTEGER NOT NULL,
+    startup_s             REAL NOT NULL,
+    UNIQUE (run_id, target, scenario, level, repetition)
+);
+CREATE INDEX measurements_run ON measurements(run_id);
+"#];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Applies the missing migrations. Returns an error for a newer database.
+pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), crate::StoreError> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(crate::StoreError::TooNew {
+            found: current,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if current == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.execute_batch(sql)?;
+        let version = i as i64 + 1;
+        tx.execute(
+            "INSERT INTO schema_version (version, applied_at) VALUES (?1, ?2)",
+            rusqlite::params![version, now],
+        )?;
+        tx.pragma_update(None, "user_version", version)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// The highest version recorded in the `schema_version` table, if any.
+pub fn recorded_version(conn: &Connection) -> Result<Option<i64>, rusqlite::Error> {
+    conn.query_row("SELECT MAX(version) FROM schema_version", [], |r| r.get(0))
+        .optional()
+        .map(Option::flatten)
+}

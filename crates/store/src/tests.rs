@@ -1,0 +1,250 @@
+//! Store tests against a throw-away database file per test.
+
+use super::*;
+use hdrhistogram::Histogram;
+use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
+use std::collections::BTreeMap;
+
+struct TempDb(PathBuf);
+
+impl TempDb {
+    fn new(name: &str) -> TempDb {
+        let dir = std::env::temp_dir().join(format!(
+            "shootout-store-{}-{}-{}",
+            name,
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        TempDb(dir)
+    }
+    fn path(&self) -> PathBuf {
+        self.0.join("nested").join("t.db")
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn new_run() -> NewRun {
+    NewRun {
+        study: "default".into(),
+        started_at: now_rfc3339(),
+        tool_version: "0.1.0".into(),
+        git_commit: Some("abc123".into()),
+        host: Host {
+            cpu_model: "Test CPU".into(),
+            cores: 2,
+            mem_total_mib: 4096,
+            kernel: "6.1.0".into(),
+            hostname: "box".into(),
+        },
+        pinning: Pinning {
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+        },
+        scale: 1.0,
+        study_text: "name = \"default\"\n".into(),
+    }
+}
+
+fn summary(rps: f64) -> Summary {
+    Summary {
+        mode: "closed".into(),
+        url: "http://127.0.0.1:1/plaintext".into(),
+        method: "GET".into(),
+        connections: 64,
+        threads: 1,
+        keepalive: true,
+        rate: None,
+        duration_s: 5.0,
+        rps,
+        requests: RequestCounts {
+            sent: 10,
+            completed: 10,
+            ok: 10,
+            cut: 0,
+        },
+        errors: ErrorCounts::default(),
+        status: BTreeMap::from([("200".to_string(), 10)]),
+        bytes_received: 1000,
+        latency_ms: LatencySummary::default(),
+        latency_uncorrected_ms: None,
+        lag: None,
+        generator: Default::default(),
+    }
+}
+
+fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
+    let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+    for v in values {
+        h.record(*v).unwrap();
+    }
+    Measurement {
+        target: target.into(),
+        scenario: "plaintext".into(),
+        level: 0,
+        level_label: "c=64".into(),
+        repetition: rep,
+        started_at: now_rfc3339(),
+        summary: summary(1000.0 + rep as f64),
+        histogram: h,
+        histogram_uncorrected: None,
+        timeline: vec![Second {
+            t: 0,
+            completed: 10,
+            errors: 0,
+            p50_ms: 1.0,
+            p99_ms: 2.0,
+        }],
+        rss_idle_mib: 5.0,
+        rss_peak_mib: 9.5,
+        rss_after_mib: 7.0,
+        pss_peak_mib: Some(8.0),
+        server_cpu_s: 1.25,
+        req_per_cpu_s: 800.0,
+        generator_bound: rep == 1,
+        startup_s: 0.05,
+    }
+}
+
+#[test]
+fn round_trips_a_run() {
+    let tmp = TempDb::new("roundtrip");
+    let store = Store::open(tmp.path()).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let id = store.begin_run(&new_run()).unwrap();
+    store
+        .record_target(
+            id,
+            &TargetRecord {
+                target: "rust-actix".into(),
+                language: "rust".into(),
+                framework: "actix-web 4".into(),
+                status: TargetStatus::Ok,
+                reason: None,
+                log_tail: None,
+                verify: Some(serde_json::json!([{"check": "plaintext", "ok": true}])),
+                footprint_bytes: Some(12_345),
+                build_s: Some(1.5),
+            },
+        )
+        .unwrap();
+    store
+        .record_target(
+            id,
+            &TargetRecord {
+                target: "broken".into(),
+                language: "python".into(),
+                framework: "none".into(),
+                status: TargetStatus::StartFailed,
+                reason: Some("exited at once".into()),
+                log_tail: Some("boom".into()),
+                verify: None,
+                footprint_bytes: None,
+                build_s: None,
+            },
+        )
+        .unwrap();
+    store
+        .record_measurement(id, &measurement("rust-actix", 1, &[100, 200]))
+        .unwrap();
+    let mut m0 = measurement("rust-actix", 0, &[100, 200, 300]);
+    let mut unc = Histogram::<u64>::new(3).unwrap();
+    unc.record(42).unwrap();
+    m0.histogram_uncorrected = Some(unc);
+    store.record_measurement(id, &m0).unwrap();
+
+    let listing = store.runs().unwrap();
+    assert_eq!(listing.len(), 1);
+    assert_eq!(listing[0].status, RunStatus::Running);
+    assert_eq!(listing[0].measurements, 2);
+    assert_eq!((listing[0].targets, listing[0].targets_ok), (2, 1));
+
+    store.finish_run(id, RunStatus::Interrupted).unwrap();
+    let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
+    assert_eq!(data.run.status, RunStatus::Interrupted);
+    assert!(data.run.finished_at.is_some());
+    assert_eq!(data.run.pinning.generator_cpus, vec![1]);
+    assert_eq!(data.run.host.cores, 2);
+    assert_eq!(data.targets.len(), 2);
+    assert_eq!(data.targets[0].target, "broken");
+    assert_eq!(data.targets[0].status, TargetStatus::StartFailed);
+    assert_eq!(data.targets[1].footprint_bytes, Some(12_345));
+    let ms = &data.measurements;
+    assert_eq!(ms.len(), 2);
+    assert_eq!(ms[0].repetition, 0, "ordered by repetition");
+    assert_eq!(ms[0].histogram.len(), 3);
+    assert_eq!(ms[0].histogram_uncorrected.as_ref().unwrap().len(), 1);
+    assert!(ms[1].generator_bound);
+    assert_eq!(ms[1].summary, summary(1001.0));
+    assert_eq!(ms[0].pss_peak_mib, Some(8.0));
+    assert_eq!(ms[0].timeline[0].completed, 10);
+
+    // Histograms merge exactly after the round trip.
+    let mut merged = ms[0].histogram.clone();
+    merged.add(&ms[1].histogram).unwrap();
+    assert_eq!(merged.len(), 5);
+
+    // And the model serialises to JSON and back.
+    let json = serde_json::to_string(&data).unwrap();
+    let back: RunData = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.measurements[0].histogram.len(), 3);
+}
+
+#[test]
+fn resolves_ids_and_reopens() {
+    let tmp = TempDb::new("resolve");
+    let a;
+    let b;
+    {
+        let store = Store::open(tmp.path()).unwrap();
+        assert!(matches!(
+            store.resolve("latest"),
+            Err(StoreError::NoSuchRun(_))
+        ));
+        a = store.begin_run(&new_run()).unwrap();
+        b = store.begin_run(&new_run()).unwrap();
+        store.finish_run(a, RunStatus::Complete).unwrap();
+    }
+    let store = Store::open(tmp.path()).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(store.resolve("latest").unwrap(), b);
+    assert_eq!(store.resolve(&a.to_string()).unwrap(), a);
+    assert!(store.resolve("9999").is_err());
+    assert!(store.resolve("nope").is_err());
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.iter().map(|r| r.id).collect::<Vec<_>>(), vec![b, a]);
+    assert_eq!(runs[1].status, RunStatus::Complete);
+    assert!(store.finish_run(9999, RunStatus::Failed).is_err());
+}
+
+#[test]
+fn refuses_a_newer_schema() {
+    let tmp = TempDb::new("newer");
+    drop(Store::open(tmp.path()).unwrap());
+    let conn = Connection::open(tmp.path()).unwrap();
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    assert!(matches!(
+        Store::open(tmp.path()),
+        Err(StoreError::TooNew { .. })
+    ));
+}
+
+#[test]
+fn uses_wal() {
+    let tmp = TempDb::new("wal");
+    let store = Store::open(tmp.path()).unwrap();
+    let mode: String = store
+        .conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
