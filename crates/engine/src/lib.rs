@@ -13,11 +13,22 @@ pub mod report;
 pub use plan::{Load, Plan, PlanError, RequestSpec, Stage, StageUnit, Stop, Target};
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
 
+mod conn;
 mod control;
-pub use control::Control;
+mod pacer;
+mod request;
+mod response;
+mod stats;
+mod stop;
+mod summary;
+mod sys;
+mod worker;
 
-/// Errors that stop a run before or while it starts (a bad server is never one:
-/// its failures are counted, not raised).
+pub use control::Control;
+pub use report::{GeneratorUsage, LagSummary};
+
+/// Errors that stop a run before it starts (a bad server is never one: its
+/// failures are counted, not raised).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -26,10 +37,89 @@ pub enum EngineError {
     Setup(String),
 }
 
+/// File descriptors kept free for everything but the connections.
+const SPARE_FDS: u64 = 32;
+
 /// Runs the plan to completion (or until `control` cancels it) and merges the
-/// per-thread results.
+/// per-thread results. Blocks the calling thread.
 pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     plan.validate()?;
-    let _ = control;
-    Err(EngineError::Setup("engine not implemented yet".into()))
+    check_fd_limit(plan.load.max_connections() as u64)?;
+    let request = request::encode(&plan.target, &plan.request, plan.keepalive);
+    let threads = plan.effective_threads();
+    let t0 = std::time::Instant::now();
+    let measure_start = t0 + plan.warmup;
+    let setup = worker::Setup {
+        addr: plan.target.addr,
+        request: &request,
+        keepalive: plan.keepalive,
+        timeout: plan.timeout,
+        t0,
+        measure_start,
+        control,
+    };
+    let deadline = plan.stop.duration.map(|d| measure_start + d);
+    let (outcomes, cpu) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let setup = &setup;
+                scope.spawn(move || run_thread(plan, setup, i, threads, deadline))
+            })
+            .collect();
+        let cpu_start = wait_for_measuring(measure_start, control);
+        let outcomes: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        (outcomes, sys::process_cpu_time().saturating_sub(cpu_start))
+    });
+    let mut merged = Vec::with_capacity(threads);
+    for outcome in outcomes {
+        match outcome {
+            Ok(Ok(o)) => merged.push(o),
+            Ok(Err(e)) => return Err(EngineError::Setup(format!("worker setup failed: {e}"))),
+            Err(_) => return Err(EngineError::Setup("a worker thread panicked".into())),
+        }
+    }
+    Ok(summary::build(plan, threads, measure_start, merged, cpu))
+}
+
+fn run_thread(
+    plan: &Plan,
+    setup: &worker::Setup<'_>,
+    i: usize,
+    threads: usize,
+    deadline: Option<std::time::Instant>,
+) -> std::io::Result<worker::Outcome> {
+    if !plan.cpus.is_empty() {
+        sys::pin_current_thread(plan.cpus[i % plan.cpus.len()])?;
+    }
+    let conns = StopRule::share(plan.load.max_connections() as u64, i, threads) as usize;
+    let budget = plan.stop.requests.map(|n| StopRule::share(n, i, threads));
+    let pacer = pacer::Pacer::new(&plan.load, plan.warmup, setup.t0, i, threads);
+    let stop = StopRule::new(budget, deadline);
+    let worker = worker::Worker::new(setup, pacer, stop, plan.load.is_open_loop(), conns)?;
+    Ok(worker.run())
+}
+
+use stop::StopRule;
+
+/// Sleeps through the warm-up, then marks the measured phase and returns the
+/// process CPU time at its start.
+fn wait_for_measuring(measure_start: std::time::Instant, control: &Control) -> std::time::Duration {
+    while std::time::Instant::now() < measure_start && !control.is_cancelled() {
+        let left = measure_start.saturating_duration_since(std::time::Instant::now());
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+    control.set_measuring();
+    sys::process_cpu_time()
+}
+
+fn check_fd_limit(connections: u64) -> Result<(), EngineError> {
+    let limit = sys::raise_nofile_limit();
+    if connections + SPARE_FDS > limit {
+        return Err(EngineError::Setup(format!(
+            "{connections} connections need about {} open files, but the limit is {limit}; \
+             raise it (ulimit -n) or use fewer connections",
+            connections + SPARE_FDS
+        )));
+    }
+    Ok(())
 }

@@ -57,7 +57,8 @@ impl Target {
             .or_else(|| addrs.first())
             .copied()
             .ok_or_else(|| bad("host resolves to no address"))?;
-        if !(addr.ip().is_loopback() && (is_loopback_name || addrs.iter().all(|a| a.ip().is_loopback())))
+        if !(addr.ip().is_loopback()
+            && (is_loopback_name || addrs.iter().all(|a| a.ip().is_loopback())))
         {
             return Err(PlanError::NotLoopback(url.to_string()));
         }
@@ -152,7 +153,11 @@ impl Load {
     pub fn is_open_loop(&self) -> bool {
         matches!(
             self,
-            Load::Open { .. } | Load::Stages { unit: StageUnit::Rate, .. }
+            Load::Open { .. }
+                | Load::Stages {
+                    unit: StageUnit::Rate,
+                    ..
+                }
         )
     }
 }
@@ -207,15 +212,25 @@ impl Plan {
         }
         match &self.load {
             Load::Open { rate, .. } if !(rate.is_finite() && *rate > 0.0) => {
-                return Err(PlanError::Value("rate", format!("{rate} is not a positive rate")));
+                return Err(PlanError::Value(
+                    "rate",
+                    format!("{rate} is not a positive rate"),
+                ));
             }
-            Load::Stages { stages, unit, connections } => {
+            Load::Stages {
+                stages,
+                unit,
+                connections,
+            } => {
                 if stages.is_empty() {
                     return Err(PlanError::Value("stages", "no stages given".into()));
                 }
                 for s in stages {
                     if !(s.target.is_finite() && s.target >= 0.0) {
-                        return Err(PlanError::Value("stages", format!("bad target {}", s.target)));
+                        return Err(PlanError::Value(
+                            "stages",
+                            format!("bad target {}", s.target),
+                        ));
                     }
                     if *unit == StageUnit::Connections && s.target > *connections as f64 {
                         return Err(PlanError::Value(

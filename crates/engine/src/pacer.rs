@@ -1,0 +1,318 @@
+//! The pacer decides *when* requests may start, and nothing else. A closed
+//! loop allows a (possibly ramping) number of busy connections; an open loop
+//! releases tickets, each with an intended send time, from a (possibly
+//! ramping) arrival rate. Both are driven by one piecewise-linear [`Curve`].
+//!
+//! Work is split over threads round-robin: global connection `j` and global
+//! ticket `j` belong to thread `j % threads`, so the threads together offer
+//! exactly the planned load.
+
+use crate::plan::{Load, Stage, StageUnit};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// How often a ramping closed loop re-reads its connection target.
+const RAMP_TICK: Duration = Duration::from_millis(10);
+
+/// One straight piece of a curve, `from` -> `to` over `len` seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Segment {
+    len: f64,
+    from: f64,
+    to: f64,
+}
+
+/// A piecewise-linear level over time (seconds since the run started),
+/// holding its last value after the final segment.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Curve {
+    segments: Vec<Segment>,
+}
+
+impl Curve {
+    /// The run's curve: a flat warm-up at the first stage's level, then the stages.
+    pub fn from_load(load: &Load, warmup: Duration) -> Curve {
+        let stages: Vec<Stage> = match load {
+            Load::Closed { connections } => vec![flat(*connections as f64)],
+            Load::Open { rate, .. } => vec![flat(*rate)],
+            Load::Stages { stages, .. } => stages.clone(),
+        };
+        let mut segments = Vec::with_capacity(stages.len() + 1);
+        if !warmup.is_zero() {
+            let level = stages.first().map_or(0.0, |s| s.target);
+            segments.push(Segment {
+                len: warmup.as_secs_f64(),
+                from: level,
+                to: level,
+            });
+        }
+        let mut from = if matches!(load, Load::Stages { .. }) {
+            0.0
+        } else {
+            stages[0].target
+        };
+        for s in &stages {
+            segments.push(Segment {
+                len: s.duration.as_secs_f64(),
+                from,
+                to: s.target,
+            });
+            from = s.target;
+        }
+        Curve { segments }
+    }
+
+    /// The level at `t` seconds.
+    pub fn level(&self, t: f64) -> f64 {
+        let mut start = 0.0;
+        for s in &self.segments {
+            if t < start + s.len {
+                return s.from + (s.to - s.from) * (t - start) / s.len;
+            }
+            start += s.len;
+        }
+        self.segments.last().map_or(0.0, |s| s.to)
+    }
+
+    /// True while the level is changing at `t`.
+    fn ramping_at(&self, t: f64) -> bool {
+        let mut start = 0.0;
+        for s in &self.segments {
+            if t < start + s.len {
+                return s.from != s.to;
+            }
+            start += s.len;
+        }
+        false
+    }
+
+    /// The time at which the integral of the level from 0 reaches `n`
+    /// (the intended time of ticket `n` when the level is a rate).
+    pub fn time_of_count(&self, n: f64) -> Option<f64> {
+        let (mut start, mut acc) = (0.0, 0.0);
+        for s in &self.segments {
+            let area = (s.from + s.to) / 2.0 * s.len;
+            if acc + area >= n && area > 0.0 {
+                return Some(start + solve_in_segment(s, n - acc));
+            }
+            acc += area;
+            start += s.len;
+        }
+        let last = self.segments.last()?.to;
+        (last > 0.0).then(|| start + (n - acc) / last)
+    }
+}
+
+fn flat(level: f64) -> Stage {
+    Stage {
+        duration: Duration::from_secs(u64::MAX / 4),
+        target: level,
+    }
+}
+
+/// Solves `from*x + (to-from)*x^2/(2*len) = need` for x in [0, len].
+fn solve_in_segment(s: &Segment, need: f64) -> f64 {
+    let a = (s.to - s.from) / (2.0 * s.len);
+    let x = if a.abs() < 1e-12 {
+        need / s.from
+    } else {
+        (-s.from + (s.from * s.from + 4.0 * a * need).max(0.0).sqrt()) / (2.0 * a)
+    };
+    x.clamp(0.0, s.len)
+}
+
+/// One thread's pacer.
+#[derive(Debug)]
+pub(crate) enum Pacer {
+    /// Closed loop: local connection `l` may be busy while its global index
+    /// `l * threads + thread` is below the curve's level.
+    Closed {
+        curve: Curve,
+        thread: usize,
+        threads: usize,
+        ramps: bool,
+    },
+    /// Open loop: releases this thread's tickets as their intended times pass.
+    Open {
+        curve: Curve,
+        t0: Instant,
+        next_ticket: u64,
+        stride: u64,
+        next_at: Option<Instant>,
+    },
+}
+
+impl Pacer {
+    pub fn new(load: &Load, warmup: Duration, t0: Instant, thread: usize, threads: usize) -> Pacer {
+        let curve = Curve::from_load(load, warmup);
+        if load.is_open_loop() {
+            let mut p = Pacer::Open {
+                curve,
+                t0,
+                next_ticket: thread as u64,
+                stride: threads as u64,
+                next_at: None,
+            };
+            p.plan_next();
+            p
+        } else {
+            let ramps = matches!(
+                load,
+                Load::Stages {
+                    unit: StageUnit::Connections,
+                    ..
+                }
+            );
+            Pacer::Closed {
+                curve,
+                thread,
+                threads,
+                ramps,
+            }
+        }
+    }
+
+    /// Whether local connection `local` may carry a request at `now`.
+    pub fn allows_connection(&self, local: usize, t0: Instant, now: Instant) -> bool {
+        match self {
+            Pacer::Closed {
+                curve,
+                thread,
+                threads,
+                ..
+            } => {
+                let global = (local * threads + thread) as f64;
+                global
+                    < curve
+                        .level(now.saturating_duration_since(t0).as_secs_f64())
+                        .round()
+            }
+            Pacer::Open { .. } => true,
+        }
+    }
+
+    /// Moves every ticket due by `now` into `pending` (open loop only).
+    pub fn release(&mut self, now: Instant, pending: &mut VecDeque<Instant>) {
+        while let Pacer::Open {
+            next_at: Some(at), ..
+        } = self
+        {
+            if *at > now {
+                return;
+            }
+            pending.push_back(*at);
+            self.plan_next();
+        }
+    }
+
+    /// When the pacer next needs attention, if it does at all.
+    pub fn next_wakeup(&self, t0: Instant, now: Instant) -> Option<Instant> {
+        match self {
+            Pacer::Open { next_at, .. } => *next_at,
+            Pacer::Closed {
+                curve, ramps: true, ..
+            } => {
+                let t = now.saturating_duration_since(t0).as_secs_f64();
+                curve.ramping_at(t).then(|| now + RAMP_TICK)
+            }
+            Pacer::Closed { .. } => None,
+        }
+    }
+
+    fn plan_next(&mut self) {
+        if let Pacer::Open {
+            curve,
+            t0,
+            next_ticket,
+            stride,
+            next_at,
+        } = self
+        {
+            // Ticket j is due when the cumulative count reaches j + 1/2, so a
+            // rate of r spaces tickets 1/r apart starting at 1/(2r).
+            *next_at = curve
+                .time_of_count(*next_ticket as f64 + 0.5)
+                .filter(|s| *s < 1e9)
+                .map(|s| *t0 + Duration::from_secs_f64(s));
+            *next_ticket += *stride;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stages(spec: &[(u64, f64)], unit: StageUnit) -> Load {
+        Load::Stages {
+            unit,
+            connections: 100,
+            stages: spec
+                .iter()
+                .map(|&(s, t)| Stage {
+                    duration: Duration::from_secs(s),
+                    target: t,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn ramp_levels_are_piecewise_linear() {
+        let c = Curve::from_load(
+            &stages(&[(60, 100.0), (60, 100.0)], StageUnit::Connections),
+            Duration::ZERO,
+        );
+        assert_eq!(c.level(0.0), 0.0);
+        assert_eq!(c.level(30.0), 50.0);
+        assert_eq!(c.level(90.0), 100.0);
+        assert_eq!(c.level(500.0), 100.0);
+    }
+
+    #[test]
+    fn open_rate_spaces_tickets_evenly_across_threads() {
+        let load = Load::Open {
+            rate: 100.0,
+            connections: 10,
+        };
+        let t0 = Instant::now();
+        let mut all = Vec::new();
+        for thread in 0..2 {
+            let mut p = Pacer::new(&load, Duration::ZERO, t0, thread, 2);
+            let mut q = VecDeque::new();
+            p.release(t0 + Duration::from_secs(1), &mut q);
+            all.extend(q.iter().map(|t| t.duration_since(t0).as_secs_f64()));
+        }
+        all.sort_by(f64::total_cmp);
+        assert_eq!(all.len(), 100);
+        for w in all.windows(2) {
+            assert!((w[1] - w[0] - 0.01).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn rate_ramp_sends_the_area_under_the_curve() {
+        // 0 -> 100 r/s over 10 s is 500 requests.
+        let c = Curve::from_load(&stages(&[(10, 100.0)], StageUnit::Rate), Duration::ZERO);
+        let t = c.time_of_count(500.0).unwrap();
+        assert!((t - 10.0).abs() < 1e-6, "{t}");
+        let t = c.time_of_count(125.0).unwrap();
+        assert!((t - 5.0).abs() < 1e-6, "{t}");
+    }
+
+    #[test]
+    fn closed_ramp_allows_connections_round_robin() {
+        let load = stages(&[(10, 100.0)], StageUnit::Connections);
+        let t0 = Instant::now();
+        let at5 = t0 + Duration::from_secs(5);
+        let p0 = Pacer::new(&load, Duration::ZERO, t0, 0, 2);
+        let p1 = Pacer::new(&load, Duration::ZERO, t0, 1, 2);
+        let allowed: usize = (0..50)
+            .map(|l| {
+                p0.allows_connection(l, t0, at5) as usize
+                    + p1.allows_connection(l, t0, at5) as usize
+            })
+            .sum();
+        assert_eq!(allowed, 50);
+    }
+}

@@ -1,0 +1,438 @@
+//! An incremental HTTP/1.x response reader: `httparse` for the head, then a
+//! framing state machine (Content-Length, chunked, or until close) that
+//! counts body bytes without copying them. It never buffers a body, so a body
+//! larger than the read buffer costs nothing extra.
+
+/// Heads larger than this are treated as malformed (a "huge headers" server).
+const MAX_HEAD: usize = 64 * 1024;
+const MAX_HEADERS: usize = 100;
+
+/// Why a response could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadFailure {
+    /// Not HTTP, bad framing, or oversized head.
+    Parse,
+    /// The connection ended before the whole response arrived.
+    Eof,
+}
+
+/// A whole response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Complete {
+    pub status: u16,
+    /// False when the server asked to close (or is HTTP/1.0 without keep-alive).
+    pub keep_alive: bool,
+    /// Bytes of the last fed slice that were not part of this response.
+    pub extra: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Length(u64),
+    Chunked(Chunk),
+    UntilClose,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    /// Reading hex digits of a chunk size; `ext` after a ';'.
+    Size {
+        value: u64,
+        digits: u8,
+        ext: bool,
+    },
+    /// Expecting the LF that ends the size line.
+    SizeLf {
+        value: u64,
+    },
+    Data(u64),
+    DataCr,
+    DataLf,
+    /// At the start of a trailer line; `cr` after a CR.
+    TrailerStart {
+        cr: bool,
+    },
+    TrailerLine,
+}
+
+#[derive(Debug)]
+enum State {
+    Head,
+    Body(Body),
+}
+
+/// Reads one response at a time; call [`ResponseReader::reset`] before the next.
+#[derive(Debug)]
+pub(crate) struct ResponseReader {
+    head: Vec<u8>,
+    state: State,
+    status: u16,
+    keep_alive: bool,
+    no_body: bool,
+}
+
+impl ResponseReader {
+    pub fn new(is_head_request: bool) -> ResponseReader {
+        ResponseReader {
+            head: Vec::new(),
+            state: State::Head,
+            status: 0,
+            keep_alive: true,
+            no_body: is_head_request,
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.head.clear();
+        self.state = State::Head;
+        self.status = 0;
+    }
+
+    /// Feeds bytes; returns `Ok(Some(..))` once the response is whole.
+    pub fn feed(&mut self, data: &[u8]) -> Result<Option<Complete>, ReadFailure> {
+        let mut pos = 0;
+        loop {
+            match self.state {
+                State::Head => match self.parse_head(&data[pos..])? {
+                    Some(used) => pos += used,
+                    None => return Ok(None),
+                },
+                State::Body(ref mut body) => {
+                    let (used, done) = advance_body(body, &data[pos..])?;
+                    pos += used;
+                    if !done {
+                        return Ok(None);
+                    }
+                    return Ok(Some(Complete {
+                        status: self.status,
+                        keep_alive: self.keep_alive,
+                        extra: data.len() - pos,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// The peer closed the connection: whole only for close-delimited bodies.
+    pub fn on_eof(&mut self) -> Result<Complete, ReadFailure> {
+        match self.state {
+            State::Body(Body::UntilClose) => Ok(Complete {
+                status: self.status,
+                keep_alive: false,
+                extra: 0,
+            }),
+            _ => Err(ReadFailure::Eof),
+        }
+    }
+
+    /// Parses the head from buffered plus new bytes. Returns the number of
+    /// bytes of `data` it consumed, or `None` when more are needed.
+    fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, ReadFailure> {
+        let buffered = self.head.len();
+        let parsed = if buffered == 0 {
+            parse_head_bytes(data)?
+        } else {
+            self.head.extend_from_slice(data);
+            parse_head_bytes(&self.head)?
+        };
+        let Some(head) = parsed else {
+            if buffered == 0 {
+                self.head.extend_from_slice(data);
+            }
+            if self.head.len() > MAX_HEAD {
+                return Err(ReadFailure::Parse);
+            }
+            return Ok(None);
+        };
+        self.head.clear();
+        let used = head.len - buffered;
+        if (100..200).contains(&head.status) && head.status != 101 {
+            return Ok(Some(used)); // stay in Head for the final response
+        }
+        self.status = head.status;
+        self.keep_alive = head.keep_alive;
+        let no_body = self.no_body || head.status == 204 || head.status == 304;
+        let body = match (no_body, head.chunked, head.length) {
+            (true, _, _) => Body::Length(0),
+            (_, true, _) => Body::Chunked(Chunk::Size {
+                value: 0,
+                digits: 0,
+                ext: false,
+            }),
+            (_, _, Some(n)) => Body::Length(n),
+            _ => {
+                self.keep_alive = false;
+                Body::UntilClose
+            }
+        };
+        self.state = State::Body(body);
+        Ok(Some(used))
+    }
+}
+
+struct Head {
+    len: usize,
+    status: u16,
+    keep_alive: bool,
+    chunked: bool,
+    length: Option<u64>,
+}
+
+fn parse_head_bytes(buf: &[u8]) -> Result<Option<Head>, ReadFailure> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    let len = match resp.parse(buf) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(_) => return Err(ReadFailure::Parse),
+    };
+    let http10 = resp.version == Some(0);
+    let mut head = Head {
+        len,
+        status: resp.code.ok_or(ReadFailure::Parse)?,
+        keep_alive: !http10,
+        chunked: false,
+        length: None,
+    };
+    for h in resp.headers.iter() {
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let n = parse_decimal(h.value).ok_or(ReadFailure::Parse)?;
+            if head.length.is_some_and(|m| m != n) {
+                return Err(ReadFailure::Parse);
+            }
+            head.length = Some(n);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            head.chunked = last_token(h.value).eq_ignore_ascii_case(b"chunked");
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            for token in h.value.split(|&b| b == b',') {
+                let token = token.trim_ascii();
+                if token.eq_ignore_ascii_case(b"close") {
+                    head.keep_alive = false;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") && http10 {
+                    head.keep_alive = true;
+                }
+            }
+        }
+    }
+    Ok(Some(head))
+}
+
+fn parse_decimal(v: &[u8]) -> Option<u64> {
+    let v = v.trim_ascii();
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(v).ok()?.parse().ok()
+}
+
+fn last_token(v: &[u8]) -> &[u8] {
+    v.rsplit(|&b| b == b',').next().unwrap_or(v).trim_ascii()
+}
+
+/// Advances the body state over `data`; returns bytes used and whether the body ended.
+fn advance_body(body: &mut Body, data: &[u8]) -> Result<(usize, bool), ReadFailure> {
+    match body {
+        Body::Length(left) => {
+            let take = (*left).min(data.len() as u64);
+            *left -= take;
+            Ok((take as usize, *left == 0))
+        }
+        Body::UntilClose => Ok((data.len(), false)),
+        Body::Chunked(chunk) => advance_chunked(chunk, data),
+    }
+}
+
+fn advance_chunked(c: &mut Chunk, data: &[u8]) -> Result<(usize, bool), ReadFailure> {
+    let mut i = 0;
+    while i < data.len() {
+        if let Chunk::Data(left) = c {
+            let take = (*left).min((data.len() - i) as u64);
+            *left -= take;
+            i += take as usize;
+            if *left == 0 {
+                *c = Chunk::DataCr;
+            }
+            continue;
+        }
+        let b = data[i];
+        i += 1;
+        *c = match (*c, b) {
+            (
+                Chunk::Size {
+                    value,
+                    digits,
+                    ext: false,
+                },
+                _,
+            ) if b.is_ascii_hexdigit() => {
+                if digits >= 15 {
+                    return Err(ReadFailure::Parse);
+                }
+                let d = (b as char).to_digit(16).unwrap_or(0) as u64;
+                Chunk::Size {
+                    value: value * 16 + d,
+                    digits: digits + 1,
+                    ext: false,
+                }
+            }
+            (Chunk::Size { value, digits, .. }, b';') if digits > 0 => Chunk::Size {
+                value,
+                digits,
+                ext: true,
+            },
+            (Chunk::Size { value, digits, .. }, b'\r') if digits > 0 => Chunk::SizeLf { value },
+            (Chunk::Size { value, digits, .. }, b'\n') if digits > 0 => next_after_size(value),
+            (Chunk::Size { ext: true, .. }, _) => *c,
+            (Chunk::SizeLf { value }, b'\n') => next_after_size(value),
+            (Chunk::DataCr, b'\r') => Chunk::DataLf,
+            (Chunk::DataLf, b'\n') | (Chunk::DataCr, b'\n') => Chunk::Size {
+                value: 0,
+                digits: 0,
+                ext: false,
+            },
+            (Chunk::TrailerStart { cr: false }, b'\r') => Chunk::TrailerStart { cr: true },
+            (Chunk::TrailerStart { .. }, b'\n') => return Ok((i, true)),
+            (Chunk::TrailerStart { cr: false }, _) => Chunk::TrailerLine,
+            (Chunk::TrailerLine, b'\n') => Chunk::TrailerStart { cr: false },
+            (Chunk::TrailerLine, _) => Chunk::TrailerLine,
+            _ => return Err(ReadFailure::Parse),
+        };
+    }
+    Ok((i, false))
+}
+
+fn next_after_size(value: u64) -> Chunk {
+    if value == 0 {
+        Chunk::TrailerStart { cr: false }
+    } else {
+        Chunk::Data(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `wire` in pieces of `step` bytes; returns the completion.
+    fn feed_in_steps(wire: &[u8], step: usize) -> Result<Option<Complete>, ReadFailure> {
+        let mut r = ResponseReader::new(false);
+        for piece in wire.chunks(step) {
+            if let Some(done) = r.feed(piece)? {
+                return Ok(Some(done));
+            }
+        }
+        Ok(None)
+    }
+
+    #[test]
+    fn content_length_in_any_split() {
+        let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHello, World!";
+        for step in 1..wire.len() {
+            let done = feed_in_steps(wire, step).unwrap().unwrap();
+            assert_eq!(
+                (done.status, done.keep_alive, done.extra),
+                (200, true, 0),
+                "step {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn chunked_with_extension_and_trailer_in_any_split() {
+        let wire = b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n\
+                     5;x=y\r\nHello\r\n8\r\n, World!\r\n0\r\nX-Trailer: 1\r\n\r\n";
+        for step in 1..wire.len() {
+            let done = feed_in_steps(wire, step).unwrap().unwrap();
+            assert_eq!(done.status, 201, "step {step}");
+        }
+    }
+
+    #[test]
+    fn reports_extra_bytes_after_the_response() {
+        let mut r = ResponseReader::new(false);
+        let done = r
+            .feed(b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1")
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.extra, 8);
+    }
+
+    #[test]
+    fn connection_close_and_http10() {
+        let mut r = ResponseReader::new(false);
+        let done = r
+            .feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+            .unwrap()
+            .unwrap();
+        assert!(!done.keep_alive);
+        let mut r = ResponseReader::new(false);
+        let done = r
+            .feed(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert!(!done.keep_alive);
+        let mut r = ResponseReader::new(false);
+        assert_eq!(
+            r.feed(b"HTTP/1.0 200 OK\r\n\r\nbody until close").unwrap(),
+            None
+        );
+        assert_eq!(r.on_eof().unwrap().status, 200);
+    }
+
+    #[test]
+    fn large_body_is_counted_not_buffered() {
+        let mut r = ResponseReader::new(false);
+        assert_eq!(
+            r.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+                .unwrap(),
+            None
+        );
+        let block = vec![b'x'; 65536];
+        for _ in 0..15 {
+            assert_eq!(r.feed(&block).unwrap(), None);
+        }
+        let done = r.feed(&block[..1_000_000 - 15 * 65536]).unwrap().unwrap();
+        assert_eq!(done.status, 200);
+        assert!(r.head.capacity() < 1024);
+    }
+
+    #[test]
+    fn skips_interim_continue() {
+        let mut r = ResponseReader::new(false);
+        let done = r
+            .feed(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.status, 200);
+    }
+
+    #[test]
+    fn rejects_garbage_huge_heads_and_truncation() {
+        assert_eq!(
+            feed_in_steps(b"garbage\r\n\r\n", 4),
+            Err(ReadFailure::Parse)
+        );
+        let mut huge = b"HTTP/1.1 200 OK\r\nX-Big: ".to_vec();
+        huge.extend(std::iter::repeat_n(b'a', MAX_HEAD + 10));
+        assert_eq!(feed_in_steps(&huge, 4096), Err(ReadFailure::Parse));
+        let bad_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+        assert_eq!(feed_in_steps(bad_chunk, 3), Err(ReadFailure::Parse));
+        let mut r = ResponseReader::new(false);
+        assert_eq!(
+            r.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab")
+                .unwrap(),
+            None
+        );
+        assert_eq!(r.on_eof(), Err(ReadFailure::Eof));
+    }
+
+    #[test]
+    fn head_request_has_no_body() {
+        let mut r = ResponseReader::new(true);
+        let done = r
+            .feed(b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.status, 200);
+    }
+}

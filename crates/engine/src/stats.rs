@@ -1,0 +1,201 @@
+//! Per-thread counters and histograms. Each worker owns one [`Recorder`];
+//! nothing here is shared or locked. Recorders are merged once, at the end,
+//! into the run's [`LoadReport`](crate::LoadReport).
+
+use crate::report::{ErrorCounts, RequestCounts, Second};
+use hdrhistogram::Histogram;
+use std::time::{Duration, Instant};
+
+/// Highest latency a histogram holds exactly (1 h in microseconds); larger
+/// values saturate rather than being lost.
+const MAX_US: u64 = 3_600_000_000;
+/// Open-loop requests sent more than this after their intended time are late.
+pub(crate) const LATE_AFTER: Duration = Duration::from_millis(1);
+
+/// Error classes, as counted in [`ErrorCounts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorClass {
+    Connect,
+    Write,
+    Read,
+    Timeout,
+    Parse,
+}
+
+pub(crate) fn latency_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_US, 3).expect("static histogram bounds are valid")
+}
+
+/// One second of the timeline; a coarse histogram keeps memory per second small.
+#[derive(Debug, Clone)]
+pub(crate) struct Slot {
+    completed: u64,
+    errors: u64,
+    latency: Histogram<u32>,
+}
+
+impl Slot {
+    fn new() -> Slot {
+        Slot {
+            completed: 0,
+            errors: 0,
+            latency: Histogram::new_with_bounds(1, MAX_US, 2)
+                .expect("static histogram bounds are valid"),
+        }
+    }
+}
+
+/// A worker's measurements.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    pub counts: RequestCounts,
+    pub errors: ErrorCounts,
+    pub status: Vec<u64>,
+    pub bytes: u64,
+    pub latency: Histogram<u64>,
+    pub uncorrected: Option<Histogram<u64>>,
+    pub lag: Option<Histogram<u64>>,
+    pub late: u64,
+    pub timeline: Vec<Slot>,
+    measure_start: Instant,
+    /// Unflushed progress since the last [`Recorder::take_progress`].
+    progress: (u64, u64),
+}
+
+fn micros(d: Duration) -> u64 {
+    d.as_micros().min(MAX_US as u128) as u64
+}
+
+impl Recorder {
+    pub fn new(open_loop: bool, measure_start: Instant) -> Recorder {
+        Recorder {
+            counts: RequestCounts::default(),
+            errors: ErrorCounts::default(),
+            status: vec![0; 1000],
+            bytes: 0,
+            latency: latency_histogram(),
+            uncorrected: open_loop.then(latency_histogram),
+            lag: open_loop.then(latency_histogram),
+            late: 0,
+            timeline: Vec::new(),
+            measure_start,
+            progress: (0, 0),
+        }
+    }
+
+    pub fn sent(&mut self, intended: Instant, sent_at: Instant) {
+        self.counts.sent += 1;
+        if let Some(lag) = &mut self.lag {
+            let late_by = sent_at.saturating_duration_since(intended);
+            lag.saturating_record(micros(late_by));
+            if late_by > LATE_AFTER {
+                self.late += 1;
+            }
+        }
+    }
+
+    pub fn completed(&mut self, status: u16, intended: Instant, sent_at: Instant, now: Instant) {
+        self.counts.completed += 1;
+        if (200..400).contains(&status) {
+            self.counts.ok += 1;
+        }
+        self.status[usize::from(status).min(999)] += 1;
+        let corrected = micros(now.saturating_duration_since(intended)).max(1);
+        self.latency.saturating_record(corrected);
+        if let Some(h) = &mut self.uncorrected {
+            h.saturating_record(micros(now.saturating_duration_since(sent_at)).max(1));
+        }
+        let slot = self.slot(now);
+        slot.completed += 1;
+        slot.latency.saturating_record(corrected);
+        self.progress.0 += 1;
+    }
+
+    pub fn failed(&mut self, class: ErrorClass, now: Instant) {
+        let e = &mut self.errors;
+        match class {
+            ErrorClass::Connect => e.connect += 1,
+            ErrorClass::Write => e.write += 1,
+            ErrorClass::Read => e.read += 1,
+            ErrorClass::Timeout => e.timeout += 1,
+            ErrorClass::Parse => e.parse += 1,
+        }
+        self.slot(now).errors += 1;
+        self.progress.1 += 1;
+    }
+
+    pub fn cut(&mut self) {
+        self.counts.cut += 1;
+    }
+
+    /// Completed and failed requests since the last call.
+    pub fn take_progress(&mut self) -> (u64, u64) {
+        std::mem::take(&mut self.progress)
+    }
+
+    fn slot(&mut self, now: Instant) -> &mut Slot {
+        let i = now.saturating_duration_since(self.measure_start).as_secs() as usize;
+        if self.timeline.len() <= i {
+            self.timeline.resize_with(i + 1, Slot::new);
+        }
+        &mut self.timeline[i]
+    }
+
+    /// Adds another thread's measurements into this one.
+    pub fn merge(&mut self, other: Recorder) {
+        let c = &mut self.counts;
+        c.sent += other.counts.sent;
+        c.completed += other.counts.completed;
+        c.ok += other.counts.ok;
+        c.cut += other.counts.cut;
+        self.errors.add(&other.errors);
+        for (a, b) in self.status.iter_mut().zip(&other.status) {
+            *a += b;
+        }
+        self.bytes += other.bytes;
+        self.late += other.late;
+        merge_hist(&mut self.latency, &other.latency);
+        merge_opt(&mut self.uncorrected, &other.uncorrected);
+        merge_opt(&mut self.lag, &other.lag);
+        if self.timeline.len() < other.timeline.len() {
+            self.timeline.resize_with(other.timeline.len(), Slot::new);
+        }
+        for (a, b) in self.timeline.iter_mut().zip(other.timeline) {
+            a.completed += b.completed;
+            a.errors += b.errors;
+            let _ = a.latency.add(&b.latency);
+        }
+    }
+
+    /// The per-second series, cut to the measured duration.
+    pub fn seconds(&self, duration: Duration) -> Vec<Second> {
+        let n = (duration.as_secs_f64().ceil() as usize).max(1);
+        (0..n)
+            .map(|i| {
+                let slot = self.timeline.get(i);
+                let q = |q: f64| {
+                    slot.filter(|s| !s.latency.is_empty())
+                        .map_or(0.0, |s| s.latency.value_at_quantile(q) as f64 / 1000.0)
+                };
+                Second {
+                    t: i as u32,
+                    completed: slot.map_or(0, |s| s.completed),
+                    errors: slot.map_or(0, |s| s.errors),
+                    p50_ms: q(0.5),
+                    p99_ms: q(0.99),
+                }
+            })
+            .collect()
+    }
+}
+
+fn merge_hist(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+    // Both share the same bounds, so adding cannot fail.
+    let _ = into.add(from);
+}
+
+fn merge_opt(into: &mut Option<Histogram<u64>>, from: &Option<Histogram<u64>>) {
+    if let (Some(a), Some(b)) = (into.as_mut(), from.as_ref()) {
+        merge_hist(a, b);
+    }
+}

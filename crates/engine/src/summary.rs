@@ -1,0 +1,92 @@
+//! Merges the workers' recorders into the run's [`LoadReport`]: counts,
+//! percentiles, the per-second timeline and the generator's own CPU cost.
+
+use crate::report::{GeneratorUsage, LagSummary, LatencySummary, LoadReport, Summary};
+use crate::stats::Recorder;
+use crate::worker::Outcome;
+use crate::{Load, Plan};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+pub(crate) fn build(
+    plan: &Plan,
+    threads: usize,
+    measure_start: Instant,
+    outcomes: Vec<Outcome>,
+    cpu: Duration,
+) -> LoadReport {
+    let finished = outcomes
+        .iter()
+        .map(|o| o.finished_at)
+        .max()
+        .unwrap_or(measure_start);
+    let duration = finished.saturating_duration_since(measure_start);
+    let mut recorders = outcomes.into_iter().map(|o| o.recorder);
+    let mut rec = recorders
+        .next()
+        .unwrap_or_else(|| Recorder::new(plan.load.is_open_loop(), measure_start));
+    for other in recorders {
+        rec.merge(other);
+    }
+    let secs = duration.as_secs_f64();
+    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let cpu_seconds = cpu.as_secs_f64();
+    let summary = Summary {
+        mode: plan.load.mode_name().to_string(),
+        url: plan.target.url.clone(),
+        method: if plan.request.method.is_empty() {
+            "GET".into()
+        } else {
+            plan.request.method.clone()
+        },
+        connections: plan.load.max_connections(),
+        threads,
+        keepalive: plan.keepalive,
+        rate: match plan.load {
+            Load::Open { rate, .. } => Some(rate),
+            _ => None,
+        },
+        duration_s: secs,
+        rps: rate(rec.counts.completed),
+        requests: rec.counts.clone(),
+        errors: rec.errors.clone(),
+        status: status_map(&rec.status),
+        bytes_received: rec.bytes,
+        latency_ms: LatencySummary::from_histogram(&rec.latency),
+        latency_uncorrected_ms: rec.uncorrected.as_ref().map(LatencySummary::from_histogram),
+        lag: rec.lag.as_ref().map(|h| LagSummary {
+            late: rec.late,
+            mean_ms: h.mean() / 1000.0,
+            p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
+            max_ms: h.max() as f64 / 1000.0,
+        }),
+        generator: GeneratorUsage {
+            cpu_seconds,
+            cpu_utilization: if secs > 0.0 {
+                cpu_seconds / (secs * threads as f64)
+            } else {
+                0.0
+            },
+            cpu_us_per_request: if rec.counts.sent > 0 {
+                cpu_seconds * 1e6 / rec.counts.sent as f64
+            } else {
+                0.0
+            },
+        },
+    };
+    LoadReport {
+        timeline: rec.seconds(duration),
+        summary,
+        histogram: rec.latency,
+        uncorrected: rec.uncorrected,
+    }
+}
+
+fn status_map(counts: &[u64]) -> BTreeMap<String, u64> {
+    counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(code, &n)| (code.to_string(), n))
+        .collect()
+}

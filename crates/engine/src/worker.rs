@@ -1,0 +1,319 @@
+//! The one worker loop. It owns its connections, an epoll set and a
+//! [`Recorder`], and combines three independent parts: the [`Pacer`] (when a
+//! request may start), the [`StopRule`] (when the run ends) and the transport
+//! ([`Conn`]: how to send and read). Every load mode runs through this loop.
+
+use crate::conn::{Conn, Job, Step};
+use crate::control::Control;
+use crate::pacer::Pacer;
+use crate::request::EncodedRequest;
+use crate::stats::{ErrorClass, Recorder};
+use crate::stop::StopRule;
+use crate::sys::{Poller, READABLE, WRITABLE};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+const READ_BUF: usize = 64 * 1024;
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+/// How soon a connection that failed is offered work again.
+const RETRY_AFTER: Duration = Duration::from_millis(1);
+
+/// What every worker shares, read-only.
+#[derive(Debug)]
+pub(crate) struct Setup<'a> {
+    pub addr: SocketAddr,
+    pub request: &'a EncodedRequest,
+    pub keepalive: bool,
+    pub timeout: Duration,
+    pub t0: Instant,
+    pub measure_start: Instant,
+    pub control: &'a Control,
+}
+
+/// A worker's result.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub recorder: Recorder,
+    pub finished_at: Instant,
+}
+
+pub(crate) struct Worker<'a> {
+    setup: &'a Setup<'a>,
+    pacer: Pacer,
+    stop: StopRule,
+    open_loop: bool,
+    conns: Vec<Conn>,
+    idle: Vec<usize>,
+    pending: VecDeque<Instant>,
+    busy: usize,
+    poller: Poller,
+    rec: Recorder,
+    buf: Box<[u8]>,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        setup: &'a Setup<'a>,
+        pacer: Pacer,
+        stop: StopRule,
+        open_loop: bool,
+        conns: usize,
+    ) -> std::io::Result<Self> {
+        Ok(Worker {
+            setup,
+            pacer,
+            stop,
+            open_loop,
+            conns: (0..conns)
+                .map(|_| Conn::new(setup.request.is_head))
+                .collect(),
+            idle: (0..conns).rev().collect(),
+            pending: VecDeque::new(),
+            busy: 0,
+            poller: Poller::new(conns)?,
+            rec: Recorder::new(open_loop, setup.measure_start),
+            buf: vec![0; READ_BUF].into_boxed_slice(),
+        })
+    }
+
+    /// Runs until the stop rule or the control ends the run.
+    pub fn run(mut self) -> Outcome {
+        let mut next_sweep = self.setup.t0;
+        let mut next_flush = self.setup.t0 + PROGRESS_EVERY;
+        let sweep_every =
+            (self.setup.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(100));
+        let finished_at = loop {
+            let now = Instant::now();
+            if self.stop.deadline_passed(now) || self.setup.control.is_cancelled() {
+                self.cut_in_flight();
+                break now.min(self.stop.deadline().unwrap_or(now));
+            }
+            if self.stop.exhausted() && self.busy == 0 {
+                break now;
+            }
+            self.pacer.release(now, &mut self.pending);
+            self.fill_idle(now);
+            if now >= next_sweep {
+                self.sweep_timeouts(now);
+                next_sweep = now + sweep_every;
+            }
+            if now >= next_flush {
+                self.flush_progress();
+                next_flush = now + PROGRESS_EVERY;
+            }
+            let wait = self.wait_time(now, next_sweep.min(next_flush));
+            self.poll(wait);
+        };
+        self.flush_progress();
+        Outcome {
+            recorder: self.rec,
+            finished_at,
+        }
+    }
+
+    /// How long epoll may sleep: until the next pacer, sweep or stop event.
+    fn wait_time(&self, now: Instant, housekeeping: Instant) -> Duration {
+        let mut until = housekeeping;
+        if let Some(t) = self.pacer.next_wakeup(self.setup.t0, now) {
+            until = until.min(t);
+        }
+        if let Some(t) = self.stop.deadline() {
+            until = until.min(t);
+        }
+        if !self.idle.is_empty() && !self.open_loop && !self.stop.exhausted() {
+            until = until.min(now + RETRY_AFTER);
+        }
+        until.saturating_duration_since(now)
+    }
+
+    fn poll(&mut self, wait: Duration) {
+        let n = self.poller.wait(wait);
+        for i in 0..n {
+            let (idx, events) = self.poller.event(i);
+            self.on_event(idx, events);
+        }
+    }
+
+    fn on_event(&mut self, idx: usize, events: u32) {
+        if self.conns[idx].job.is_none() {
+            // Data or EOF on an idle keep-alive connection: the server closed
+            // it or misbehaved; either way it cannot be reused.
+            self.conns[idx].close();
+            return;
+        }
+        if events & WRITABLE != 0 && self.conns[idx].wants_write() {
+            let step = self.conns[idx].write(&self.setup.request.bytes);
+            if step != Step::Pending || !self.conns[idx].wants_write() {
+                self.update_interest(idx);
+            }
+            if let Step::Failed(class) = step {
+                return self.finish(idx, Step::Failed(class), Instant::now());
+            }
+        }
+        if events & !WRITABLE != 0 {
+            let (step, n) = self.conns[idx].read(&mut self.buf);
+            if self.conns[idx].job.is_some_and(|j| j.measured) {
+                self.rec.bytes += n as u64;
+            }
+            if step != Step::Pending {
+                self.finish(idx, step, Instant::now());
+            }
+        }
+    }
+
+    /// Records the end of the request on `idx` and starts the next one there.
+    fn finish(&mut self, idx: usize, step: Step, now: Instant) {
+        let conn = &mut self.conns[idx];
+        let Some(job) = conn.job.take() else { return };
+        self.busy -= 1;
+        let reusable = match step {
+            Step::Done(done) => {
+                if job.measured {
+                    self.rec
+                        .completed(done.status, job.intended, job.sent_at, now);
+                }
+                done.keep_alive && done.extra == 0 && self.setup.keepalive
+            }
+            Step::Failed(class) => {
+                if job.measured {
+                    self.rec.failed(class, now);
+                }
+                false
+            }
+            Step::Pending => true,
+        };
+        if !reusable {
+            conn.close();
+        }
+        if matches!(step, Step::Failed(_)) || !self.dispatch(idx, now) {
+            self.idle.push(idx);
+        }
+    }
+
+    /// Offers work to every idle connection once.
+    fn fill_idle(&mut self, now: Instant) {
+        if self.idle.is_empty() || (self.open_loop && self.pending.is_empty()) {
+            return;
+        }
+        let idle = std::mem::take(&mut self.idle);
+        for idx in idle {
+            if !self.dispatch(idx, now) {
+                self.idle.push(idx);
+            }
+        }
+    }
+
+    /// Starts a request on connection `idx` if the pacer and stop rule allow.
+    fn dispatch(&mut self, idx: usize, now: Instant) -> bool {
+        if self.stop.deadline_passed(now) || !self.pacer.allows_connection(idx, self.setup.t0, now)
+        {
+            return false;
+        }
+        let intended = if self.open_loop {
+            match self.pending.front() {
+                Some(&t) => t,
+                None => return false,
+            }
+        } else {
+            now
+        };
+        let measured = intended >= self.setup.measure_start;
+        if measured && !self.stop.take() {
+            return false;
+        }
+        if self.open_loop {
+            self.pending.pop_front();
+        }
+        if measured {
+            self.rec.sent(intended, now);
+        }
+        let job = Job {
+            intended,
+            sent_at: now,
+            measured,
+            deadline: now + self.setup.timeout,
+        };
+        self.busy += 1;
+        self.conns[idx].job = Some(job);
+        match self.start(idx, job) {
+            Step::Pending => {}
+            step => self.finish_later(idx, step, now),
+        }
+        true
+    }
+
+    /// Connects if needed and writes the request.
+    fn start(&mut self, idx: usize, job: Job) -> Step {
+        let conn = &mut self.conns[idx];
+        if !conn.has_socket() {
+            if let Err(class) = conn.connect(self.setup.addr) {
+                return Step::Failed(class);
+            }
+        }
+        conn.begin(job);
+        let step = conn.write(&self.setup.request.bytes);
+        self.update_interest(idx);
+        step
+    }
+
+    /// A request that failed while starting is recorded without recursing
+    /// into another dispatch; its connection waits in the idle list.
+    fn finish_later(&mut self, idx: usize, step: Step, now: Instant) {
+        let conn = &mut self.conns[idx];
+        let Some(job) = conn.job.take() else { return };
+        self.busy -= 1;
+        if let Step::Failed(class) = step {
+            if job.measured {
+                self.rec.failed(class, now);
+            }
+        }
+        conn.close();
+        self.idle.push(idx);
+    }
+
+    /// Registers or updates the socket's epoll interest.
+    fn update_interest(&mut self, idx: usize) {
+        let conn = &mut self.conns[idx];
+        let Some(fd) = conn.fd() else { return };
+        let want = if conn.wants_write() {
+            READABLE | WRITABLE
+        } else {
+            READABLE
+        };
+        if want == conn.interest {
+            return;
+        }
+        let result = if conn.interest == 0 {
+            self.poller.add(fd, want, idx)
+        } else {
+            self.poller.modify(fd, want, idx)
+        };
+        if result.is_ok() {
+            conn.interest = want;
+        }
+    }
+
+    fn sweep_timeouts(&mut self, now: Instant) {
+        for idx in 0..self.conns.len() {
+            if self.conns[idx].job.is_some_and(|j| j.deadline <= now) {
+                self.finish(idx, Step::Failed(ErrorClass::Timeout), now);
+            }
+        }
+    }
+
+    fn cut_in_flight(&mut self) {
+        for conn in &mut self.conns {
+            if conn.job.take().is_some_and(|j| j.measured) {
+                self.rec.cut();
+            }
+            conn.close();
+        }
+        self.busy = 0;
+    }
+
+    fn flush_progress(&mut self) {
+        let (completed, errors) = self.rec.take_progress();
+        self.setup.control.add(completed, errors);
+    }
+}
