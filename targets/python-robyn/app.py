@@ -30,6 +30,7 @@ import asyncio  # noqa: E402
 import csv  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import socket  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import bcrypt  # noqa: E402
@@ -117,9 +118,25 @@ async def bcrypt_route(request: Request):
     return {"payload": await asyncio.to_thread(_hash, payload)}
 
 
+def _port_is_free(host: str, port: int) -> bool:
+    """Robyn's own socket uses SO_REUSEPORT, so on a busy port it would quietly
+    share it with whatever listens there; a plain bind tells us first."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 if __name__ == "__main__":
     port = os.environ.get("PORT")
     if not port:
         sys.exit("PORT is required")
+    host = os.environ.get("HOST") or "127.0.0.1"
+    if not _port_is_free(host, int(port)):
+        sys.exit(f"cannot bind {host}:{port}: address already in use")
     # _check_port=False: on a busy port Robyn would otherwise prompt on stdin.
-    app.start(host=os.environ.get("HOST") or "127.0.0.1", port=int(port), _check_port=False)
+    app.start(host=host, port=int(port), _check_port=False)
