@@ -1,0 +1,262 @@
+//! A deterministic, synthetic run for tests, snapshots, the browser test and
+//! demos: three Rust targets (one generator-bound once), one that failed to
+//! build, a single-level scenario and a two-level sweep, three repetitions,
+//! with histograms and timelines drawn from a seeded generator. Optionally
+//! one target is slowed down, or a hostile target name is added.
+
+use hdrhistogram::Histogram;
+use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
+use shootout_store::{
+    Host, Measurement, NewRun, Pinning, RunStatus, Store, TargetRecord, TargetStatus,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The study text of the fixture, with published figures.
+pub const STUDY_TEXT: &str = r#"name = "rust-trio"
+description = "Axum, Actix and Rocket. [Published RPS Axum/Actix/Rocket: simple 12010/12483/7419.]"
+targets = ["rust-axum", "rust-actix", "rust-rocket"]
+
+[published.simple]
+rps = { rust-axum = 12010, rust-actix = 12483, rust-rocket = 7419 }
+rss_peak_mib = { axum = 71, actix = 71, rocket = 102 }
+
+[published.plaintext]
+rps = { rust-actix = [10412, 10761] }
+"#;
+
+/// How to vary the fixture.
+#[derive(Debug, Clone, Default)]
+pub struct FixtureOptions {
+    /// Seeds the noise; equal seeds give equal runs.
+    pub seed: u64,
+    /// Divide this target's throughput by the factor (and multiply its latency).
+    pub slow: Option<(String, f64)>,
+    /// Add a target named `<script>alert(1)</script>`.
+    pub hostile_name: bool,
+}
+
+/// The hostile target name used by the XSS tests.
+pub const HOSTILE: &str = "<script>alert(1)</script>";
+
+struct Rng(u64);
+
+impl Rng {
+    /// A uniform number in [0, 1) (SplitMix64).
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Symmetric noise in [-1, 1).
+    fn noise(&mut self) -> f64 {
+        2.0 * self.next() - 1.0
+    }
+}
+
+fn target_record(name: &str, framework: &str, status: TargetStatus) -> TargetRecord {
+    let failed = status != TargetStatus::Ok;
+    TargetRecord {
+        target: name.to_string(),
+        language: if name.starts_with("python") {
+            "python"
+        } else {
+            "rust"
+        }
+        .to_string(),
+        framework: framework.to_string(),
+        status,
+        reason: failed.then(|| "cargo build exited with status 101".to_string()),
+        log_tail: failed.then(|| "error[E0433]: failed to resolve".to_string()),
+        verify: (!failed).then(|| serde_json::json!({"plaintext": "ok", "json": "ok"})),
+        footprint_bytes: (!failed).then_some(4_200_000),
+        build_s: Some(31.5),
+    }
+}
+
+/// The targets of the fixture run: (record, base RPS).
+fn targets(opts: &FixtureOptions) -> Vec<(TargetRecord, f64)> {
+    let mut t = vec![
+        (
+            target_record("rust-axum", "axum", TargetStatus::Ok),
+            12000.0,
+        ),
+        (
+            target_record("rust-actix", "actix", TargetStatus::Ok),
+            12400.0,
+        ),
+        (
+            target_record("rust-rocket", "rocket", TargetStatus::Ok),
+            7400.0,
+        ),
+        (
+            target_record("python-django", "django", TargetStatus::BuildFailed),
+            0.0,
+        ),
+    ];
+    if opts.hostile_name {
+        t.push((target_record(HOSTILE, HOSTILE, TargetStatus::Ok), 5000.0));
+    }
+    t
+}
+
+/// The fixture's run header.
+pub fn new_run() -> NewRun {
+    NewRun {
+        study: "rust-trio".into(),
+        started_at: "2026-01-02T03:04:05Z".into(),
+        tool_version: "0.1.0".into(),
+        git_commit: Some("abc1234".into()),
+        host: Host {
+            cpu_model: "Fixture CPU @ 3.0GHz".into(),
+            cores: 2,
+            mem_total_mib: 24_000,
+            kernel: "6.1.0-fixture".into(),
+            hostname: "fixture-host".into(),
+        },
+        pinning: Pinning {
+            server_cpus: vec![0],
+            generator_cpus: vec![1],
+        },
+        scale: 1.0,
+        study_text: STUDY_TEXT.into(),
+    }
+}
+
+/// Writes one fixture run into the database at `path` and returns its id.
+pub fn write_fixture_run(path: &Path, opts: &FixtureOptions) -> anyhow::Result<i64> {
+    let store = Store::open(path)?;
+    let id = store.begin_run(&new_run())?;
+    let mut rng = Rng(opts.seed.wrapping_mul(7919).wrapping_add(17));
+    for (t, base) in targets(opts) {
+        store.record_target(id, &t)?;
+        if t.status != TargetStatus::Ok {
+            continue;
+        }
+        let factor = match &opts.slow {
+            Some((name, f)) if *name == t.target => *f,
+            _ => 1.0,
+        };
+        for m in measurements(&t.target, base / factor, &mut rng) {
+            store.record_measurement(id, &m)?;
+        }
+    }
+    store.finish_run(id, RunStatus::Complete)?;
+    Ok(id)
+}
+
+fn measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measurement> {
+    let plan = [
+        ("simple", 0, "n=10000 c=100", 1.0),
+        ("plaintext", 0, "n=1000 c=10", 0.9),
+        ("plaintext", 1, "n=2000 c=50", 0.95),
+    ];
+    let mut out = Vec::new();
+    for rep in 0..3 {
+        for &(scenario, level, label, scale) in &plan {
+            let bound = target == "rust-actix" && scenario == "plaintext" && level == 1;
+            let r = rps * scale * (1.0 + 0.01 * rng.noise());
+            out.push(measurement(
+                target, scenario, level, label, rep, r, bound, rng,
+            ));
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measurement(
+    target: &str,
+    scenario: &str,
+    level: u32,
+    label: &str,
+    rep: u32,
+    rps: f64,
+    bound: bool,
+    rng: &mut Rng,
+) -> Measurement {
+    let mean_us = 100.0 * 1_000_000.0 / rps;
+    let hist = histogram(mean_us, rng);
+    let duration = 5.0;
+    let completed = (rps * duration) as u64;
+    let timeline = timeline(rps, hist.value_at_quantile(0.99) as f64 / 1000.0, rng);
+    let rss = if target.contains("rocket") {
+        30.0
+    } else {
+        20.0
+    };
+    let cpu = duration * 0.95;
+    Measurement {
+        target: target.into(),
+        scenario: scenario.into(),
+        level,
+        level_label: label.into(),
+        repetition: rep,
+        started_at: format!("2026-01-02T03:{:02}:00Z", 10 + rep),
+        summary: summary(rps, duration, completed, &hist),
+        histogram: hist,
+        histogram_uncorrected: None,
+        timeline,
+        rss_idle_mib: rss + rng.next(),
+        rss_peak_mib: rss * 3.0 + 2.0 * rng.next(),
+        rss_after_mib: rss * 2.0 + rng.next(),
+        pss_peak_mib: Some(rss * 2.5),
+        server_cpu_s: cpu,
+        req_per_cpu_s: completed as f64 / cpu,
+        generator_bound: bound,
+        startup_s: 0.05,
+    }
+}
+
+/// A latency histogram (µs) with a log-normal-ish body and a small tail.
+fn histogram(mean_us: f64, rng: &mut Rng) -> Histogram<u64> {
+    let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("static bounds");
+    for _ in 0..2000 {
+        let u = rng.next().max(1e-9);
+        let v = mean_us * (0.5 + 0.5 * (-u.ln())) * (1.0 + 0.2 * rng.noise());
+        let _ = h.record(v.max(1.0) as u64);
+    }
+    h
+}
+
+fn timeline(rps: f64, p99_ms: f64, rng: &mut Rng) -> Vec<Second> {
+    (0..5)
+        .map(|t| Second {
+            t,
+            completed: (rps * (1.0 + 0.03 * rng.noise())) as u64,
+            errors: 0,
+            p50_ms: p99_ms / 4.0,
+            p99_ms: p99_ms * (1.0 + 0.1 * rng.noise()),
+        })
+        .collect()
+}
+
+fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Summary {
+    Summary {
+        mode: "closed".into(),
+        url: "http://127.0.0.1:8080/".into(),
+        method: "GET".into(),
+        connections: 100,
+        threads: 1,
+        keepalive: true,
+        rate: None,
+        duration_s,
+        rps,
+        requests: RequestCounts {
+            sent: completed,
+            completed,
+            ok: completed,
+            cut: 0,
+        },
+        errors: ErrorCounts::default(),
+        status: BTreeMap::from([("200".to_string(), completed)]),
+        bytes_received: completed * 150,
+        latency_ms: LatencySummary::from_histogram(h),
+        latency_uncorrected_ms: None,
+        lag: None,
+        generator: Default::default(),
+    }
+}

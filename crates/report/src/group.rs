@@ -1,0 +1,155 @@
+//! Groups a run's measurements the way the tables are laid out: one group
+//! per scenario × level, and inside it the repetitions of each target.
+
+use crate::metric::Metric;
+use crate::stats::Spread;
+use shootout_store::{Measurement, RunData};
+
+/// The repetitions of one target in one scenario × level.
+#[derive(Debug, Clone)]
+pub struct Column<'a> {
+    pub target: &'a str,
+    pub reps: Vec<&'a Measurement>,
+}
+
+impl Column<'_> {
+    /// The metric over the repetitions.
+    pub fn values(&self, metric: Metric) -> Vec<f64> {
+        self.reps.iter().map(|m| metric.value(m)).collect()
+    }
+
+    pub fn spread(&self, metric: Metric) -> Option<Spread> {
+        Spread::of(&self.values(metric))
+    }
+
+    /// True when any repetition was limited by the load generator.
+    pub fn generator_bound(&self) -> bool {
+        self.reps.iter().any(|m| m.generator_bound)
+    }
+}
+
+/// One table: a scenario at one level.
+#[derive(Debug, Clone)]
+pub struct Group<'a> {
+    pub scenario: &'a str,
+    pub level: u32,
+    pub level_label: &'a str,
+    /// True when the scenario has more than one level (a sweep).
+    pub sweep: bool,
+    pub columns: Vec<Column<'a>>,
+}
+
+impl Group<'_> {
+    /// The table's title, e.g. `plaintext` or `plaintext — level 1: n=1000 c=10`.
+    pub fn title(&self) -> String {
+        if self.sweep {
+            format!(
+                "{} — level {}: {}",
+                self.scenario,
+                self.level + 1,
+                self.level_label
+            )
+        } else if self.level_label.is_empty() {
+            self.scenario.to_string()
+        } else {
+            format!("{} ({})", self.scenario, self.level_label)
+        }
+    }
+
+    /// A stable id for anchors and chart ids (scenario and level only).
+    pub fn slug(&self) -> String {
+        let base: String = self
+            .scenario
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        format!("{base}-l{}", self.level)
+    }
+}
+
+/// Target names in the run's order: recorded targets first, then any that
+/// only appear in measurements.
+/// Targets listed in the study's `targets` array come first, in its order.
+pub fn target_order(data: &RunData) -> Vec<&str> {
+    let mut names: Vec<&str> = data.targets.iter().map(|t| t.target.as_str()).collect();
+    let listed = study_targets(&data.run.study_text);
+    names.sort_by_key(|n| listed.iter().position(|l| l == n).unwrap_or(usize::MAX));
+    for m in &data.measurements {
+        if !names.contains(&m.target.as_str()) {
+            names.push(&m.target);
+        }
+    }
+    names
+}
+
+/// The tables of a run, scenarios in order of first appearance, levels ascending.
+pub fn groups(data: &RunData) -> Vec<Group<'_>> {
+    let mut keys: Vec<(&str, u32, &str)> = Vec::new();
+    for m in &data.measurements {
+        let k = (m.scenario.as_str(), m.level, m.level_label.as_str());
+        if !keys.iter().any(|(s, l, _)| *s == k.0 && *l == k.1) {
+            keys.push(k);
+        }
+    }
+    let scenarios: Vec<&str> = keys.iter().fold(Vec::new(), |mut acc, k| {
+        if !acc.contains(&k.0) {
+            acc.push(k.0);
+        }
+        acc
+    });
+    let order = target_order(data);
+    let mut out = Vec::new();
+    for s in scenarios {
+        let mut levels: Vec<_> = keys.iter().filter(|k| k.0 == s).collect();
+        levels.sort_by_key(|k| k.1);
+        let sweep = levels.len() > 1;
+        for &&(scenario, level, level_label) in &levels {
+            out.push(Group {
+                scenario,
+                level,
+                level_label,
+                sweep,
+                columns: columns(data, &order, scenario, level),
+            });
+        }
+    }
+    out
+}
+
+fn columns<'a>(
+    data: &'a RunData,
+    order: &[&'a str],
+    scenario: &str,
+    level: u32,
+) -> Vec<Column<'a>> {
+    order
+        .iter()
+        .filter_map(|&target| {
+            let mut reps: Vec<&Measurement> = data
+                .measurements
+                .iter()
+                .filter(|m| m.target == target && m.scenario == scenario && m.level == level)
+                .collect();
+            reps.sort_by_key(|m| m.repetition);
+            (!reps.is_empty()).then_some(Column { target, reps })
+        })
+        .collect()
+}
+
+fn study_targets(text: &str) -> Vec<String> {
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let Some(list) = doc.get("targets").and_then(|t| t.as_array()) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! The metrics every report shows, in the order the seed articles' tables
+//! used: how each is read from a stored measurement, its unit, and which
+//! direction is better. Also the number formatting shared by all formats.
+
+use shootout_store::Measurement;
+
+/// One row of a seed-shaped table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    Rps,
+    Mean,
+    Median,
+    P90,
+    P99,
+    Max,
+    Errors,
+    RssIdle,
+    RssPeak,
+    RssAfter,
+    CpuS,
+    ReqPerCpuS,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 12] = [
+        Metric::Rps,
+        Metric::Mean,
+        Metric::Median,
+        Metric::P90,
+        Metric::P99,
+        Metric::Max,
+        Metric::Errors,
+        Metric::RssIdle,
+        Metric::RssPeak,
+        Metric::RssAfter,
+        Metric::CpuS,
+        Metric::ReqPerCpuS,
+    ];
+
+    /// The row label, with its unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Rps => "RPS (req/s)",
+            Metric::Mean => "Mean latency (ms)",
+            Metric::Median => "Median latency (ms)",
+            Metric::P90 => "p90 latency (ms)",
+            Metric::P99 => "p99 latency (ms)",
+            Metric::Max => "Max latency (ms)",
+            Metric::Errors => "Errors",
+            Metric::RssIdle => "RSS idle (MiB)",
+            Metric::RssPeak => "RSS peak (MiB)",
+            Metric::RssAfter => "RSS after (MiB)",
+            Metric::CpuS => "Server CPU (s)",
+            Metric::ReqPerCpuS => "Req per CPU-s",
+        }
+    }
+
+    /// Keys a study's `[published]` table may use for this metric.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Metric::Rps => &["rps", "req_s", "requests_per_second", "throughput"],
+            Metric::Mean => &["mean_ms", "mean", "avg_ms", "avg", "latency_mean_ms"],
+            Metric::Median => &["median_ms", "median", "p50_ms", "p50"],
+            Metric::P90 => &["p90_ms", "p90"],
+            Metric::P99 => &["p99_ms", "p99"],
+            Metric::Max => &["max_ms", "max"],
+            Metric::Errors => &["errors"],
+            Metric::RssIdle => &["rss_idle_mib", "ram_idle_mib", "rss_start_mib"],
+            Metric::RssPeak => &["rss_peak_mib", "ram_peak_mib", "peak_mib"],
+            Metric::RssAfter => &["rss_after_mib", "ram_after_mib"],
+            Metric::CpuS => &["server_cpu_s", "cpu_s"],
+            Metric::ReqPerCpuS => &["req_per_cpu_s"],
+        }
+    }
+
+    /// True when a larger value is better.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::Rps | Metric::ReqPerCpuS)
+    }
+
+    /// The metric's value in one measurement.
+    pub fn value(self, m: &Measurement) -> f64 {
+        let l = &m.summary.latency_ms;
+        match self {
+            Metric::Rps => m.summary.rps,
+            Metric::Mean => l.mean,
+            Metric::Median => l.p50,
+            Metric::P90 => l.p90,
+            Metric::P99 => l.p99,
+            Metric::Max => l.max,
+            Metric::Errors => m.summary.errors.total() as f64,
+            Metric::RssIdle => m.rss_idle_mib,
+            Metric::RssPeak => m.rss_peak_mib,
+            Metric::RssAfter => m.rss_after_mib,
+            Metric::CpuS => m.server_cpu_s,
+            Metric::ReqPerCpuS => m.req_per_cpu_s,
+        }
+    }
+}
+
+/// Formats a number with a precision that suits its size (4 significant
+/// digits up to 1000, whole numbers above).
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".to_string();
+    }
+    let a = v.abs();
+    let decimals = if a >= 1000.0 || a == 0.0 || v.fract() == 0.0 && a >= 1.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 10.0 {
+        2
+    } else if a >= 0.1 {
+        3
+    } else {
+        4
+    };
+    format!("{v:.decimals$}")
+}
+
+/// Formats a half-width at the same precision as its value.
+pub fn num_like(v: f64, like: f64) -> String {
+    let s = num(like);
+    let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
+    format!("{v:.decimals$}")
+}
