@@ -9,7 +9,9 @@
 # available). Works from any current directory.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="${BASH_SOURCE[0]}"
+case "$src" in */*) here="${src%/*}" ;; *) here=. ;; esac
+here="$(cd "$here" && pwd)"
 venv="$here/.venv"
 req="$here/requirements.txt"
 stamp="$venv/.requirements.sha256"
