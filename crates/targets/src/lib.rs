@@ -4,12 +4,16 @@
 //! a running server honours `targets/SPEC.md`. The CLI and the runner are thin
 //! callers of this crate.
 
+pub mod build;
 pub mod http;
 pub mod manifest;
 pub mod process;
 pub mod tail;
 pub mod toolchain;
+pub mod verify;
 
+pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
 pub use manifest::{discover, load, locate_targets_dir, Discovered, ManifestError, Target};
 pub use process::{free_port, kill_all_servers, Server, StopReport};
 pub use toolchain::Toolchain;
+pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

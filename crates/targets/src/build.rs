@@ -1,0 +1,293 @@
+//! Building a target: run its `build` commands with `sh -c` in its folder,
+//! output in `targets/.build/<name>.log`, and record a stamp of the inputs so
+//! an unchanged target is "up to date" in milliseconds. A missing toolchain
+//! is an outcome (skipped), not an error; a failing command is an error that
+//! carries the log's tail. Also measures the footprint of a built target.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use crate::manifest::Target;
+use crate::tail::log_tail;
+
+/// Folders never walked for the input fingerprint: build outputs, virtual
+/// environments and caches change without the sources changing.
+const SKIP_DIRS: &[&str] = &["target", ".venv", "__pycache__", "bin", ".build", ".git"];
+/// Log lines shown when a build fails.
+const TAIL_LINES: usize = 20;
+
+/// What `build` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildOutcome {
+    /// The commands ran and succeeded.
+    Built { took: Duration },
+    /// The stamp matched and the footprint exists: nothing ran.
+    UpToDate,
+    /// The toolchain is not on PATH, so nothing was attempted.
+    Skipped { reason: String },
+}
+
+/// A build command failed (or could not be started).
+#[derive(Debug, thiserror::Error)]
+#[error("building {target} failed: {what}; log: {}\n{tail}", log.display())]
+pub struct BuildError {
+    pub target: String,
+    pub what: String,
+    pub log: PathBuf,
+    /// The last lines of the log.
+    pub tail: String,
+}
+
+/// Builds `target` unless its stamp says it is up to date.
+pub fn build(target: &Target) -> Result<BuildOutcome, BuildError> {
+    if !target.toolchain.is_present() {
+        let reason = format!("{} not found on PATH", target.toolchain);
+        return Ok(BuildOutcome::Skipped { reason });
+    }
+    let fingerprint = fingerprint(target);
+    if is_current(target, &fingerprint) {
+        return Ok(BuildOutcome::UpToDate);
+    }
+    let start = Instant::now();
+    run_commands(target)?;
+    let took = start.elapsed();
+    let missing = missing_footprint(target);
+    if !missing.is_empty() {
+        return Err(failure(
+            target,
+            format!(
+                "footprint path(s) missing after build: {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+    // A stamp that cannot be written only costs a rebuild next time.
+    let _ = std::fs::write(target.stamp_path(), fingerprint);
+    Ok(BuildOutcome::Built { took })
+}
+
+/// True when the stamp matches the current inputs and the footprint exists.
+pub fn is_built(target: &Target) -> bool {
+    is_current(target, &fingerprint(target))
+}
+
+fn is_current(target: &Target, fingerprint: &str) -> bool {
+    std::fs::read_to_string(target.stamp_path()).is_ok_and(|s| s == fingerprint)
+        && missing_footprint(target).is_empty()
+}
+
+fn missing_footprint(target: &Target) -> Vec<String> {
+    target
+        .footprint
+        .iter()
+        .filter(|p| !target.dir.join(p).exists())
+        .cloned()
+        .collect()
+}
+
+fn failure(target: &Target, what: String) -> BuildError {
+    let log = target.build_log();
+    BuildError {
+        target: target.name.clone(),
+        what,
+        tail: log_tail(&log, TAIL_LINES),
+        log,
+    }
+}
+
+fn run_commands(target: &Target) -> Result<(), BuildError> {
+    let log_path = target.build_log();
+    let open = || -> std::io::Result<File> {
+        std::fs::create_dir_all(target.build_dir())?;
+        OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(&log_path)
+    };
+    let mut log = open().map_err(|e| failure(target, format!("cannot write the log: {e}")))?;
+    for cmd in &target.build {
+        let _ = writeln!(log, "$ {cmd}");
+        let status = log
+            .try_clone()
+            .and_then(|out| Ok((out, log.try_clone()?)))
+            .and_then(|(out, err)| {
+                Command::new("sh")
+                    .arg("-c")
+                    .arg(cmd)
+                    .current_dir(&target.dir)
+                    .stdin(Stdio::null())
+                    .stdout(out)
+                    .stderr(err)
+                    .status()
+            })
+            .map_err(|e| failure(target, format!("cannot run `{cmd}`: {e}")))?;
+        if !status.success() {
+            return Err(failure(target, format!("`{cmd}` exited with {status}")));
+        }
+    }
+    Ok(())
+}
+
+/// A stable digest of the build commands and every input file's path, size
+/// and modification time. Missing inputs are recorded as such, so creating
+/// one changes the fingerprint.
+pub fn fingerprint(target: &Target) -> String {
+    let mut text = String::new();
+    for cmd in &target.build {
+        text.push_str(&format!("cmd {cmd}\n"));
+    }
+    for input in &target.inputs {
+        let path = target.dir.join(input);
+        if std::fs::symlink_metadata(&path).is_err() {
+            text.push_str(&format!("missing {input}\n"));
+        }
+        walk_inputs(&path, &mut text);
+    }
+    format!("fnv1a64 {:016x}\n", fnv1a64(text.as_bytes()))
+}
+
+fn walk_inputs(path: &Path, out: &mut String) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        children.sort();
+        for child in children {
+            let name = child.file_name().map(|n| n.to_string_lossy().into_owned());
+            if !name.is_some_and(|n| SKIP_DIRS.contains(&n.as_str()) && child.is_dir()) {
+                walk_inputs(&child, out);
+            }
+        }
+    } else {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+        let nanos = mtime.map_or(0, |d| d.as_nanos());
+        out.push_str(&format!("{} {} {nanos}\n", path.display(), meta.len()));
+    }
+}
+
+/// FNV-1a: tiny, and stable across Rust releases (unlike DefaultHasher), so
+/// stamps survive a toolchain update.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Total size in bytes of the footprint paths (directories recursively;
+/// symlinks counted as themselves, never followed).
+pub fn footprint_bytes(target: &Target) -> u64 {
+    target
+        .footprint
+        .iter()
+        .map(|p| tree_size(&target.dir.join(p)))
+        .sum()
+}
+
+fn tree_size(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries.flatten().map(|e| tree_size(&e.path())).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::tempdir;
+    use crate::toolchain::Toolchain;
+
+    fn target(root: &Path, build: &[&str]) -> Target {
+        let dir = root.join("demo");
+        std::fs::create_dir_all(dir.join("src/__pycache__")).unwrap();
+        std::fs::write(dir.join("src/main.sh"), "echo hi").unwrap();
+        Target {
+            name: "demo".into(),
+            language: "sh".into(),
+            framework: "none".into(),
+            description: String::new(),
+            // sh is everywhere, but Toolchain has no variant for it; python3
+            // is on every machine that builds the Python targets.
+            toolchain: Toolchain::Cargo,
+            build: build.iter().map(|s| s.to_string()).collect(),
+            run: "true".into(),
+            ready: "/".into(),
+            footprint: vec!["out".into()],
+            inputs: vec!["src".into()],
+            sync_workers: None,
+            dir,
+            root: root.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn builds_once_then_up_to_date_then_rebuilds_on_change() {
+        let root = tempdir::Dir::new();
+        let t = target(root.path(), &["mkdir -p out && echo built >> out/count"]);
+        assert!(!is_built(&t));
+        assert!(matches!(build(&t).unwrap(), BuildOutcome::Built { .. }));
+        assert!(is_built(&t));
+        assert_eq!(build(&t).unwrap(), BuildOutcome::UpToDate);
+        // Caches under skipped folders do not count as input changes.
+        std::fs::write(t.dir.join("src/__pycache__/x.pyc"), "junk").unwrap();
+        assert_eq!(build(&t).unwrap(), BuildOutcome::UpToDate);
+        std::fs::write(t.dir.join("src/main.sh"), "echo changed size").unwrap();
+        assert!(!is_built(&t));
+        assert!(matches!(build(&t).unwrap(), BuildOutcome::Built { .. }));
+        assert_eq!(footprint_bytes(&t), "built\nbuilt\n".len() as u64);
+        // A deleted footprint means "not built" even with a matching stamp.
+        std::fs::remove_dir_all(t.dir.join("out")).unwrap();
+        assert!(!is_built(&t));
+    }
+
+    #[test]
+    fn failure_carries_log_tail() {
+        let root = tempdir::Dir::new();
+        let t = target(
+            root.path(),
+            &[
+                "echo compiling",
+                "echo 'error: oh no' >&2; exit 7",
+                "echo never",
+            ],
+        );
+        let e = build(&t).unwrap_err();
+        assert!(e.tail.contains("error: oh no"), "{e}");
+        assert!(!e.tail.contains("never"), "{e}");
+        assert!(e.what.contains("exit status: 7"), "{e}");
+        assert!(!is_built(&t));
+    }
+
+    #[test]
+    fn missing_footprint_after_build_is_a_failure() {
+        let root = tempdir::Dir::new();
+        let t = target(root.path(), &["true"]);
+        let e = build(&t).unwrap_err();
+        assert!(e.what.contains("out"), "{e}");
+    }
+
+    #[test]
+    fn fingerprint_changes_with_commands() {
+        let root = tempdir::Dir::new();
+        let a = target(root.path(), &["true"]);
+        let b = target(root.path(), &["false"]);
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_eq!(fingerprint(&a), fingerprint(&a));
+    }
+}

@@ -1,0 +1,367 @@
+//! The HTTP checks of SPEC.md "What the verifier checks", run against any
+//! address: every route's status, media type, framing and exact body; the
+//! bcrypt hash; the minimum durations of timed and wait_time; concurrent
+//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON.
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::{random_payload, Aspect, Check, Column, Failure};
+use crate::http::{self, Framing, Request, Response};
+
+const TEXT: &str = "text/plain";
+const JSON: &str = "application/json";
+const CONCURRENT: usize = 10;
+
+/// Settings for `check_server`.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// From the manifest: how many requests the server handles at once.
+    pub sync_workers: Option<u32>,
+    /// Per-request socket timeout.
+    pub timeout: Duration,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            sync_workers: None,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What a route's body must be.
+enum Expect {
+    Exact(String),
+    /// `{"payload":"<hash>"}` where hash is bcrypt of this payload at cost 10.
+    Bcrypt(String),
+}
+
+/// One route to check.
+struct Route<'a> {
+    column: Column,
+    request: Request<'a>,
+    media_type: &'static str,
+    body: Expect,
+    min: Option<Duration>,
+}
+
+/// Runs every HTTP check against the server at `addr`. The concurrency
+/// check runs last: against a server that serialises requests it leaves a
+/// queue behind that would slow the checks after it.
+pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let fixed = |column, path, media_type, body: &str| Route {
+        column,
+        request: Request::get(path),
+        media_type,
+        body: Expect::Exact(body.to_owned()),
+        min: None,
+    };
+    for route in [
+        fixed(Column::Plaintext, "/plaintext", TEXT, "Hello, World!"),
+        fixed(
+            Column::Json,
+            "/json",
+            JSON,
+            r#"{"message":"Hello, World!"}"#,
+        ),
+        fixed(
+            Column::FileRead,
+            "/file_read",
+            JSON,
+            r#"{"message":"file_read","rows":418}"#,
+        ),
+        Route {
+            min: Some(Duration::from_secs(1)),
+            ..fixed(
+                Column::WaitTime,
+                "/wait_time",
+                JSON,
+                r#"{"message":"time_sleep"}"#,
+            )
+        },
+    ] {
+        checks.extend(check_route(addr, &route, opts.timeout));
+    }
+    for (column, path, min) in [
+        (Column::Simple, "/test/simple", None),
+        (
+            Column::Timed,
+            "/test/timed",
+            Some(Duration::from_millis(20)),
+        ),
+        (Column::Bcrypt, "/test/bcrypt", None),
+    ] {
+        let payload = random_payload();
+        let request_body = format!(r#"{{"payload":"{payload}"}}"#);
+        let body = match column {
+            Column::Bcrypt => Expect::Bcrypt(payload),
+            _ => Expect::Exact(format!(r#"{{"payload":"Hello, {payload}"}}"#)),
+        };
+        let request = Request::post_json(path, request_body.as_bytes());
+        checks.extend(check_route(
+            addr,
+            &Route {
+                column,
+                request,
+                media_type: JSON,
+                body,
+                min,
+            },
+            opts.timeout,
+        ));
+    }
+    checks.push(check_not_found(addr, opts.timeout));
+    checks.push(check_bad_json(addr, opts.timeout));
+    checks.push(check_concurrency(addr, opts.sync_workers));
+    checks
+}
+
+fn check_route(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Check> {
+    let col = route.column;
+    let resp = match http::send(addr, &route.request, timeout) {
+        Ok(resp) => resp,
+        Err(e) => {
+            return vec![Check::fail(
+                col,
+                Aspect::Request,
+                Failure::Transport(e.to_string()),
+            )]
+        }
+    };
+    let mut checks = vec![
+        verdict(col, Aspect::Status, status_is(&resp, 200)),
+        verdict(
+            col,
+            Aspect::ContentType,
+            media_type_is(&resp, route.media_type),
+        ),
+        verdict(col, Aspect::Framing, framed(&resp)),
+    ];
+    match &route.body {
+        Expect::Exact(expected) => {
+            checks.push(verdict(col, Aspect::Body, body_is(&resp, expected)))
+        }
+        Expect::Bcrypt(payload) => {
+            let (body, hash) = bcrypt_checks(&resp, payload);
+            checks.push(verdict(col, Aspect::Body, body));
+            checks.push(verdict(col, Aspect::Hash, hash));
+        }
+    }
+    if let Some(min) = route.min {
+        let took = resp.elapsed;
+        checks.push(verdict(col, Aspect::Duration, at_least(took, min)));
+    }
+    checks
+}
+
+fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check {
+    Check {
+        column,
+        aspect,
+        result,
+    }
+}
+
+fn status_is(resp: &Response, expected: u16) -> Result<(), Failure> {
+    match resp.status == expected {
+        true => Ok(()),
+        false => Err(Failure::Status {
+            expected: status_name(expected),
+            got: resp.status,
+        }),
+    }
+}
+
+fn status_name(status: u16) -> &'static str {
+    match status {
+        200 => "200",
+        404 => "404",
+        _ => "another status",
+    }
+}
+
+fn media_type_is(resp: &Response, expected: &'static str) -> Result<(), Failure> {
+    match resp.media_type() {
+        Some(got) if got == expected => Ok(()),
+        _ => Err(Failure::ContentType {
+            expected,
+            got: resp.header("content-type").map(str::to_owned),
+        }),
+    }
+}
+
+fn framed(resp: &Response) -> Result<(), Failure> {
+    match resp.framing {
+        Framing::Close => Err(Failure::NoFraming),
+        Framing::ContentLength(_) | Framing::Chunked => Ok(()),
+    }
+}
+
+fn body_is(resp: &Response, expected: &str) -> Result<(), Failure> {
+    match resp.body == expected.as_bytes() {
+        true => Ok(()),
+        false => Err(Failure::Body {
+            expected: expected.to_owned(),
+            got: shown(&resp.body),
+        }),
+    }
+}
+
+/// The body, lossily decoded and cut short for messages.
+fn shown(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    match text.char_indices().nth(200) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.into_owned(),
+    }
+}
+
+/// The bcrypt body must be exactly `{"payload":"<hash>"}` (compact), and the
+/// hash must be cost 10 and verify against the payload that was sent.
+fn bcrypt_checks(resp: &Response, payload: &str) -> (Result<(), Failure>, Result<(), Failure>) {
+    let parsed: Option<String> = serde_json::from_slice::<serde_json::Value>(&resp.body)
+        .ok()
+        .and_then(|v| v.get("payload")?.as_str().map(str::to_owned));
+    let Some(hash) = parsed else {
+        let expected = r#"{"payload":"<bcrypt hash>"}"#.to_owned();
+        let body = Err(Failure::Body {
+            expected,
+            got: shown(&resp.body),
+        });
+        return (
+            body,
+            Err(Failure::BadHash("no payload string in the body".into())),
+        );
+    };
+    let expected = format!(r#"{{"payload":"{hash}"}}"#);
+    let body = body_is(resp, &expected);
+    (body, hash_ok(&hash, payload))
+}
+
+fn hash_ok(hash: &str, payload: &str) -> Result<(), Failure> {
+    if !["$2a$10$", "$2b$10$", "$2y$10$"]
+        .iter()
+        .any(|p| hash.starts_with(p))
+    {
+        return Err(Failure::WrongCost(hash.to_owned()));
+    }
+    match bcrypt::verify(payload, hash) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::BadHash(format!(
+            "{hash:?} is not a hash of {payload:?}"
+        ))),
+        Err(e) => Err(Failure::BadHash(format!("{hash:?}: {e}"))),
+    }
+}
+
+fn at_least(took: Duration, min: Duration) -> Result<(), Failure> {
+    match took >= min {
+        true => Ok(()),
+        false => Err(Failure::TooFast { min, took }),
+    }
+}
+
+fn check_not_found(addr: SocketAddr, timeout: Duration) -> Check {
+    let path = format!("/no-such-route-{}", random_payload());
+    let result = match http::send(addr, &Request::get(&path), timeout) {
+        Ok(resp) => status_is(&resp, 404),
+        Err(e) => Err(Failure::Transport(e.to_string())),
+    };
+    verdict(Column::NotFound, Aspect::Status, result)
+}
+
+fn check_bad_json(addr: SocketAddr, timeout: Duration) -> Check {
+    let request = Request::post_json("/test/simple", br#"{"payload": "#);
+    let result = match http::send(addr, &request, timeout) {
+        Ok(resp) if (400..500).contains(&resp.status) => Ok(()),
+        Ok(resp) => Err(Failure::Status {
+            expected: "4xx",
+            got: resp.status,
+        }),
+        Err(e) => Err(Failure::Transport(e.to_string())),
+    };
+    verdict(Column::BadJson, Aspect::Status, result)
+}
+
+/// 10 concurrent wait_time requests must finish in under 2 s, or
+/// ceil(10 / N) + 1 s for a server with N blocking workers. Stragglers are
+/// not awaited past the limit: their threads finish on their own.
+fn check_concurrency(addr: SocketAddr, sync_workers: Option<u32>) -> Check {
+    let limit = concurrency_limit(sync_workers);
+    let (tx, rx) = mpsc::channel();
+    let start = Instant::now();
+    for _ in 0..CONCURRENT {
+        let tx = tx.clone();
+        let timeout = limit + Duration::from_secs(2);
+        std::thread::spawn(move || tx.send(http::send(addr, &Request::get("/wait_time"), timeout)));
+    }
+    let deadline = start + limit;
+    let mut completed = 0;
+    while completed < CONCURRENT {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let result = match rx.recv_timeout(left) {
+            Ok(Ok(resp)) if resp.status == 200 => Ok(()),
+            Ok(Ok(resp)) => Err(Failure::Status {
+                expected: "200",
+                got: resp.status,
+            }),
+            Ok(Err(e)) => Err(Failure::Transport(e.to_string())),
+            Err(_) => break,
+        };
+        if let Err(failure) = result {
+            return verdict(Column::Concurrency, Aspect::Status, Err(failure));
+        }
+        completed += 1;
+    }
+    let took = start.elapsed();
+    let result = match completed == CONCURRENT && took < limit {
+        true => Ok(()),
+        false => Err(Failure::TooSlow {
+            limit,
+            took,
+            completed,
+            sent: CONCURRENT,
+        }),
+    };
+    verdict(Column::Concurrency, Aspect::Duration, result)
+}
+
+fn concurrency_limit(sync_workers: Option<u32>) -> Duration {
+    match sync_workers {
+        None => Duration::from_secs(2),
+        Some(n) => {
+            let n = n.max(1) as u64;
+            Duration::from_secs((CONCURRENT as u64).div_ceil(n) + 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn concurrency_limits_follow_the_spec() {
+        assert_eq!(concurrency_limit(None), Duration::from_secs(2));
+        assert_eq!(concurrency_limit(Some(1)), Duration::from_secs(11));
+        assert_eq!(concurrency_limit(Some(3)), Duration::from_secs(5));
+        assert_eq!(concurrency_limit(Some(10)), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn hash_checks() {
+        let good = bcrypt::hash("abc", 10).unwrap();
+        assert_eq!(hash_ok(&good, "abc"), Ok(()));
+        assert!(matches!(hash_ok(&good, "abd"), Err(Failure::BadHash(_))));
+        let cheap = bcrypt::hash("abc", 4).unwrap();
+        assert!(matches!(hash_ok(&cheap, "abc"), Err(Failure::WrongCost(_))));
+        assert!(matches!(
+            hash_ok("$2b$10$garbage", "abc"),
+            Err(Failure::BadHash(_))
+        ));
+    }
+}

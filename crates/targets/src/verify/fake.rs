@@ -1,0 +1,171 @@
+//! In-process HTTP servers for the verifier's tests: a spec-compliant
+//! handler, and a harness that serves any handler on 127.0.0.1 port 0,
+//! either one thread per connection or strictly one request at a time.
+//! Every response closes its connection, which keeps the server tiny.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a fake response is framed on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    Length,
+    Chunked,
+    /// No framing header: the body ends when the connection closes.
+    Unframed,
+}
+
+/// A fake response.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: Option<&'static str>,
+    pub body: Vec<u8>,
+    pub wire: Wire,
+    /// Slept before answering.
+    pub delay: Duration,
+}
+
+impl Reply {
+    pub fn new(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Reply {
+        Reply {
+            status,
+            content_type: Some(content_type),
+            body: body.into(),
+            wire: Wire::Length,
+            delay: Duration::ZERO,
+        }
+    }
+
+    pub fn json(body: impl Into<Vec<u8>>) -> Reply {
+        Reply::new(200, "application/json; charset=utf-8", body)
+    }
+
+    pub fn delayed(mut self, delay: Duration) -> Reply {
+        self.delay = delay;
+        self
+    }
+}
+
+/// One parsed request.
+#[derive(Debug)]
+pub struct Req {
+    pub method: String,
+    pub path: String,
+    pub body: Vec<u8>,
+}
+
+impl Req {
+    /// The string `payload` of a JSON body, if it is one.
+    pub fn payload(&self) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_slice(&self.body).ok()?;
+        Some(v.get("payload")?.as_str()?.to_owned())
+    }
+}
+
+/// What SPEC.md asks for, route by route.
+pub fn correct(req: &Req) -> Reply {
+    let echo = |req: &Req| match req.payload() {
+        Some(p) => Reply::json(format!(r#"{{"payload":"Hello, {p}"}}"#)),
+        None => Reply::new(400, "text/plain", "bad request"),
+    };
+    match (req.method.as_str(), req.path.as_str()) {
+        ("GET", "/plaintext") => Reply::new(200, "text/plain", "Hello, World!"),
+        ("GET", "/json") => Reply::json(r#"{"message":"Hello, World!"}"#),
+        ("GET", "/file_read") => Reply {
+            wire: Wire::Chunked,
+            ..Reply::json(r#"{"message":"file_read","rows":418}"#)
+        },
+        ("GET", "/wait_time") => {
+            Reply::json(r#"{"message":"time_sleep"}"#).delayed(Duration::from_secs(1))
+        }
+        ("POST", "/test/simple") => echo(req),
+        ("POST", "/test/timed") => echo(req).delayed(Duration::from_millis(25)),
+        ("POST", "/test/bcrypt") => match req.payload() {
+            Some(p) => {
+                let hash = bcrypt::hash(p, 10).expect("bcrypt");
+                Reply::json(format!(r#"{{"payload":"{hash}"}}"#))
+            }
+            None => Reply::new(422, "application/json", r#"{"error":"bad"}"#),
+        },
+        _ => Reply::new(404, "text/plain", "not found"),
+    }
+}
+
+/// Serves `handler` on a fresh port; `serial` handles one connection at a
+/// time on the accept thread, so a slow route blocks all others.
+pub fn serve(handler: impl Fn(&Req) -> Reply + Send + Sync + 'static, serial: bool) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let handler = Arc::new(handler);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let handler = Arc::clone(&handler);
+            match serial {
+                true => answer(stream, &*handler),
+                false => drop(std::thread::spawn(move || answer(stream, &*handler))),
+            }
+        }
+    });
+    addr
+}
+
+fn answer(stream: TcpStream, handler: &dyn Fn(&Req) -> Reply) {
+    let mut reader = BufReader::new(stream);
+    let Some(req) = read_request(&mut reader) else {
+        return;
+    };
+    let reply = handler(&req);
+    std::thread::sleep(reply.delay);
+    let _ = reader.into_inner().write_all(&encode(&reply));
+}
+
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Req> {
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        if reader.read_until(b'\n', &mut head).ok()? == 0 {
+            return None;
+        }
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut parsed = httparse::Request::new(&mut headers);
+    parsed.parse(&head).ok()?;
+    let len = parsed
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).ok()?;
+    Some(Req {
+        method: parsed.method?.to_owned(),
+        path: parsed.path?.to_owned(),
+        body,
+    })
+}
+
+fn encode(reply: &Reply) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {} X\r\nConnection: close\r\n", reply.status);
+    if let Some(ct) = reply.content_type {
+        out.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    let mut body = reply.body.clone();
+    match reply.wire {
+        Wire::Length => out.push_str(&format!("Content-Length: {}\r\n", body.len())),
+        Wire::Chunked => {
+            out.push_str("Transfer-Encoding: chunked\r\n");
+            let mut chunked = format!("{:x}\r\n", body.len()).into_bytes();
+            chunked.extend_from_slice(&body);
+            chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+            body = chunked;
+        }
+        Wire::Unframed => {}
+    }
+    out.push_str("\r\n");
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&body);
+    bytes
+}

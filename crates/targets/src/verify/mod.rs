@@ -1,0 +1,284 @@
+//! The verifier: proves that a reference server honours `targets/SPEC.md`.
+//! `verify_target` owns the process side (free port, start, ready, stop and
+//! the leftover-process check); `checks::check_server` runs every HTTP check
+//! against an address, so tests can aim it at in-process servers. Failures
+//! are data in a `VerifyReport`, never an `Err`.
+
+mod checks;
+#[cfg(test)]
+mod fake;
+mod payload;
+#[cfg(test)]
+mod tests;
+
+pub use checks::{check_server, CheckOptions};
+pub use payload::random_payload;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::manifest::Target;
+use crate::process::{free_port, Server, StopReport};
+
+/// A column of the verify table: one per scenario, plus the lifecycle and
+/// error-handling checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Column {
+    Ready,
+    Plaintext,
+    Json,
+    FileRead,
+    WaitTime,
+    Simple,
+    Timed,
+    Bcrypt,
+    Concurrency,
+    NotFound,
+    BadJson,
+    Shutdown,
+}
+
+impl Column {
+    pub const ALL: [Column; 12] = [
+        Column::Ready,
+        Column::Plaintext,
+        Column::Json,
+        Column::FileRead,
+        Column::WaitTime,
+        Column::Simple,
+        Column::Timed,
+        Column::Bcrypt,
+        Column::Concurrency,
+        Column::NotFound,
+        Column::BadJson,
+        Column::Shutdown,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Column::Ready => "ready",
+            Column::Plaintext => "plaintext",
+            Column::Json => "json",
+            Column::FileRead => "file_read",
+            Column::WaitTime => "wait_time",
+            Column::Simple => "simple",
+            Column::Timed => "timed",
+            Column::Bcrypt => "bcrypt",
+            Column::Concurrency => "concurrency",
+            Column::NotFound => "404",
+            Column::BadJson => "bad_json",
+            Column::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// Which property of a column a check looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Aspect {
+    Start,
+    Request,
+    Status,
+    ContentType,
+    Framing,
+    Body,
+    Duration,
+    Hash,
+    Leftovers,
+}
+
+/// Why a check failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The server could not be started or never became ready.
+    Start(String),
+    /// The request failed below HTTP (refused, reset, timeout, bad framing).
+    Transport(String),
+    Status {
+        expected: &'static str,
+        got: u16,
+    },
+    ContentType {
+        expected: &'static str,
+        got: Option<String>,
+    },
+    /// Neither Content-Length nor Transfer-Encoding: chunked.
+    NoFraming,
+    Body {
+        expected: String,
+        got: String,
+    },
+    TooFast {
+        min: Duration,
+        took: Duration,
+    },
+    /// The bcrypt hash does not verify against the payload.
+    BadHash(String),
+    /// The bcrypt hash is not `$2a$10$`, `$2b$10$` or `$2y$10$`.
+    WrongCost(String),
+    /// Concurrent requests did not all finish within the limit.
+    TooSlow {
+        limit: Duration,
+        took: Duration,
+        completed: usize,
+        sent: usize,
+    },
+    /// Some process of the server's group survived SIGKILL.
+    Leftovers,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Start(why) => write!(f, "{why}"),
+            Failure::Transport(why) => write!(f, "request failed: {why}"),
+            Failure::Status { expected, got } => write!(f, "status {got}, expected {expected}"),
+            Failure::ContentType { expected, got: Some(got) } => {
+                write!(f, "content type {got:?}, expected {expected}")
+            }
+            Failure::ContentType { expected, got: None } => {
+                write!(f, "no Content-Type, expected {expected}")
+            }
+            Failure::NoFraming => f.write_str("neither Content-Length nor chunked encoding"),
+            Failure::Body { expected, got } => write!(f, "body {got:?}, expected {expected:?}"),
+            Failure::TooFast { min, took } => write!(f, "answered in {took:.1?}, expected >= {min:.0?}"),
+            Failure::BadHash(why) => write!(f, "bcrypt hash does not verify: {why}"),
+            Failure::WrongCost(hash) => write!(f, "bcrypt hash {hash:?} is not cost 10 ($2a$/$2b$/$2y$10$)"),
+            Failure::TooSlow { limit, took, completed, sent } => write!(
+                f,
+                "{completed}/{sent} concurrent wait_time requests done after {took:.2?}, limit {limit:.0?}"
+            ),
+            Failure::Leftovers => f.write_str("processes of the server's group survived SIGKILL"),
+        }
+    }
+}
+
+/// One check's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub column: Column,
+    pub aspect: Aspect,
+    pub result: Result<(), Failure>,
+}
+
+impl Check {
+    pub fn pass(column: Column, aspect: Aspect) -> Check {
+        Check {
+            column,
+            aspect,
+            result: Ok(()),
+        }
+    }
+
+    pub fn fail(column: Column, aspect: Aspect, failure: Failure) -> Check {
+        Check {
+            column,
+            aspect,
+            result: Err(failure),
+        }
+    }
+}
+
+/// Everything the verifier found about one target.
+#[derive(Debug, Clone)]
+pub struct VerifyReport {
+    pub target: String,
+    pub checks: Vec<Check>,
+    /// How long the server took to answer `ready`, when it did.
+    pub ready_after: Option<Duration>,
+    pub stop: Option<StopReport>,
+    /// The server's stdout and stderr.
+    pub log: PathBuf,
+}
+
+impl VerifyReport {
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.result.is_ok())
+    }
+
+    /// Some(pass) for a column that was checked, None when it was not
+    /// reached (e.g. the server never became ready).
+    pub fn column(&self, column: Column) -> Option<bool> {
+        let mut checks = self.checks.iter().filter(|c| c.column == column).peekable();
+        checks.peek()?;
+        Some(checks.all(|c| c.result.is_ok()))
+    }
+
+    /// The failed checks, in the order they ran.
+    pub fn failures(&self) -> impl Iterator<Item = (&Check, &Failure)> {
+        self.checks
+            .iter()
+            .filter_map(|c| c.result.as_ref().err().map(|f| (c, f)))
+    }
+}
+
+/// Settings for `verify_target`.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    /// How long `ready` may take to answer 200 (SPEC.md: 60 s).
+    pub ready_timeout: Duration,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            ready_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Starts `target` on a free port, runs every check, stops it and checks
+/// that nothing of its process group is left.
+pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
+    let log = target.server_log("verify");
+    let mut report = VerifyReport {
+        target: target.name.clone(),
+        checks: Vec::new(),
+        ready_after: None,
+        stop: None,
+        log: log.clone(),
+    };
+    let started = free_port()
+        .map_err(anyhow::Error::from)
+        .and_then(|port| Server::start(target, port, &log));
+    let mut server = match started {
+        Ok(server) => server,
+        Err(e) => {
+            report.checks.push(Check::fail(
+                Column::Ready,
+                Aspect::Start,
+                Failure::Start(format!("{e:#}")),
+            ));
+            return report;
+        }
+    };
+    match server.wait_ready(opts.ready_timeout) {
+        Ok(took) => {
+            report.ready_after = Some(took);
+            report
+                .checks
+                .push(Check::pass(Column::Ready, Aspect::Start));
+            let check_opts = CheckOptions {
+                sync_workers: target.sync_workers,
+                ..Default::default()
+            };
+            report
+                .checks
+                .extend(check_server(server.addr(), &check_opts));
+        }
+        Err(e) => {
+            report.checks.push(Check::fail(
+                Column::Ready,
+                Aspect::Start,
+                Failure::Start(format!("{e:#}")),
+            ));
+        }
+    }
+    let stop = server.stop();
+    report.checks.push(match stop.leftovers {
+        false => Check::pass(Column::Shutdown, Aspect::Leftovers),
+        true => Check::fail(Column::Shutdown, Aspect::Leftovers, Failure::Leftovers),
+    });
+    report.stop = Some(stop);
+    report
+}

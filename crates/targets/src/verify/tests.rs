@@ -1,0 +1,310 @@
+//! Proves each verifier check can fail: every test serves a deliberately
+//! wrong server in-process and asserts that exactly the expected checks fail
+//! with the expected kind of failure, while everything else still passes.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::fake::{correct, serve, Reply, Req, Wire};
+use super::*;
+use crate::manifest::tempdir;
+use crate::toolchain::Toolchain;
+
+fn run(addr: SocketAddr) -> Vec<Check> {
+    check_server(
+        addr,
+        &CheckOptions {
+            timeout: Duration::from_secs(5),
+            ..Default::default()
+        },
+    )
+}
+
+/// The failed checks as (column, aspect, failure).
+fn failures(checks: &[Check]) -> Vec<(Column, Aspect, Failure)> {
+    checks
+        .iter()
+        .filter_map(|c| c.result.clone().err().map(|f| (c.column, c.aspect, f)))
+        .collect()
+}
+
+/// Serves `correct` except where `patch` returns a reply.
+fn patched(patch: impl Fn(&Req) -> Option<Reply> + Send + Sync + 'static) -> SocketAddr {
+    serve(move |req| patch(req).unwrap_or_else(|| correct(req)), false)
+}
+
+/// Asserts exactly one check failed, at `column`/`aspect`, and returns why.
+fn only_failure(checks: &[Check], column: Column, aspect: Aspect) -> Failure {
+    let failed = failures(checks);
+    assert_eq!(failed.len(), 1, "expected one failure, got {failed:#?}");
+    let (c, a, f) = failed.into_iter().next().unwrap();
+    assert_eq!((c, a), (column, aspect), "{f}");
+    f
+}
+
+#[test]
+fn correct_server_passes_everything() {
+    let checks = run(serve(correct, false));
+    assert_eq!(failures(&checks), vec![]);
+    let columns: std::collections::BTreeSet<_> = checks.iter().map(|c| c.column).collect();
+    for column in Column::ALL
+        .iter()
+        .filter(|c| !matches!(c, Column::Ready | Column::Shutdown))
+    {
+        assert!(columns.contains(column), "{column:?} never checked");
+    }
+}
+
+#[test]
+fn wrong_body_fails_body() {
+    let addr =
+        patched(|r| (r.path == "/plaintext").then(|| Reply::new(200, "text/plain", "Hello World")));
+    let f = only_failure(&run(addr), Column::Plaintext, Aspect::Body);
+    assert_eq!(
+        f,
+        Failure::Body {
+            expected: "Hello, World!".into(),
+            got: "Hello World".into()
+        }
+    );
+}
+
+#[test]
+fn pretty_json_fails_body() {
+    let addr =
+        patched(|r| (r.path == "/json").then(|| Reply::json(r#"{"message": "Hello, World!"}"#)));
+    assert!(matches!(
+        only_failure(&run(addr), Column::Json, Aspect::Body),
+        Failure::Body { .. }
+    ));
+}
+
+#[test]
+fn wrong_content_type_fails_content_type() {
+    let addr = patched(|r| {
+        (r.path == "/json").then(|| Reply::new(200, "text/html", r#"{"message":"Hello, World!"}"#))
+    });
+    let f = only_failure(&run(addr), Column::Json, Aspect::ContentType);
+    assert_eq!(
+        f,
+        Failure::ContentType {
+            expected: "application/json",
+            got: Some("text/html".into())
+        }
+    );
+}
+
+#[test]
+fn missing_content_type_fails_content_type() {
+    let addr = patched(|r| {
+        (r.path == "/plaintext").then(|| Reply {
+            content_type: None,
+            ..Reply::new(200, "x", "Hello, World!")
+        })
+    });
+    let f = only_failure(&run(addr), Column::Plaintext, Aspect::ContentType);
+    assert_eq!(
+        f,
+        Failure::ContentType {
+            expected: "text/plain",
+            got: None
+        }
+    );
+}
+
+#[test]
+fn missing_framing_headers_fail_framing() {
+    let addr = patched(|r| {
+        (r.path == "/file_read").then(|| Reply {
+            wire: Wire::Unframed,
+            ..Reply::json(r#"{"message":"file_read","rows":418}"#)
+        })
+    });
+    assert_eq!(
+        only_failure(&run(addr), Column::FileRead, Aspect::Framing),
+        Failure::NoFraming
+    );
+}
+
+#[test]
+fn serial_server_fails_concurrency() {
+    let checks = run(serve(correct, true));
+    let f = only_failure(&checks, Column::Concurrency, Aspect::Duration);
+    let Failure::TooSlow {
+        limit,
+        completed,
+        sent,
+        ..
+    } = f
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!((limit, sent), (Duration::from_secs(2), 10));
+    assert!(completed < 10);
+}
+
+#[test]
+fn serial_server_passes_with_sync_workers_one() {
+    // A single blocking worker is honest when declared: ceil(10/1)+1 = 11 s.
+    let opts = CheckOptions {
+        sync_workers: Some(1),
+        timeout: Duration::from_secs(5),
+    };
+    let addr = serve(correct, true);
+    assert_eq!(failures(&check_server(addr, &opts)), vec![]);
+}
+
+#[test]
+fn cheap_bcrypt_fails_hash_cost() {
+    let addr = patched(|r| {
+        let p = r.payload()?;
+        (r.path == "/test/bcrypt").then(|| {
+            Reply::json(format!(
+                r#"{{"payload":"{}"}}"#,
+                bcrypt::hash(p, 4).unwrap()
+            ))
+        })
+    });
+    let f = only_failure(&run(addr), Column::Bcrypt, Aspect::Hash);
+    assert!(
+        matches!(&f, Failure::WrongCost(h) if h.starts_with("$2b$04$")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn bcrypt_of_another_string_fails_hash() {
+    let addr = patched(|r| {
+        (r.path == "/test/bcrypt").then(|| {
+            Reply::json(format!(
+                r#"{{"payload":"{}"}}"#,
+                bcrypt::hash("canned", 10).unwrap()
+            ))
+        })
+    });
+    assert!(matches!(
+        only_failure(&run(addr), Column::Bcrypt, Aspect::Hash),
+        Failure::BadHash(_)
+    ));
+}
+
+#[test]
+fn instant_timed_fails_duration() {
+    let addr = patched(|r| (r.path == "/test/timed").then(|| correct(r).delayed(Duration::ZERO)));
+    let f = only_failure(&run(addr), Column::Timed, Aspect::Duration);
+    assert!(
+        matches!(f, Failure::TooFast { min, .. } if min == Duration::from_millis(20)),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn instant_wait_time_fails_duration() {
+    let addr = patched(|r| (r.path == "/wait_time").then(|| correct(r).delayed(Duration::ZERO)));
+    let f = only_failure(&run(addr), Column::WaitTime, Aspect::Duration);
+    assert!(
+        matches!(f, Failure::TooFast { min, .. } if min == Duration::from_secs(1)),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn canned_echo_fails_body() {
+    let addr = patched(|r| {
+        (r.path == "/test/simple" && r.payload().is_some())
+            .then(|| Reply::json(r#"{"payload":"Hello, abcdefghijklmnop"}"#))
+    });
+    assert!(matches!(
+        only_failure(&run(addr), Column::Simple, Aspect::Body),
+        Failure::Body { .. }
+    ));
+}
+
+#[test]
+fn server_error_on_bad_json_fails_bad_json() {
+    let addr = patched(|r| {
+        (r.path == "/test/simple" && r.payload().is_none())
+            .then(|| Reply::new(500, "text/plain", "boom"))
+    });
+    let f = only_failure(&run(addr), Column::BadJson, Aspect::Status);
+    assert_eq!(
+        f,
+        Failure::Status {
+            expected: "4xx",
+            got: 500
+        }
+    );
+}
+
+#[test]
+fn unknown_path_answering_200_fails_not_found() {
+    let addr = patched(|r| {
+        r.path
+            .starts_with("/no-such")
+            .then(|| Reply::new(200, "text/plain", "hi"))
+    });
+    let f = only_failure(&run(addr), Column::NotFound, Aspect::Status);
+    assert_eq!(
+        f,
+        Failure::Status {
+            expected: "404",
+            got: 200
+        }
+    );
+}
+
+#[test]
+fn wrong_status_fails_status() {
+    let addr = patched(|r| {
+        (r.path == "/plaintext").then(|| Reply::new(201, "text/plain", "Hello, World!"))
+    });
+    let f = only_failure(&run(addr), Column::Plaintext, Aspect::Status);
+    assert_eq!(
+        f,
+        Failure::Status {
+            expected: "200",
+            got: 201
+        }
+    );
+}
+
+#[test]
+fn nothing_listening_fails_every_route_as_transport() {
+    let port = crate::process::free_port().unwrap();
+    let checks = run(SocketAddr::from(([127, 0, 0, 1], port)));
+    assert!(
+        checks
+            .iter()
+            .all(|c| matches!(c.result, Err(Failure::Transport(_)))),
+        "{checks:#?}"
+    );
+}
+
+#[test]
+fn verify_target_reports_a_server_that_dies_as_data() {
+    let root = tempdir::Dir::new();
+    let dir = root.path().join("dies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = Target {
+        name: "dies".into(),
+        language: "sh".into(),
+        framework: "none".into(),
+        description: String::new(),
+        toolchain: Toolchain::Python3,
+        build: vec![],
+        run: "echo cannot bind >&2; exit 1".into(),
+        ready: "/plaintext".into(),
+        footprint: vec![],
+        inputs: vec![],
+        sync_workers: None,
+        dir,
+        root: root.path().to_path_buf(),
+    };
+    let report = verify_target(&target, &VerifyOptions::default());
+    assert!(!report.passed());
+    assert_eq!(report.column(Column::Ready), Some(false));
+    assert_eq!(report.column(Column::Plaintext), None);
+    assert_eq!(report.column(Column::Shutdown), Some(true));
+    let (_, why) = report.failures().next().unwrap();
+    assert!(why.to_string().contains("cannot bind"), "{why}");
+}
