@@ -136,6 +136,8 @@ if __name__ == "__main__":
     if not port:
         sys.exit("PORT is required")
     host = os.environ.get("HOST") or "127.0.0.1"
+    # Robyn's socket wants an IP address; resolve a name such as "localhost".
+    host = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)[0][4][0]
     if not _port_is_free(host, int(port)):
         sys.exit(f"cannot bind {host}:{port}: address already in use")
     # _check_port=False: on a busy port Robyn would otherwise prompt on stdin.
