@@ -1,0 +1,624 @@
+//! Study files: a TOML description of what to measure (targets, scenarios,
+//! load levels, repetitions, order, restarts, warm-up, the CPU split) and what
+//! the article being reproduced published. Parsing is strict: an unknown key,
+//! a bad value or a missing field is an error naming the file, the key and the
+//! line. The format is documented in `studies/README.md`.
+
+mod raw;
+mod scale;
+
+pub use raw::{parse_duration, Order, Restart, ScenarioName};
+pub use scale::{quick_scale, Estimate};
+
+use raw::{Mode, RawCpus, RawLoad, RawStudy, RawTargets, Unit};
+use serde::Serialize;
+use shootout_engine::{Load, Stage, StageUnit, Stop};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Metric names a study may list in `metrics` or `[[published]]`.
+pub const METRICS: &[&str] = &[
+    "rps",
+    "rps_stdev",
+    "rps_max",
+    "latency_mean_ms",
+    "latency_stdev_ms",
+    "latency_min_ms",
+    "latency_p50_ms",
+    "latency_p90_ms",
+    "latency_p99_ms",
+    "latency_max_ms",
+    "errors",
+    "errors_timeout",
+    "errors_connect",
+    "errors_read",
+    "status_2xx",
+    "status_other",
+    "throughput_mib_s",
+    "rss_idle_mib",
+    "rss_peak_mib",
+    "rss_after_mib",
+    "server_cpu_s",
+    "req_per_cpu_s",
+    "footprint_mib",
+    "startup_s",
+];
+
+/// A study file that could not be read; names the file, the key and the line.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct StudyError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for StudyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Which targets a study measures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TargetSelection {
+    /// Every target in the targets directory.
+    All,
+    List(Vec<String>),
+}
+
+/// How cores are split between servers and the load generator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CpuSplit {
+    /// Half and half of the CPUs this process may use (no pinning on 1 CPU).
+    Auto,
+    Explicit {
+        server: Vec<usize>,
+        generator: Vec<usize>,
+    },
+}
+
+/// One load level of a scenario, in the engine's terms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Level {
+    /// e.g. `n=1000 c=10`.
+    pub label: String,
+    #[serde(skip)]
+    pub load: Load,
+    #[serde(skip)]
+    pub stop: Stop,
+    pub keepalive: bool,
+}
+
+/// One `[[scenario]]`: a route of SPEC.md and its load levels.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    pub name: ScenarioName,
+    pub method: String,
+    pub path: String,
+    pub body: Vec<u8>,
+    /// Warm-up before every level.
+    pub warmup: Duration,
+    pub timeout: Duration,
+    pub levels: Vec<Level>,
+}
+
+/// A figure an article published, to show next to what was measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Published {
+    /// None: the figure is about the study as a whole (e.g. one RAM peak).
+    pub scenario: Option<ScenarioName>,
+    pub level: Option<u32>,
+    pub metric: String,
+    pub values: BTreeMap<String, f64>,
+    pub note: Option<String>,
+}
+
+/// A parsed, validated study.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Study {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub targets: TargetSelection,
+    pub repetitions: u32,
+    pub order: Order,
+    pub restart: Restart,
+    pub threads: Option<usize>,
+    pub cpus: CpuSplit,
+    /// The metrics the article reported (rows of its tables).
+    pub metrics: Vec<String>,
+    pub scenarios: Vec<Scenario>,
+    pub published: Vec<Published>,
+    /// Where it was read from, and its text as read.
+    pub file: PathBuf,
+    #[serde(skip)]
+    pub text: String,
+}
+
+const DEFAULT_WARMUP: Duration = Duration::from_secs(2);
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_BODY: &str = r#"{"payload":"shootout"}"#;
+
+/// Reads and validates a study file.
+pub fn load(path: &Path) -> Result<Study, StudyError> {
+    let text = std::fs::read_to_string(path).map_err(|e| StudyError {
+        file: path.to_path_buf(),
+        line: None,
+        key: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    parse(path, &text)
+}
+
+/// Parses study text; `path` is only used in messages and recorded.
+pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
+    let err = |span: Option<std::ops::Range<usize>>, key: Option<&str>, message: String| {
+        let line = span.as_ref().map(|s| line_of(text, s.start));
+        let key = key
+            .map(str::to_string)
+            .or_else(|| span.and_then(|s| key_at(text, s.start)));
+        StudyError {
+            file: path.to_path_buf(),
+            line,
+            key,
+            message,
+        }
+    };
+    let raw: RawStudy = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim().to_string();
+        let key = message
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next())
+            .map(str::to_string);
+        let mut se = err(e.span(), None, message);
+        if key.is_some() {
+            se.key = key;
+        }
+        se
+    })?;
+
+    let name = raw.name.get_ref().trim().to_string();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(err(
+            Some(raw.name.span()),
+            Some("name"),
+            format!("'{name}' must be non-empty letters, digits, '-' or '_'"),
+        ));
+    }
+    let targets = match raw.targets.get_ref() {
+        RawTargets::All(s) if s == "all" => TargetSelection::All,
+        RawTargets::All(s) => {
+            return Err(err(
+                Some(raw.targets.span()),
+                Some("targets"),
+                format!("'{s}' is neither \"all\" nor a list of target names"),
+            ))
+        }
+        RawTargets::List(l) if l.is_empty() => {
+            return Err(err(
+                Some(raw.targets.span()),
+                Some("targets"),
+                "no targets listed".into(),
+            ))
+        }
+        RawTargets::List(l) => TargetSelection::List(l.clone()),
+    };
+    let repetitions = match &raw.repetitions {
+        Some(r) if *r.get_ref() == 0 => {
+            return Err(err(
+                Some(r.span()),
+                Some("repetitions"),
+                "must be at least 1".into(),
+            ))
+        }
+        Some(r) => *r.get_ref(),
+        None => 1,
+    };
+    let threads = match &raw.threads {
+        Some(t) if *t.get_ref() == 0 => {
+            return Err(err(
+                Some(t.span()),
+                Some("threads"),
+                "must be at least 1".into(),
+            ))
+        }
+        t => t.as_ref().map(|t| *t.get_ref()),
+    };
+    let cpus = match &raw.cpus {
+        None => CpuSplit::Auto,
+        Some(c) => match c.get_ref() {
+            RawCpus::Auto(s) if s == "auto" => CpuSplit::Auto,
+            RawCpus::Auto(s) => {
+                return Err(err(
+                    Some(c.span()),
+                    Some("cpus"),
+                    format!("'{s}' is not \"auto\""),
+                ))
+            }
+            RawCpus::Split { server, generator } => {
+                if server.is_empty() || generator.is_empty() {
+                    return Err(err(
+                        Some(c.span()),
+                        Some("cpus"),
+                        "server and generator each need at least one CPU".into(),
+                    ));
+                }
+                CpuSplit::Explicit {
+                    server: server.clone(),
+                    generator: generator.clone(),
+                }
+            }
+        },
+    };
+    let mut metrics = Vec::new();
+    for m in &raw.metrics {
+        if !METRICS.contains(&m.get_ref().as_str()) {
+            return Err(err(
+                Some(m.span()),
+                Some("metrics"),
+                format!(
+                    "unknown metric '{}'; known: {}",
+                    m.get_ref(),
+                    METRICS.join(", ")
+                ),
+            ));
+        }
+        metrics.push(m.get_ref().clone());
+    }
+    let warmup = raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
+    let timeout = raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0);
+    if raw.scenario.is_empty() {
+        return Err(err(None, Some("scenario"), "no [[scenario]] given".into()));
+    }
+    let mut scenarios = Vec::new();
+    for s in &raw.scenario {
+        let span = s.span();
+        let s = s.get_ref();
+        let (method, path) = s.name.route();
+        let needs_body = method == "POST";
+        let keepalive = s.keepalive.unwrap_or(true);
+        let loads: Vec<&toml::Spanned<RawLoad>> = match (&s.load, &s.levels) {
+            (Some(l), None) => vec![l],
+            (None, Some(ls)) if !ls.is_empty() => ls.iter().collect(),
+            (Some(_), Some(_)) => {
+                return Err(err(
+                    Some(span),
+                    Some("load"),
+                    "give either `load` or `levels`, not both".into(),
+                ))
+            }
+            _ => {
+                return Err(err(
+                    Some(span),
+                    Some("load"),
+                    format!(
+                        "scenario '{}' needs a `load` or a non-empty `levels`",
+                        s.name
+                    ),
+                ))
+            }
+        };
+        let mut levels = Vec::new();
+        for l in loads {
+            let level = level_from(l.get_ref(), keepalive)
+                .map_err(|(key, msg)| err(Some(l.span()), Some(key), msg))?;
+            levels.push(level);
+        }
+        let t = s.timeout.map_or(timeout, |d| d.0);
+        if t.is_zero() {
+            return Err(err(
+                Some(span),
+                Some("timeout"),
+                "must be more than 0".into(),
+            ));
+        }
+        scenarios.push(Scenario {
+            name: s.name,
+            method: s.method.clone().unwrap_or_else(|| method.to_string()),
+            path: s.path.clone().unwrap_or_else(|| path.to_string()),
+            body: match &s.body {
+                Some(b) => b.clone().into_bytes(),
+                None if needs_body => DEFAULT_BODY.as_bytes().to_vec(),
+                None => Vec::new(),
+            },
+            warmup: s.warmup.map_or(warmup, |d| d.0),
+            timeout: t,
+            levels,
+        });
+    }
+    let mut published = Vec::new();
+    for p in &raw.published {
+        let span = p.span();
+        let p = p.get_ref();
+        if !METRICS.contains(&p.metric.as_str()) {
+            return Err(err(
+                Some(span),
+                Some("published.metric"),
+                format!(
+                    "unknown metric '{}'; known: {}",
+                    p.metric,
+                    METRICS.join(", ")
+                ),
+            ));
+        }
+        if let Some(name) = p.scenario {
+            let Some(sc) = scenarios.iter().find(|s| s.name == name) else {
+                return Err(err(
+                    Some(span),
+                    Some("published.scenario"),
+                    format!("the study has no scenario '{name}'"),
+                ));
+            };
+            if let Some(level) = p.level {
+                if level as usize >= sc.levels.len() {
+                    return Err(err(
+                        Some(span),
+                        Some("published.level"),
+                        format!(
+                            "scenario '{}' has {} level(s); levels count from 0",
+                            sc.name,
+                            sc.levels.len()
+                        ),
+                    ));
+                }
+            }
+        }
+        published.push(Published {
+            scenario: p.scenario,
+            level: p.level,
+            metric: p.metric.clone(),
+            values: p.values.clone(),
+            note: p.note.clone(),
+        });
+    }
+    Ok(Study {
+        name,
+        description: raw.description.trim().to_string(),
+        source: raw.source.trim().to_string(),
+        targets,
+        repetitions,
+        order: raw.order.unwrap_or_default(),
+        restart: raw.restart.unwrap_or_default(),
+        threads,
+        cpus,
+        metrics,
+        scenarios,
+        published,
+        file: path.to_path_buf(),
+        text: text.to_string(),
+    })
+}
+
+/// Turns one load table into a level, or names the bad key.
+fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'static str, String)> {
+    let mode = l.mode.unwrap_or(if l.stages.is_some() {
+        Mode::Stages
+    } else if l.rate.is_some() {
+        Mode::Open
+    } else {
+        Mode::Closed
+    });
+    let keepalive = l.keepalive.unwrap_or(keepalive);
+    let duration = l.duration.map(|d| d.0);
+    if duration == Some(Duration::ZERO) {
+        return Err(("duration", "must be more than 0".into()));
+    }
+    if l.requests == Some(0) {
+        return Err(("requests", "must be at least 1".into()));
+    }
+    if l.connections == Some(0) {
+        return Err(("connections", "must be at least 1".into()));
+    }
+    let (load, stop) = match mode {
+        Mode::Closed => {
+            let connections = l
+                .connections
+                .ok_or(("connections", "closed loop needs `connections`".to_string()))?;
+            if l.requests.is_none() && duration.is_none() {
+                return Err((
+                    "requests",
+                    "closed loop needs `requests` or `duration`".into(),
+                ));
+            }
+            reject(l.rate.is_some(), "rate", "only open loops have a rate")?;
+            reject(l.stages.is_some(), "stages", "use mode = \"stages\"")?;
+            (
+                Load::Closed { connections },
+                Stop {
+                    requests: l.requests,
+                    duration,
+                },
+            )
+        }
+        Mode::Open => {
+            let rate = l
+                .rate
+                .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(("rate", format!("{rate} is not a positive rate")));
+            }
+            let connections = l
+                .connections
+                .ok_or(("connections", "open loop needs `connections`".to_string()))?;
+            let duration =
+                duration.ok_or(("duration", "open loop needs `duration`".to_string()))?;
+            (
+                Load::Open { rate, connections },
+                Stop {
+                    requests: l.requests,
+                    duration: Some(duration),
+                },
+            )
+        }
+        Mode::Stages => {
+            let raw_stages = l
+                .stages
+                .as_ref()
+                .filter(|s| !s.is_empty())
+                .ok_or(("stages", "give at least one stage".to_string()))?;
+            reject(
+                duration.is_some(),
+                "duration",
+                "a staged load lasts as long as its stages",
+            )?;
+            let unit = match l.unit.unwrap_or(Unit::Connections) {
+                Unit::Connections => StageUnit::Connections,
+                Unit::Rate => StageUnit::Rate,
+            };
+            let mut stages = Vec::new();
+            for s in raw_stages {
+                if !(s.target.is_finite() && s.target >= 0.0) {
+                    return Err(("stages", format!("bad target {}", s.target)));
+                }
+                if s.duration.0.is_zero() {
+                    return Err(("stages", "a stage needs a duration above 0".into()));
+                }
+                stages.push(Stage {
+                    duration: s.duration.0,
+                    target: s.target,
+                });
+            }
+            let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max);
+            let connections = match (unit, l.connections) {
+                (_, Some(c)) => c,
+                (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
+                (StageUnit::Rate, None) => {
+                    return Err(("connections", "a rate ramp needs `connections`".into()))
+                }
+            };
+            if unit == StageUnit::Connections && peak > connections as f64 {
+                return Err((
+                    "stages",
+                    format!("target {peak} exceeds {connections} connections"),
+                ));
+            }
+            let total = stages.iter().map(|s| s.duration).sum();
+            (
+                Load::Stages {
+                    unit,
+                    stages,
+                    connections,
+                },
+                Stop {
+                    requests: l.requests,
+                    duration: Some(total),
+                },
+            )
+        }
+    };
+    let label = l.label.clone().unwrap_or_else(|| auto_label(&load, &stop));
+    Ok(Level {
+        label,
+        load,
+        stop,
+        keepalive,
+    })
+}
+
+fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), (&'static str, String)> {
+    if bad {
+        Err((key, why.to_string()))
+    } else {
+        Ok(())
+    }
+}
+
+/// `n=1000 c=10`, `c=64 5s`, `rate=100 c=10 30s`, `c 0→100/60s →100/60s`.
+pub fn auto_label(load: &Load, stop: &Stop) -> String {
+    let secs = |d: Duration| format_secs(d.as_secs_f64());
+    match load {
+        Load::Closed { connections } => match (stop.requests, stop.duration) {
+            (Some(n), None) => format!("n={n} c={connections}"),
+            (None, Some(d)) => format!("c={connections} {}", secs(d)),
+            (Some(n), Some(d)) => format!("n={n} c={connections} ≤{}", secs(d)),
+            (None, None) => format!("c={connections}"),
+        },
+        Load::Open { rate, connections } => format!(
+            "rate={} c={connections} {}",
+            format_num(*rate),
+            stop.duration.map(secs).unwrap_or_default()
+        ),
+        Load::Stages { unit, stages, .. } => {
+            let prefix = if *unit == StageUnit::Rate {
+                "rate"
+            } else {
+                "c"
+            };
+            let legs: Vec<String> = stages
+                .iter()
+                .map(|s| format!("→{}/{}", format_num(s.target), secs(s.duration)))
+                .collect();
+            format!("{prefix} 0{}", legs.join(" "))
+        }
+    }
+}
+
+fn format_secs(s: f64) -> String {
+    if s >= 1.0 && (s - s.round()).abs() < 1e-9 {
+        format!("{}s", s.round() as u64)
+    } else if s >= 1.0 {
+        format!("{s:.1}s")
+    } else {
+        format!("{}ms", (s * 1000.0).round() as u64)
+    }
+}
+
+fn format_num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The key written before the value at `offset` (`key = <value>`), if any.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    let eq = before.rfind('=')?;
+    let key: String = before[..eq]
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '"'))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let key = key.trim_matches('"').to_string();
+    (!key.is_empty()).then_some(key)
+}
+
+/// Every `*.toml` study in `dir`, sorted by name; unreadable ones as errors.
+pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    Ok(paths.iter().map(|p| load(p)).collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The study file exactly as written: serde structures that reject unknown
+//! keys, plus the small value types (durations, scenario names, CPU lists)
+//! whose own deserialisers reject bad values so that the TOML parser can
+//! point at the offending line.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStudy {
+    pub name: Spanned<String>,
+    pub description: String,
+    pub source: String,
+    pub targets: Spanned<RawTargets>,
+    #[serde(default)]
+    pub repetitions: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub order: Option<Order>,
+    #[serde(default)]
+    pub restart: Option<Restart>,
+    #[serde(default)]
+    pub warmup: Option<Dur>,
+    #[serde(default)]
+    pub timeout: Option<Dur>,
+    #[serde(default)]
+    pub threads: Option<Spanned<usize>>,
+    #[serde(default)]
+    pub cpus: Option<Spanned<RawCpus>>,
+    #[serde(default)]
+    pub metrics: Vec<Spanned<String>>,
+    pub scenario: Vec<Spanned<RawScenario>>,
+    #[serde(default)]
+    pub published: Vec<Spanned<RawPublished>>,
+}
+
+/// `targets = "all"` or a list of target names.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawTargets {
+    All(String),
+    List(Vec<String>),
+}
+
+/// `cpus = "auto"` or `cpus = { server = [0], generator = [1] }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawCpus {
+    Auto(String),
+    Split {
+        server: Vec<usize>,
+        generator: Vec<usize>,
+    },
+}
+
+/// In which order targets are measured within a repetition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Repetition `r` starts from target `r mod len`.
+    #[default]
+    Rotate,
+    /// Always the listed order.
+    Fixed,
+}
+
+/// How often a server is restarted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Restart {
+    /// A fresh server for every scenario of every repetition (its levels share it).
+    #[default]
+    PerScenario,
+    /// A fresh server for every repetition; all scenarios run on it.
+    PerRepetition,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub name: ScenarioName,
+    pub method: Option<String>,
+    pub path: Option<String>,
+    pub body: Option<String>,
+    pub keepalive: Option<bool>,
+    pub warmup: Option<Dur>,
+    pub timeout: Option<Dur>,
+    pub load: Option<Spanned<RawLoad>>,
+    pub levels: Option<Vec<Spanned<RawLoad>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Mode {
+    Closed,
+    Open,
+    Stages,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Unit {
+    Connections,
+    Rate,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLoad {
+    pub mode: Option<Mode>,
+    pub label: Option<String>,
+    pub connections: Option<usize>,
+    pub requests: Option<u64>,
+    pub duration: Option<Dur>,
+    pub rate: Option<f64>,
+    pub keepalive: Option<bool>,
+    pub unit: Option<Unit>,
+    pub stages: Option<Vec<RawStage>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStage {
+    pub duration: Dur,
+    pub target: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPublished {
+    #[serde(default)]
+    pub scenario: Option<ScenarioName>,
+    #[serde(default)]
+    pub level: Option<u32>,
+    pub metric: String,
+    pub values: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// The scenarios of targets/SPEC.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioName {
+    Plaintext,
+    Json,
+    FileRead,
+    WaitTime,
+    Simple,
+    Timed,
+    Bcrypt,
+}
+
+impl ScenarioName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScenarioName::Plaintext => "plaintext",
+            ScenarioName::Json => "json",
+            ScenarioName::FileRead => "file_read",
+            ScenarioName::WaitTime => "wait_time",
+            ScenarioName::Simple => "simple",
+            ScenarioName::Timed => "timed",
+            ScenarioName::Bcrypt => "bcrypt",
+        }
+    }
+
+    /// The route of SPEC.md: method and path.
+    pub fn route(self) -> (&'static str, &'static str) {
+        match self {
+            ScenarioName::Plaintext => ("GET", "/plaintext"),
+            ScenarioName::Json => ("GET", "/json"),
+            ScenarioName::FileRead => ("GET", "/file_read"),
+            ScenarioName::WaitTime => ("GET", "/wait_time"),
+            ScenarioName::Simple => ("POST", "/test/simple"),
+            ScenarioName::Timed => ("POST", "/test/timed"),
+            ScenarioName::Bcrypt => ("POST", "/test/bcrypt"),
+        }
+    }
+
+    /// A nominal service time per request, for duration estimates only.
+    pub fn nominal_service_s(self) -> f64 {
+        match self {
+            ScenarioName::WaitTime => 1.0,
+            ScenarioName::Timed => 0.021,
+            ScenarioName::Bcrypt => 0.07,
+            ScenarioName::FileRead => 0.002,
+            _ => 0.000_2,
+        }
+    }
+}
+
+impl fmt::Display for ScenarioName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A duration written as `"5s"`, `"500ms"`, `"2m"`, `"1.5s"` or a number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dur(pub Duration);
+
+/// Parses `"5s"`, `"250ms"`, `"2m"`, `"1h"`, `"1.5s"` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration such as \"5s\", \"250ms\" or \"2m\""))?;
+    let secs = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit '{other}' in '{s}' (use ms, s, m or h)"
+            ))
+        }
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(format!("'{s}' is not a valid duration"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as \"5s\", \"250ms\", \"2m\" or a number of seconds")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map(Dur).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
+                u64::try_from(v)
+                    .map(|s| Dur(Duration::from_secs(s)))
+                    .map_err(|_| E::custom("a duration cannot be negative"))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
+                Ok(Dur(Duration::from_secs(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
+                if v.is_finite() && v >= 0.0 {
+                    Ok(Dur(Duration::from_secs_f64(v)))
+                } else {
+                    Err(E::custom("a duration must be a non-negative number"))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

@@ -1,0 +1,150 @@
+//! Shrinking a study (`--scale F`, `--quick`) and estimating how long it
+//! takes. Scaling multiplies every duration and request count by F, with
+//! floors that keep each load meaningful (1 s loads, 0.25 s warm-ups, at least
+//! as many requests as connections), rounds repetitions, and caps
+//! request-counted loads in time so that a slow server cannot stretch a
+//! scaled run. `--quick` picks F so the study's load phases take about 25 s.
+
+use super::{Level, Study};
+use shootout_engine::{Load, Stop};
+use std::time::Duration;
+
+/// Seconds of load a `--quick` run aims for (overheads come on top).
+const QUICK_LOAD_S: f64 = 25.0;
+/// A request rate assumed for estimates when nothing else limits it.
+const NOMINAL_RPS: f64 = 5_000.0;
+/// Assumed seconds for a start (spawn to ready), a stop, and a verification.
+const START_S: f64 = 1.5;
+const STOP_S: f64 = 0.3;
+const VERIFY_S: f64 = 5.0;
+
+/// How long a study is expected to take.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub measurements: usize,
+    pub server_starts: usize,
+    /// Warm-ups plus loads.
+    pub load_s: f64,
+    /// Everything: verification, starts, settles, warm-ups, loads, stops.
+    pub total_s: f64,
+}
+
+/// The pause before idle memory is read, for a given scale (1 s at full scale).
+pub fn settle_for(scale: f64) -> Duration {
+    Duration::from_secs_f64((scale * 4.0).clamp(0.25, 1.0))
+}
+
+/// The pause after a load before the after-memory is read.
+pub fn settle_after_for(scale: f64) -> Duration {
+    settle_for(scale) / 2
+}
+
+/// The scale `--quick` uses for this study with `targets` targets.
+pub fn quick_scale(study: &Study, targets: usize) -> f64 {
+    let full = study.estimate(targets, 1.0).load_s;
+    if full <= 0.0 {
+        return 0.25;
+    }
+    (QUICK_LOAD_S / full).clamp(0.001, 0.25)
+}
+
+impl Study {
+    /// A copy with every count and duration multiplied by `f` (see module docs).
+    pub fn scaled(&self, f: f64) -> Study {
+        let mut s = self.clone();
+        if (f - 1.0).abs() < 1e-12 {
+            return s;
+        }
+        s.repetitions = ((self.repetitions as f64 * f).round() as u32).max(1);
+        for sc in &mut s.scenarios {
+            if !sc.warmup.is_zero() {
+                sc.warmup = scale_dur(sc.warmup, f, 0.25);
+            }
+            for level in &mut sc.levels {
+                scale_level(level, f);
+            }
+        }
+        s
+    }
+
+    /// Expected duration with `targets` targets at scale `scale` (the study
+    /// must already be scaled; `scale` only sets the settle pauses).
+    pub fn estimate(&self, targets: usize, scale: f64) -> Estimate {
+        let reps = self.repetitions as usize;
+        let settle = settle_for(scale).as_secs_f64();
+        let settle_after = settle_after_for(scale).as_secs_f64();
+        let mut per_rep_load = 0.0;
+        let mut measurements = 0;
+        for sc in &self.scenarios {
+            for level in &sc.levels {
+                measurements += 1;
+                per_rep_load +=
+                    sc.warmup.as_secs_f64() + level_seconds(level, sc.name.nominal_service_s());
+            }
+        }
+        let starts_per_rep = match self.restart {
+            super::Restart::PerScenario => self.scenarios.len(),
+            super::Restart::PerRepetition => 1,
+        };
+        let server_starts = targets * reps * starts_per_rep;
+        let measurements = targets * reps * measurements;
+        let load_s = per_rep_load * (targets * reps) as f64;
+        let total_s = load_s
+            + measurements as f64 * settle_after
+            + server_starts as f64 * (START_S + settle + STOP_S)
+            + targets as f64 * VERIFY_S;
+        Estimate {
+            measurements,
+            server_starts,
+            load_s,
+            total_s,
+        }
+    }
+}
+
+/// Expected seconds of one level's measured phase.
+pub fn level_seconds(level: &Level, service_s: f64) -> f64 {
+    let conns = level.load.max_connections() as f64;
+    let rps = match &level.load {
+        Load::Open { rate, .. } => *rate,
+        _ => (conns / service_s).min(NOMINAL_RPS),
+    };
+    // bcrypt and the like are CPU bound: a few hashes per core per second.
+    let rps = if service_s > 0.05 && service_s < 0.5 {
+        rps.min(1.0 / service_s)
+    } else {
+        rps
+    };
+    let by_count = level.stop.requests.map(|n| n as f64 / rps.max(1e-9));
+    let by_time = level.stop.duration.map(|d| d.as_secs_f64());
+    match (by_count, by_time) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => 0.0,
+    }
+}
+
+fn scale_dur(d: Duration, f: f64, floor_s: f64) -> Duration {
+    Duration::from_secs_f64((d.as_secs_f64() * f).max(floor_s.min(d.as_secs_f64())))
+}
+
+fn scale_level(level: &mut Level, f: f64) {
+    let conns = level.load.max_connections() as u64;
+    let requests = level
+        .stop
+        .requests
+        .map(|n| ((n as f64 * f).round() as u64).max(conns.max(10)).min(n));
+    let mut duration = level.stop.duration.map(|d| scale_dur(d, f, 1.0));
+    if let Load::Stages { stages, .. } = &mut level.load {
+        for st in stages.iter_mut() {
+            st.duration = scale_dur(st.duration, f, 0.5);
+        }
+        duration = Some(stages.iter().map(|s| s.duration).sum());
+    }
+    if f < 1.0 && requests.is_some() && duration.is_none() {
+        // A scaled run must stay short even against a slow server.
+        duration = Some(Duration::from_secs_f64((60.0 * f).max(2.0)));
+    }
+    level.stop = Stop { requests, duration };
+}

@@ -1,0 +1,210 @@
+//! Study parsing: the shipped studies load, bad files name file, key and line.
+
+use super::*;
+
+fn studies_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies")
+}
+
+fn parse_err(text: &str) -> StudyError {
+    parse(Path::new("studies/bad.toml"), text).unwrap_err()
+}
+
+const MINIMAL: &str = r#"name = "tiny"
+description = "d"
+source = "s"
+targets = ["a", "b"]
+
+[[scenario]]
+name = "json"
+load = { connections = 2, duration = "1s" }
+"#;
+
+#[test]
+fn shipped_studies_parse() {
+    let all = discover(&studies_dir()).unwrap();
+    let names: Vec<String> = all
+        .iter()
+        .map(|s| match s {
+            Ok(s) => s.name.clone(),
+            Err(e) => panic!("{e}"),
+        })
+        .collect();
+    for want in [
+        "default",
+        "actix-vs-django",
+        "go-rust-python",
+        "rust-trio",
+        "robyn-vs-fastapi",
+        "fastapi-vs-falcon",
+    ] {
+        assert!(
+            names.contains(&want.to_string()),
+            "{want} missing from {names:?}"
+        );
+    }
+    let avd = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "actix-vs-django")
+        .unwrap();
+    let labels: Vec<&str> = avd.scenarios[0]
+        .levels
+        .iter()
+        .map(|l| l.label.as_str())
+        .collect();
+    assert_eq!(labels, ["n=1000 c=10", "n=2000 c=50", "n=3000 c=100"]);
+    assert!(!avd.scenarios[0].levels[0].keepalive);
+    assert_eq!(avd.published.len(), 6);
+    let grp = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "go-rust-python")
+        .unwrap();
+    let level = &grp.scenarios[0].levels[0];
+    assert_eq!(level.stop.duration, Some(Duration::from_secs(120)));
+    assert!(matches!(
+        level.load,
+        Load::Stages {
+            connections: 100,
+            ..
+        }
+    ));
+    let trio = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "rust-trio")
+        .unwrap();
+    assert_eq!(trio.scenarios[2].levels[0].stop.requests, Some(500));
+    assert_eq!(trio.scenarios[2].method, "POST");
+    assert_eq!(trio.scenarios[2].path, "/test/bcrypt");
+    assert_eq!(trio.repetitions, 3);
+}
+
+#[test]
+fn minimal_study_gets_defaults() {
+    let s = parse(Path::new("x.toml"), MINIMAL).unwrap();
+    assert_eq!(s.repetitions, 1);
+    assert_eq!(s.order, Order::Rotate);
+    assert_eq!(s.restart, Restart::PerScenario);
+    assert_eq!(s.cpus, CpuSplit::Auto);
+    assert_eq!(s.scenarios[0].warmup, Duration::from_secs(2));
+    assert_eq!(s.scenarios[0].levels[0].label, "c=2 1s");
+    assert!(s.scenarios[0].levels[0].keepalive);
+    assert_eq!(s.text, MINIMAL);
+}
+
+#[test]
+fn unknown_key_names_file_key_and_line() {
+    let text = MINIMAL.replace("source = \"s\"", "source = \"s\"\nbogus = 3");
+    let e = parse_err(&text);
+    assert_eq!(e.key.as_deref(), Some("bogus"), "{e}");
+    assert_eq!(e.line, Some(4), "{e}");
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("studies/bad.toml:4: key `bogus`"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn unknown_key_in_a_load_is_an_error() {
+    let text = MINIMAL.replace("duration = \"1s\"", "duration = \"1s\", conns = 3");
+    let e = parse_err(&text);
+    assert_eq!(e.line, Some(8), "{e}");
+    assert!(e.to_string().contains("conns"), "{e}");
+}
+
+#[test]
+fn bad_values_point_at_their_line() {
+    let e = parse_err(&MINIMAL.replace("\"1s\"", "\"1 fortnight\""));
+    assert_eq!(e.line, Some(8), "{e}");
+    assert_eq!(e.key.as_deref(), Some("duration"), "{e}");
+
+    let e = parse_err(&MINIMAL.replace("name = \"json\"", "name = \"xml\""));
+    assert_eq!(e.line, Some(7), "{e}");
+    assert_eq!(e.key.as_deref(), Some("name"), "{e}");
+
+    let e = parse_err(&MINIMAL.replace("connections = 2, ", ""));
+    assert_eq!(e.line, Some(8), "{e}");
+    assert_eq!(e.key.as_deref(), Some("connections"), "{e}");
+
+    let e = parse_err(&MINIMAL.replace("targets = [\"a\", \"b\"]", "targets = \"some\""));
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (Some(4), Some("targets")),
+        "{e}"
+    );
+
+    let e = parse_err(&MINIMAL.replace("description = \"d\"\n", ""));
+    assert!(e.to_string().contains("description"), "{e}");
+
+    let e = parse_err(&format!("{MINIMAL}repetitions = 0\n"));
+    assert!(e.to_string().contains("bad.toml"), "{e}");
+}
+
+#[test]
+fn published_must_match_a_scenario_and_metric() {
+    let e = parse_err(&format!(
+        "{MINIMAL}\n[[published]]\nscenario = \"plaintext\"\nmetric = \"rps\"\nvalues = {{ a = 1 }}\n"
+    ));
+    assert_eq!(e.key.as_deref(), Some("published.scenario"), "{e}");
+    assert_eq!(e.line, Some(10), "{e}");
+    let e = parse_err(&format!(
+        "{MINIMAL}\n[[published]]\nscenario = \"json\"\nmetric = \"speed\"\nvalues = {{ a = 1 }}\n"
+    ));
+    assert_eq!(e.key.as_deref(), Some("published.metric"), "{e}");
+}
+
+#[test]
+fn durations_parse() {
+    assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
+    assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+    assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+    assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
+    assert!(parse_duration("fast").is_err());
+    assert!(parse_duration("3 weeks").is_err());
+}
+
+#[test]
+fn scaling_shrinks_with_floors() {
+    let all = discover(&studies_dir()).unwrap();
+    let trio = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "rust-trio")
+        .unwrap();
+    let q = trio.scaled(0.1);
+    assert_eq!(q.repetitions, 1);
+    assert_eq!(q.scenarios[0].levels[0].stop.requests, Some(1000));
+    assert_eq!(q.scenarios[2].levels[0].stop.requests, Some(50));
+    assert_eq!(q.scenarios[0].warmup, Duration::from_millis(250));
+    // Counted loads get a time cap when scaled.
+    assert_eq!(
+        q.scenarios[0].levels[0].stop.duration,
+        Some(Duration::from_secs(6))
+    );
+    assert_eq!(trio.scaled(1.0), *trio);
+
+    let grp = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "go-rust-python")
+        .unwrap();
+    let q = grp.scaled(0.01);
+    assert_eq!(
+        q.scenarios[0].levels[0].stop.duration,
+        Some(Duration::from_millis(1200))
+    );
+    // Every study's --quick estimate stays near a couple of minutes at most.
+    for s in all.iter().flatten() {
+        let n = match &s.targets {
+            TargetSelection::All => 9,
+            TargetSelection::List(l) => l.len(),
+        };
+        let f = quick_scale(s, n);
+        let est = s.scaled(f).estimate(n, f);
+        assert!(est.total_s < 180.0, "{}: {est:?} at scale {f}", s.name);
+        assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
+    }
+}
