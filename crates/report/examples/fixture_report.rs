@@ -12,6 +12,7 @@ fn main() -> anyhow::Result<()> {
     let data = shootout_report::load(&db, &id.to_string())?;
     match format {
         "md" => print!("{}", shootout_report::markdown(&data)),
+        "html" => print!("{}", shootout_report::html(&data)),
         other => anyhow::bail!("unknown format {other}"),
     }
     Ok(())

@@ -6,6 +6,7 @@
 pub mod context;
 pub mod escape;
 pub mod group;
+pub mod html;
 pub mod markdown;
 pub mod metric;
 pub mod published;
@@ -13,6 +14,11 @@ pub mod stats;
 
 pub use context::Context;
 pub use shootout_store::RunData;
+
+/// Renders the self-contained HTML report of a run.
+pub fn html(data: &RunData) -> String {
+    html::render(&Context::new(data))
+}
 
 /// Renders the Markdown report of a run.
 pub fn markdown(data: &RunData) -> String {

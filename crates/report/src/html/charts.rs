@@ -1,0 +1,386 @@
+//! The HTML report's charts, drawn with `plotters` into SVG strings that are
+//! inlined into the page: bars with 95% CI whiskers (throughput,
+//! efficiency), grouped memory bars, the latency percentile spectrum on a
+//! log 1/(1−p) axis, and the per-second timeline. Every series is named in
+//! text on the chart (not by colour alone); plotters escapes the SVG text.
+
+use hdrhistogram::Histogram;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Okabe–Ito colours: distinguishable with common colour blindness.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(120, 120, 120),
+    RGBColor(0, 0, 0),
+];
+const SIZE: (u32, u32) = (960, 420);
+const FONT: &str = "sans-serif";
+
+pub fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// One bar: a label, a value and an optional 95% interval.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub ci: Option<(f64, f64)>,
+}
+
+/// One line: a label and its points.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+type Draw<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// Renders `draw` into an SVG string.
+fn svg(size: (u32, u32), draw: impl FnOnce(&Draw) -> Result<(), String>) -> Result<String, String> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        draw(&root)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(buf)
+}
+
+fn e<E: std::fmt::Display>(err: E) -> String {
+    err.to_string()
+}
+
+fn axis_max(values: impl Iterator<Item = f64>) -> f64 {
+    let m = values.filter(|v| v.is_finite()).fold(0.0_f64, f64::max);
+    if m > 0.0 {
+        m * 1.18
+    } else {
+        1.0
+    }
+}
+
+/// Vertical bars with 95% CI whiskers and the value printed above each bar.
+pub fn bars(title: &str, y_desc: &str, bars: &[Bar]) -> Result<String, String> {
+    let n = bars.len().max(1);
+    let top = axis_max(
+        bars.iter()
+            .map(|b| b.ci.map_or(b.value, |c| c.1.max(b.value))),
+    );
+    svg(SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 24))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(84)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc(y_desc)
+            .y_label_formatter(&|v| crate::metric::num(*v))
+            .label_style((FONT, 16))
+            .draw()
+            .map_err(e)?;
+        for (i, b) in bars.iter().enumerate() {
+            draw_bar(&mut chart, i, b)?;
+        }
+        let names: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+        category_labels(&mut chart, &names)?;
+        Ok(())
+    })
+}
+
+type BarChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Writes each category's name centred under its slot, below the x axis.
+fn category_labels(chart: &mut BarChart, names: &[String]) -> Result<(), String> {
+    let style = (FONT, 17)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    chart
+        .draw_series(names.iter().enumerate().map(|(i, name)| {
+            EmptyElement::at((i as f64, 0.0)) + Text::new(name.clone(), (0, 8), style.clone())
+        }))
+        .map_err(e)?;
+    Ok(())
+}
+
+fn draw_bar(chart: &mut BarChart, i: usize, b: &Bar) -> Result<(), String> {
+    let x = i as f64;
+    let c = color(i);
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(x - 0.3, 0.0), (x + 0.3, b.value)],
+            c.mix(0.85).filled(),
+        )))
+        .map_err(e)?;
+    let mut top = b.value;
+    if let Some((lo, hi)) = b.ci {
+        top = hi.max(b.value);
+        chart
+            .draw_series(std::iter::once(ErrorBar::new_vertical(
+                x,
+                lo,
+                b.value,
+                hi,
+                BLACK.stroke_width(2),
+                14,
+            )))
+            .map_err(e)?;
+    }
+    let text = crate::metric::num(b.value);
+    let style = (FONT, 17)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((x, top)) + Text::new(text, (0, -4), style),
+        ))
+        .map_err(e)?;
+    Ok(())
+}
+
+/// Grouped bars: for each target, one bar per series (e.g. idle/peak/after),
+/// each labelled with its series name and value.
+pub fn grouped_bars(
+    title: &str,
+    y_desc: &str,
+    series: &[&str],
+    groups: &[(String, Vec<f64>)],
+) -> Result<String, String> {
+    let n = groups.len().max(1);
+    let top = axis_max(groups.iter().flat_map(|g| g.1.iter().copied()));
+    svg(SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 24))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(84)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc(y_desc)
+            .y_label_formatter(&|v| crate::metric::num(*v))
+            .label_style((FONT, 16))
+            .draw()
+            .map_err(e)?;
+        let width = 0.8 / series.len().max(1) as f64;
+        for (gi, (_, values)) in groups.iter().enumerate() {
+            for (si, v) in values.iter().enumerate() {
+                let x0 = gi as f64 - 0.4 + si as f64 * width;
+                let style = color(si).mix(0.85).filled();
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x0 + 0.02, 0.0), (x0 + width - 0.02, *v)],
+                        style,
+                    )))
+                    .map_err(e)?;
+                let name = series.get(si).copied().unwrap_or("");
+                let text = format!("{name} {}", crate::metric::num(*v));
+                let style = (FONT, 14)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Bottom));
+                let at = (x0 + width / 2.0, *v);
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at(at) + Text::new(text, (0, -3), style),
+                    ))
+                    .map_err(e)?;
+            }
+        }
+        let names: Vec<String> = groups.iter().map(|g| g.0.clone()).collect();
+        category_labels(&mut chart, &names)
+    })
+}
+
+/// The latency spectrum: latency (ms) against percentile on a log 1/(1−p)
+/// axis, one line per target, each named at its right end.
+pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
+    let x_max = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(10.0_f64, f64::max)
+        .min(1e6);
+    let y_max = axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    svg(SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 24))
+            .margin(12)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .margin_right(150)
+            .build_cartesian_2d((1.0..x_max * 1.5).log_scale(), 0.0..y_max)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|x| percentile_label(*x))
+            .x_desc("percentile (log scale of 1/(1−p))")
+            .y_desc("latency (ms)")
+            .y_label_formatter(&|v| crate::metric::num(*v))
+            .label_style((FONT, 16))
+            .draw()
+            .map_err(e)?;
+        draw_lines(&mut chart, lines)
+    })
+}
+
+fn draw_lines<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    lines: &[Line],
+) -> Result<(), String>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+{
+    for (i, l) in lines.iter().enumerate() {
+        let c = color(i);
+        let label = format!("{}. {}", i + 1, l.label);
+        chart
+            .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))
+            .map_err(e)?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (22, 0)], c.stroke_width(3))
+                    + marker(i, (11, 0), c)
+            });
+        let step = (l.points.len() / 12).max(1);
+        chart
+            .draw_series(
+                l.points
+                    .iter()
+                    .step_by(step)
+                    .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
+            )
+            .map_err(e)?;
+        if let Some(&last) = l.points.last() {
+            let style = (FONT, 15)
+                .into_font()
+                .color(&c)
+                .pos(Pos::new(HPos::Left, VPos::Center));
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at(last) + Text::new(label, (8, 0), style),
+                ))
+                .map_err(e)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 15))
+        .draw()
+        .map_err(e)
+}
+
+/// 1/(1−p) → "99.9%".
+fn percentile_label(x: f64) -> String {
+    if x <= 1.0 {
+        return "0%".into();
+    }
+    let p = 100.0 * (1.0 - 1.0 / x);
+    let digits = (x.log10().round() as usize).saturating_sub(2);
+    format!("{p:.digits$}%")
+}
+
+/// Percentile spectrum points from a histogram in µs: (1/(1−p), ms).
+pub fn spectrum_points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    let mut pts = Vec::new();
+    for v in h.iter_quantiles(4) {
+        let q = v.quantile_iterated_to();
+        if q >= 1.0 {
+            break;
+        }
+        pts.push((1.0 / (1.0 - q), v.value_iterated_to() as f64 / 1000.0));
+    }
+    let max_x = 1.0 / (1.0 - (1.0 - 1.0 / h.len() as f64).max(0.0)).max(1e-9);
+    pts.push((
+        max_x.max(pts.last().map_or(1.0, |p| p.0)),
+        h.max() as f64 / 1000.0,
+    ));
+    pts
+}
+
+/// Two stacked panels over seconds: throughput on top, p99 below.
+pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, String> {
+    let t_max = rps
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(1.0_f64, f64::max);
+    svg((SIZE.0, 640), |root| {
+        let (upper, lower) = root.split_vertically(320);
+        panel(&upper, title, "req/s", t_max, rps)?;
+        panel(&lower, "p99 latency per second", "p99 (ms)", t_max, p99)
+    })
+}
+
+fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), String> {
+    let y_max = axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 20))
+        .margin(10)
+        .x_label_area_size(46)
+        .y_label_area_size(84)
+        .margin_right(150)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("second of the measured phase")
+        .x_label_formatter(&|t| whole(*t))
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| crate::metric::num(*v))
+        .label_style((FONT, 15))
+        .draw()
+        .map_err(e)?;
+    draw_lines(&mut chart, lines)
+}
+
+/// A shape per series, so lines can be told apart without colour.
+fn marker<DB: DrawingBackend>(
+    i: usize,
+    at: (i32, i32),
+    c: RGBColor,
+) -> DynElement<'static, DB, (i32, i32)> {
+    match i % 4 {
+        0 => Circle::new(at, 4, c.filled()).into_dyn(),
+        1 => TriangleMarker::new(at, 6, c.filled()).into_dyn(),
+        2 => Cross::new(at, 5, c.stroke_width(2)).into_dyn(),
+        _ => Rectangle::new([(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)], c.filled()).into_dyn(),
+    }
+}
+
+/// Whole numbers only, for axes of seconds.
+fn whole(t: f64) -> String {
+    if (t - t.round()).abs() < 1e-9 {
+        format!("{t:.0}")
+    } else {
+        String::new()
+    }
+}

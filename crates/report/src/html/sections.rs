@@ -1,0 +1,277 @@
+//! The parts of the HTML page: header, target badges, one section per
+//! scenario × level (charts and the metric table) and the environment table.
+
+use super::charts::{self, Bar, Line};
+use crate::context::Context;
+use crate::escape::html as esc;
+use crate::group::{Column, Group};
+use crate::markdown::{cell_text, extremes};
+use crate::metric::Metric;
+use shootout_store::TargetRecord;
+use std::fmt::Write;
+
+pub fn header(out: &mut String, ctx: &Context) {
+    let r = &ctx.data.run;
+    let h = &r.host;
+    let _ = write!(
+        out,
+        "<header>\n<h1>{} — run {}</h1>\n\
+         <p class=\"meta\">Started {} · status {} · scale {}</p>\n\
+         <p class=\"meta\">Host {} · {} ({} cores, {} MiB) · kernel {}</p>\n\
+         <p class=\"meta\">Pinning: server CPUs {} · generator CPUs {} · shootout {}</p>\n",
+        esc(&r.study),
+        r.id,
+        esc(&r.started_at),
+        esc(r.status.as_str()),
+        r.scale,
+        esc(&h.hostname),
+        esc(&h.cpu_model),
+        h.cores,
+        h.mem_total_mib,
+        esc(&h.kernel),
+        esc(&crate::context::cpu_list(&r.pinning.server_cpus)),
+        esc(&crate::context::cpu_list(&r.pinning.generator_cpus)),
+        esc(&r.tool_version),
+    );
+    if let Some(d) = study_description(&r.study_text) {
+        let _ = writeln!(out, "<p class=\"description\">{}</p>", esc(&d));
+    }
+    out.push_str("</header>\n");
+}
+
+fn study_description(text: &str) -> Option<String> {
+    let doc = text.parse::<toml::Table>().ok()?;
+    doc.get("description")?.as_str().map(String::from)
+}
+
+pub fn targets(out: &mut String, ctx: &Context) {
+    out.push_str(
+        "<section id=\"targets\">\n<h2>Targets</h2>\n<table class=\"text\">\n<thead><tr><th>Target</th>\
+         <th>Language / framework</th><th>Status</th><th>Footprint</th><th>Build</th></tr></thead>\n<tbody>\n",
+    );
+    for t in &ctx.data.targets {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&t.target),
+            esc(&t.language),
+            esc(&t.framework),
+            badge(t),
+            t.footprint_bytes
+                .map_or("—".into(), |b| format!("{:.1} MB", b as f64 / 1e6)),
+            t.build_s.map_or("—".into(), |s| format!("{s:.1} s")),
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// "✓ verified", or the failure with its reason and log tail.
+fn badge(t: &TargetRecord) -> String {
+    if t.status.as_str() == "ok" {
+        return "<span class=\"badge ok\">✓ verified</span>".into();
+    }
+    let mut s = format!(
+        "<span class=\"badge fail\">✗ {}</span> {}",
+        esc(&t.status.as_str().replace('_', " ")),
+        esc(t.reason.as_deref().unwrap_or(""))
+    );
+    if let Some(log) = &t.log_tail {
+        let _ = write!(
+            s,
+            "<details><summary>log tail</summary><pre>{}</pre></details>",
+            esc(log)
+        );
+    }
+    s
+}
+
+pub fn group(out: &mut String, ctx: &Context, g: &Group) {
+    let slug = g.slug();
+    let _ = writeln!(
+        out,
+        "<section id=\"s-{slug}\">\n<h2>{}</h2>",
+        esc(&g.title())
+    );
+    if g.columns.iter().any(|c| c.generator_bound()) {
+        out.push_str(
+            "<p class=\"note\">‡ marks a generator-bound target: the load generator used 90% or more \
+             of its cores, so its numbers are a floor for the server, not its limit.</p>\n",
+        );
+    }
+    out.push_str("<div class=\"charts\">\n");
+    let name = |c: &Column| {
+        format!(
+            "{}{}",
+            c.target,
+            if c.generator_bound() { " ‡" } else { "" }
+        )
+    };
+    let rps = metric_bars(g, Metric::Rps, &name);
+    figure(
+        out,
+        &slug,
+        "rps",
+        "Throughput, median with 95% CI whiskers",
+        charts::bars("Requests per second", "req/s", &rps),
+    );
+    figure(
+        out,
+        &slug,
+        "latency",
+        "Latency percentile spectrum of the merged histograms",
+        spectrum(g),
+    );
+    figure(
+        out,
+        &slug,
+        "timeline",
+        "Per second, for the median repetition of each target",
+        timeline(g),
+    );
+    figure(
+        out,
+        &slug,
+        "memory",
+        "Resident memory: idle before the load, peak under it, after it",
+        memory(g),
+    );
+    let eff = metric_bars(g, Metric::ReqPerCpuS, &name);
+    figure(
+        out,
+        &slug,
+        "efficiency",
+        "Requests per server CPU-second, median with 95% CI",
+        charts::bars("Efficiency", "req per CPU-s", &eff),
+    );
+    out.push_str("</div>\n");
+    table(out, g);
+    out.push_str("</section>\n");
+    let _ = ctx;
+}
+
+fn figure(out: &mut String, slug: &str, kind: &str, caption: &str, svg: Result<String, String>) {
+    let body = match svg {
+        Ok(s) => s,
+        Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", esc(&e)),
+    };
+    let _ = writeln!(
+        out,
+        "<figure class=\"chart\" id=\"chart-{slug}-{kind}\">\n{body}\n<figcaption>{}</figcaption>\n</figure>",
+        esc(caption)
+    );
+}
+
+fn metric_bars(g: &Group, m: Metric, name: &dyn Fn(&Column) -> String) -> Vec<Bar> {
+    g.columns
+        .iter()
+        .filter_map(|c| {
+            let s = c.spread(m)?;
+            Some(Bar {
+                label: name(c),
+                value: s.median,
+                ci: s.half_ci.map(|_| (s.ci_low(), s.ci_high())),
+            })
+        })
+        .collect()
+}
+
+fn spectrum(g: &Group) -> Result<String, String> {
+    let lines: Vec<Line> = g
+        .columns
+        .iter()
+        .map(|c| {
+            let mut merged = c.reps[0].histogram.clone();
+            for m in &c.reps[1..] {
+                let _ = merged.add(&m.histogram);
+            }
+            Line {
+                label: c.target.to_string(),
+                points: charts::spectrum_points(&merged),
+            }
+        })
+        .collect();
+    charts::spectrum("Latency by percentile", &lines)
+}
+
+/// The repetition whose RPS is closest to the median.
+fn median_rep<'a>(c: &Column<'a>) -> &'a shootout_store::Measurement {
+    let med = c.spread(Metric::Rps).map_or(0.0, |s| s.median);
+    let mut best = c.reps[0];
+    for m in &c.reps {
+        if (m.summary.rps - med).abs() < (best.summary.rps - med).abs() {
+            best = m;
+        }
+    }
+    best
+}
+
+fn timeline(g: &Group) -> Result<String, String> {
+    let (mut rps, mut p99) = (Vec::new(), Vec::new());
+    for c in &g.columns {
+        let m = median_rep(c);
+        let label = format!("{} (rep {})", c.target, m.repetition + 1);
+        let pts = |f: &dyn Fn(&shootout_engine::Second) -> f64| -> Vec<(f64, f64)> {
+            m.timeline.iter().map(|s| (f64::from(s.t), f(s))).collect()
+        };
+        rps.push(Line {
+            label: label.clone(),
+            points: pts(&|s| s.completed as f64),
+        });
+        p99.push(Line {
+            label,
+            points: pts(&|s| s.p99_ms),
+        });
+    }
+    charts::timeline("Throughput per second", &rps, &p99)
+}
+
+fn memory(g: &Group) -> Result<String, String> {
+    let groups: Vec<(String, Vec<f64>)> = g
+        .columns
+        .iter()
+        .map(|c| {
+            let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
+            (
+                c.target.to_string(),
+                vec![v(Metric::RssIdle), v(Metric::RssPeak), v(Metric::RssAfter)],
+            )
+        })
+        .collect();
+    charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
+}
+
+fn table(out: &mut String, g: &Group) {
+    out.push_str("<table class=\"metrics\">\n<thead><tr><th>Metric</th>");
+    for c in &g.columns {
+        let _ = write!(out, "<th>{}</th>", esc(c.target));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for m in Metric::ALL {
+        let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
+        let (best, worst) = extremes(&spreads, m.higher_is_better());
+        let _ = write!(out, "<tr><td>{}</td>", esc(m.label()));
+        for (i, s) in spreads.iter().enumerate() {
+            let class = if Some(i) == best {
+                " class=\"best\""
+            } else if Some(i) == worst {
+                " class=\"worst\""
+            } else {
+                ""
+            };
+            let text = s.as_ref().map_or("—".to_string(), cell_text);
+            let _ = write!(out, "<td{class}>{}</td>", esc(&text));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+pub fn environment(out: &mut String, ctx: &Context) {
+    out.push_str(
+        "<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"text\">\n<tbody>\n",
+    );
+    for (k, v) in ctx.environment() {
+        let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v));
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
