@@ -1,19 +1,327 @@
-//! `shootout targets`, `build` and `verify` (placeholder until the contestants land).
+//! `shootout targets`, `build` and `verify`: pick targets from `targets/`,
+//! then hand them to `shootout_targets` and print one line or one table row
+//! per target. Results go to stdout; spinners, skips and warnings to stderr.
+
 use crate::exit::Outcome;
+use anyhow::{bail, Context};
+use comfy_table::{presets, Cell, Color, Table};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_targets::verify::{verify_target, Column, VerifyOptions, VerifyReport};
+use shootout_targets::{BuildError, BuildOutcome, Target};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
 
+/// List the reference servers in targets/.
 #[derive(Debug, clap::Args)]
-pub struct ListArgs {}
-#[derive(Debug, clap::Args)]
-pub struct BuildArgs {}
-#[derive(Debug, clap::Args)]
-pub struct VerifyArgs {}
+pub struct ListArgs {
+    /// The targets directory [default: $SHOOTOUT_TARGETS, else the nearest targets/ holding SPEC.md].
+    #[arg(long, value_name = "DIR")]
+    pub targets_dir: Option<PathBuf>,
+}
 
-pub fn list(_: ListArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout targets` is not available yet")
+/// Build reference servers (all when none is named); unchanged ones are skipped.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// Targets to build [default: all].
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// The targets directory [default: $SHOOTOUT_TARGETS, else the nearest targets/ holding SPEC.md].
+    #[arg(long, value_name = "DIR")]
+    pub targets_dir: Option<PathBuf>,
 }
-pub fn build(_: BuildArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout build` is not available yet")
+
+/// Check reference servers against targets/SPEC.md (all when none is named).
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// Targets to verify [default: all].
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// The targets directory [default: $SHOOTOUT_TARGETS, else the nearest targets/ holding SPEC.md].
+    #[arg(long, value_name = "DIR")]
+    pub targets_dir: Option<PathBuf>,
+    /// Do not build first; verify whatever is there.
+    #[arg(long)]
+    pub no_build: bool,
 }
-pub fn verify(_: VerifyArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout verify` is not available yet")
+
+pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
+    let (targets, _) = select(args.targets_dir, &[])?;
+    let mut table = new_table([
+        "name",
+        "language",
+        "framework",
+        "toolchain",
+        "present",
+        "built",
+    ]);
+    for t in &targets {
+        let present = t.toolchain.is_present();
+        table.add_row(vec![
+            Cell::new(&t.name),
+            Cell::new(&t.language),
+            Cell::new(&t.framework),
+            Cell::new(t.toolchain),
+            yes_no(present),
+            yes_no(shootout_targets::is_built(t)),
+        ]);
+    }
+    println!("{table}");
+    Ok(Outcome::Ok)
+}
+
+pub fn build(args: BuildArgs) -> anyhow::Result<Outcome> {
+    let (targets, broken) = select(args.targets_dir, &args.targets)?;
+    let mut failed = broken;
+    for t in &targets {
+        match build_with_spinner(t) {
+            Ok(outcome) => println!("{}: {}", t.name, describe(&outcome)),
+            Err(e) => {
+                println!(
+                    "{}: FAILED, log: {}\n{}",
+                    t.name,
+                    e.log.display(),
+                    indent(&e.tail)
+                );
+                failed = true;
+            }
+        }
+    }
+    // A failed build is an environment problem, not a failed check: exit 2.
+    if failed {
+        bail!("some targets did not build");
+    }
+    Ok(Outcome::Ok)
+}
+
+pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
+    let (targets, broken) = select(args.targets_dir, &args.targets)?;
+    // Servers run in their own process groups, out of reach of the
+    // terminal's SIGINT: kill them ourselves on Ctrl-C.
+    ctrlc::set_handler(|| {
+        shootout_targets::kill_all_servers();
+        std::process::exit(130);
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    let mut rows = Vec::new();
+    for t in &targets {
+        if !t.toolchain.is_present() {
+            eprintln!("{}: skipped: {} not found on PATH", t.name, t.toolchain);
+            continue;
+        }
+        rows.push(verify_one(t, args.no_build));
+    }
+    if !rows.is_empty() {
+        print_verify_table(&rows);
+    }
+    let all_passed = rows.iter().all(|r| r.passed()) && !broken;
+    Ok(if all_passed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// One target's verify result: a build failure, or the verifier's report.
+enum Row {
+    BuildFailed(String, BuildError),
+    Verified(VerifyReport),
+}
+
+impl Row {
+    fn passed(&self) -> bool {
+        matches!(self, Row::Verified(r) if r.passed())
+    }
+}
+
+fn verify_one(t: &Target, no_build: bool) -> Row {
+    if !no_build {
+        match build_with_spinner(t) {
+            Ok(BuildOutcome::Built { took }) => {
+                eprintln!("{}: built in {:.1}s", t.name, took.as_secs_f64())
+            }
+            Ok(_) => {}
+            Err(e) => return Row::BuildFailed(t.name.clone(), e),
+        }
+    }
+    let spinner = spinner(format!("verifying {}", t.name));
+    let report = verify_target(t, &VerifyOptions::default());
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+    Row::Verified(report)
+}
+
+fn print_verify_table(rows: &[Row]) {
+    let header = std::iter::once("target").chain(Column::ALL.iter().map(|c| c.name()));
+    let mut table = new_table(header);
+    for row in rows {
+        let mut cells = Vec::new();
+        match row {
+            Row::BuildFailed(name, _) => {
+                cells.push(Cell::new(name));
+                cells.extend(Column::ALL.iter().map(|_| Cell::new("-")));
+            }
+            Row::Verified(r) => {
+                cells.push(Cell::new(&r.target));
+                cells.extend(Column::ALL.iter().map(|&c| verdict_cell(r.column(c))));
+            }
+        }
+        table.add_row(cells);
+    }
+    println!("{table}");
+    for row in rows {
+        print_reasons(row);
+    }
+}
+
+fn print_reasons(row: &Row) {
+    match row {
+        Row::BuildFailed(name, e) => {
+            println!(
+                "\n{name}: build FAILED ({}), log: {}\n{}",
+                e.what,
+                e.log.display(),
+                indent(&e.tail)
+            );
+        }
+        Row::Verified(r) if !r.passed() => {
+            println!("\n{}: FAILED (server log: {})", r.target, r.log.display());
+            for (check, failure) in r.failures() {
+                let text = failure.to_string();
+                println!(
+                    "  {} ({:?}): {}",
+                    check.column.name(),
+                    check.aspect,
+                    indent(&text).trim_start()
+                );
+            }
+        }
+        Row::Verified(_) => {}
+    }
+}
+
+/// Locates the targets directory and picks the named targets (all when
+/// none is named). Broken manifests of selected targets are reported on
+/// stderr; the bool says whether there were any.
+fn select(dir: Option<PathBuf>, names: &[String]) -> anyhow::Result<(Vec<Target>, bool)> {
+    let dir = shootout_targets::locate_targets_dir(dir.as_deref())?;
+    let found =
+        shootout_targets::discover(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    let folder_of = |e: &shootout_targets::ManifestError| {
+        e.file
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let mut broken = Vec::new();
+    for e in &found.broken {
+        let folder = folder_of(e).unwrap_or_default();
+        if names.is_empty() || names.contains(&folder) {
+            eprintln!("warning: {e}");
+            broken.push(folder);
+        }
+    }
+    if names.is_empty() {
+        return Ok((found.targets, !broken.is_empty()));
+    }
+    let mut picked = Vec::new();
+    for name in names {
+        match found.targets.iter().find(|t| &t.name == name) {
+            Some(t) => picked.push(t.clone()),
+            None if broken.contains(name) => {}
+            None => {
+                let known: Vec<&str> = found.targets.iter().map(|t| t.name.as_str()).collect();
+                bail!(
+                    "unknown target {name:?}; known targets: {}",
+                    known.join(", ")
+                );
+            }
+        }
+    }
+    if picked.is_empty() {
+        bail!("no target to work on: every named target has a broken manifest");
+    }
+    Ok((picked, !broken.is_empty()))
+}
+
+fn build_with_spinner(t: &Target) -> Result<BuildOutcome, BuildError> {
+    let spinner = spinner(format!("building {}", t.name));
+    let result = shootout_targets::build(t);
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+    result
+}
+
+fn describe(outcome: &BuildOutcome) -> String {
+    match outcome {
+        BuildOutcome::Built { took } => format!("built in {:.1}s", took.as_secs_f64()),
+        BuildOutcome::UpToDate => "up to date".into(),
+        BuildOutcome::Skipped { reason } => format!("skipped: {reason}"),
+    }
+}
+
+/// A spinner on stderr, only when stderr is a terminal.
+fn spinner(message: String) -> Option<ProgressBar> {
+    if !crate::term::stderr_is_tty() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+        bar.set_style(style);
+    }
+    bar.set_message(message);
+    bar.enable_steady_tick(Duration::from_millis(100));
+    Some(bar)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Colour only when allowed (NO_COLOR unset, a terminal on stderr) and the
+/// table itself goes to a terminal.
+fn use_color() -> bool {
+    crate::term::color_enabled() && std::io::stdout().is_terminal()
+}
+
+fn new_table<I: IntoIterator<Item = S>, S: Into<String>>(header: I) -> Table {
+    let mut table = Table::new();
+    table.load_preset(presets::UTF8_FULL_CONDENSED);
+    if use_color() {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.set_header(header.into_iter().map(|h| Cell::new(h.into())));
+    table
+}
+
+fn colored(text: &str, color: Color) -> Cell {
+    let cell = Cell::new(text);
+    if use_color() {
+        cell.fg(color)
+    } else {
+        cell
+    }
+}
+
+fn yes_no(yes: bool) -> Cell {
+    if yes {
+        colored("yes", Color::Green)
+    } else {
+        colored("no", Color::Red)
+    }
+}
+
+fn verdict_cell(verdict: Option<bool>) -> Cell {
+    match verdict {
+        Some(true) => colored("pass", Color::Green),
+        Some(false) => colored("FAIL", Color::Red),
+        None => Cell::new("-"),
+    }
 }
