@@ -4,6 +4,7 @@
 //! a bad value or a missing field is an error naming the file, the key and the
 //! line. The format is documented in `studies/README.md`.
 
+mod published;
 mod raw;
 mod scale;
 
@@ -23,13 +24,13 @@ pub const METRICS: &[&str] = &[
     "rps",
     "rps_stdev",
     "rps_max",
-    "latency_mean_ms",
-    "latency_stdev_ms",
-    "latency_min_ms",
-    "latency_p50_ms",
-    "latency_p90_ms",
-    "latency_p99_ms",
-    "latency_max_ms",
+    "mean_ms",
+    "stdev_ms",
+    "min_ms",
+    "median_ms",
+    "p90_ms",
+    "p99_ms",
+    "max_ms",
     "errors",
     "errors_timeout",
     "errors_connect",
@@ -120,7 +121,6 @@ pub struct Published {
     pub level: Option<u32>,
     pub metric: String,
     pub values: BTreeMap<String, f64>,
-    pub note: Option<String>,
 }
 
 /// A parsed, validated study.
@@ -340,51 +340,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
             levels,
         });
     }
-    let mut published = Vec::new();
-    for p in &raw.published {
-        let span = p.span();
-        let p = p.get_ref();
-        if !METRICS.contains(&p.metric.as_str()) {
-            return Err(err(
-                Some(span),
-                Some("published.metric"),
-                format!(
-                    "unknown metric '{}'; known: {}",
-                    p.metric,
-                    METRICS.join(", ")
-                ),
-            ));
-        }
-        if let Some(name) = p.scenario {
-            let Some(sc) = scenarios.iter().find(|s| s.name == name) else {
-                return Err(err(
-                    Some(span),
-                    Some("published.scenario"),
-                    format!("the study has no scenario '{name}'"),
-                ));
-            };
-            if let Some(level) = p.level {
-                if level as usize >= sc.levels.len() {
-                    return Err(err(
-                        Some(span),
-                        Some("published.level"),
-                        format!(
-                            "scenario '{}' has {} level(s); levels count from 0",
-                            sc.name,
-                            sc.levels.len()
-                        ),
-                    ));
-                }
-            }
-        }
-        published.push(Published {
-            scenario: p.scenario,
-            level: p.level,
-            metric: p.metric.clone(),
-            values: p.values.clone(),
-            note: p.note.clone(),
-        });
-    }
+    let published = match &raw.published {
+        None => Vec::new(),
+        Some(p) => published::parse(p, &scenarios).map_err(|(key, msg)| {
+            let at = published::locate(text, &key);
+            err(at.map(|a| a..a), Some(&key), msg)
+        })?,
+    };
     Ok(Study {
         name,
         description: raw.description.trim().to_string(),

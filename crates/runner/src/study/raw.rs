@@ -5,7 +5,6 @@
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
@@ -35,7 +34,7 @@ pub(super) struct RawStudy {
     pub metrics: Vec<Spanned<String>>,
     pub scenario: Vec<Spanned<RawScenario>>,
     #[serde(default)]
-    pub published: Vec<Spanned<RawPublished>>,
+    pub published: Option<toml::Table>,
 }
 
 /// `targets = "all"` or a list of target names.
@@ -127,19 +126,6 @@ pub(super) struct RawLoad {
 pub(super) struct RawStage {
     pub duration: Dur,
     pub target: f64,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawPublished {
-    #[serde(default)]
-    pub scenario: Option<ScenarioName>,
-    #[serde(default)]
-    pub level: Option<u32>,
-    pub metric: String,
-    pub values: BTreeMap<String, f64>,
-    #[serde(default)]
-    pub note: Option<String>,
 }
 
 /// The scenarios of targets/SPEC.md.

@@ -55,7 +55,7 @@ fn shipped_studies_parse() {
         .collect();
     assert_eq!(labels, ["n=1000 c=10", "n=2000 c=50", "n=3000 c=100"]);
     assert!(!avd.scenarios[0].levels[0].keepalive);
-    assert_eq!(avd.published.len(), 6);
+    assert_eq!(avd.published.len(), 6, "{:?}", avd.published);
     let grp = all
         .iter()
         .flatten()
@@ -146,14 +146,59 @@ fn bad_values_point_at_their_line() {
 #[test]
 fn published_must_match_a_scenario_and_metric() {
     let e = parse_err(&format!(
-        "{MINIMAL}\n[[published]]\nscenario = \"plaintext\"\nmetric = \"rps\"\nvalues = {{ a = 1 }}\n"
+        "{MINIMAL}\n[published.plaintext]\nrps = {{ a = 1 }}\n"
     ));
-    assert_eq!(e.key.as_deref(), Some("published.scenario"), "{e}");
-    assert_eq!(e.line, Some(10), "{e}");
+    assert_eq!(e.key.as_deref(), Some("published.plaintext"), "{e}");
     let e = parse_err(&format!(
-        "{MINIMAL}\n[[published]]\nscenario = \"json\"\nmetric = \"speed\"\nvalues = {{ a = 1 }}\n"
+        "{MINIMAL}\n[published.json]\nspeed = {{ a = 1 }}\n"
     ));
-    assert_eq!(e.key.as_deref(), Some("published.metric"), "{e}");
+    assert_eq!(e.key.as_deref(), Some("published.json.speed"), "{e}");
+    assert_eq!(e.line, Some(11), "{e}");
+    let e = parse_err(&format!(
+        "{MINIMAL}\n[published.json]\nrps = {{ a = [1, 2] }}\n"
+    ));
+    assert_eq!(e.key.as_deref(), Some("published.json.rps.a"), "{e}");
+    let e = parse_err(&format!(
+        "{MINIMAL}\n[published.json]\nrps = {{ a = \"fast\" }}\n"
+    ));
+    assert!(e.message.contains("number"), "{e}");
+    let ok = parse(
+        Path::new("x.toml"),
+        &format!("{MINIMAL}\n[published]\nrss_peak_mib = {{ a = 7 }}\n[published.json]\nrps = {{ a = 1, b = [nan] }}\n"),
+    )
+    .unwrap();
+    assert_eq!(ok.published.len(), 2, "{:?}", ok.published);
+}
+
+#[test]
+fn shipped_published_figures_are_structured() {
+    let all = discover(&studies_dir()).unwrap();
+    let avd = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "actix-vs-django")
+        .unwrap();
+    let l2 = avd
+        .published
+        .iter()
+        .find(|p| p.metric == "mean_ms" && p.level == Some(2))
+        .unwrap();
+    assert_eq!(l2.values["python-django"], 86.184);
+    let faf = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "fastapi-vs-falcon")
+        .unwrap();
+    assert!(faf.published.iter().all(|p| p.level == Some(2)));
+    let trio = all
+        .iter()
+        .flatten()
+        .find(|s| s.name == "rust-trio")
+        .unwrap();
+    assert!(trio
+        .published
+        .iter()
+        .any(|p| p.scenario.is_none() && p.metric == "rss_peak_mib"));
 }
 
 #[test]
