@@ -13,6 +13,8 @@ fn main() -> anyhow::Result<()> {
     match format {
         "md" => print!("{}", shootout_report::markdown(&data)),
         "html" => print!("{}", shootout_report::html(&data)),
+        "json" => print!("{}", shootout_report::json(&data)),
+        "csv" => print!("{}", shootout_report::csv(&data)),
         other => anyhow::bail!("unknown format {other}"),
     }
     Ok(())

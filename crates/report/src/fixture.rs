@@ -17,12 +17,18 @@ pub const STUDY_TEXT: &str = r#"name = "rust-trio"
 description = "Axum, Actix and Rocket. [Published RPS Axum/Actix/Rocket: simple 12010/12483/7419.]"
 targets = ["rust-axum", "rust-actix", "rust-rocket"]
 
+[[scenario]]
+name = "simple"
+
+[[scenario]]
+name = "plaintext"
+
 [published.simple]
 rps = { rust-axum = 12010, rust-actix = 12483, rust-rocket = 7419 }
 rss_peak_mib = { axum = 71, actix = 71, rocket = 102 }
 
 [published.plaintext]
-rps = { rust-actix = [10412, 10761] }
+rps = { rust-actix = [10412, 10761], rust-axum = [nan, 9000] }
 "#;
 
 /// How to vary the fixture.

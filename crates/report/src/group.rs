@@ -78,7 +78,7 @@ impl Group<'_> {
 /// Targets listed in the study's `targets` array come first, in its order.
 pub fn target_order(data: &RunData) -> Vec<&str> {
     let mut names: Vec<&str> = data.targets.iter().map(|t| t.target.as_str()).collect();
-    let listed = study_targets(&data.run.study_text);
+    let listed = study_list(&data.run.study_text, "targets");
     names.sort_by_key(|n| listed.iter().position(|l| l == n).unwrap_or(usize::MAX));
     for m in &data.measurements {
         if !names.contains(&m.target.as_str()) {
@@ -88,7 +88,8 @@ pub fn target_order(data: &RunData) -> Vec<&str> {
     names
 }
 
-/// The tables of a run, scenarios in order of first appearance, levels ascending.
+/// The tables of a run: scenarios in the study file's order (else first
+/// appearance), levels ascending.
 pub fn groups(data: &RunData) -> Vec<Group<'_>> {
     let mut keys: Vec<(&str, u32, &str)> = Vec::new();
     for m in &data.measurements {
@@ -103,6 +104,9 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
         }
         acc
     });
+    let listed = study_list(&data.run.study_text, "scenario");
+    let mut scenarios = scenarios;
+    scenarios.sort_by_key(|s| listed.iter().position(|l| l == s).unwrap_or(usize::MAX));
     let order = target_order(data);
     let mut out = Vec::new();
     for s in scenarios {
@@ -142,14 +146,19 @@ fn columns<'a>(
         .collect()
 }
 
-fn study_targets(text: &str) -> Vec<String> {
+/// Names listed in the study file: `targets = [..]` or `[[scenario]] name = ..`.
+fn study_list(text: &str, key: &str) -> Vec<String> {
     let Ok(doc) = text.parse::<toml::Table>() else {
         return Vec::new();
     };
-    let Some(list) = doc.get("targets").and_then(|t| t.as_array()) else {
+    let Some(list) = doc.get(key).and_then(|t| t.as_array()) else {
         return Vec::new();
     };
     list.iter()
-        .filter_map(|v| v.as_str().map(String::from))
+        .filter_map(|v| {
+            v.as_str()
+                .or_else(|| v.get("name")?.as_str())
+                .map(String::from)
+        })
         .collect()
 }

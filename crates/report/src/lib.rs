@@ -3,10 +3,13 @@
 //! and `compare` with real significance tests. Everything starts from a
 //! [`shootout_store::RunData`]; the statistics live in [`stats`].
 
+pub mod compare;
 pub mod context;
+pub mod csv;
 pub mod escape;
 pub mod group;
 pub mod html;
+pub mod json;
 pub mod markdown;
 pub mod metric;
 pub mod published;
@@ -20,6 +23,17 @@ pub fn html(data: &RunData) -> String {
     html::render(&Context::new(data))
 }
 
+/// Renders the JSON report of a run (pretty-printed, schema `docs/report.schema.json`).
+pub fn json(data: &RunData) -> String {
+    let v = json::render(data);
+    serde_json::to_string_pretty(&v).unwrap_or_else(|_| "{}".into()) + "\n"
+}
+
+/// Renders the CSV report of a run: one row per measurement.
+pub fn csv(data: &RunData) -> String {
+    csv::render(data)
+}
+
 /// Renders the Markdown report of a run.
 pub fn markdown(data: &RunData) -> String {
     markdown::render(&Context::new(data))
@@ -27,11 +41,35 @@ pub fn markdown(data: &RunData) -> String {
 
 pub mod fixture;
 
-use std::path::Path;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
 
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
 pub fn load(db: &Path, spec: &str) -> anyhow::Result<RunData> {
     let store = shootout_store::Store::open(db)?;
     let id = store.resolve(spec)?;
     Ok(store.load_run(id)?)
+}
+
+/// Writes `report.md` and `report.html` of a loaded run into `dir` (created
+/// if needed) and returns their paths.
+pub fn write_reports(data: &RunData, dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let md_path = dir.join("report.md");
+    let html_path = dir.join("report.html");
+    write_file(&md_path, &markdown(data))?;
+    write_file(&html_path, &html(data))?;
+    Ok((md_path, html_path))
+}
+
+/// Loads run `run_id` from the database at `db` and writes its `report.md`
+/// and `report.html` into `dir`; returns their paths. `shootout run` calls
+/// this at the end with the database's folder.
+pub fn write_run_reports(db: &Path, run_id: i64, dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let data = load(db, &run_id.to_string())?;
+    write_reports(&data, dir)
+}
+
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

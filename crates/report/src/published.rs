@@ -103,7 +103,11 @@ fn walk(v: &toml::Value, keys: &mut Vec<String>, index: Option<u32>, out: &mut V
     }
 }
 
+/// Keeps finite numbers only: studies write `nan` for levels not published.
 fn push(keys: &[String], index: Option<u32>, value: f64, out: &mut Vec<Leaf>) {
+    if !value.is_finite() {
+        return;
+    }
     out.push(Leaf {
         keys: keys.to_vec(),
         index,

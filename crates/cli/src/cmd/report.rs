@@ -1,19 +1,166 @@
-//! `shootout history`, `report` and `compare` (placeholder until reports land).
+//! `shootout history`, `report` and `compare`: read the SQLite history and
+//! hand the runs to the report crate. Reports go to stdout or `-o FILE`;
+//! `compare --fail-if-slower PCT` exits 1 when a target got significantly
+//! slower by more than PCT percent.
+
 use crate::exit::Outcome;
+use anyhow::Context as _;
+use shootout_store::{RunListing, Store, DEFAULT_DB_PATH};
+use std::io::Write as _;
+use std::path::PathBuf;
 
+/// `shootout history`.
 #[derive(Debug, clap::Args)]
-pub struct HistoryArgs {}
-#[derive(Debug, clap::Args)]
-pub struct ReportArgs {}
-#[derive(Debug, clap::Args)]
-pub struct CompareArgs {}
+pub struct HistoryArgs {
+    /// The results database.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
+}
 
-pub fn history(_: HistoryArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout history` is not available yet")
+/// The report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Md,
+    Html,
+    Json,
+    Csv,
 }
-pub fn report(_: ReportArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout report` is not available yet")
+
+/// `shootout report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A run id, or `latest`.
+    #[arg(default_value = "latest")]
+    run: String,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    format: Format,
+    /// Write to this file instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The results database.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
 }
-pub fn compare(_: CompareArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout compare` is not available yet")
+
+/// `shootout compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The baseline run (an id, or `latest`).
+    a: String,
+    /// The run compared with it (an id, or `latest`).
+    b: String,
+    /// Exit 1 when any target's RPS is significantly lower in B by more than PCT percent.
+    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    fail_if_slower: Option<f64>,
+    /// The results database.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a percentage"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("'{s}' must be a percentage of 0 or more"))
+    }
+}
+
+fn open(db: &PathBuf) -> anyhow::Result<Store> {
+    if !db.exists() {
+        anyhow::bail!(
+            "no database at {} (run `shootout run` first, or pass --db PATH)",
+            db.display()
+        );
+    }
+    Store::open(db).with_context(|| format!("cannot open {}", db.display()))
+}
+
+pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
+    let runs = open(&args.db)?.runs()?;
+    if runs.is_empty() {
+        eprintln!("no runs in {}", args.db.display());
+        return Ok(Outcome::Ok);
+    }
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
+    table.set_header([
+        "id",
+        "study",
+        "when",
+        "status",
+        "host",
+        "targets ok",
+        "measurements",
+    ]);
+    for r in &runs {
+        table.add_row(history_row(r));
+    }
+    println!("{table}");
+    Ok(Outcome::Ok)
+}
+
+fn history_row(r: &RunListing) -> Vec<String> {
+    vec![
+        r.id.to_string(),
+        r.study.clone(),
+        r.started_at.clone(),
+        r.status.to_string(),
+        format!("{} ({} cores)", r.host.hostname, r.host.cores),
+        format!("{}/{}", r.targets_ok, r.targets),
+        r.measurements.to_string(),
+    ]
+}
+
+pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
+    let store = open(&args.db)?;
+    let id = store.resolve(&args.run)?;
+    let data = store.load_run(id)?;
+    let text = match args.format {
+        Format::Md => shootout_report::markdown(&data),
+        Format::Html => shootout_report::html(&data),
+        Format::Json => shootout_report::json(&data),
+        Format::Csv => shootout_report::csv(&data),
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .context("cannot write to stdout")?,
+    }
+    Ok(Outcome::Ok)
+}
+
+pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
+    let store = open(&args.db)?;
+    let a = store.load_run(store.resolve(&args.a)?)?;
+    let b = store.load_run(store.resolve(&args.b)?)?;
+    let cmp = shootout_report::compare::compare(&a, &b);
+    print!("{}", cmp.render());
+    let Some(pct) = args.fail_if_slower else {
+        return Ok(Outcome::Ok);
+    };
+    let slower = cmp.slower_than(pct);
+    for r in &slower {
+        eprintln!(
+            "slower: {} on {} (level {}) by {:.1}% (more than {pct}%)",
+            r.target,
+            r.scenario,
+            r.level + 1,
+            -r.rps_verdict.change_pct
+        );
+    }
+    Ok(if slower.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
 }

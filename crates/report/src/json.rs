@@ -1,0 +1,113 @@
+//! The JSON report (the shape promised in the runner issue, schema in
+//! `docs/report.schema.json`): `run`, `targets`, `results` (one per
+//! measurement) and `summary` (one per target × scenario × level, with the
+//! RPS median, 95% CI and coefficient of variation).
+
+use crate::group::groups;
+use crate::metric::Metric;
+use serde_json::{json, Value};
+use shootout_store::{Measurement, RunData};
+
+/// The schema version written into every JSON report.
+pub const SCHEMA_ID: &str = "shootout-report/1";
+
+/// Builds the JSON document of a run.
+pub fn render(data: &RunData) -> Value {
+    json!({
+        "schema": SCHEMA_ID,
+        "run": run(data),
+        "targets": data.targets.iter().map(|t| json!({
+            "target": t.target,
+            "language": t.language,
+            "framework": t.framework,
+            "status": t.status.as_str(),
+            "reason": t.reason,
+            "footprint_bytes": t.footprint_bytes,
+            "build_s": t.build_s,
+        })).collect::<Vec<_>>(),
+        "results": data.measurements.iter().map(result).collect::<Vec<_>>(),
+        "summary": summary(data),
+    })
+}
+
+fn run(data: &RunData) -> Value {
+    let r = &data.run;
+    json!({
+        "id": r.id,
+        "study": r.study,
+        "status": r.status.as_str(),
+        "started_at": r.started_at,
+        "finished_at": r.finished_at,
+        "tool_version": r.tool_version,
+        "git_commit": r.git_commit,
+        "scale": r.scale,
+        "host": {
+            "cpu_model": r.host.cpu_model,
+            "cores": r.host.cores,
+            "mem_total_mib": r.host.mem_total_mib,
+            "kernel": r.host.kernel,
+            "hostname": r.host.hostname,
+        },
+        "pinning": {
+            "server_cpus": r.pinning.server_cpus,
+            "generator_cpus": r.pinning.generator_cpus,
+        },
+    })
+}
+
+fn finite(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+fn result(m: &Measurement) -> Value {
+    let l = &m.summary.latency_ms;
+    json!({
+        "target": m.target,
+        "scenario": m.scenario,
+        "level": m.level,
+        "level_label": m.level_label,
+        "repetition": m.repetition,
+        "rps": finite(m.summary.rps),
+        "latency_ms": {
+            "p50": finite(l.p50), "p90": finite(l.p90), "p99": finite(l.p99),
+            "max": finite(l.max), "mean": finite(l.mean),
+        },
+        "errors": m.summary.errors.total(),
+        "rss_mib": {
+            "idle": finite(m.rss_idle_mib), "peak": finite(m.rss_peak_mib), "after": finite(m.rss_after_mib),
+        },
+        "server_cpu_s": finite(m.server_cpu_s),
+        "req_per_cpu_s": finite(m.req_per_cpu_s),
+        "generator_bound": m.generator_bound,
+    })
+}
+
+fn summary(data: &RunData) -> Vec<Value> {
+    let mut out = Vec::new();
+    for g in groups(data) {
+        for c in &g.columns {
+            let Some(s) = c.spread(Metric::Rps) else {
+                continue;
+            };
+            out.push(json!({
+                "target": c.target,
+                "scenario": g.scenario,
+                "level": g.level,
+                "level_label": g.level_label,
+                "repetitions": s.n,
+                "rps": {
+                    "median": finite(s.median),
+                    "ci_low": s.half_ci.map_or(Value::Null, |_| finite(s.ci_low())),
+                    "ci_high": s.half_ci.map_or(Value::Null, |_| finite(s.ci_high())),
+                    "cv": s.cv.map_or(Value::Null, finite),
+                },
+                "generator_bound": c.generator_bound(),
+            }));
+        }
+    }
+    out
+}
