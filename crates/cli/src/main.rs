@@ -5,7 +5,11 @@
 
 mod cmd;
 mod exit;
+mod load_output;
+mod progress;
 mod term;
+mod threshold;
+mod units;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,7 +26,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Load one URL and report throughput, latency and errors.
-    Load(cmd::load::Args),
+    Load(Box<cmd::load::Args>),
     /// List the reference servers in targets/.
     Targets(cmd::targets::ListArgs),
     /// Build reference servers.
@@ -51,7 +55,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Load(a) => cmd::load::run(a),
+        Command::Load(a) => cmd::load::run(*a),
         Command::Targets(a) => cmd::targets::list(a),
         Command::Build(a) => cmd::targets::build(a),
         Command::Verify(a) => cmd::targets::verify(a),

@@ -1,9 +1,194 @@
-//! `shootout load` (placeholder until the engine lands).
+//! `shootout load`: turns hey/oha-style flags into a validated engine plan,
+//! runs it with a progress bar on stderr, prints the result to stdout and
+//! applies `--fail-if` thresholds.
+
 use crate::exit::Outcome;
+use crate::load_output::{self, Format};
+use crate::threshold::Threshold;
+use crate::units;
+use anyhow::{bail, Context};
+use shootout_engine::{Control, Load, Plan, RequestSpec, StageUnit, Stop, Target};
+use std::time::Duration;
 
+/// Load one URL and report throughput, latency and errors.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  shootout load -c 64 -z 10s http://127.0.0.1:8080/plaintext\n  \
+    shootout load -q 1000 -z 30s -o json http://127.0.0.1:8080/json\n  \
+    shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
+    shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
+)]
+pub struct Args {
+    /// Target URL: http:// on 127.0.0.1, localhost or [::1] only.
+    pub url: String,
+    /// Connections (closed loop: concurrent requests; open loop: the pool the rate is spread over).
+    #[arg(short = 'c', long = "connections", default_value = "50", value_parser = units::parse_count)]
+    pub connections: u64,
+    /// Stop after exactly this many requests (e.g. 1000, 10k).
+    #[arg(short = 'n', long = "requests", value_parser = units::parse_count)]
+    pub requests: Option<u64>,
+    /// Stop at this deadline (e.g. 30s, 2m); in-flight requests are counted as cut. Default 10s when -n is absent.
+    #[arg(short = 'z', long = "duration", value_parser = units::parse_duration)]
+    pub duration: Option<Duration>,
+    /// Open loop: a constant arrival rate in requests/s; latency counts from each intended send time.
+    #[arg(short = 'q', long = "rate", value_parser = units::parse_rate)]
+    pub rate: Option<f64>,
+    /// Piecewise-linear ramp DURATION:TARGET,... of connections (or of the rate with -q).
+    #[arg(long, value_parser = units::parse_stages)]
+    pub stages: Option<Vec<shootout_engine::Stage>>,
+    /// Worker threads [default: the CPUs this process may use].
+    #[arg(short = 't', long = "threads")]
+    pub threads: Option<usize>,
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+    /// Extra header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header")]
+    pub headers: Vec<String>,
+    /// Request body.
+    #[arg(short = 'd', long = "body", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Read the request body from a file.
+    #[arg(long)]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Open a new connection for every request (like ab without -k).
+    #[arg(long)]
+    pub no_keepalive: bool,
+    /// Per-request timeout.
+    #[arg(long, default_value = "10s", value_parser = units::parse_duration)]
+    pub timeout: Duration,
+    /// Run load for this long before measuring; it is not counted.
+    #[arg(long, default_value = "0s", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+    /// Pin generator threads to these CPUs (e.g. 1 or 2-3).
+    #[arg(long, value_parser = units::parse_cpus)]
+    pub cpus: Option<Vec<usize>>,
+    /// Output format on stdout.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: Format,
+    /// Exit 1 when a condition holds, e.g. p99>50ms, errors>0, rps<1000 (repeatable).
+    #[arg(long = "fail-if", value_parser = Threshold::parse)]
+    pub fail_if: Vec<Threshold>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
 
-pub fn run(_: Args) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout load` is not available yet")
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let plan = plan(&args)?;
+    let control = std::sync::Arc::new(Control::new());
+    let handler_control = control.clone();
+    ctrlc::set_handler(move || handler_control.cancel())
+        .context("cannot install the Ctrl-C handler")?;
+    let bar = (!args.quiet && crate::term::stderr_is_tty())
+        .then(|| crate::progress::LoadBar::start(&plan, &control));
+    let result = shootout_engine::run(&plan, &control);
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+    let report = result?;
+    print!("{}", load_output::render(&report, args.output));
+    if control.is_cancelled() {
+        eprintln!("interrupted: results cover the time until Ctrl-C");
+    }
+    let violations: Vec<String> = args
+        .fail_if
+        .iter()
+        .filter_map(|t| t.violation(&report.summary))
+        .collect();
+    for v in &violations {
+        eprintln!("{v}");
+    }
+    Ok(if violations.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// Builds and validates the engine plan; every error names its flag.
+pub fn plan(args: &Args) -> anyhow::Result<Plan> {
+    let target = Target::parse(&args.url)?;
+    let connections = usize::try_from(args.connections).context("--connections is too large")?;
+    let load = match (&args.stages, args.rate) {
+        (Some(stages), rate) => Load::Stages {
+            unit: if rate.is_some() {
+                StageUnit::Rate
+            } else {
+                StageUnit::Connections
+            },
+            stages: stages.clone(),
+            connections,
+        },
+        (None, Some(rate)) => Load::Open { rate, connections },
+        (None, None) => Load::Closed { connections },
+    };
+    let stage_total = args
+        .stages
+        .as_ref()
+        .map(|s| s.iter().map(|s| s.duration).sum::<Duration>());
+    let duration = match (args.duration, args.requests) {
+        (Some(d), _) => Some(d),
+        (None, None) => Some(stage_total.unwrap_or(Duration::from_secs(10))),
+        (None, Some(_)) => stage_total,
+    };
+    let cpus = args.cpus.clone().unwrap_or_default();
+    let threads = match args.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(t) => t,
+        None if !cpus.is_empty() => cpus.len(),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let plan = Plan {
+        target,
+        request: request_spec(args)?,
+        load,
+        stop: Stop {
+            requests: args.requests,
+            duration,
+        },
+        warmup: args.warmup,
+        timeout: args.timeout,
+        threads,
+        cpus,
+        keepalive: !args.no_keepalive,
+    };
+    plan.validate()
+        .map_err(|e| anyhow::anyhow!("{e} (see --help)"))?;
+    Ok(plan)
+}
+
+fn request_spec(args: &Args) -> anyhow::Result<RequestSpec> {
+    let method = args.method.to_ascii_uppercase();
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
+        bail!("--method '{}' is not an HTTP method", args.method);
+    }
+    let headers = args
+        .headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((k, v)) if !k.trim().is_empty() && !k.contains(char::is_whitespace) => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => bail!("--header '{h}' should look like 'Name: value'"),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if headers
+        .iter()
+        .chain([])
+        .any(|(k, v)| k.contains(['\r', '\n']) || v.contains(['\r', '\n']))
+    {
+        bail!("--header values may not contain line breaks");
+    }
+    let body = match (&args.body, &args.body_file) {
+        (Some(b), _) => b.clone().into_bytes(),
+        (None, Some(path)) => std::fs::read(path)
+            .with_context(|| format!("--body-file {}: cannot read", path.display()))?,
+        (None, None) => Vec::new(),
+    };
+    Ok(RequestSpec {
+        method,
+        headers,
+        body,
+    })
 }

@@ -1,0 +1,243 @@
+//! Renders one load run for `shootout load -o text|json|markdown|csv`.
+//! Text reads like wrk's or oha's; JSON follows docs/load.schema.json.
+
+use shootout_engine::{LatencySummary, LoadReport, Summary};
+use std::fmt::Write;
+
+/// Output formats of `shootout load`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+    Csv,
+}
+
+pub fn render(report: &LoadReport, format: Format) -> String {
+    match format {
+        Format::Text => text(report),
+        Format::Json => json(report),
+        Format::Markdown => markdown(&report.summary),
+        Format::Csv => csv(&report.summary),
+    }
+}
+
+fn json(report: &LoadReport) -> String {
+    let mut value = serde_json::to_value(&report.summary).unwrap_or_default();
+    if let Some(map) = value.as_object_mut() {
+        map.insert(
+            "timeline".into(),
+            serde_json::to_value(&report.timeline).unwrap_or_default(),
+        );
+    }
+    let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// One line saying what load was offered.
+pub fn describe(s: &Summary) -> String {
+    let mode = match (s.mode.as_str(), s.rate) {
+        ("open", Some(r)) => format!("open loop at {r} req/s"),
+        ("stages", _) => "ramped load".to_string(),
+        _ => "closed loop".to_string(),
+    };
+    format!(
+        "{mode}, {} connections, {} threads, {}, {} {}",
+        s.connections,
+        s.threads,
+        if s.keepalive {
+            "keep-alive"
+        } else {
+            "no keep-alive"
+        },
+        s.method,
+        s.url
+    )
+}
+
+fn text(report: &LoadReport) -> String {
+    let s = &report.summary;
+    let mut o = String::new();
+    let _ = writeln!(o, "Load: {}", describe(s));
+    let _ = writeln!(o, "\nSummary");
+    let _ = writeln!(o, "  Requests/s   {:.2}", s.rps);
+    let r = &s.requests;
+    let _ = writeln!(
+        o,
+        "  Requests     {} sent, {} completed, {} ok (2xx/3xx), {} cut at the deadline",
+        r.sent, r.completed, r.ok, r.cut
+    );
+    let _ = writeln!(o, "  Duration     {:.2} s", s.duration_s);
+    let _ = writeln!(
+        o,
+        "  Received     {} ({}/s)",
+        bytes(s.bytes_received as f64),
+        bytes(s.bytes_received as f64 / s.duration_s.max(1e-9))
+    );
+    let _ = writeln!(
+        o,
+        "\nLatency (ms)   {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "min", "mean", "stdev", "p50", "p90", "p99", "p99.9", "max"
+    );
+    let label = if s.latency_uncorrected_ms.is_some() {
+        "  corrected  "
+    } else {
+        "  all        "
+    };
+    latency_row(&mut o, label, &s.latency_ms);
+    if let Some(u) = &s.latency_uncorrected_ms {
+        latency_row(&mut o, "  uncorrected", u);
+    }
+    if let Some(lag) = &s.lag {
+        let _ = writeln!(
+            o,
+            "  send lag: {} late (>1 ms) of {}, mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            lag.late, r.sent, lag.mean_ms, lag.p99_ms, lag.max_ms
+        );
+    }
+    histogram(&mut o, report);
+    let _ = writeln!(o, "\nStatus codes");
+    if s.status.is_empty() {
+        let _ = writeln!(o, "  (none)");
+    }
+    for (code, n) in &s.status {
+        let _ = writeln!(o, "  [{code}] {n} responses");
+    }
+    let e = &s.errors;
+    let _ = writeln!(
+        o,
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}",
+        e.connect, e.write, e.read, e.timeout, e.parse
+    );
+    let g = &s.generator;
+    let _ = writeln!(
+        o,
+        "\nGenerator: {:.2} CPU-s, {:.0}% of {} threads, {:.2} µs CPU per request",
+        g.cpu_seconds,
+        g.cpu_utilization * 100.0,
+        s.threads,
+        g.cpu_us_per_request
+    );
+    if g.cpu_utilization >= 0.9 {
+        let _ = writeln!(
+            o,
+            "warning: the generator was at or above 90% CPU; the server may not be the bottleneck"
+        );
+    }
+    o
+}
+
+fn latency_row(o: &mut String, label: &str, l: &LatencySummary) {
+    let _ = writeln!(
+        o,
+        "{label}  {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+        l.min, l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max
+    );
+}
+
+/// A small linear histogram from min to p99.9, like oha's; the last bucket
+/// holds everything slower.
+fn histogram(o: &mut String, report: &LoadReport) {
+    let h = &report.histogram;
+    if h.is_empty() {
+        return;
+    }
+    const BUCKETS: u64 = 10;
+    let lo = h.min();
+    let hi = h.value_at_quantile(0.999).max(lo + BUCKETS);
+    let step = (hi - lo).div_ceil(BUCKETS);
+    let counts: Vec<u64> = (0..BUCKETS)
+        .map(|i| {
+            let a = lo + i * step;
+            let b = if i + 1 == BUCKETS { u64::MAX } else { a + step };
+            h.iter_recorded()
+                .filter(|v| v.value_iterated_to() >= a && v.value_iterated_to() < b)
+                .map(|v| v.count_at_value())
+                .sum()
+        })
+        .collect();
+    let most = counts.iter().copied().max().unwrap_or(1).max(1);
+    let _ = writeln!(o, "\nLatency histogram (ms)");
+    for (i, n) in counts.iter().enumerate() {
+        let upper = (lo + (i as u64 + 1) * step) as f64 / 1000.0;
+        let bar = "■".repeat(((n * 40).div_ceil(most)) as usize);
+        let edge = if i as u64 + 1 == BUCKETS { ">" } else { "<" };
+        let _ = writeln!(o, "  {edge}{upper:>10.3} [{n:>9}] {bar}");
+    }
+}
+
+fn bytes(v: f64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = v;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.2} {}", UNITS[u])
+}
+
+fn markdown(s: &Summary) -> String {
+    let l = &s.latency_ms;
+    let e = &s.errors;
+    let mut o = format!(
+        "**Load:** {}\n\n| metric | value |\n|---|---:|\n",
+        describe(s)
+    );
+    let rows: [(&str, String); 16] = [
+        ("requests/s", format!("{:.2}", s.rps)),
+        ("sent", s.requests.sent.to_string()),
+        ("completed", s.requests.completed.to_string()),
+        ("ok (2xx/3xx)", s.requests.ok.to_string()),
+        ("cut", s.requests.cut.to_string()),
+        ("duration (s)", format!("{:.2}", s.duration_s)),
+        ("latency min (ms)", format!("{:.3}", l.min)),
+        ("latency mean (ms)", format!("{:.3}", l.mean)),
+        ("latency stdev (ms)", format!("{:.3}", l.stdev)),
+        ("latency p50 (ms)", format!("{:.3}", l.p50)),
+        ("latency p90 (ms)", format!("{:.3}", l.p90)),
+        ("latency p99 (ms)", format!("{:.3}", l.p99)),
+        ("latency p99.9 (ms)", format!("{:.3}", l.p999)),
+        ("latency max (ms)", format!("{:.3}", l.max)),
+        (
+            "errors (connect/write/read/timeout/parse)",
+            format!(
+                "{}/{}/{}/{}/{}",
+                e.connect, e.write, e.read, e.timeout, e.parse
+            ),
+        ),
+        (
+            "generator CPU",
+            format!(
+                "{:.2} s ({:.0}%)",
+                s.generator.cpu_seconds,
+                s.generator.cpu_utilization * 100.0
+            ),
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(o, "| {k} | {v} |");
+    }
+    o
+}
+
+const CSV_HEADER: &str = "mode,url,method,connections,threads,keepalive,rate,duration_s,rps,sent,completed,ok,cut,\
+err_connect,err_write,err_read,err_timeout,err_parse,bytes_received,lat_min_ms,lat_mean_ms,lat_stdev_ms,\
+lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization";
+
+fn csv(s: &Summary) -> String {
+    let l = &s.latency_ms;
+    let e = &s.errors;
+    let r = &s.requests;
+    let url = format!("\"{}\"", s.url.replace('"', "\"\""));
+    format!(
+        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4}\n",
+        s.mode, s.method, s.connections, s.threads, s.keepalive,
+        s.rate.map(|r| r.to_string()).unwrap_or_default(),
+        s.duration_s, s.rps, r.sent, r.completed, r.ok, r.cut,
+        e.connect, e.write, e.read, e.timeout, e.parse, s.bytes_received,
+        l.min, l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max,
+        s.generator.cpu_seconds, s.generator.cpu_utilization
+    )
+}

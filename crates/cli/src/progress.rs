@@ -1,0 +1,71 @@
+//! The live progress bar of `shootout load` on stderr: elapsed time or
+//! requests against the plan, with req/s and errors from the engine's
+//! lock-free counters. Drawn only on a terminal.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_engine::{Control, Plan};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug)]
+pub struct LoadBar {
+    done: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl LoadBar {
+    pub fn start(plan: &Plan, control: &Arc<Control>) -> LoadBar {
+        let by_count = plan.stop.duration.is_none();
+        let total = match (plan.stop.requests, plan.stop.duration) {
+            (Some(n), None) => n,
+            (_, Some(d)) => (plan.warmup + d).as_millis() as u64,
+            (None, None) => 0,
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(5));
+        let template = if by_count {
+            "{bar:30} {pos}/{len} requests  {msg}"
+        } else {
+            "{bar:30} {elapsed}  {msg}"
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        let done = Arc::new(AtomicBool::new(false));
+        let (flag, control) = (done.clone(), control.clone());
+        let thread = std::thread::spawn(move || tick(bar, by_count, &flag, &control));
+        LoadBar { done, thread }
+    }
+
+    pub fn finish(self) {
+        self.done.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
+}
+
+fn tick(bar: ProgressBar, by_count: bool, done: &AtomicBool, control: &Control) {
+    let start = Instant::now();
+    let (mut last_n, mut last_t) = (0u64, Instant::now());
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let n = control.completed();
+        let now = Instant::now();
+        let rps = (n - last_n) as f64 / now.duration_since(last_t).as_secs_f64().max(1e-3);
+        (last_n, last_t) = (n, now);
+        bar.set_position(if by_count {
+            n
+        } else {
+            start.elapsed().as_millis() as u64
+        });
+        let phase = if control.is_measuring() {
+            ""
+        } else {
+            "warming up  "
+        };
+        bar.set_message(format!(
+            "{phase}{rps:.0} req/s  {} errors",
+            control.errors()
+        ));
+    }
+    bar.finish_and_clear();
+}

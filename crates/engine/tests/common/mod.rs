@@ -1,0 +1,150 @@
+//! Small in-process HTTP/1.1 servers on 127.0.0.1:0 with scripted behaviour,
+//! used to prove what the engine counts. One thread per connection keeps them
+//! simple and lets a handler sleep without stalling other connections.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the server does with one request.
+pub enum Action {
+    /// Write these bytes and keep the connection.
+    Reply(Vec<u8>),
+    /// Write these bytes, then close.
+    ReplyAndClose(Vec<u8>),
+    /// Close without answering.
+    Close,
+    /// Close with a TCP reset.
+    Reset,
+    /// Never answer (the connection stays open until the server stops).
+    Hang,
+}
+
+pub fn ok(body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+pub type Handler = dyn Fn(u64) -> Action + Send + Sync;
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub requests: Arc<AtomicU64>,
+    pub connections: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl TestServer {
+    /// Starts a server; `handler` gets the request's sequence number (from 0).
+    pub fn start(handler: impl Fn(u64) -> Action + Send + Sync + 'static) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = TestServer {
+            addr,
+            requests: Arc::new(AtomicU64::new(0)),
+            connections: Arc::new(AtomicU64::new(0)),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        let (requests, connections, stop) = (
+            server.requests.clone(),
+            server.connections.clone(),
+            server.stop.clone(),
+        );
+        let handler: Arc<Handler> = Arc::new(handler);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                connections.fetch_add(1, Ordering::Relaxed);
+                let (handler, requests, stop) = (handler.clone(), requests.clone(), stop.clone());
+                std::thread::spawn(move || serve(stream, &*handler, &requests, &stop));
+            }
+        });
+        server
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    pub fn connections(&self) -> u64 {
+        self.connections.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(self.addr);
+    }
+}
+
+fn serve(stream: TcpStream, handler: &Handler, requests: &AtomicU64, stop: &AtomicBool) {
+    let _ = stream.set_nodelay(true);
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    loop {
+        let Some(body_len) = read_head(&mut reader) else {
+            return;
+        };
+        let mut body = vec![0; body_len];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let n = requests.fetch_add(1, Ordering::Relaxed);
+        match handler(n) {
+            Action::Reply(bytes) => {
+                if out.write_all(&bytes).is_err() {
+                    return;
+                }
+            }
+            Action::ReplyAndClose(bytes) => {
+                let _ = out.write_all(&bytes);
+                return;
+            }
+            Action::Close => return,
+            Action::Reset => {
+                let _ = socket2::SockRef::from(&out).set_linger(Some(Duration::ZERO));
+                return;
+            }
+            Action::Hang => {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Reads a request head; returns its Content-Length, or None at EOF.
+fn read_head(r: &mut BufReader<TcpStream>) -> Option<usize> {
+    let mut len = 0;
+    let mut line = String::new();
+    let mut first = true;
+    loop {
+        line.clear();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line == "\r\n" && !first {
+            return Some(len);
+        }
+        first = false;
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().ok()?;
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Latency and count truth tests: the engine against in-process servers whose
+//! behaviour is known, so every number it reports can be checked.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{ok, Action, TestServer};
+use shootout_engine::{Control, Load, LoadReport, Plan, RequestSpec, Stop, Target};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub fn plan(url: &str, load: Load, stop: Stop) -> Plan {
+    Plan {
+        target: Target::parse(url).unwrap(),
+        request: RequestSpec::default(),
+        load,
+        stop,
+        warmup: Duration::ZERO,
+        timeout: Duration::from_secs(10),
+        threads: 2,
+        cpus: vec![],
+        keepalive: true,
+    }
+}
+
+fn run(plan: &Plan) -> LoadReport {
+    let report = shootout_engine::run(plan, &Control::new()).unwrap();
+    let s = &report.summary;
+    assert_eq!(
+        s.requests.sent,
+        s.requests.completed + s.requests.cut + s.errors.total(),
+        "invariant: {s:?}"
+    );
+    report
+}
+
+fn requests(n: u64) -> Stop {
+    Stop {
+        requests: Some(n),
+        duration: None,
+    }
+}
+
+fn duration(d: Duration) -> Stop {
+    Stop {
+        requests: None,
+        duration: Some(d),
+    }
+}
+
+#[test]
+fn sends_exactly_n_requests() {
+    let server = TestServer::start(|_| Action::Reply(ok("Hello, World!")));
+    let r = run(&plan(
+        &server.url("/"),
+        Load::Closed { connections: 7 },
+        requests(1000),
+    ));
+    assert_eq!(server.requests(), 1000);
+    assert_eq!(r.summary.requests.sent, 1000);
+    assert_eq!(r.summary.requests.ok, 1000);
+    assert_eq!(r.summary.status.get("200"), Some(&1000));
+    assert_eq!(server.connections(), 7, "keep-alive reuses connections");
+    let head =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n".len() as u64;
+    assert_eq!(r.summary.bytes_received, 1000 * (head + 13));
+}
+
+#[test]
+fn duration_run_ends_on_time_and_counts_cut_requests() {
+    // Every 50th request hangs, so requests are in flight at the deadline.
+    let server = TestServer::start(|n| {
+        if n % 50 == 49 {
+            Action::Hang
+        } else {
+            Action::Reply(ok("x"))
+        }
+    });
+    let mut p = plan(
+        &server.url("/"),
+        Load::Closed { connections: 4 },
+        duration(Duration::from_secs(2)),
+    );
+    p.timeout = Duration::from_secs(1);
+    let start = Instant::now();
+    let r = run(&p);
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_millis(3200),
+        "took {took:?}, more than 2 s + the 1 s timeout"
+    );
+    assert!(
+        (r.summary.duration_s - 2.0).abs() < 0.05,
+        "{}",
+        r.summary.duration_s
+    );
+    assert!(r.summary.errors.timeout > 0);
+    assert!(
+        r.summary.requests.cut > 0,
+        "hung requests at the deadline are cut"
+    );
+    assert_eq!(
+        r.summary.errors.total(),
+        r.summary.errors.timeout,
+        "cut requests are not errors"
+    );
+    assert_eq!(r.timeline.len(), 2);
+}
+
+#[test]
+fn no_keepalive_opens_one_connection_per_request() {
+    let server = TestServer::start(|_| Action::Reply(ok("hi")));
+    let mut p = plan(
+        &server.url("/"),
+        Load::Closed { connections: 5 },
+        requests(300),
+    );
+    p.keepalive = false;
+    let r = run(&p);
+    assert_eq!(r.summary.requests.ok, 300);
+    assert_eq!(server.connections(), 300);
+}
+
+#[test]
+fn mean_latency_matches_a_fixed_service_time() {
+    let server = TestServer::start(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        Action::Reply(ok("slow"))
+    });
+    let r = run(&plan(
+        &server.url("/"),
+        Load::Closed { connections: 10 },
+        requests(400),
+    ));
+    let mean = r.summary.latency_ms.mean;
+    assert!(
+        (mean - 20.0).abs() <= 1.0,
+        "mean {mean} ms is not within 5% of 20 ms"
+    );
+    assert!(r.summary.latency_ms.min >= 20.0);
+    assert!(
+        r.summary.latency_uncorrected_ms.is_none(),
+        "closed loop has no correction"
+    );
+}
+
+#[test]
+fn open_loop_reports_a_server_stall_that_closed_loops_hide() {
+    // The server freezes once, for 1 s, two seconds in.
+    let started = Arc::new(Mutex::new(None::<Instant>));
+    let frozen_until = Arc::new(Mutex::new(None::<Instant>));
+    let server = TestServer::start(move |_| {
+        let now = Instant::now();
+        let t0 = *started.lock().unwrap().get_or_insert(now);
+        let mut frozen = frozen_until.lock().unwrap();
+        if frozen.is_none() && now.duration_since(t0) >= Duration::from_secs(2) {
+            *frozen = Some(now + Duration::from_secs(1));
+        }
+        let until = *frozen;
+        drop(frozen);
+        if let Some(until) = until.filter(|u| *u > now) {
+            std::thread::sleep(until - now);
+        }
+        Action::Reply(ok("ok"))
+    });
+    let mut p = plan(
+        &server.url("/"),
+        Load::Open {
+            rate: 100.0,
+            connections: 4,
+        },
+        duration(Duration::from_secs(8)),
+    );
+    p.threads = 1;
+    let r = run(&p);
+    let s = &r.summary;
+    let uncorrected = s.latency_uncorrected_ms.as_ref().unwrap();
+    assert!(
+        s.latency_ms.p99 >= 700.0,
+        "corrected p99 {} ms should show the 1 s stall",
+        s.latency_ms.p99
+    );
+    assert!(
+        uncorrected.p99 < 100.0,
+        "uncorrected p99 {} ms should stay low",
+        uncorrected.p99
+    );
+    eprintln!(
+        "corrected {:?}\nuncorrected {uncorrected:?}\nlag {:?}",
+        s.latency_ms, s.lag
+    );
+    let lag = s.lag.as_ref().unwrap();
+    assert!(
+        lag.late >= 50,
+        "requests queued behind the stall were sent late: {lag:?}"
+    );
+    assert!(lag.max_ms >= 700.0);
+}
+
+#[test]
+fn open_loop_achieves_the_target_rate() {
+    let server = TestServer::start(|_| Action::Reply(ok("Hello, World!")));
+    let r = run(&plan(
+        &server.url("/"),
+        Load::Open {
+            rate: 200.0,
+            connections: 10,
+        },
+        duration(Duration::from_secs(5)),
+    ));
+    let rps = r.summary.rps;
+    assert!((rps - 200.0).abs() <= 2.0, "achieved {rps} r/s");
+    assert_eq!(r.summary.rate, Some(200.0));
+}
+
+#[test]
+fn chunked_and_content_length_bodies_both_parse() {
+    let big = "y".repeat(200_000); // larger than the engine's read buffer
+    let chunked = format!(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{big}\r\n5\r\nhello\r\n0\r\n\r\n",
+        big.len()
+    )
+    .into_bytes();
+    let counter = AtomicU64::new(0);
+    let server = TestServer::start(move |_| {
+        if counter.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+            Action::Reply(chunked.clone())
+        } else {
+            Action::Reply(ok("Hello, World!"))
+        }
+    });
+    let r = run(&plan(
+        &server.url("/"),
+        Load::Closed { connections: 3 },
+        requests(200),
+    ));
+    assert_eq!(r.summary.requests.ok, 200);
+    assert_eq!(r.summary.errors.total(), 0);
+}
+
+#[test]
+fn warmup_is_not_counted() {
+    let server = TestServer::start(|_| Action::Reply(ok("w")));
+    let mut p = plan(
+        &server.url("/"),
+        Load::Closed { connections: 2 },
+        requests(100),
+    );
+    p.warmup = Duration::from_millis(300);
+    let r = run(&p);
+    assert_eq!(r.summary.requests.sent, 100);
+    assert!(server.requests() > 100, "warm-up load reached the server");
+}
