@@ -89,7 +89,7 @@ pub fn build(args: BuildArgs) -> anyhow::Result<Outcome> {
     }
     // A failed build is an environment problem, not a failed check: exit 2.
     if failed {
-        bail!("some targets did not build");
+        bail!("some targets did not build (or have broken manifests)");
     }
     Ok(Outcome::Ok)
 }
@@ -125,12 +125,13 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
 /// One target's verify result: a build failure, or the verifier's report.
 enum Row {
     BuildFailed(String, BuildError),
-    Verified(VerifyReport),
+    /// The report, and whether the build ran (None with --no-build).
+    Verified(VerifyReport, Option<bool>),
 }
 
 impl Row {
     fn passed(&self) -> bool {
-        matches!(self, Row::Verified(r) if r.passed())
+        matches!(self, Row::Verified(r, _) if r.passed())
     }
 }
 
@@ -149,21 +150,23 @@ fn verify_one(t: &Target, no_build: bool) -> Row {
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
-    Row::Verified(report)
+    Row::Verified(report, (!no_build).then_some(true))
 }
 
 fn print_verify_table(rows: &[Row]) {
-    let header = std::iter::once("target").chain(Column::ALL.iter().map(|c| c.name()));
+    let header = ["target", "build"]
+        .into_iter()
+        .chain(Column::ALL.iter().map(|c| c.name()));
     let mut table = new_table(header);
     for row in rows {
         let mut cells = Vec::new();
         match row {
             Row::BuildFailed(name, _) => {
-                cells.push(Cell::new(name));
+                cells.extend([Cell::new(name), verdict_cell(Some(false))]);
                 cells.extend(Column::ALL.iter().map(|_| Cell::new("-")));
             }
-            Row::Verified(r) => {
-                cells.push(Cell::new(&r.target));
+            Row::Verified(r, built) => {
+                cells.extend([Cell::new(&r.target), verdict_cell(*built)]);
                 cells.extend(Column::ALL.iter().map(|&c| verdict_cell(r.column(c))));
             }
         }
@@ -185,8 +188,14 @@ fn print_reasons(row: &Row) {
                 indent(&e.tail)
             );
         }
-        Row::Verified(r) if !r.passed() => {
-            println!("\n{}: FAILED (server log: {})", r.target, r.log.display());
+        Row::Verified(r, _) => {
+            let verdict = if r.passed() { "passed" } else { "FAILED" };
+            let log = r.log.display();
+            println!(
+                "\n{}: {verdict}, {} (server log: {log})",
+                r.target,
+                lifecycle(r)
+            );
             for (check, failure) in r.failures() {
                 let text = failure.to_string();
                 println!(
@@ -197,8 +206,21 @@ fn print_reasons(row: &Row) {
                 );
             }
         }
-        Row::Verified(_) => {}
     }
+}
+
+/// "ready in 0.4s, stopped by SIGTERM in 0.1s": how start-up and shutdown went.
+fn lifecycle(r: &VerifyReport) -> String {
+    let ready = match r.ready_after {
+        Some(d) => format!("ready in {:.1}s", d.as_secs_f64()),
+        None => "never ready".into(),
+    };
+    let stop = match &r.stop {
+        Some(s) if s.graceful => format!("stopped by SIGTERM in {:.1}s", s.took.as_secs_f64()),
+        Some(_) => "ignored SIGTERM for 5s, killed".into(),
+        None => "never started".into(),
+    };
+    format!("{ready}, {stop}")
 }
 
 /// Locates the targets directory and picks the named targets (all when
