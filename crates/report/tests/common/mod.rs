@@ -1,0 +1,64 @@
+//! Shared by the report tests: fixture databases in fresh temporary folders
+//! and a scrubber for timestamps.
+#![allow(dead_code)]
+
+use shootout_report::fixture::{write_fixture_run, FixtureOptions};
+use shootout_report::RunData;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh, empty folder under the system temp dir.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let dir =
+        std::env::temp_dir().join(format!("shootout-report-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A database holding one fixture run per option set, and the run ids.
+pub fn fixture_db(tag: &str, runs: &[FixtureOptions]) -> (PathBuf, Vec<i64>) {
+    let db = temp_dir(tag).join("shootout.db");
+    let ids = runs
+        .iter()
+        .map(|o| write_fixture_run(&db, o).expect("fixture run"))
+        .collect();
+    (db, ids)
+}
+
+/// Loads one run of a database.
+pub fn load(db: &std::path::Path, id: i64) -> RunData {
+    shootout_report::load(db, &id.to_string()).expect("load run")
+}
+
+/// Replaces RFC 3339 timestamps (`2026-01-02T03:04:05Z`) with a placeholder.
+pub fn scrub_times(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if b.len() >= i + 20 && is_timestamp(&b[i..i + 20]) {
+            out.push_str("[timestamp]");
+            i += 20;
+        } else {
+            let c = s[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn is_timestamp(w: &[u8]) -> bool {
+    let pattern = b"dddd-dd-ddTdd:dd:ddZ";
+    w.iter().zip(pattern).all(|(c, p)| {
+        if *p == b'd' {
+            c.is_ascii_digit()
+        } else {
+            c == p
+        }
+    })
+}

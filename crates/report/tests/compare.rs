@@ -1,0 +1,64 @@
+//! `compare` on fixture runs: runs drawn from the same distribution tie on
+//! most rows; a run with one target slowed down shows it "slower" (and the
+//! reverse comparison "faster"), and `--fail-if-slower` catches it.
+
+mod common;
+
+use shootout_report::compare::compare;
+use shootout_report::fixture::FixtureOptions;
+use shootout_report::stats::Label;
+
+fn seeded(seed: u64) -> FixtureOptions {
+    FixtureOptions {
+        seed,
+        ..Default::default()
+    }
+}
+
+fn slowed(seed: u64, target: &str, factor: f64) -> FixtureOptions {
+    FixtureOptions {
+        seed,
+        slow: Some((target.into(), factor)),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn equal_distributions_tie_on_most_rows() {
+    let (db, ids) = common::fixture_db("tie", &[seeded(1), seeded(2)]);
+    let cmp = compare(&common::load(&db, ids[0]), &common::load(&db, ids[1]));
+    assert_eq!(cmp.rows.len(), 9);
+    let ties = cmp
+        .rows
+        .iter()
+        .filter(|r| r.rps_verdict.label == Label::Tie)
+        .count();
+    assert!(
+        ties * 10 >= cmp.rows.len() * 7,
+        "only {ties} of {} rows tie",
+        cmp.rows.len()
+    );
+    assert!(cmp.slower_than(5.0).is_empty());
+    assert!(cmp.render().contains("tie (not significant)"));
+}
+
+#[test]
+fn a_slowed_target_is_slower_and_the_reverse_is_faster() {
+    let (db, ids) = common::fixture_db("slow", &[seeded(1), slowed(2, "rust-rocket", 1.25)]);
+    let (a, b) = (common::load(&db, ids[0]), common::load(&db, ids[1]));
+    let cmp = compare(&a, &b);
+    for r in cmp.rows.iter().filter(|r| r.target == "rust-rocket") {
+        assert_eq!(r.rps_verdict.label, Label::Slower, "{r:?}");
+        assert!(r.rps_verdict.change_pct < -15.0);
+        assert_eq!(r.p99_verdict.label, Label::Slower, "{r:?}");
+    }
+    assert_eq!(cmp.slower_than(10.0).len(), 3);
+    assert!(cmp.slower_than(30.0).is_empty());
+    let back = compare(&b, &a);
+    assert!(back
+        .rows
+        .iter()
+        .filter(|r| r.target == "rust-rocket")
+        .all(|r| r.rps_verdict.label == Label::Faster));
+    assert!(back.render().contains("| faster |"));
+}

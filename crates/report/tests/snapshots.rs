@@ -1,0 +1,39 @@
+//! Snapshot tests of the Markdown and CSV reports of a fixed fixture run,
+//! stored through the real SQLite store and read back, timestamps scrubbed.
+
+mod common;
+
+use shootout_report::fixture::FixtureOptions;
+
+#[test]
+fn markdown_report_of_the_fixture_run() {
+    let (db, ids) = common::fixture_db("md", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    insta::assert_snapshot!(
+        "fixture_md",
+        common::scrub_times(&shootout_report::markdown(&data))
+    );
+}
+
+#[test]
+fn csv_report_of_the_fixture_run() {
+    let (db, ids) = common::fixture_db("csv", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    let csv = shootout_report::csv(&data);
+    assert_eq!(csv.lines().count(), 1 + data.measurements.len());
+    insta::assert_snapshot!("fixture_csv", common::scrub_times(&csv));
+}
+
+#[test]
+fn run_reports_are_written_beside_the_database() {
+    let (db, ids) = common::fixture_db("write", &[FixtureOptions::default()]);
+    let dir = db.parent().expect("parent").join("reports");
+    let (md, html) = shootout_report::write_run_reports(&db, ids[0], &dir).expect("write");
+    assert_eq!(md, dir.join("report.md"));
+    assert_eq!(html, dir.join("report.html"));
+    let page = std::fs::read_to_string(html).expect("html");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(std::fs::read_to_string(md)
+        .expect("md")
+        .contains("## simple"));
+}

@@ -1,0 +1,55 @@
+//! A target named `<script>alert(1)</script>` must render as text in every
+//! report, including the SVG text that plotters writes into the charts.
+
+mod common;
+
+use shootout_report::fixture::{FixtureOptions, HOSTILE};
+
+fn hostile_data() -> shootout_report::RunData {
+    let opts = FixtureOptions {
+        hostile_name: true,
+        ..Default::default()
+    };
+    let (db, ids) = common::fixture_db("xss", &[opts]);
+    common::load(&db, ids[0])
+}
+
+#[test]
+fn html_shows_the_hostile_name_as_text() {
+    let data = hostile_data();
+    assert!(data.targets.iter().any(|t| t.target == HOSTILE));
+    let page = shootout_report::html(&data);
+    assert!(
+        !page.to_lowercase().contains("<script"),
+        "raw script tag in the page"
+    );
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // The charts name the target too, escaped by plotters' SVG backend.
+    let svgs: Vec<&str> = page.split("<svg").skip(1).collect();
+    assert!(!svgs.is_empty());
+    assert!(svgs
+        .iter()
+        .any(|s| s.contains("&lt;script&gt;alert(1)&lt;/script&gt;")));
+}
+
+#[test]
+fn markdown_shows_the_hostile_name_as_text() {
+    let md = shootout_report::markdown(&hostile_data());
+    assert!(!md.contains("<script"));
+    assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+}
+
+#[test]
+fn csv_and_json_keep_the_name_as_data() {
+    let data = hostile_data();
+    let json: serde_json::Value =
+        serde_json::from_str(&shootout_report::json(&data)).expect("json");
+    let names: Vec<&str> = json["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .filter_map(|t| t["target"].as_str())
+        .collect();
+    assert!(names.contains(&HOSTILE));
+    assert!(shootout_report::csv(&data).contains(HOSTILE));
+}
