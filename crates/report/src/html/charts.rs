@@ -275,6 +275,7 @@ where
             )
             .map_err(e)?;
         if let Some(&last) = l.points.last() {
+            let label = short(&label, 24);
             let style = (FONT, 15)
                 .into_font()
                 .color(&c)
@@ -341,7 +342,8 @@ pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, Strin
 }
 
 fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), String> {
-    let y_max = axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    // Headroom above the lines for the legend.
+    let y_max = 1.5 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
         .margin(10)
@@ -383,4 +385,14 @@ fn whole(t: f64) -> String {
     } else {
         String::new()
     }
+}
+
+/// At most `max` characters, with an ellipsis when cut.
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
 }

@@ -1,0 +1,146 @@
+//! `shootout history`, `report` and `compare` end to end: the binary reads a
+//! fixture database written through the store and honours --db, --format,
+//! -o and --fail-if-slower, with the documented exit codes.
+
+use shootout_report::fixture::{write_fixture_run, FixtureOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_db(tag: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("shootout-cli-report-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join("shootout.db")
+}
+
+fn shootout(args: &[&str], db: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .output()
+        .expect("run shootout")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn two_runs(tag: &str, slow: Option<&str>) -> PathBuf {
+    let db = temp_db(tag);
+    write_fixture_run(
+        &db,
+        &FixtureOptions {
+            seed: 1,
+            ..Default::default()
+        },
+    )
+    .expect("run 1");
+    let b = FixtureOptions {
+        seed: 2,
+        slow: slow.map(|t| (t.to_string(), 1.25)),
+        ..Default::default()
+    };
+    write_fixture_run(&db, &b).expect("run 2");
+    db
+}
+
+#[test]
+fn history_lists_runs_with_their_measurement_counts() {
+    let db = two_runs("history", None);
+    let out = shootout(&["history"], &db);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("measurements"), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("rust-trio") && l.contains("| 27 "))
+            .count(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
+fn report_writes_every_format() {
+    let db = two_runs("formats", None);
+    let md = stdout(&shootout(&["report", "latest"], &db));
+    assert!(md.starts_with("# rust-trio — run 2"), "{md}");
+    let csv = stdout(&shootout(&["report", "1", "--format", "csv"], &db));
+    assert_eq!(csv.lines().count(), 28);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&shootout(&["report", "--format", "json"], &db)))
+            .expect("json");
+    assert_eq!(json["run"]["id"], 2);
+    let file = db.with_file_name("out.html");
+    let out = shootout(
+        &[
+            "report",
+            "latest",
+            "--format",
+            "html",
+            "-o",
+            file.to_str().expect("utf-8"),
+        ],
+        &db,
+    );
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(file)
+        .expect("html")
+        .contains("<figure class=\"chart\""));
+}
+
+#[test]
+fn unknown_runs_and_databases_are_usage_errors() {
+    let db = two_runs("errors", None);
+    assert_eq!(shootout(&["report", "99"], &db).status.code(), Some(2));
+    let missing = db.with_file_name("missing.db");
+    assert_eq!(shootout(&["history"], &missing).status.code(), Some(2));
+    assert!(
+        !missing.exists(),
+        "a read-only command must not create a database"
+    );
+    assert_eq!(
+        shootout(&["compare", "1", "2", "--fail-if-slower", "x"], &db)
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn compare_fails_only_when_a_target_got_slower() {
+    let db = two_runs("slower", Some("rust-rocket"));
+    let out = shootout(&["compare", "1", "2", "--fail-if-slower", "10"], &db);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("| rust-rocket") && l.contains("| slower |")),
+        "{text}"
+    );
+    assert_eq!(
+        shootout(&["compare", "1", "2", "--fail-if-slower", "30"], &db)
+            .status
+            .code(),
+        Some(0)
+    );
+    let back = shootout(&["compare", "2", "1", "--fail-if-slower", "10"], &db);
+    assert_eq!(back.status.code(), Some(0));
+    assert!(stdout(&back).contains("| faster |"));
+}
+
+#[test]
+fn compare_of_equal_runs_is_mostly_ties() {
+    let db = two_runs("ties", None);
+    let out = shootout(&["compare", "1", "latest", "--fail-if-slower", "5"], &db);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| rust-")).collect();
+    assert_eq!(rows.len(), 9);
+    // Columns: target, scenario, RPS A, RPS B, ΔRPS, RPS test, RPS label, ...
+    let rps_label = |l: &&&str| l.split('|').nth(7).map(str::trim) == Some("tie (not significant)");
+    let ties = rows.iter().filter(rps_label).count();
+    assert!(ties >= 7, "{text}");
+}
