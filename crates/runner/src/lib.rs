@@ -1,5 +1,22 @@
-//! Studies: parse a study file, schedule its measurements (rotated order,
-//! restarts), and for each target start, load, measure and stop the server,
-//! recording everything to the store the moment it is measured.
+//! Studies: parse a study file ([`study`]), schedule its work with rotation
+//! and restarts ([`schedule`]), and run it ([`run_study`]): each target is
+//! built if needed and verified once, then started pinned to the server
+//! CPUs, loaded through the engine (the generator pinned to its own CPUs)
+//! while its whole process tree is sampled from /proc, stopped, and every
+//! measurement is committed to the store the moment it ends. Ctrl-C is
+//! handled by [`interrupt`].
 
+pub mod affinity;
+pub mod host;
+pub mod interrupt;
+pub mod measure;
+pub mod procfs;
+pub mod progress;
+pub mod runner;
+pub mod sampler;
+pub mod schedule;
 pub mod study;
+
+pub use interrupt::{install_signal_handler, Interrupt};
+pub use progress::ProgressMode;
+pub use runner::{run_study, RunConfig, RunOutcome};

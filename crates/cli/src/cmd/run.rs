@@ -1,14 +1,242 @@
-//! `shootout run` and `studies` (placeholder until the runner lands).
+//! `shootout run [STUDY]` and `shootout studies`: find the study file, run it
+//! through the runner with Ctrl-C handling and progress on stderr, then print
+//! the Markdown tables on stdout, write report.md/report.html next to the
+//! database, and say where everything is. Exit 0 when every target was
+//! measured, 1 when some failed to build, start or verify, 2 on usage or
+//! environment errors, 130 when interrupted.
+
 use crate::exit::Outcome;
+use anyhow::Context as _;
+use shootout_runner::study::{self, quick_scale, Study, TargetSelection};
+use shootout_runner::{Interrupt, ProgressMode, RunConfig};
+use shootout_store::{RunStatus, DEFAULT_DB_PATH};
+use std::path::{Path, PathBuf};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {}
-#[derive(Debug, clap::Args)]
-pub struct StudiesArgs {}
+/// Environment variable naming the studies directory.
+const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
 
-pub fn run(_: Args) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout run` is not available yet")
+/// `shootout run`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A study name from the studies directory, or a path to a study file.
+    #[arg(default_value = "default")]
+    study: String,
+    /// Shrink every count and duration so the study runs in about a minute.
+    #[arg(long, conflicts_with = "scale")]
+    quick: bool,
+    /// Multiply every count and duration by F (0 < F <= 1).
+    #[arg(long, value_name = "F", value_parser = parse_scale)]
+    scale: Option<f64>,
+    /// Only these targets of the study (comma-separated).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    targets: Option<Vec<String>>,
+    /// The results database.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
+    /// The targets directory (default: targets/ above the working directory).
+    #[arg(long, value_name = "DIR", env = "SHOOTOUT_TARGETS")]
+    targets_dir: Option<PathBuf>,
+    /// The studies directory (default: studies/ above the working directory).
+    #[arg(long, value_name = "DIR", env = STUDIES_ENV)]
+    studies_dir: Option<PathBuf>,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    quiet: bool,
 }
-pub fn studies(_: StudiesArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`shootout studies` is not available yet")
+
+/// `shootout studies`.
+#[derive(Debug, clap::Args)]
+pub struct StudiesArgs {
+    /// The studies directory (default: studies/ above the working directory).
+    #[arg(long, value_name = "DIR", env = STUDIES_ENV)]
+    studies_dir: Option<PathBuf>,
+    /// The targets directory, to count `targets = "all"`.
+    #[arg(long, value_name = "DIR", env = "SHOOTOUT_TARGETS")]
+    targets_dir: Option<PathBuf>,
+    /// Estimate durations for `--quick` runs.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn parse_scale(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
+        _ => Err(format!("'{s}' is not a scale in (0, 1]")),
+    }
+}
+
+/// The studies directory: the flag, else `studies/` with a .toml file above the cwd.
+fn studies_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(d) = flag {
+        anyhow::ensure!(
+            d.is_dir(),
+            "studies directory {} does not exist",
+            d.display()
+        );
+        return Ok(d.to_path_buf());
+    }
+    let cwd = std::env::current_dir()?;
+    cwd.ancestors()
+        .map(|a| a.join("studies"))
+        .find(|d| d.join("default.toml").is_file())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no studies/ folder found above {}; pass --studies-dir or set {STUDIES_ENV}",
+                cwd.display()
+            )
+        })
+}
+
+/// A study by path (contains '/' or ends in .toml) or by name.
+fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
+    let path = Path::new(spec);
+    let file = if spec.ends_with(".toml") || spec.contains('/') {
+        path.to_path_buf()
+    } else {
+        let dir = studies_dir(dir)?;
+        let file = dir.join(format!("{spec}.toml"));
+        if !file.is_file() {
+            let names: Vec<String> = study::discover(&dir)?
+                .into_iter()
+                .flatten()
+                .map(|s| s.name)
+                .collect();
+            anyhow::bail!(
+                "no study '{spec}' in {} (studies: {})",
+                dir.display(),
+                names.join(", ")
+            );
+        }
+        file
+    };
+    Ok(study::load(&file)?)
+}
+
+fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
+    match &study.targets {
+        TargetSelection::List(l) => l.len(),
+        TargetSelection::All => shootout_targets::locate_targets_dir(targets_dir)
+            .ok()
+            .and_then(|d| shootout_targets::discover(&d).ok())
+            .map_or(1, |d| d.targets.len() + d.broken.len()),
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<Outcome> {
+    let study = find_study(&a.study, a.studies_dir.as_deref())?;
+    let targets_dir = shootout_targets::locate_targets_dir(a.targets_dir.as_deref())?;
+    let n = a
+        .targets
+        .as_ref()
+        .map_or_else(|| target_count(&study, Some(&targets_dir)), Vec::len);
+    let scale = match (a.quick, a.scale) {
+        (true, _) => quick_scale(&study, n),
+        (false, Some(f)) => f,
+        (false, None) => 1.0,
+    };
+    let progress = if a.quiet {
+        ProgressMode::Quiet
+    } else if crate::term::stderr_is_tty() {
+        ProgressMode::Bar {
+            color: crate::term::color_enabled(),
+        }
+    } else {
+        ProgressMode::Lines
+    };
+    let interrupt = Interrupt::new();
+    shootout_runner::install_signal_handler(interrupt.clone())
+        .context("cannot install the Ctrl-C handler")?;
+    let cfg = RunConfig {
+        study,
+        scale,
+        targets_dir,
+        db: a.db.clone(),
+        only: a.targets,
+        progress,
+        repo_dir: std::env::current_dir()?,
+    };
+    let out = shootout_runner::run_study(&cfg, &interrupt)?;
+
+    let data = shootout_report::load(&a.db, &out.run_id.to_string())?;
+    println!("{}", shootout_report::markdown(&data));
+    // Hook: the report crate writes report.md and report.html for the run.
+    let dir =
+        a.db.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .join(format!("run-{}", out.run_id));
+    let reports = shootout_report::write_run_reports(&a.db, out.run_id, &dir);
+    eprintln!(
+        "run #{} {} in {:.0} s: {} measurement(s); database {}",
+        out.run_id,
+        out.status,
+        out.elapsed.as_secs_f64(),
+        out.measurements,
+        a.db.display()
+    );
+    match reports {
+        Ok((md, html)) => eprintln!("reports: {} and {}", md.display(), html.display()),
+        Err(e) => eprintln!("warning: could not write the reports: {e:#}"),
+    }
+    for (name, why) in &out.skipped {
+        eprintln!("skipped {name}: {why}");
+    }
+    for (name, status, why) in &out.failed {
+        eprintln!("{status} {name}: {why}");
+    }
+    match out.status {
+        RunStatus::Interrupted => std::process::exit(130),
+        RunStatus::Complete if out.failed.is_empty() => Ok(Outcome::Ok),
+        _ => Ok(Outcome::Failed),
+    }
+}
+
+pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
+    let dir = studies_dir(a.studies_dir.as_deref())?;
+    let mut broken = false;
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
+    table.set_header([
+        "study",
+        "targets",
+        "scenarios",
+        "measurements",
+        "estimate",
+        "source",
+    ]);
+    for s in study::discover(&dir)? {
+        let s = match s {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                broken = true;
+                continue;
+            }
+        };
+        let n = target_count(&s, a.targets_dir.as_deref());
+        let scale = if a.quick { quick_scale(&s, n) } else { 1.0 };
+        let est = s.scaled(scale).estimate(n, scale);
+        let targets = match &s.targets {
+            TargetSelection::All => format!("all ({n})"),
+            TargetSelection::List(l) => l.join(", "),
+        };
+        let scenarios: Vec<String> = s
+            .scenarios
+            .iter()
+            .map(|sc| match sc.levels.len() {
+                1 => sc.name.to_string(),
+                k => format!("{} ×{k}", sc.name),
+            })
+            .collect();
+        table.add_row([
+            s.name.clone(),
+            targets,
+            scenarios.join(", "),
+            est.measurements.to_string(),
+            shootout_runner::schedule::format_eta(est.total_s),
+            s.source.chars().take(60).collect(),
+        ]);
+    }
+    println!("{table}");
+    Ok(if broken { Outcome::Failed } else { Outcome::Ok })
 }

@@ -6,7 +6,7 @@
 
 mod published;
 mod raw;
-mod scale;
+pub mod scale;
 
 pub use raw::{parse_duration, Order, Restart, ScenarioName};
 pub use scale::{quick_scale, Estimate};

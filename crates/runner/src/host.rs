@@ -1,0 +1,143 @@
+//! Facts about the machine and this checkout that every run records: CPU
+//! model, cores, memory, kernel, host name, git commit, and the split of the
+//! CPUs this process may use between the servers and the load generator.
+
+use crate::study::CpuSplit;
+use shootout_store::{Host, Pinning};
+use std::path::Path;
+
+/// Reads the host description from /proc and uname(2).
+pub fn host() -> Host {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            matches!(k.trim(), "model name" | "Model" | "cpu model").then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_total_mib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024);
+    let (kernel, hostname) = uname();
+    Host {
+        cpu_model,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        mem_total_mib,
+        kernel,
+        hostname,
+    }
+}
+
+fn uname() -> (String, String) {
+    // SAFETY: utsname is plain old data; uname fills it or fails.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return ("unknown".into(), "unknown".into());
+    }
+    let field = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (
+        format!("{} {}", field(&u.sysname), field(&u.release)),
+        field(&u.nodename),
+    )
+}
+
+/// The commit checked out in `dir` (short hash, `+dirty` if modified), if any.
+pub fn git_commit(dir: &Path) -> Option<String> {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let hash = run(&["rev-parse", "--short=12", "HEAD"])?;
+    let dirty =
+        run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{hash}+dirty") } else { hash })
+}
+
+/// The CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    crate::affinity::current().unwrap_or_else(|| {
+        (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+    })
+}
+
+/// Splits CPUs as the study asks. `Auto`: servers get the first half
+/// (rounded up), the generator the rest; with one CPU nothing is pinned.
+pub fn split_cpus(split: &CpuSplit, allowed: &[usize]) -> Result<Pinning, String> {
+    match split {
+        CpuSplit::Auto => {
+            if allowed.len() < 2 {
+                return Ok(Pinning::default());
+            }
+            let server = allowed.len().div_ceil(2);
+            Ok(Pinning {
+                server_cpus: allowed[..server].to_vec(),
+                generator_cpus: allowed[server..].to_vec(),
+            })
+        }
+        CpuSplit::Explicit { server, generator } => {
+            if let Some(bad) = server
+                .iter()
+                .chain(generator)
+                .find(|c| !allowed.contains(c))
+            {
+                return Err(format!(
+                    "cpus: CPU {bad} is not available to this process (allowed: {allowed:?})"
+                ));
+            }
+            Ok(Pinning {
+                server_cpus: server.clone(),
+                generator_cpus: generator.clone(),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_split_is_half_and_half() {
+        let p = split_cpus(&CpuSplit::Auto, &[0, 1]).unwrap();
+        assert_eq!((p.server_cpus, p.generator_cpus), (vec![0], vec![1]));
+        let p = split_cpus(&CpuSplit::Auto, &[0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(
+            (p.server_cpus, p.generator_cpus),
+            (vec![0, 1, 2], vec![3, 4])
+        );
+        assert_eq!(
+            split_cpus(&CpuSplit::Auto, &[3]).unwrap(),
+            Pinning::default()
+        );
+        let explicit = CpuSplit::Explicit {
+            server: vec![0],
+            generator: vec![7],
+        };
+        assert!(split_cpus(&explicit, &[0, 1]).is_err());
+    }
+
+    #[test]
+    fn host_facts_are_read() {
+        let h = host();
+        assert!(h.cores >= 1);
+        assert!(h.mem_total_mib > 0);
+        assert!(h.kernel.starts_with("Linux"), "{}", h.kernel);
+    }
+}

@@ -1,0 +1,287 @@
+//! One session: start a target pinned to the server CPUs, wait until it is
+//! ready (the startup time), let it settle, read its idle memory, then for
+//! each scenario level warm up and load it through the engine while a
+//! sampler watches the whole process tree, settle again, read the
+//! after-memory and hand the measurement over to be committed at once.
+//! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
+
+use crate::interrupt::Interrupt;
+use crate::procfs::{self, MIB};
+use crate::progress::Progress;
+use crate::sampler::Sampler;
+use crate::schedule::Session;
+use crate::study::{Level, Scenario, Study};
+use shootout_engine::{Control, LoadReport, Plan, RequestSpec};
+use shootout_store::{Measurement, Pinning};
+use shootout_targets::{Server, Target};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a target may take to answer its ready route.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Why a session ended early.
+#[derive(Debug)]
+pub enum SessionError {
+    /// The target could not be started or died: a one-line reason and the log tail.
+    Start { reason: String, log_tail: String },
+    /// The user asked to stop.
+    Interrupted,
+    /// The engine refused to run (a setup error that affects every target).
+    Engine(String),
+    /// The store could not record a measurement.
+    Record(String),
+}
+
+/// What a session needs besides the session itself.
+#[derive(Debug)]
+pub struct SessionContext<'a> {
+    pub study: &'a Study,
+    pub target: &'a Target,
+    pub pinning: &'a Pinning,
+    /// Generator threads.
+    pub threads: usize,
+    pub settle: Duration,
+    pub settle_after: Duration,
+    pub interrupt: &'a Interrupt,
+    pub progress: &'a Progress,
+}
+
+/// Runs one session; `record` commits each measurement the moment it ends.
+pub fn run_session(
+    cx: &SessionContext<'_>,
+    session: &Session,
+    estimate_of: &dyn Fn(&Scenario, &Level) -> f64,
+    record: &mut dyn FnMut(Measurement) -> Result<(), String>,
+) -> Result<(), SessionError> {
+    let target = cx.target;
+    let log = target.server_log("run");
+    let port =
+        shootout_targets::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
+    let started = crate::affinity::with_pinned_thread(&cx.pinning.server_cpus, || {
+        Server::start(target, port, &log)
+    })
+    .map_err(|e| {
+        start_err(
+            format!("cannot pin to CPUs {:?}: {e}", cx.pinning.server_cpus),
+            "",
+        )
+    })?;
+    let mut server = started.map_err(|e| start_err(format!("{e:#}"), ""))?;
+    let startup = match server.wait_ready(READY_TIMEOUT) {
+        Ok(t) => t,
+        Err(e) => {
+            drop(server);
+            if cx.interrupt.is_stopped() {
+                return Err(SessionError::Interrupted);
+            }
+            let tail = shootout_targets::tail::log_tail(&log, 20);
+            let first = format!("{e:#}")
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            return Err(start_err(first, &tail));
+        }
+    };
+    let (pgid, root) = (server.pgid(), server.pid() as i32);
+    sleep_unless_stopped(cx.settle, cx.interrupt);
+    let mut before = procfs::sample(pgid, root, true);
+    let mut result = Ok(());
+    'outer: for &si in &session.scenarios {
+        let sc = &cx.study.scenarios[si];
+        for (li, level) in sc.levels.iter().enumerate() {
+            if cx.interrupt.is_stopped() {
+                result = Err(SessionError::Interrupted);
+                break 'outer;
+            }
+            if !shootout_targets::process::group_alive(pgid) {
+                let tail = shootout_targets::tail::log_tail(&log, 20);
+                result = Err(start_err(
+                    format!("{} exited during the study", target.name),
+                    &tail,
+                ));
+                break 'outer;
+            }
+            let what = format!(
+                "rep {}/{} · {} · {} {}",
+                session.repetition + 1,
+                cx.study.repetitions,
+                target.name,
+                sc.name,
+                level.label
+            );
+            let started_at = shootout_store::now_rfc3339();
+            let control = Arc::new(Control::new());
+            cx.interrupt.set_control(Some(control.clone()));
+            cx.progress.begin(what, control.clone());
+            let plan = plan_for(cx, sc, level, port);
+            let sampler = Sampler::start(
+                pgid,
+                root,
+                control.clone(),
+                cx.pinning.generator_cpus.clone(),
+            );
+            let report = shootout_engine::run(&plan, &control);
+            let usage = sampler.finish();
+            cx.interrupt.set_control(None);
+            let estimate = estimate_of(sc, level);
+            if cx.interrupt.is_stopped() {
+                cx.progress.end(estimate, None);
+                result = Err(SessionError::Interrupted);
+                break 'outer;
+            }
+            let report = match report {
+                Ok(r) => r,
+                Err(e) => {
+                    cx.progress.end(estimate, None);
+                    result = Err(SessionError::Engine(e.to_string()));
+                    break 'outer;
+                }
+            };
+            sleep_unless_stopped(cx.settle_after, cx.interrupt);
+            let after = procfs::sample(pgid, root, false);
+            let m = measurement(MeasurementParts {
+                target: &target.name,
+                scenario: sc.name.as_str(),
+                level: li as u32,
+                level_label: &level.label,
+                repetition: session.repetition,
+                started_at,
+                report,
+                idle_rss: before.rss_bytes,
+                after_rss: after.rss_bytes,
+                usage,
+                startup,
+            });
+            cx.progress.end(estimate, Some(&brief(&m)));
+            if let Err(e) = record(m) {
+                result = Err(SessionError::Record(e));
+                break 'outer;
+            }
+            before = after;
+        }
+    }
+    if cx.interrupt.is_stopped() {
+        drop(server); // SIGKILL to the group: no 5 s grace when the user waits.
+        return Err(SessionError::Interrupted);
+    }
+    let stop = server.stop();
+    if stop.leftovers {
+        cx.progress.println(&format!(
+            "warning: processes of {} survived SIGKILL to its group",
+            target.name
+        ));
+    }
+    result
+}
+
+fn start_err(reason: String, tail: &str) -> SessionError {
+    SessionError::Start {
+        reason,
+        log_tail: tail.to_string(),
+    }
+}
+
+/// Sleeps up to `d`, waking early when a stop is asked for.
+pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
+    let end = Instant::now() + d;
+    while !interrupt.is_stopped() {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// The engine plan for one level against the server on `port`.
+pub fn plan_for(cx: &SessionContext<'_>, sc: &Scenario, level: &Level, port: u16) -> Plan {
+    let url = format!("http://127.0.0.1:{port}{}", sc.path);
+    let mut headers = Vec::new();
+    if !sc.body.is_empty() {
+        headers.push(("Content-Type".to_string(), "application/json".to_string()));
+    }
+    Plan {
+        target: shootout_engine::Target::parse(&url).unwrap_or_else(|_| unreachable_target(port)),
+        request: RequestSpec {
+            method: sc.method.clone(),
+            headers,
+            body: sc.body.clone(),
+        },
+        load: level.load.clone(),
+        stop: level.stop,
+        warmup: sc.warmup,
+        timeout: sc.timeout,
+        threads: cx.threads,
+        cpus: cx.pinning.generator_cpus.clone(),
+        keepalive: level.keepalive,
+    }
+}
+
+fn unreachable_target(port: u16) -> shootout_engine::Target {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    shootout_engine::Target {
+        url: format!("http://{addr}/"),
+        addr,
+        host_header: addr.to_string(),
+        path: "/".into(),
+    }
+}
+
+struct MeasurementParts<'a> {
+    target: &'a str,
+    scenario: &'a str,
+    level: u32,
+    level_label: &'a str,
+    repetition: u32,
+    started_at: String,
+    report: LoadReport,
+    idle_rss: u64,
+    after_rss: u64,
+    usage: crate::sampler::LoadUsage,
+    startup: Duration,
+}
+
+fn measurement(p: MeasurementParts<'_>) -> Measurement {
+    let completed = p.report.summary.requests.completed as f64;
+    let cpu = p.usage.cpu_s;
+    Measurement {
+        target: p.target.to_string(),
+        scenario: p.scenario.to_string(),
+        level: p.level,
+        level_label: p.level_label.to_string(),
+        repetition: p.repetition,
+        started_at: p.started_at,
+        generator_bound: p.report.summary.generator.cpu_utilization >= 0.9,
+        summary: p.report.summary,
+        histogram: p.report.histogram,
+        histogram_uncorrected: p.report.uncorrected,
+        timeline: p.report.timeline,
+        rss_idle_mib: p.idle_rss as f64 / MIB,
+        rss_peak_mib: p.usage.rss_peak_bytes.max(p.idle_rss) as f64 / MIB,
+        rss_after_mib: p.after_rss as f64 / MIB,
+        pss_peak_mib: p.usage.pss_peak_bytes.map(|b| b as f64 / MIB),
+        server_cpu_s: cpu,
+        req_per_cpu_s: if cpu > 0.0 { completed / cpu } else { 0.0 },
+        startup_s: p.startup.as_secs_f64(),
+    }
+}
+
+/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`.
+pub fn brief(m: &Measurement) -> String {
+    let s = &m.summary;
+    format!(
+        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{}",
+        s.rps,
+        s.latency_ms.p99,
+        s.errors.total(),
+        m.rss_peak_mib,
+        m.server_cpu_s,
+        if m.generator_bound {
+            " (generator-bound)"
+        } else {
+            ""
+        }
+    )
+}

@@ -1,0 +1,186 @@
+//! Reading a server's whole process tree from /proc: every process in its
+//! process group or descended from its first process (gunicorn and uvicorn
+//! have workers). One snapshot gives the summed RSS (statm), the summed PSS
+//! (smaps_rollup, when readable) and the summed CPU ticks (utime + stime +
+//! cutime + cstime from stat, so reaped workers still count).
+
+use std::collections::HashMap;
+
+/// One look at a process tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TreeSample {
+    pub processes: usize,
+    pub rss_bytes: u64,
+    /// None when some member's smaps_rollup could not be read.
+    pub pss_bytes: Option<u64>,
+    /// User + system CPU seconds of the tree, including reaped children.
+    pub cpu_s: f64,
+}
+
+struct Stat {
+    ppid: i32,
+    pgrp: i32,
+    ticks: u64,
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+fn page_size() -> u64 {
+    // SAFETY: as above.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+/// Parses /proc/<pid>/stat: state, ppid, pgrp and the four CPU-time fields.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // f[0] = state (field 3), so field n is f[n - 3].
+    if f.first() == Some(&"Z") {
+        return None;
+    }
+    let num = |n: usize| f.get(n - 3)?.parse::<u64>().ok();
+    Some(Stat {
+        ppid: f.get(1)?.parse().ok()?,
+        pgrp: f.get(2)?.parse().ok()?,
+        ticks: num(14)? + num(15)? + num(16)? + num(17)?,
+    })
+}
+
+/// The live members of the tree rooted at `root` or in group `pgid`.
+pub fn members(pgid: i32, root: i32) -> Vec<(i32, u64)> {
+    let mut all: HashMap<i32, Stat> = HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Some(st) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .as_deref()
+            .and_then(parse_stat)
+        {
+            all.insert(pid, st);
+        }
+    }
+    let in_tree = |mut pid: i32| {
+        for _ in 0..64 {
+            let Some(st) = all.get(&pid) else {
+                return false;
+            };
+            if pid == root || st.pgrp == pgid {
+                return true;
+            }
+            if st.ppid <= 1 {
+                return false;
+            }
+            pid = st.ppid;
+        }
+        false
+    };
+    let mut out: Vec<(i32, u64)> = all
+        .iter()
+        .filter(|(&pid, _)| in_tree(pid))
+        .map(|(&pid, st)| (pid, st.ticks))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Resident bytes of one process from statm.
+fn rss_bytes(pid: i32, page: u64) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let resident: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(resident * page)
+}
+
+/// Proportional set size of one process from smaps_rollup.
+fn pss_bytes(pid: i32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+/// Samples the tree; `with_pss` also reads smaps_rollup (slower).
+pub fn sample(pgid: i32, root: i32, with_pss: bool) -> TreeSample {
+    let page = page_size();
+    let hz = clock_ticks();
+    let procs = members(pgid, root);
+    let mut s = TreeSample {
+        processes: procs.len(),
+        pss_bytes: with_pss.then_some(0),
+        ..TreeSample::default()
+    };
+    for &(pid, ticks) in &procs {
+        s.cpu_s += ticks as f64 / hz;
+        s.rss_bytes += rss_bytes(pid, page).unwrap_or(0);
+        if with_pss {
+            s.pss_bytes = match (s.pss_bytes, pss_bytes(pid)) {
+                (Some(a), Some(b)) => Some(a + b),
+                _ => None,
+            };
+        }
+    }
+    s
+}
+
+pub const MIB: f64 = 1024.0 * 1024.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_spaces_in_the_name() {
+        let text = "42 (my (odd) proc) S 1 42 42 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 1 0";
+        let st = parse_stat(text).unwrap();
+        assert_eq!((st.ppid, st.pgrp, st.ticks), (1, 42, 210));
+        assert!(parse_stat("1 (z) Z 0 1 1 0 -1 0 0 0 0 0 1 1 1 1").is_none());
+    }
+
+    #[test]
+    fn samples_a_process_group_with_children() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("sleep 30 & sleep 30 & i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; wait")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let s = sample(pid, pid, true);
+        // SAFETY: kill(2) on our own child's group.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        let _ = child.wait();
+        assert!(s.processes >= 3, "{s:?}");
+        assert!(s.rss_bytes > 1024 * 1024, "{s:?}");
+        assert!(s.cpu_s > 0.0, "{s:?}");
+        assert!(s.pss_bytes.is_some_and(|p| p > 0), "{s:?}");
+    }
+}
