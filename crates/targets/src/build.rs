@@ -210,7 +210,7 @@ fn tree_size(path: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::tempdir;
+    use crate::tempdir;
     use crate::toolchain::Toolchain;
 
     fn target(root: &Path, build: &[&str]) -> Target {

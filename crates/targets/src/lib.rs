@@ -9,6 +9,8 @@ pub mod http;
 pub mod manifest;
 pub mod process;
 pub mod tail;
+#[cfg(test)]
+mod tempdir;
 pub mod toolchain;
 pub mod verify;
 

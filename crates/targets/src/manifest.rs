@@ -276,6 +276,7 @@ fn locate_from(flag: Option<&Path>, env: Option<&Path>, cwd: &Path) -> anyhow::R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tempdir;
 
     const GOOD: &str = r#"name = "demo"
 language = "rust"
@@ -367,36 +368,5 @@ future_key = 1
         assert_eq!(locate_from(None, None, &deep).unwrap(), targets);
         assert_eq!(locate_from(Some(&deep), None, root.path()).unwrap(), deep);
         assert!(locate_from(Some(&root.path().join("nope")), None, &deep).is_err());
-    }
-}
-
-/// A self-deleting temporary directory for tests (no tempfile dependency).
-#[cfg(test)]
-pub(crate) mod tempdir {
-    use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicU32, Ordering};
-
-    #[derive(Debug)]
-    pub struct Dir(PathBuf);
-
-    impl Dir {
-        pub fn new() -> Dir {
-            static N: AtomicU32 = AtomicU32::new(0);
-            let n = N.fetch_add(1, Ordering::Relaxed);
-            let p = std::env::temp_dir()
-                .join(format!("shootout-targets-test-{}-{n}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&p);
-            std::fs::create_dir_all(&p).unwrap();
-            Dir(p)
-        }
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
     }
 }

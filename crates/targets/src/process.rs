@@ -252,7 +252,7 @@ fn live_members_in_proc(pgid: i32) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::tempdir;
+    use crate::tempdir;
     use crate::toolchain::Toolchain;
 
     /// kill_all_servers touches every group in the registry, so the tests

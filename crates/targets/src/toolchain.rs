@@ -60,7 +60,7 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::tempdir;
+    use crate::tempdir;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::fake::{correct, serve, Reply, Req, Wire};
 use super::*;
-use crate::manifest::tempdir;
+use crate::tempdir;
 use crate::toolchain::Toolchain;
 
 fn run(addr: SocketAddr) -> Vec<Check> {
