@@ -83,7 +83,11 @@ func writeJSON(w http.ResponseWriter, v any) {
 // if the body is not JSON or lacks a string payload.
 func readPayload(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var p payload
-	if err := json.NewDecoder(r.Body).Decode(&p); err != nil || p.Payload == nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &p)
+	}
+	if err != nil || p.Payload == nil {
 		http.Error(w, "expected a JSON body {\"payload\": string}", http.StatusBadRequest)
 		return "", false
 	}
