@@ -67,3 +67,65 @@ fn main() -> ExitCode {
     };
     exit::finish(result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_load_flag_parses() {
+        let cli = Cli::try_parse_from([
+            "shootout",
+            "load",
+            "-c",
+            "10k",
+            "-n",
+            "1m",
+            "-z",
+            "2m",
+            "-q",
+            "2.5k",
+            "--stages",
+            "60s:100,60s:100",
+            "-t",
+            "2",
+            "-m",
+            "post",
+            "-H",
+            "A: b",
+            "-H",
+            "C: d",
+            "-d",
+            "{}",
+            "--no-keepalive",
+            "--timeout",
+            "500ms",
+            "--warmup",
+            "1s",
+            "--cpus",
+            "0-1",
+            "-o",
+            "csv",
+            "--fail-if",
+            "p99>50ms",
+            "--fail-if",
+            "errors>0",
+            "--quiet",
+            "http://127.0.0.1:1/",
+        ])
+        .unwrap();
+        let Command::Load(args) = cli.command else {
+            panic!("not load")
+        };
+        assert_eq!(args.connections, 10_000);
+        assert_eq!(args.cpus.unwrap().0, vec![0, 1]);
+        assert_eq!(args.stages.unwrap().0.len(), 2);
+        assert_eq!(args.fail_if.len(), 2);
+    }
+}

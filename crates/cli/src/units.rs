@@ -54,6 +54,24 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A parsed `--stages` value (a newtype, so clap treats it as one value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageList(pub Vec<Stage>);
+
+/// A parsed `--cpus` value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+/// `60s:100,60s:100`: ramp to 100 over 60 s, then hold 100 for 60 s.
+pub fn parse_stage_list(s: &str) -> Result<StageList, String> {
+    parse_stages(s).map(StageList)
+}
+
+/// `0,2-3` as a [`CpuList`].
+pub fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
+    parse_cpus(s).map(CpuList)
+}
+
 /// `60s:100,60s:100`: ramp to 100 over 60 s, then hold 100 for 60 s.
 pub fn parse_stages(s: &str) -> Result<Vec<Stage>, String> {
     s.split(',')

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""CPU cost per request of shootout's load generator against wrk and oha.
+
+One nginx worker serves a 13-byte body pinned to one core; each generator in
+turn is pinned to another core and loads it with the same c=50 keep-alive load
+for the same duration. A generator's CPU time (user + sys, from wait4) divided
+by the requests it completed is its cost per request. Rounds interleave the
+tools so machine noise hits them alike; the medians and the ratios against wrk
+and oha, all from this one run, are printed at the end.
+
+Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 100000000;
+  server {{
+    listen 127.0.0.1:{port};
+    location / {{ default_type text/plain; return 200 "Hello, World!"; }}
+  }}
+}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_measured(cmd: list) -> tuple:
+    """Runs cmd; returns (stdout, cpu seconds of the child)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}")
+    return out, usage.ru_utime + usage.ru_stime
+
+
+def wrk(url, a, cpu):
+    out, cpu_s = run_measured(["taskset", "-c", cpu, "wrk", "-t1", f"-c{a.connections}", f"-d{a.duration}s", url])
+    return int(re.search(r"(\d+) requests in", out).group(1)), cpu_s
+
+
+def oha(url, a, cpu):
+    out, cpu_s = run_measured(["taskset", "-c", cpu, "oha", "--no-tui", "--output-format", "json",
+                               "-c", str(a.connections), "-z", f"{a.duration}s", url])
+    return sum(json.loads(out)["statusCodeDistribution"].values()), cpu_s
+
+
+def shootout(url, a, cpu):
+    out, cpu_s = run_measured([str(a.shootout), "load", "--quiet", "-o", "json", "-t", "1", "--cpus", cpu,
+                               "-c", str(a.connections), "-z", f"{a.duration}s", url])
+    return json.loads(out)["requests"]["completed"], cpu_s
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--duration", type=int, default=10)
+    p.add_argument("--connections", type=int, default=50)
+    p.add_argument("--shootout", type=Path, default=ROOT / "target/release/shootout")
+    a = p.parse_args()
+    if os.cpu_count() < 2:
+        sys.exit("needs at least 2 CPUs: one for nginx, one for the generators")
+    missing = [t for t in ("nginx", "wrk", "taskset") if not shutil.which(t)]
+    if missing:
+        sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux")
+    if not a.shootout.exists():
+        sys.exit(f"{a.shootout} not found: run cargo build --release first")
+    tools = {"shootout": shootout, "wrk": wrk}
+    if shutil.which("oha"):
+        tools["oha"] = oha
+    else:
+        print("oha not installed (cargo install oha): comparing with wrk only", file=sys.stderr)
+
+    tmp = Path(tempfile.mkdtemp(prefix="shootout-bench-"))
+    port = free_port()
+    (tmp / "nginx.conf").write_text(NGINX_CONF.format(dir=tmp, port=port))
+    nginx = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", str(tmp / "nginx.conf"), "-p", str(tmp)])
+    try:
+        time.sleep(0.5)
+        url = f"http://127.0.0.1:{port}/"
+        cost = {t: [] for t in tools}
+        rate = {t: [] for t in tools}
+        for r in range(a.rounds):
+            order = list(tools)[r % len(tools):] + list(tools)[:r % len(tools)]
+            for name in order:
+                n, cpu_s = tools[name](url, a, "1")
+                cost[name].append(cpu_s * 1e6 / n)
+                rate[name].append(n / a.duration)
+                print(f"round {r + 1} {name:9} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
+                      f"{cost[name][-1]:5.2f} µs/request", file=sys.stderr)
+    finally:
+        nginx.terminate()
+        nginx.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    med = {t: statistics.median(v) for t, v in cost.items()}
+    print(f"\nCPU per request, median of {a.rounds} rounds of {a.duration} s, c={a.connections}, "
+          f"nginx on CPU 0, generator on CPU 1\n")
+    print("| generator | µs CPU / request | req/s | vs wrk | vs oha |")
+    print("|---|---:|---:|---:|---:|")
+    for t in tools:
+        vs_oha = f"{med[t] / med['oha']:.2f}×" if "oha" in med else "n/a"
+        print(f"| {t} | {med[t]:.2f} | {statistics.median(rate[t]):.0f} | {med[t] / med['wrk']:.2f}× | {vs_oha} |")
+    ratio = med["shootout"] / med["wrk"]
+    print(f"\nshootout / wrk = {ratio:.2f} ({'within' if ratio <= 1.0 else 'ABOVE'} the 1.0× budget)")
+    return 0 if ratio <= 1.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
