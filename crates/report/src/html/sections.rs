@@ -6,7 +6,7 @@ use crate::context::Context;
 use crate::escape::html as esc;
 use crate::group::{Column, Group};
 use crate::markdown::{cell_text, extremes};
-use crate::metric::Metric;
+use crate::metric::{num, Metric};
 use shootout_store::TargetRecord;
 use std::fmt::Write;
 
@@ -144,9 +144,8 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         charts::bars("Efficiency", "req per CPU-s", &eff),
     );
     out.push_str("</div>\n");
-    table(out, g);
+    table(out, ctx, g);
     out.push_str("</section>\n");
-    let _ = ctx;
 }
 
 fn figure(out: &mut String, slug: &str, kind: &str, caption: &str, svg: Result<String, String>) {
@@ -240,30 +239,42 @@ fn memory(g: &Group) -> Result<String, String> {
     charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
 }
 
-fn table(out: &mut String, g: &Group) {
+fn table(out: &mut String, ctx: &Context, g: &Group) {
+    let published = ctx.published.has_any(g.scenario, g.level);
     out.push_str("<table class=\"metrics\">\n<thead><tr><th>Metric</th>");
     for c in &g.columns {
         let _ = write!(out, "<th>{}</th>", esc(c.target));
+        if published {
+            let _ = write!(out, "<th>{} published</th>", esc(c.target));
+        }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     for m in Metric::ALL {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
         let _ = write!(out, "<tr><td>{}</td>", esc(m.label()));
-        for (i, s) in spreads.iter().enumerate() {
-            let class = if Some(i) == best {
-                " class=\"best\""
-            } else if Some(i) == worst {
-                " class=\"worst\""
-            } else {
-                ""
+        for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
+            let class = match (Some(i) == best, Some(i) == worst) {
+                (true, _) => " class=\"best\"",
+                (_, true) => " class=\"worst\"",
+                _ => "",
             };
             let text = s.as_ref().map_or("—".to_string(), cell_text);
             let _ = write!(out, "<td{class}>{}</td>", esc(&text));
+            if published {
+                let p = ctx
+                    .target(c.target)
+                    .and_then(|t| ctx.published.get(t, g.scenario, g.level, m));
+                let _ = write!(
+                    out,
+                    "<td class=\"published\">{}</td>",
+                    p.map_or("—".into(), num)
+                );
+            }
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str("</tbody>\n</table>\n<p class=\"note\">Bold: best of the row; italic: worst. Cells are the median ± the 95% CI half-width.</p>\n");
 }
 
 pub fn environment(out: &mut String, ctx: &Context) {
