@@ -1,0 +1,233 @@
+//! End-to-end runs of the real `shootout load` binary: exit codes, the JSON
+//! contract against docs/load.schema.json, and the text report's sections.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Output};
+
+const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+
+/// A keep-alive server answering every request with `Hello, World!`.
+fn hello_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || serve(stream));
+        }
+    });
+    format!("http://{addr}/plaintext")
+}
+
+fn serve(stream: TcpStream) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) if line == "\r\n" => {
+                let body = "Hello, World!";
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                if out.write_all(reply.as_bytes()).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+fn shootout(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn json_output_follows_the_schema_and_the_invariant() {
+    let url = hello_server();
+    let out = shootout(&["load", "-n", "2k", "-c", "8", "-o", "json", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let r = &json["requests"];
+    let errors: u64 = json["errors"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(r["sent"], 2000);
+    assert_eq!(
+        r["sent"].as_u64().unwrap(),
+        r["completed"].as_u64().unwrap() + r["cut"].as_u64().unwrap() + errors
+    );
+    assert_eq!(json["status"]["200"], 2000);
+    assert_eq!(json["mode"], "closed");
+    assert!(json["latency_uncorrected_ms"].is_null());
+}
+
+#[test]
+fn the_schema_rejects_a_broken_report() {
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let broken = serde_json::json!({ "mode": "sideways", "requests": { "sent": -1 } });
+    assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn open_loop_json_has_uncorrected_latency_and_lag() {
+    let url = hello_server();
+    let out = shootout(&[
+        "load", "-q", "100", "-z", "1s", "-c", "4", "-o", "json", &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["mode"], "open");
+    assert!(json["latency_uncorrected_ms"]["p99"].is_number());
+    assert!(json["lag"]["late"].is_u64());
+}
+
+#[test]
+fn text_output_reads_like_wrk() {
+    let url = hello_server();
+    let out = shootout(&["load", "-n", "500", "-c", "5", &url]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for section in [
+        "Requests/s",
+        "Latency (ms)",
+        "p99.9",
+        "Latency histogram",
+        "Status codes",
+        "[200] 500 responses",
+        "Errors",
+        "Generator",
+    ] {
+        assert!(text.contains(section), "missing {section} in:\n{text}");
+    }
+}
+
+#[test]
+fn markdown_and_csv_outputs() {
+    let url = hello_server();
+    let md = shootout(&["load", "-n", "100", "-c", "2", "-o", "markdown", &url]);
+    assert!(String::from_utf8(md.stdout)
+        .unwrap()
+        .contains("| requests/s |"));
+    let csv =
+        String::from_utf8(shootout(&["load", "-n", "100", "-c", "2", "-o", "csv", &url]).stdout)
+            .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+}
+
+#[test]
+fn fail_if_exits_1_only_when_violated() {
+    let url = hello_server();
+    let pass = shootout(&[
+        "load",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "--fail-if",
+        "errors>0",
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(pass.status.code(), Some(0), "{}", stderr(&pass));
+    let fail = shootout(&[
+        "load",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "--fail-if",
+        "p99>=0ms",
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(stderr(&fail).contains("--fail-if p99>=0ms"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_name_the_bad_value() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["load", "-c", "lots", "http://127.0.0.1:1/"], "'lots'"),
+        (
+            &["load", "-z", "5 parsecs", "http://127.0.0.1:1/"],
+            "'5 parsecs'",
+        ),
+        (
+            &["load", "http://10.1.2.3/"],
+            "only sends load to 127.0.0.1",
+        ),
+        (
+            &["load", "--fail-if", "speed>3", "http://127.0.0.1:1/"],
+            "unknown metric",
+        ),
+        (
+            &["load", "-H", "no-colon", "http://127.0.0.1:1/"],
+            "'no-colon'",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = shootout(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_dead_server_is_counted_not_fatal() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = shootout(&[
+        "load",
+        "-n",
+        "50",
+        "-c",
+        "2",
+        "-o",
+        "json",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"]["connect"], 50);
+}
+
+#[test]
+fn too_many_connections_for_the_fd_limit_is_a_clear_error() {
+    let url = hello_server();
+    let out = shootout(&["load", "-c", "100m", "-n", "1", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("open files"), "{}", stderr(&out));
+}
