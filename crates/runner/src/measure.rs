@@ -111,7 +111,7 @@ pub fn run_session(
                 sc.name,
                 level.label
             );
-            let started_at = shootout_store::now_rfc3339();
+            let started_at = shootout_store::now_rfc3339_millis();
             let control = Arc::new(Control::new());
             cx.interrupt.set_control(Some(control.clone()));
             cx.progress.begin(what, control.clone());

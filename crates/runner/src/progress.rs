@@ -136,6 +136,13 @@ impl Progress {
         }
     }
 
+    /// Credits work done outside measurements (verification, starts, stops).
+    pub fn advance(&self, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.done_estimate_s += estimate_s;
+        s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
+    }
+
     /// Skips work that will not happen (a failed target's sessions).
     pub fn skip(&self, measurements: u64, estimate_s: f64) {
         let mut s = lock(&self.state);

@@ -8,9 +8,8 @@ use crate::interrupt::Interrupt;
 use crate::measure::{run_session, SessionContext, SessionError};
 use crate::progress::{Progress, ProgressMode};
 use crate::schedule::{format_eta, sessions};
-use crate::study::{
-    scale::level_seconds, scale::settle_after_for, scale::settle_for, Study, TargetSelection,
-};
+use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S, VERIFY_S};
+use crate::study::{Study, TargetSelection};
 use shootout_store::{NewRun, RunStatus, Store, TargetRecord, TargetStatus};
 use shootout_targets::{BuildOutcome, Target, VerifyOptions};
 use std::path::{Path, PathBuf};
@@ -99,6 +98,7 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
             break;
         }
         prepare(e, &progress);
+        progress.advance(VERIFY_S);
         store.record_target(run_id, &e.record)?;
         if e.record.status != TargetStatus::Ok {
             let one = per_target(&study);
@@ -150,7 +150,19 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
                 .map(|_| outcome.measurements += 1)
                 .map_err(|e| e.to_string())
         };
-        match run_session(&cx, session, &estimate_of, &mut record) {
+        let result = run_session(&cx, session, &estimate_of, &mut record);
+        let levels: usize = session
+            .scenarios
+            .iter()
+            .map(|&i| study.scenarios[i].levels.len())
+            .sum();
+        progress.advance(
+            START_S
+                + STOP_S
+                + cx.settle.as_secs_f64()
+                + levels as f64 * cx.settle_after.as_secs_f64(),
+        );
+        match result {
             Ok(()) => {}
             Err(SessionError::Interrupted) => break,
             Err(SessionError::Start { reason, log_tail }) => {

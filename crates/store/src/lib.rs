@@ -15,7 +15,7 @@ pub use model::{
     RunListing, RunStatus, TargetRecord, TargetStatus,
 };
 pub use schema::SCHEMA_VERSION;
-pub use time::{now_rfc3339, rfc3339_from_unix};
+pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::{Path, PathBuf};

@@ -12,6 +12,17 @@ pub fn now_rfc3339() -> String {
     rfc3339_from_unix(secs)
 }
 
+/// The current time as RFC3339 UTC with milliseconds, so that events in
+/// the same second still sort in order.
+pub fn now_rfc3339_millis() -> String {
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    let secs = rfc3339_from_unix(ms.div_euclid(1000));
+    format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms.rem_euclid(1000))
+}
+
 /// Formats seconds since the Unix epoch as RFC3339 UTC.
 pub fn rfc3339_from_unix(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
@@ -48,5 +59,7 @@ mod tests {
         assert_eq!(rfc3339_from_unix(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339_from_unix(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(rfc3339_from_unix(-1), "1969-12-31T23:59:59Z");
+        let now = now_rfc3339_millis();
+        assert_eq!(now.len(), "2026-01-02T03:04:05.678Z".len(), "{now}");
     }
 }

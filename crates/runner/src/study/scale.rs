@@ -14,9 +14,9 @@ const QUICK_LOAD_S: f64 = 25.0;
 /// A request rate assumed for estimates when nothing else limits it.
 const NOMINAL_RPS: f64 = 5_000.0;
 /// Assumed seconds for a start (spawn to ready), a stop, and a verification.
-const START_S: f64 = 1.5;
-const STOP_S: f64 = 0.3;
-const VERIFY_S: f64 = 5.0;
+pub const START_S: f64 = 1.5;
+pub const STOP_S: f64 = 0.3;
+pub const VERIFY_S: f64 = 5.0;
 
 /// How long a study is expected to take.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,7 +45,13 @@ pub fn quick_scale(study: &Study, targets: usize) -> f64 {
     if full <= 0.0 {
         return 0.25;
     }
-    (QUICK_LOAD_S / full).clamp(0.001, 0.25)
+    round_sig((QUICK_LOAD_S / full).clamp(0.001, 0.25))
+}
+
+/// Rounds to two significant digits, so a scale reads as 0.041, not 0.04125....
+fn round_sig(x: f64) -> f64 {
+    let mag = 10f64.powi(x.log10().floor() as i32 - 1);
+    (x / mag).round() * mag
 }
 
 impl Study {
@@ -130,6 +136,7 @@ fn scale_dur(d: Duration, f: f64, floor_s: f64) -> Duration {
 }
 
 fn scale_level(level: &mut Level, f: f64) {
+    let auto = level.label == super::auto_label(&level.load, &level.stop);
     let conns = level.load.max_connections() as u64;
     let requests = level
         .stop
@@ -147,4 +154,7 @@ fn scale_level(level: &mut Level, f: f64) {
         duration = Some(Duration::from_secs_f64((60.0 * f).max(2.0)));
     }
     level.stop = Stop { requests, duration };
+    if auto {
+        level.label = super::auto_label(&level.load, &level.stop);
+    }
 }

@@ -1,0 +1,356 @@
+//! End-to-end tests of `shootout run` against the real reference servers
+//! (those whose toolchain is present; the others are skipped with a visible
+//! note) plus a test-only target whose server exits at once. Each test uses a
+//! fixture targets directory (symlinks to targets/ plus the broken target),
+//! a tiny study file and its own database. The tests share the machine's two
+//! cores, so they run one at a time.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
+
+use shootout_store::{RunData, RunStatus, Store, TargetStatus};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(name: &str) -> Tmp {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let p =
+            std::env::temp_dir().join(format!("shootout-{name}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn on_path(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+/// Real targets usable here: go-nethttp (go) and python-falcon (python3,
+/// gunicorn with worker processes, so the process-tree sampling is tested).
+fn available_targets() -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for (name, tool) in [("go-nethttp", "go"), ("python-falcon", "python3")] {
+        if on_path(tool)
+            && repo()
+                .join("targets")
+                .join(name)
+                .join("target.toml")
+                .is_file()
+        {
+            out.push(name);
+        } else {
+            eprintln!("SKIP {name}: `{tool}` is not on PATH (or the target is missing)");
+        }
+    }
+    out
+}
+
+/// targets/ entries as symlinks, plus `broken-exit`, whose server exits at once.
+fn fixture_targets(tmp: &Path) -> PathBuf {
+    let real = repo().join("targets");
+    std::fs::create_dir_all(real.join(".build")).unwrap();
+    let dir = tmp.join("targets");
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&real).unwrap().flatten() {
+        std::os::unix::fs::symlink(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let broken = dir.join("broken-exit");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(
+        broken.join("target.toml"),
+        r#"name = "broken-exit"
+language = "sh"
+framework = "none"
+description = "test-only: the server exits at once"
+toolchain = "python3"
+build = ["true"]
+run = "echo 'broken-exit: giving up at once' >&2; exit 3"
+ready = "/plaintext"
+footprint = ["target.toml"]
+inputs = ["target.toml"]
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+fn study_file(tmp: &Path, targets: &[&str], body: &str) -> PathBuf {
+    let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+    let text = format!(
+        "name = \"test-tiny\"\ndescription = \"test only\"\nsource = \"tests\"\ntargets = [{}]\n{body}",
+        list.join(", ")
+    );
+    let path = tmp.join("test-tiny.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn shootout(tmp: &Path, study: &Path, targets_dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shootout"));
+    c.arg("run")
+        .arg(study)
+        .arg("--db")
+        .arg(tmp.join("t.db"))
+        .arg("--targets-dir")
+        .arg(targets_dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    c
+}
+
+fn load(tmp: &Path) -> RunData {
+    let store = Store::open(tmp.join("t.db")).unwrap();
+    let id = store.resolve("latest").unwrap();
+    store.load_run(id).unwrap()
+}
+
+#[test]
+fn run_records_every_measurement_rotates_and_survives_a_broken_target() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = Tmp::new("run");
+    let real = available_targets();
+    let mut targets = real.clone();
+    targets.push("broken-exit");
+    let study = study_file(
+        &tmp.0,
+        &targets,
+        r#"repetitions = 2
+order = "rotate"
+restart = "per-repetition"
+warmup = "250ms"
+
+[[scenario]]
+name = "plaintext"
+load = { connections = 4, duration = "1s" }
+
+[[scenario]]
+name = "json"
+load = { connections = 4, duration = "1s" }
+"#,
+    );
+    let dir = fixture_targets(&tmp.0);
+    let t0 = Instant::now();
+    let out = shootout(&tmp.0, &study, &dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("run took {:.1?}\n{stderr}", t0.elapsed());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed target means exit 1\n{stderr}"
+    );
+    assert!(
+        stdout.contains("test-tiny"),
+        "Markdown tables on stdout:\n{stdout}"
+    );
+
+    let data = load(&tmp.0);
+    assert_eq!(data.run.status, RunStatus::Complete);
+    assert!(data.run.study_text.contains("broken-exit"));
+    let broken = data
+        .targets
+        .iter()
+        .find(|t| t.target == "broken-exit")
+        .unwrap();
+    if on_path("python3") {
+        assert_eq!(broken.status, TargetStatus::StartFailed, "{broken:?}");
+        assert!(
+            broken
+                .log_tail
+                .as_deref()
+                .unwrap_or("")
+                .contains("giving up"),
+            "{broken:?}"
+        );
+    } else {
+        assert_eq!(broken.status, TargetStatus::Skipped, "{broken:?}");
+    }
+    for name in &real {
+        let t = data.targets.iter().find(|t| t.target == *name).unwrap();
+        assert_eq!(t.status, TargetStatus::Ok, "{t:?}");
+        assert!(t.footprint_bytes.unwrap_or(0) > 0, "{t:?}");
+    }
+
+    // Every measurement is there, with plausible memory and CPU.
+    assert_eq!(data.measurements.len(), real.len() * 2 * 2, "{stderr}");
+    for m in &data.measurements {
+        let what = format!("{} {} rep {}", m.target, m.scenario, m.repetition);
+        assert!(m.summary.requests.completed > 0, "{what}");
+        assert!(m.rss_idle_mib > 1.0, "{what}: idle {}", m.rss_idle_mib);
+        assert!(m.rss_peak_mib >= m.rss_idle_mib, "{what}");
+        assert!(m.rss_after_mib > 1.0, "{what}");
+        assert!(m.server_cpu_s > 0.0, "{what}: cpu {}", m.server_cpu_s);
+        assert!(m.req_per_cpu_s > 0.0, "{what}");
+        assert!(m.startup_s > 0.0, "{what}");
+        assert_eq!(m.histogram.len(), m.summary.requests.completed, "{what}");
+    }
+
+    // Rotation: repetition r starts with measured target r mod n.
+    if real.len() >= 2 {
+        let mut ms: Vec<_> = data.measurements.iter().collect();
+        ms.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+        for rep in 0..2u32 {
+            let first = ms.iter().find(|m| m.repetition == rep).unwrap();
+            assert_eq!(
+                first.target,
+                real[rep as usize % real.len()],
+                "repetition {rep}"
+            );
+        }
+    } else {
+        eprintln!("SKIP rotation check: fewer than two real targets available");
+    }
+}
+
+/// Pids of the processes descended from `root`.
+fn descendants(root: u32) -> Vec<(i32, i32)> {
+    let mut parent = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| stat[i + 1..].to_string()) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if let (Some(pp), Some(pg)) = (f.get(1), f.get(2)) {
+            parent.insert(
+                pid,
+                (
+                    pp.parse::<i32>().unwrap_or(0),
+                    pg.parse::<i32>().unwrap_or(0),
+                ),
+            );
+        }
+    }
+    parent
+        .iter()
+        .filter(|(&pid, _)| {
+            let mut p = pid;
+            for _ in 0..32 {
+                match parent.get(&p) {
+                    Some(&(pp, _)) if pp == root as i32 => return true,
+                    Some(&(pp, _)) if pp > 1 => p = pp,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .map(|(&pid, &(_, pgid))| (pid, pgid))
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rfind(')')
+            .is_some_and(|i| !s[i + 1..].trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().last() else {
+        eprintln!("SKIP ctrl-c test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("sigint");
+    let study = study_file(
+        &tmp.0,
+        &[target],
+        r#"restart = "per-repetition"
+warmup = "250ms"
+
+[[scenario]]
+name = "plaintext"
+load = { connections = 4, duration = "1s" }
+
+[[scenario]]
+name = "json"
+load = { connections = 4, duration = "60s" }
+"#,
+    );
+    let dir = fixture_targets(&tmp.0);
+    let mut child = shootout(&tmp.0, &study, &dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first measurement is committed and the long one runs.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "no measurement after 120 s");
+        assert!(child.try_wait().unwrap().is_none(), "shootout exited early");
+        if tmp.0.join("t.db").exists() {
+            let store = Store::open(tmp.0.join("t.db")).unwrap();
+            if store
+                .runs()
+                .unwrap()
+                .first()
+                .is_some_and(|r| r.measurements >= 1)
+            {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let procs = descendants(child.id());
+    assert!(!procs.is_empty(), "the server should be running");
+
+    let t0 = Instant::now();
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "still running 10 s after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = t0.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        took < Duration::from_secs(5),
+        "stopped after {took:?}\n{err}"
+    );
+    assert_eq!(status.code(), Some(130), "{err}");
+    std::thread::sleep(Duration::from_millis(300));
+    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+
+    let data = load(&tmp.0);
+    assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
+    assert_eq!(
+        data.measurements.len(),
+        1,
+        "the finished measurement is kept"
+    );
+    assert_eq!(data.measurements[0].scenario, "plaintext");
+}
