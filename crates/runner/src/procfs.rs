@@ -20,7 +20,10 @@ pub struct TreeSample {
 struct Stat {
     ppid: i32,
     pgrp: i32,
+    /// utime + stime + cutime + cstime.
     ticks: u64,
+    /// cutime + cstime: reaped children only.
+    child_ticks: u64,
 }
 
 fn clock_ticks() -> f64 {
@@ -56,11 +59,15 @@ fn parse_stat(text: &str) -> Option<Stat> {
         ppid: f.get(1)?.parse().ok()?,
         pgrp: f.get(2)?.parse().ok()?,
         ticks: num(14)? + num(15)? + num(16)? + num(17)?,
+        child_ticks: num(16)? + num(17)?,
     })
 }
 
+/// A live member of a tree: pid, all CPU ticks, ticks of reaped children.
+pub type Member = (i32, u64, u64);
+
 /// The live members of the tree rooted at `root` or in group `pgid`.
-pub fn members(pgid: i32, root: i32) -> Vec<(i32, u64)> {
+pub fn members(pgid: i32, root: i32) -> Vec<Member> {
     let mut all: HashMap<i32, Stat> = HashMap::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -96,10 +103,10 @@ pub fn members(pgid: i32, root: i32) -> Vec<(i32, u64)> {
         }
         false
     };
-    let mut out: Vec<(i32, u64)> = all
+    let mut out: Vec<Member> = all
         .iter()
         .filter(|(&pid, _)| in_tree(pid))
-        .map(|(&pid, st)| (pid, st.ticks))
+        .map(|(&pid, st)| (pid, st.ticks, st.child_ticks))
         .collect();
     out.sort_unstable();
     out
@@ -136,7 +143,7 @@ pub fn sample(pgid: i32, root: i32, with_pss: bool) -> TreeSample {
         pss_bytes: with_pss.then_some(0),
         ..TreeSample::default()
     };
-    for &(pid, ticks) in &procs {
+    for &(pid, ticks, _) in &procs {
         s.cpu_s += ticks as f64 / hz;
         s.rss_bytes += rss_bytes(pid, page).unwrap_or(0);
         if with_pss {
@@ -150,6 +157,33 @@ pub fn sample(pgid: i32, root: i32, with_pss: bool) -> TreeSample {
 }
 
 pub const MIB: f64 = 1024.0 * 1024.0;
+
+/// CPU seconds of the tree with nanosecond resolution: the on-CPU time of
+/// every thread (schedstat) plus the ticks of reaped children. Falls back to
+/// the tick counts of stat where schedstat is missing.
+pub fn cpu_seconds_precise(pgid: i32, root: i32) -> f64 {
+    let hz = clock_ticks();
+    members(pgid, root)
+        .iter()
+        .map(|&(pid, ticks, child_ticks)| match threads_cpu_ns(pid) {
+            Some(ns) => ns as f64 / 1e9 + child_ticks as f64 / hz,
+            None => ticks as f64 / hz,
+        })
+        .sum()
+}
+
+/// Sum over the threads of `pid` of the first field of schedstat (ns on CPU).
+fn threads_cpu_ns(pid: i32) -> Option<u64> {
+    let mut total = 0;
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let text = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+        total += text.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
+}
 
 #[cfg(test)]
 mod tests {
@@ -182,5 +216,24 @@ mod tests {
         assert!(s.rss_bytes > 1024 * 1024, "{s:?}");
         assert!(s.cpu_s > 0.0, "{s:?}");
         assert!(s.pss_bytes.is_some_and(|p| p > 0), "{s:?}");
+    }
+
+    #[test]
+    fn precise_cpu_counts_a_busy_child() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let a = cpu_seconds_precise(pid, pid);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let b = cpu_seconds_precise(pid, pid);
+        // SAFETY: kill(2) on our own child's group.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        let _ = child.wait();
+        assert!(b > a && b > 0.0, "{a} -> {b}");
     }
 }

@@ -98,6 +98,11 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
             break;
         }
         prepare(e, &progress);
+        if interrupt.is_stopped() && e.record.status != TargetStatus::Ok {
+            // Ctrl-C also reaches build commands: not the target's fault.
+            e.record.status = TargetStatus::Skipped;
+            e.record.reason = Some("interrupted".into());
+        }
         progress.advance(VERIFY_S);
         store.record_target(run_id, &e.record)?;
         if e.record.status != TargetStatus::Ok {

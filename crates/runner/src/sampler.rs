@@ -2,9 +2,10 @@
 //! runs: RSS and CPU every 50 ms (20 Hz), PSS every 100 ms (10 Hz, smaps_rollup
 //! costs more). CPU seconds are counted from the moment the engine starts
 //! measuring, so they match the measured request count; peaks cover warm-up
-//! and load. The thread is pinned to the generator's CPUs.
+//! and load. CPU is read with nanosecond resolution (schedstat) at the start
+//! and end of the measured phase. The thread is pinned to the generator's CPUs.
 
-use crate::procfs::{self, TreeSample};
+use crate::procfs;
 use shootout_engine::Control;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -38,7 +39,6 @@ impl Sampler {
             let _ = crate::affinity::pin_current_thread(&cpus);
             let mut usage = LoadUsage::default();
             let mut base: Option<f64> = None;
-            let mut last = TreeSample::default();
             let mut tick = 0u64;
             loop {
                 let done = flag.load(Ordering::Relaxed);
@@ -49,18 +49,26 @@ impl Sampler {
                 if let Some(p) = s.pss_bytes {
                     usage.pss_peak_bytes = Some(usage.pss_peak_bytes.unwrap_or(0).max(p));
                 }
-                if base.is_none() && control.is_measuring() {
-                    base = Some(s.cpu_s);
-                }
-                if s.processes > 0 {
-                    last = s;
-                }
                 if done {
                     break;
                 }
-                std::thread::sleep(PERIOD);
+                // Until the measured phase starts, watch for it closely so the
+                // CPU baseline is taken within a few milliseconds of it.
+                let next = std::time::Instant::now() + PERIOD;
+                while base.is_none() && std::time::Instant::now() < next {
+                    if control.is_measuring() || flag.load(Ordering::Relaxed) {
+                        base = Some(procfs::cpu_seconds_precise(pgid, root));
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let now = std::time::Instant::now();
+                if now < next {
+                    std::thread::sleep(next - now);
+                }
             }
-            usage.cpu_s = (last.cpu_s - base.unwrap_or(last.cpu_s)).max(0.0);
+            let end = procfs::cpu_seconds_precise(pgid, root);
+            usage.cpu_s = (end - base.unwrap_or(end)).max(0.0);
             usage
         });
         Sampler { stop, handle }

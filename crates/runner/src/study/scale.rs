@@ -1,7 +1,7 @@
 //! Shrinking a study (`--scale F`, `--quick`) and estimating how long it
 //! takes. Scaling multiplies every duration and request count by F, with
 //! floors that keep each load meaningful (1 s loads, 0.25 s warm-ups, at least
-//! as many requests as connections), rounds repetitions, and caps
+//! five requests per connection and 100 in all), rounds repetitions, and caps
 //! request-counted loads in time so that a slow server cannot stretch a
 //! scaled run. `--quick` picks F so the study's load phases take about 25 s.
 
@@ -138,10 +138,11 @@ fn scale_dur(d: Duration, f: f64, floor_s: f64) -> Duration {
 fn scale_level(level: &mut Level, f: f64) {
     let auto = level.label == super::auto_label(&level.load, &level.stop);
     let conns = level.load.max_connections() as u64;
-    let requests = level
-        .stop
-        .requests
-        .map(|n| ((n as f64 * f).round() as u64).max(conns.max(10)).min(n));
+    let requests = level.stop.requests.map(|n| {
+        ((n as f64 * f).round() as u64)
+            .max((conns * 5).max(100))
+            .min(n)
+    });
     let mut duration = level.stop.duration.map(|d| scale_dur(d, f, 1.0));
     if let Load::Stages { stages, .. } = &mut level.load {
         for st in stages.iter_mut() {

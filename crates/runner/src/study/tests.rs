@@ -222,7 +222,11 @@ fn scaling_shrinks_with_floors() {
     let q = trio.scaled(0.1);
     assert_eq!(q.repetitions, 1);
     assert_eq!(q.scenarios[0].levels[0].stop.requests, Some(1000));
-    assert_eq!(q.scenarios[2].levels[0].stop.requests, Some(50));
+    assert_eq!(
+        q.scenarios[2].levels[0].stop.requests,
+        Some(100),
+        "floor: 100 requests"
+    );
     assert_eq!(q.scenarios[0].warmup, Duration::from_millis(250));
     // Counted loads get a time cap when scaled.
     assert_eq!(
