@@ -84,3 +84,25 @@ pub fn install_signal_handler(interrupt: Arc<Interrupt>) -> Result<(), ctrlc::Er
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stop_cancels_the_load_in_flight_and_any_later_one() {
+        let i = Interrupt::new();
+        let running = Arc::new(Control::new());
+        i.set_control(Some(running.clone()));
+        assert!(!i.is_stopped());
+        assert_eq!(i.trigger(), 1);
+        assert!(i.is_stopped() && running.is_cancelled());
+        let later = Arc::new(Control::new());
+        i.set_control(Some(later.clone()));
+        assert!(
+            later.is_cancelled(),
+            "a load started after the stop is cancelled at once"
+        );
+        assert_eq!(i.trigger(), 2);
+    }
+}

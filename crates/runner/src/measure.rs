@@ -114,7 +114,8 @@ pub fn run_session(
             let started_at = shootout_store::now_rfc3339_millis();
             let control = Arc::new(Control::new());
             cx.interrupt.set_control(Some(control.clone()));
-            cx.progress.begin(what, control.clone());
+            let estimate = estimate_of(sc, level);
+            cx.progress.begin(what, control.clone(), estimate);
             let plan = plan_for(cx, sc, level, port);
             let sampler = Sampler::start(
                 pgid,
@@ -125,7 +126,6 @@ pub fn run_session(
             let report = shootout_engine::run(&plan, &control);
             let usage = sampler.finish();
             cx.interrupt.set_control(None);
-            let estimate = estimate_of(sc, level);
             if cx.interrupt.is_stopped() {
                 cx.progress.end(estimate, None);
                 result = Err(SessionError::Interrupted);

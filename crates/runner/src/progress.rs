@@ -32,6 +32,8 @@ struct State {
     remaining_estimate_s: f64,
     done: u64,
     total: u64,
+    /// The measurement in flight: its estimate and when it began.
+    current: Option<(f64, Instant)>,
 }
 
 /// The progress display of one run.
@@ -101,10 +103,11 @@ impl Progress {
     }
 
     /// A measurement starts: what it is and the engine counters to watch.
-    pub fn begin(&self, what: String, control: Arc<Control>) {
+    pub fn begin(&self, what: String, control: Arc<Control>, estimate_s: f64) {
         let mut s = lock(&self.state);
         s.what = what;
         s.control = Some(control);
+        s.current = Some((estimate_s, Instant::now()));
         s.last = None;
         s.rps = 0.0;
     }
@@ -114,6 +117,7 @@ impl Progress {
         let (what, eta, done, total) = {
             let mut s = lock(&self.state);
             s.control = None;
+            s.current = None;
             s.done += 1;
             s.done_estimate_s += estimate_s;
             s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
@@ -127,13 +131,23 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
-        if self.mode == ProgressMode::Lines {
-            eprintln!(
-                "[{done}/{total}] {what}: {} (ETA {})",
-                result.unwrap_or("dropped"),
-                format_eta(eta)
-            );
+        let line = format!(
+            "[{done}/{total}] {what}: {} (ETA {})",
+            result.unwrap_or("dropped"),
+            format_eta(eta)
+        );
+        match (&self.bar, self.mode) {
+            (Some(bar), _) => bar.println(line),
+            (None, ProgressMode::Lines) => eprintln!("{line}"),
+            _ => {}
         }
+    }
+
+    /// Shows what happens between measurements (building, verifying).
+    pub fn status(&self, what: String) {
+        let mut s = lock(&self.state);
+        s.what = what;
+        s.control = None;
     }
 
     /// Credits work done outside measurements (verification, starts, stops).
@@ -194,10 +208,14 @@ fn tick(state: &Mutex<State>, started: Instant) -> String {
         }
         s.last = Some((now, done));
     }
+    // Count the measurement in flight as done in proportion to its time.
+    let partial = s
+        .current
+        .map_or(0.0, |(est, t)| t.elapsed().as_secs_f64().min(est));
     let eta = eta_seconds(
         started.elapsed().as_secs_f64(),
-        s.done_estimate_s,
-        s.remaining_estimate_s,
+        s.done_estimate_s + partial,
+        (s.remaining_estimate_s - partial).max(0.0),
     );
     let live = if s.control.as_ref().is_some_and(|c| c.is_measuring()) {
         format!(" · {:.0} req/s", s.rps)

@@ -97,6 +97,7 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
         if interrupt.is_stopped() {
             break;
         }
+        progress.status(format!("building and verifying {}", e.name));
         prepare(e, &progress);
         if interrupt.is_stopped() && e.record.status != TargetStatus::Ok {
             // Ctrl-C also reaches build commands: not the target's fault.
