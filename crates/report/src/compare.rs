@@ -5,7 +5,7 @@
 
 use crate::escape::md;
 use crate::group::{groups, Column};
-use crate::metric::{num, Metric};
+use crate::metric::{num, second_rate, Metric};
 use crate::stats::{decide, median, Label, Verdict};
 use shootout_store::RunData;
 use std::fmt::Write;
@@ -98,11 +98,19 @@ fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str) -> Row {
     }
 }
 
-/// Per-second req/s and p99 over every repetition's timeline.
+/// Per-second req/s and p99 over every repetition's timeline, leaving out
+/// seconds of which less than half was measured.
 fn seconds(c: &Column) -> (Vec<f64>, Vec<f64>) {
-    let secs = c.reps.iter().flat_map(|m| m.timeline.iter());
-    let rps = secs.clone().map(|s| s.completed as f64).collect();
-    let p99 = secs.map(|s| s.p99_ms).collect();
+    let mut rps = Vec::new();
+    let mut p99 = Vec::new();
+    for m in &c.reps {
+        for s in &m.timeline {
+            if let Some(r) = second_rate(m, s, 0.5) {
+                rps.push(r);
+                p99.push(s.p99_ms);
+            }
+        }
+    }
     (rps, p99)
 }
 

@@ -44,7 +44,7 @@ impl<'a> Context<'a> {
             ("Kernel", h.kernel.clone()),
             ("Server CPUs", cpu_list(&r.pinning.server_cpus)),
             ("Generator CPUs", cpu_list(&r.pinning.generator_cpus)),
-            ("Scale", format!("{}", r.scale)),
+            ("Scale", crate::metric::num(r.scale)),
             ("Tool version", r.tool_version.clone()),
             (
                 "Git commit",
@@ -69,7 +69,7 @@ impl<'a> Context<'a> {
             h.kernel,
             cpu_list(&r.pinning.server_cpus),
             cpu_list(&r.pinning.generator_cpus),
-            r.scale,
+            crate::metric::num(r.scale),
             r.tool_version,
             r.git_commit
                 .as_ref()

@@ -5,7 +5,7 @@
 
 use crate::escape::md;
 use crate::group::{groups, Column, Group};
-use crate::metric::{num, num_like, Metric};
+use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
 use crate::{context::Context, stats::Spread};
 use std::fmt::Write;
@@ -58,10 +58,11 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
 fn row(out: &mut String, ctx: &Context, g: &Group, metric: Metric, published: bool) {
     let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
     let (best, worst) = extremes(&spreads, metric.higher_is_better());
+    let digits = spread_decimals(&spreads);
     let _ = write!(out, "| {} |", metric.label());
     for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
-        let cell = s.as_ref().map_or("—".to_string(), cell_text);
-        let cell = match (Some(i) == best, Some(i) == worst) {
+        let cell = s.as_ref().map_or("—".to_string(), |s| cell_text(s, digits));
+        let cell = match (best.contains(&i), worst.contains(&i)) {
             (true, _) => format!("**{cell}**"),
             (_, true) => format!("*{cell}*"),
             _ => cell,
@@ -80,35 +81,44 @@ fn published_value(p: &Published, ctx: &Context, c: &Column, g: &Group, m: Metri
     p.get(t, g.scenario, g.level, m)
 }
 
-/// `median ± h`, or the median alone for a single repetition.
-pub fn cell_text(s: &Spread) -> String {
+/// Decimals shared by the cells of one row (see [`row_decimals`]).
+pub fn spread_decimals(spreads: &[Option<Spread>]) -> usize {
+    let medians: Vec<f64> = spreads.iter().flatten().map(|s| s.median).collect();
+    row_decimals(&medians)
+}
+
+/// `median ± h` with `digits` decimals, or the median alone for a single repetition.
+pub fn cell_text(s: &Spread, digits: usize) -> String {
     match s.half_ci {
-        Some(h) => format!("{} ± {}", num(s.median), num_like(h, s.median)),
-        None => num(s.median),
+        Some(h) => format!("{} ± {}", fixed(s.median, digits), fixed(h, digits)),
+        None => fixed(s.median, digits),
     }
 }
 
-/// Indices of the best and worst medians; None when fewer than two differ.
-pub fn extremes(
-    spreads: &[Option<Spread>],
-    higher_is_better: bool,
-) -> (Option<usize>, Option<usize>) {
+/// Indices of the best and of the worst medians (all of them when tied);
+/// empty when fewer than two columns have values or all are equal.
+pub fn extremes(spreads: &[Option<Spread>], higher_is_better: bool) -> (Vec<usize>, Vec<usize>) {
     let vals: Vec<(usize, f64)> = spreads
         .iter()
         .enumerate()
         .filter_map(|(i, s)| s.map(|s| (i, s.median)))
         .collect();
-    let cmp = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
-    let (Some(lo), Some(hi)) = (vals.iter().min_by(cmp), vals.iter().max_by(cmp)) else {
-        return (None, None);
-    };
-    if vals.len() < 2 || lo.1 == hi.1 {
-        return (None, None);
+    let lo = vals.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    if vals.len() < 2 || same(lo, hi) {
+        return (Vec::new(), Vec::new());
     }
+    let at = |x: f64| {
+        vals.iter()
+            .filter(|v| same(v.1, x))
+            .map(|v| v.0)
+            .collect::<Vec<_>>()
+    };
     if higher_is_better {
-        (Some(hi.0), Some(lo.0))
+        (at(hi), at(lo))
     } else {
-        (Some(lo.0), Some(hi.0))
+        (at(lo), at(hi))
     }
 }
 
@@ -136,5 +146,34 @@ fn failures(out: &mut String, ctx: &Context) {
     for t in failed {
         let reason = t.reason.as_deref().unwrap_or("no reason recorded");
         let _ = writeln!(out, "- {}: {} — {}", md(&t.target), t.status, md(reason));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sp(median: f64) -> Option<Spread> {
+        Spread::of(&[median])
+    }
+
+    #[test]
+    fn ties_share_bold_and_italic() {
+        let s = [sp(1.0), sp(3.0), sp(1.0), None, sp(3.0)];
+        assert_eq!(extremes(&s, true), (vec![1, 4], vec![0, 2]));
+        assert_eq!(extremes(&s, false), (vec![0, 2], vec![1, 4]));
+        assert_eq!(extremes(&[sp(2.0), sp(2.0)], true), (vec![], vec![]));
+        assert_eq!(extremes(&[sp(2.0), None], true), (vec![], vec![]));
+    }
+
+    #[test]
+    fn cells_share_the_row_precision() {
+        let s = [sp(2.04), sp(2.0)];
+        let d = spread_decimals(&s);
+        let texts: Vec<String> = s.iter().flatten().map(|s| cell_text(s, d)).collect();
+        assert_eq!(texts, ["2.040", "2.000"]);
+        let ci = Spread::of(&[10.0, 12.0, 14.0]).expect("spread");
+        assert_eq!(cell_text(&ci, 1), "12.0 ± 5.0");
+        assert_eq!(spread_decimals(&[sp(0.0), sp(3.0)]), 0);
     }
 }

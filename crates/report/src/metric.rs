@@ -93,6 +93,8 @@ impl Metric {
             Metric::RssPeak => m.rss_peak_mib,
             Metric::RssAfter => m.rss_after_mib,
             Metric::CpuS => m.server_cpu_s,
+            // Undefined when the server's CPU time was below the clock's resolution.
+            Metric::ReqPerCpuS if m.server_cpu_s <= 0.0 => f64::NAN,
             Metric::ReqPerCpuS => m.req_per_cpu_s,
         }
     }
@@ -119,9 +121,38 @@ pub fn num(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// Formats a half-width at the same precision as its value.
-pub fn num_like(v: f64, like: f64) -> String {
-    let s = num(like);
-    let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
-    format!("{v:.decimals$}")
+/// Decimals that suit a whole row: none when every value is whole, else
+/// what [`num`] would use for the largest magnitude.
+pub fn row_decimals(values: &[f64]) -> usize {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.iter().all(|v| v.fract() == 0.0) {
+        return 0;
+    }
+    let max = finite.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    decimals(num(max).as_str())
+}
+
+/// Formats with a fixed number of decimals; "n/a" when not finite.
+pub fn fixed(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        "n/a".to_string()
+    }
+}
+
+fn decimals(s: &str) -> usize {
+    s.split_once('.').map_or(0, |(_, d)| d.len())
+}
+
+/// How much of second `t` the measured phase covered (the last one is partial).
+pub fn second_span(m: &Measurement, t: u32) -> f64 {
+    (m.summary.duration_s - f64::from(t)).clamp(0.0, 1.0)
+}
+
+/// Completed requests per second in one timeline entry, scaled up for a
+/// partial last second; None when less than `min_span` of it was measured.
+pub fn second_rate(m: &Measurement, s: &shootout_engine::Second, min_span: f64) -> Option<f64> {
+    let span = second_span(m, s.t);
+    (span >= min_span && span > 0.0).then(|| s.completed as f64 / span)
 }

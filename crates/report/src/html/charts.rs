@@ -95,6 +95,9 @@ pub fn bars(title: &str, y_desc: &str, bars: &[Bar]) -> Result<String, String> {
         for (i, b) in bars.iter().enumerate() {
             draw_bar(&mut chart, i, b)?;
         }
+        if bars.is_empty() {
+            no_data(&mut chart)?;
+        }
         let names: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
         category_labels(&mut chart, &names)?;
         Ok(())
@@ -106,6 +109,24 @@ type BarChart<'a, 'b> = ChartContext<
     SVGBackend<'b>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
+
+/// A visible note on an empty chart.
+fn no_data(chart: &mut BarChart) -> Result<(), String> {
+    let style = (FONT, 18)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    let (x, y) = (chart.x_range(), chart.y_range());
+    let at = ((x.start + x.end) / 2.0, (y.start + y.end) / 2.0);
+    chart
+        .draw_series(std::iter::once(Text::new(
+            "no data for this chart",
+            at,
+            style,
+        )))
+        .map_err(e)?;
+    Ok(())
+}
 
 /// Writes each category's name centred under its slot, below the x axis.
 fn category_labels(chart: &mut BarChart, names: &[String]) -> Result<(), String> {
@@ -259,7 +280,7 @@ where
         chart
             .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))
             .map_err(e)?
-            .label(label.clone())
+            .label(label)
             .legend(move |(x, y)| {
                 EmptyElement::at((x, y))
                     + PathElement::new(vec![(0, 0), (22, 0)], c.stroke_width(3))
@@ -274,19 +295,8 @@ where
                     .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
             )
             .map_err(e)?;
-        if let Some(&last) = l.points.last() {
-            let label = short(&label, 24);
-            let style = (FONT, 15)
-                .into_font()
-                .color(&c)
-                .pos(Pos::new(HPos::Left, VPos::Center));
-            chart
-                .draw_series(std::iter::once(
-                    EmptyElement::at(last) + Text::new(label, (8, 0), style),
-                ))
-                .map_err(e)?;
-        }
     }
+    end_labels(chart, lines)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -395,4 +405,40 @@ fn short(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max - 1).collect();
     out.push('…');
     out
+}
+
+/// Names each line at its last point, nudging labels apart vertically so
+/// that lines ending close together stay readable.
+fn end_labels<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    lines: &[Line],
+) -> Result<(), String>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+{
+    const GAP: i32 = 17;
+    let mut ends: Vec<(usize, (f64, f64), i32)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| l.points.last().map(|&p| (i, p, chart.backend_coord(&p).1)))
+        .collect();
+    ends.sort_by_key(|e| e.2);
+    let mut prev = i32::MIN / 2;
+    for (i, at, y) in ends {
+        let shown = y.max(prev + GAP);
+        prev = shown;
+        let c = color(i);
+        let label = short(&format!("{}. {}", i + 1, lines[i].label), 24);
+        let style = (FONT, 15)
+            .into_font()
+            .color(&c)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at(at) + Text::new(label, (8, shown - y), style),
+            ))
+            .map_err(e)?;
+    }
+    Ok(())
 }

@@ -5,8 +5,8 @@ use super::charts::{self, Bar, Line};
 use crate::context::Context;
 use crate::escape::html as esc;
 use crate::group::{Column, Group};
-use crate::markdown::{cell_text, extremes};
-use crate::metric::{num, Metric};
+use crate::markdown::{cell_text, extremes, spread_decimals};
+use crate::metric::{num, second_rate, second_span, Metric};
 use shootout_store::TargetRecord;
 use std::fmt::Write;
 
@@ -23,7 +23,7 @@ pub fn header(out: &mut String, ctx: &Context) {
         r.id,
         esc(&r.started_at),
         esc(r.status.as_str()),
-        r.scale,
+        num(r.scale),
         esc(&h.hostname),
         esc(&h.cpu_model),
         h.cores,
@@ -111,7 +111,7 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         out,
         &slug,
         "rps",
-        "Throughput, median with 95% CI whiskers",
+        "Throughput: median, with 95% CI whiskers when there are 2+ repetitions",
         charts::bars("Requests per second", "req/s", &rps),
     );
     figure(
@@ -140,7 +140,7 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         out,
         &slug,
         "efficiency",
-        "Requests per server CPU-second, median with 95% CI",
+        "Requests per server CPU-second: median, with 95% CI whiskers when there are 2+ repetitions",
         charts::bars("Efficiency", "req per CPU-s", &eff),
     );
     out.push_str("</div>\n");
@@ -209,16 +209,16 @@ fn timeline(g: &Group) -> Result<String, String> {
     for c in &g.columns {
         let m = median_rep(c);
         let label = format!("{} (rep {})", c.target, m.repetition + 1);
-        let pts = |f: &dyn Fn(&shootout_engine::Second) -> f64| -> Vec<(f64, f64)> {
-            m.timeline.iter().map(|s| (f64::from(s.t), f(s))).collect()
-        };
+        let measured = || m.timeline.iter().filter(|s| second_span(m, s.t) >= 0.05);
+        let rate = measured().filter_map(|s| Some((f64::from(s.t), second_rate(m, s, 0.05)?)));
         rps.push(Line {
             label: label.clone(),
-            points: pts(&|s| s.completed as f64),
+            points: rate.collect(),
         });
+        let tail = measured().map(|s| (f64::from(s.t), s.p99_ms));
         p99.push(Line {
             label,
-            points: pts(&|s| s.p99_ms),
+            points: tail.collect(),
         });
     }
     charts::timeline("Throughput per second", &rps, &p99)
@@ -252,14 +252,15 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
     for m in Metric::ALL {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
+        let digits = spread_decimals(&spreads);
         let _ = write!(out, "<tr><td>{}</td>", esc(m.label()));
         for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
-            let class = match (Some(i) == best, Some(i) == worst) {
+            let class = match (best.contains(&i), worst.contains(&i)) {
                 (true, _) => " class=\"best\"",
                 (_, true) => " class=\"worst\"",
                 _ => "",
             };
-            let text = s.as_ref().map_or("—".to_string(), cell_text);
+            let text = s.as_ref().map_or("—".to_string(), |s| cell_text(s, digits));
             let _ = write!(out, "<td{class}>{}</td>", esc(&text));
             if published {
                 let p = ctx
