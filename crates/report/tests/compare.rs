@@ -4,7 +4,7 @@
 
 mod common;
 
-use shootout_report::compare::compare;
+use shootout_report::compare::{compare, Basis};
 use shootout_report::fixture::FixtureOptions;
 use shootout_report::stats::Label;
 
@@ -61,4 +61,26 @@ fn a_slowed_target_is_slower_and_the_reverse_is_faster() {
         .filter(|r| r.target == "rust-rocket")
         .all(|r| r.rps_verdict.label == Label::Faster));
     assert!(back.render().contains("| faster |"));
+}
+
+#[test]
+fn single_repetitions_are_compared_per_second() {
+    let (db, ids) = common::fixture_db("seconds", &[seeded(1), slowed(2, "rust-rocket", 1.25)]);
+    let one_rep = |id| {
+        let mut data = common::load(&db, id);
+        data.measurements.retain(|m| m.repetition == 0);
+        data
+    };
+    let cmp = compare(&one_rep(ids[0]), &one_rep(ids[1]));
+    assert!(cmp.rows.iter().all(|r| r.basis == Basis::Seconds));
+    let rocket: Vec<_> = cmp
+        .rows
+        .iter()
+        .filter(|r| r.target == "rust-rocket")
+        .collect();
+    assert!(
+        rocket.iter().all(|r| r.rps_verdict.label == Label::Slower),
+        "{rocket:?}"
+    );
+    assert!(cmp.render().contains("per-second"));
 }
