@@ -1,0 +1,191 @@
+//! Load tables of a study turned into engine loads: the mode is inferred
+//! when not given (stages, then rate, then closed), each mode's required
+//! keys are checked and named when missing, and every level gets a label in
+//! the articles' style (`n=1000 c=10`, `rate=100 c=10 30s`).
+
+use super::raw::{Mode, RawLoad, Unit};
+use super::Level;
+use shootout_engine::{Load, Stage, StageUnit, Stop};
+use std::time::Duration;
+
+/// Turns one load table into a level, or names the bad key.
+pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'static str, String)> {
+    let mode = l.mode.unwrap_or(if l.stages.is_some() {
+        Mode::Stages
+    } else if l.rate.is_some() {
+        Mode::Open
+    } else {
+        Mode::Closed
+    });
+    let keepalive = l.keepalive.unwrap_or(keepalive);
+    let duration = l.duration.map(|d| d.0);
+    if duration == Some(Duration::ZERO) {
+        return Err(("duration", "must be more than 0".into()));
+    }
+    if l.requests == Some(0) {
+        return Err(("requests", "must be at least 1".into()));
+    }
+    if l.connections == Some(0) {
+        return Err(("connections", "must be at least 1".into()));
+    }
+    let (load, stop) = match mode {
+        Mode::Closed => {
+            let connections = l
+                .connections
+                .ok_or(("connections", "closed loop needs `connections`".to_string()))?;
+            if l.requests.is_none() && duration.is_none() {
+                return Err((
+                    "requests",
+                    "closed loop needs `requests` or `duration`".into(),
+                ));
+            }
+            reject(l.rate.is_some(), "rate", "only open loops have a rate")?;
+            reject(l.stages.is_some(), "stages", "use mode = \"stages\"")?;
+            (
+                Load::Closed { connections },
+                Stop {
+                    requests: l.requests,
+                    duration,
+                },
+            )
+        }
+        Mode::Open => {
+            let rate = l
+                .rate
+                .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(("rate", format!("{rate} is not a positive rate")));
+            }
+            let connections = l
+                .connections
+                .ok_or(("connections", "open loop needs `connections`".to_string()))?;
+            let duration =
+                duration.ok_or(("duration", "open loop needs `duration`".to_string()))?;
+            (
+                Load::Open { rate, connections },
+                Stop {
+                    requests: l.requests,
+                    duration: Some(duration),
+                },
+            )
+        }
+        Mode::Stages => {
+            let raw_stages = l
+                .stages
+                .as_ref()
+                .filter(|s| !s.is_empty())
+                .ok_or(("stages", "give at least one stage".to_string()))?;
+            reject(
+                duration.is_some(),
+                "duration",
+                "a staged load lasts as long as its stages",
+            )?;
+            let unit = match l.unit.unwrap_or(Unit::Connections) {
+                Unit::Connections => StageUnit::Connections,
+                Unit::Rate => StageUnit::Rate,
+            };
+            let mut stages = Vec::new();
+            for s in raw_stages {
+                if !(s.target.is_finite() && s.target >= 0.0) {
+                    return Err(("stages", format!("bad target {}", s.target)));
+                }
+                if s.duration.0.is_zero() {
+                    return Err(("stages", "a stage needs a duration above 0".into()));
+                }
+                stages.push(Stage {
+                    duration: s.duration.0,
+                    target: s.target,
+                });
+            }
+            let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max);
+            let connections = match (unit, l.connections) {
+                (_, Some(c)) => c,
+                (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
+                (StageUnit::Rate, None) => {
+                    return Err(("connections", "a rate ramp needs `connections`".into()))
+                }
+            };
+            if unit == StageUnit::Connections && peak > connections as f64 {
+                return Err((
+                    "stages",
+                    format!("target {peak} exceeds {connections} connections"),
+                ));
+            }
+            let total = stages.iter().map(|s| s.duration).sum();
+            (
+                Load::Stages {
+                    unit,
+                    stages,
+                    connections,
+                },
+                Stop {
+                    requests: l.requests,
+                    duration: Some(total),
+                },
+            )
+        }
+    };
+    let label = l.label.clone().unwrap_or_else(|| auto_label(&load, &stop));
+    Ok(Level {
+        label,
+        load,
+        stop,
+        keepalive,
+    })
+}
+
+fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), (&'static str, String)> {
+    if bad {
+        Err((key, why.to_string()))
+    } else {
+        Ok(())
+    }
+}
+
+/// `n=1000 c=10`, `c=64 5s`, `rate=100 c=10 30s`, `c 0→100/60s →100/60s`.
+pub fn auto_label(load: &Load, stop: &Stop) -> String {
+    let secs = |d: Duration| format_secs(d.as_secs_f64());
+    match load {
+        Load::Closed { connections } => match (stop.requests, stop.duration) {
+            (Some(n), None) => format!("n={n} c={connections}"),
+            (None, Some(d)) => format!("c={connections} {}", secs(d)),
+            (Some(n), Some(d)) => format!("n={n} c={connections} ≤{}", secs(d)),
+            (None, None) => format!("c={connections}"),
+        },
+        Load::Open { rate, connections } => format!(
+            "rate={} c={connections} {}",
+            format_num(*rate),
+            stop.duration.map(secs).unwrap_or_default()
+        ),
+        Load::Stages { unit, stages, .. } => {
+            let prefix = if *unit == StageUnit::Rate {
+                "rate"
+            } else {
+                "c"
+            };
+            let legs: Vec<String> = stages
+                .iter()
+                .map(|s| format!("→{}/{}", format_num(s.target), secs(s.duration)))
+                .collect();
+            format!("{prefix} 0{}", legs.join(" "))
+        }
+    }
+}
+
+fn format_secs(s: f64) -> String {
+    if s >= 1.0 && (s - s.round()).abs() < 1e-9 {
+        format!("{}s", s.round() as u64)
+    } else if s >= 1.0 {
+        format!("{s:.1}s")
+    } else {
+        format!("{}ms", (s * 1000.0).round() as u64)
+    }
+}
+
+fn format_num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x}")
+    }
+}
