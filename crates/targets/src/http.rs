@@ -1,6 +1,7 @@
 //! A tiny blocking HTTP/1.1 client for the readiness probe and the verifier:
-//! one request per connection, std sockets with timeouts, httparse for the
-//! head, and the three body framings (Content-Length, chunked, close). It is
+//! std sockets with timeouts, httparse for the head, and the three body
+//! framings (Content-Length, chunked, close). `send` is one request on a
+//! fresh connection; `Conn` keeps one open to check keep-alive. It is
 //! deliberately not the load generator: it favours clear errors over speed.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -57,6 +58,8 @@ pub struct Request<'a> {
     pub path: &'a str,
     pub content_type: Option<&'a str>,
     pub body: &'a [u8],
+    /// Send `Connection: close`.
+    pub close: bool,
 }
 
 impl<'a> Request<'a> {
@@ -66,6 +69,7 @@ impl<'a> Request<'a> {
             path,
             content_type: None,
             body: b"",
+            close: false,
         }
     }
 
@@ -75,6 +79,15 @@ impl<'a> Request<'a> {
             path,
             content_type: Some("application/json"),
             body,
+            close: false,
+        }
+    }
+
+    /// The same request with `Connection: close`.
+    pub fn closing(self) -> Self {
+        Request {
+            close: true,
+            ..self
         }
     }
 }
@@ -84,34 +97,72 @@ const MAX_HEAD: usize = 64 * 1024;
 /// Longest body accepted, so a runaway server cannot exhaust memory.
 const MAX_BODY: u64 = 16 * 1024 * 1024;
 
-/// Sends one request and reads the whole response; `timeout` bounds the
-/// connect and each read or write.
+/// Sends one request on a fresh connection and reads the whole response;
+/// `timeout` bounds the connect and each read or write.
 pub fn send(addr: SocketAddr, req: &Request<'_>, timeout: Duration) -> io::Result<Response> {
     let start = Instant::now();
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
-    stream.set_read_timeout(Some(timeout))?;
-    stream.set_write_timeout(Some(timeout))?;
-    stream.set_nodelay(true)?;
-    stream.write_all(&encode(addr, req))?;
-    let mut reader = BufReader::new(stream);
-    let (status, headers) = read_head(&mut reader)?;
-    let framing = framing_of(&headers)?;
-    let body = match framing {
-        Framing::ContentLength(n) => read_exact_body(&mut reader, n)?,
-        Framing::Chunked => read_chunked(&mut reader)?,
-        Framing::Close => read_to_close(&mut reader)?,
-    };
-    Ok(Response {
-        status,
-        headers,
-        body,
-        framing,
-        elapsed: start.elapsed(),
-    })
+    let mut resp = Conn::open(addr, timeout)?.send(req)?;
+    resp.elapsed = start.elapsed();
+    Ok(resp)
+}
+
+/// One open connection, for several requests in a row.
+#[derive(Debug)]
+pub struct Conn {
+    addr: SocketAddr,
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    pub fn open(addr: SocketAddr, timeout: Duration) -> io::Result<Conn> {
+        let stream = TcpStream::connect_timeout(&addr, timeout)?;
+        stream.set_read_timeout(Some(timeout))?;
+        stream.set_write_timeout(Some(timeout))?;
+        stream.set_nodelay(true)?;
+        Ok(Conn {
+            addr,
+            reader: BufReader::new(stream),
+        })
+    }
+
+    /// Sends `req` and reads its response; `elapsed` counts from the write.
+    pub fn send(&mut self, req: &Request<'_>) -> io::Result<Response> {
+        let start = Instant::now();
+        self.reader.get_mut().write_all(&encode(self.addr, req))?;
+        let (status, headers) = read_head(&mut self.reader)?;
+        let framing = framing_of(&headers)?;
+        let body = match framing {
+            Framing::ContentLength(n) => read_exact_body(&mut self.reader, n)?,
+            Framing::Chunked => read_chunked(&mut self.reader)?,
+            Framing::Close => read_to_close(&mut self.reader)?,
+        };
+        let elapsed = start.elapsed();
+        Ok(Response {
+            status,
+            headers,
+            body,
+            framing,
+            elapsed,
+        })
+    }
+
+    /// Waits (up to the read timeout) for the server to close: Ok(true) on
+    /// EOF or reset, Ok(false) if it sent more bytes, Err if it did neither.
+    pub fn closed_by_peer(&mut self) -> io::Result<bool> {
+        let mut byte = [0; 1];
+        match self.reader.read(&mut byte) {
+            Ok(n) => Ok(n == 0),
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 fn encode(addr: SocketAddr, req: &Request<'_>) -> Vec<u8> {
     let mut head = format!("{} {} HTTP/1.1\r\nHost: {addr}\r\n", req.method, req.path);
+    if req.close {
+        head.push_str("Connection: close\r\n");
+    }
     if let Some(ct) = req.content_type {
         head.push_str(&format!("Content-Type: {ct}\r\n"));
     }

@@ -205,6 +205,13 @@ fn print_reasons(row: &Row) {
                     indent(&text).trim_start()
                 );
             }
+            for (check, note) in r.notes() {
+                println!(
+                    "  note: {} ({:?}): {note}",
+                    check.column.name(),
+                    check.aspect
+                );
+            }
         }
     }
 }

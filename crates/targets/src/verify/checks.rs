@@ -1,14 +1,15 @@
 //! The HTTP checks of SPEC.md "What the verifier checks", run against any
 //! address: every route's status, media type, framing and exact body; the
 //! bcrypt hash; the minimum durations of timed and wait_time; concurrent
-//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON.
+//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON; and
+//! the Framing section's keep-alive and `Connection: close`.
 
 use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::{random_payload, Aspect, Check, Column, Failure};
-use crate::http::{self, Framing, Request, Response};
+use crate::http::{self, Conn, Framing, Request, Response};
 
 const TEXT: &str = "text/plain";
 const JSON: &str = "application/json";
@@ -116,6 +117,8 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
     }
     checks.push(check_not_found(addr, opts.timeout));
     checks.push(check_bad_json(addr, opts.timeout));
+    checks.push(check_keep_alive(addr, opts.timeout));
+    checks.push(check_connection_close(addr));
     checks.push(check_concurrency(addr, opts.sync_workers));
     checks
 }
@@ -163,6 +166,7 @@ fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check
         column,
         aspect,
         result,
+        note: None,
     }
 }
 
@@ -285,6 +289,59 @@ fn check_bad_json(addr: SocketAddr, timeout: Duration) -> Check {
         Err(e) => Err(Failure::Transport(e.to_string())),
     };
     verdict(Column::BadJson, Aspect::Status, result)
+}
+
+/// Two requests on one connection must both be answered (HTTP/1.1 keeps
+/// connections open by default; the load generator relies on it). A server
+/// may refuse keep-alive only by saying `Connection: close` (gunicorn's sync
+/// workers do): that passes with a note, while a silent close fails. Any
+/// complete response counts: the route checks judge status and body.
+fn check_keep_alive(addr: SocketAddr, timeout: Duration) -> Check {
+    let mut note = None;
+    let result = Conn::open(addr, timeout)
+        .map_err(|e| Failure::Transport(e.to_string()))
+        .and_then(|mut conn| {
+            for n in 1..=2 {
+                let resp = conn
+                    .send(&Request::get("/plaintext"))
+                    .map_err(|e| Failure::NoKeepAlive(format!("request {n} of 2: {e}")))?;
+                if resp
+                    .header("connection")
+                    .is_some_and(|v| v.eq_ignore_ascii_case("close"))
+                {
+                    note = Some("answers Connection: close: no keep-alive".to_owned());
+                    break;
+                }
+            }
+            Ok(())
+        });
+    Check {
+        note,
+        ..verdict(Column::KeepAlive, Aspect::Reuse, result)
+    }
+}
+
+/// After answering a `Connection: close` request the server must close.
+fn check_connection_close(addr: SocketAddr) -> Check {
+    // Short: a compliant server closes at once, and a failing one costs
+    // this long.
+    let wait = Duration::from_secs(2);
+    let result = Conn::open(addr, wait)
+        .and_then(|mut conn| {
+            conn.send(&Request::get("/plaintext").closing())
+                .map(|_| conn)
+        })
+        .map_err(|e| Failure::Transport(e.to_string()))
+        .and_then(|mut conn| match conn.closed_by_peer() {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Failure::IgnoresClose(
+                "more bytes after the response".into(),
+            )),
+            Err(_) => Err(Failure::IgnoresClose(format!(
+                "still open {wait:?} after the response"
+            ))),
+        });
+    verdict(Column::KeepAlive, Aspect::Close, result)
 }
 
 /// 10 concurrent wait_time requests must finish in under 2 s, or

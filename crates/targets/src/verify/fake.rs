@@ -1,7 +1,7 @@
 //! In-process HTTP servers for the verifier's tests: a spec-compliant
 //! handler, and a harness that serves any handler on 127.0.0.1 port 0,
-//! either one thread per connection or strictly one request at a time.
-//! Every response closes its connection, which keeps the server tiny.
+//! either one thread per connection or strictly one connection at a time.
+//! Connections are kept alive unless the request or the reply says close.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -17,6 +17,19 @@ pub enum Wire {
     Unframed,
 }
 
+/// What a fake does with the connection after a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// HTTP/1.1 rules: keep alive unless the request said close.
+    Normal,
+    /// Close after every response (and say so).
+    AlwaysClose,
+    /// Close after every response without saying so.
+    SilentClose,
+    /// Keep the connection open even when the request said close.
+    IgnoreClose,
+}
+
 /// A fake response.
 #[derive(Debug, Clone)]
 pub struct Reply {
@@ -26,6 +39,7 @@ pub struct Reply {
     pub wire: Wire,
     /// Slept before answering.
     pub delay: Duration,
+    pub keep: Keep,
 }
 
 impl Reply {
@@ -36,6 +50,7 @@ impl Reply {
             body: body.into(),
             wire: Wire::Length,
             delay: Duration::ZERO,
+            keep: Keep::Normal,
         }
     }
 
@@ -55,6 +70,8 @@ pub struct Req {
     pub method: String,
     pub path: String,
     pub body: Vec<u8>,
+    /// The request carried `Connection: close`.
+    pub close: bool,
 }
 
 impl Req {
@@ -114,12 +131,24 @@ pub fn serve(handler: impl Fn(&Req) -> Reply + Send + Sync + 'static, serial: bo
 
 fn answer(stream: TcpStream, handler: &dyn Fn(&Req) -> Reply) {
     let mut reader = BufReader::new(stream);
-    let Some(req) = read_request(&mut reader) else {
-        return;
-    };
-    let reply = handler(&req);
-    std::thread::sleep(reply.delay);
-    let _ = reader.into_inner().write_all(&encode(&reply));
+    while let Some(req) = read_request(&mut reader) {
+        let reply = handler(&req);
+        std::thread::sleep(reply.delay);
+        let close = match reply.keep {
+            _ if reply.wire == Wire::Unframed => true,
+            Keep::Normal => req.close,
+            Keep::AlwaysClose | Keep::SilentClose => true,
+            Keep::IgnoreClose => false,
+        };
+        if reader
+            .get_mut()
+            .write_all(&encode(&reply, close && reply.keep != Keep::SilentClose))
+            .is_err()
+            || close
+        {
+            return;
+        }
+    }
 }
 
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Req> {
@@ -138,17 +167,24 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Req> {
         .find(|h| h.name.eq_ignore_ascii_case("content-length"))
         .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse().ok())
         .unwrap_or(0);
+    let close = parsed.headers.iter().any(|h| {
+        h.name.eq_ignore_ascii_case("connection") && h.value.eq_ignore_ascii_case(b"close")
+    });
     let mut body = vec![0; len];
     reader.read_exact(&mut body).ok()?;
     Some(Req {
+        close,
         method: parsed.method?.to_owned(),
         path: parsed.path?.to_owned(),
         body,
     })
 }
 
-fn encode(reply: &Reply) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {} X\r\nConnection: close\r\n", reply.status);
+fn encode(reply: &Reply, close: bool) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {} X\r\n", reply.status);
+    if close {
+        out.push_str("Connection: close\r\n");
+    }
     if let Some(ct) = reply.content_type {
         out.push_str(&format!("Content-Type: {ct}\r\n"));
     }

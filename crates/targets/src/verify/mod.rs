@@ -33,6 +33,7 @@ pub enum Column {
     Simple,
     Timed,
     Bcrypt,
+    KeepAlive,
     Concurrency,
     NotFound,
     BadJson,
@@ -40,7 +41,7 @@ pub enum Column {
 }
 
 impl Column {
-    pub const ALL: [Column; 12] = [
+    pub const ALL: [Column; 13] = [
         Column::Ready,
         Column::Plaintext,
         Column::Json,
@@ -49,6 +50,7 @@ impl Column {
         Column::Simple,
         Column::Timed,
         Column::Bcrypt,
+        Column::KeepAlive,
         Column::Concurrency,
         Column::NotFound,
         Column::BadJson,
@@ -65,6 +67,7 @@ impl Column {
             Column::Simple => "simple",
             Column::Timed => "timed",
             Column::Bcrypt => "bcrypt",
+            Column::KeepAlive => "keepalive",
             Column::Concurrency => "concurrency",
             Column::NotFound => "404",
             Column::BadJson => "bad_json",
@@ -84,6 +87,10 @@ pub enum Aspect {
     Body,
     Duration,
     Hash,
+    /// Two requests on one connection.
+    Reuse,
+    /// `Connection: close` is honoured.
+    Close,
     Leftovers,
 }
 
@@ -123,6 +130,10 @@ pub enum Failure {
         completed: usize,
         sent: usize,
     },
+    /// A second request on a kept-alive connection failed.
+    NoKeepAlive(String),
+    /// The server kept the connection open after `Connection: close`.
+    IgnoresClose(String),
     /// Some process of the server's group survived SIGKILL.
     Leftovers,
 }
@@ -148,6 +159,8 @@ impl fmt::Display for Failure {
                 f,
                 "{completed}/{sent} concurrent wait_time requests done after {took:.2?}, limit {limit:.0?}"
             ),
+            Failure::NoKeepAlive(why) => write!(f, "keep-alive broken: {why}"),
+            Failure::IgnoresClose(why) => write!(f, "Connection: close not honoured: {why}"),
             Failure::Leftovers => f.write_str("processes of the server's group survived SIGKILL"),
         }
     }
@@ -159,6 +172,8 @@ pub struct Check {
     pub column: Column,
     pub aspect: Aspect,
     pub result: Result<(), Failure>,
+    /// Something worth knowing even when the check passed.
+    pub note: Option<String>,
 }
 
 impl Check {
@@ -167,6 +182,7 @@ impl Check {
             column,
             aspect,
             result: Ok(()),
+            note: None,
         }
     }
 
@@ -175,6 +191,7 @@ impl Check {
             column,
             aspect,
             result: Err(failure),
+            note: None,
         }
     }
 }
@@ -202,6 +219,13 @@ impl VerifyReport {
         let mut checks = self.checks.iter().filter(|c| c.column == column).peekable();
         checks.peek()?;
         Some(checks.all(|c| c.result.is_ok()))
+    }
+
+    /// Notes of the checks, in the order they ran.
+    pub fn notes(&self) -> impl Iterator<Item = (&Check, &str)> {
+        self.checks
+            .iter()
+            .filter_map(|c| c.note.as_deref().map(|n| (c, n)))
     }
 
     /// The failed checks, in the order they ran.

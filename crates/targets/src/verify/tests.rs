@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::fake::{correct, serve, Reply, Req, Wire};
+use super::fake::{correct, serve, Keep, Reply, Req, Wire};
 use super::*;
 use crate::tempdir;
 use crate::toolchain::Toolchain;
@@ -266,6 +266,54 @@ fn wrong_status_fails_status() {
             got: 201
         }
     );
+}
+
+#[test]
+fn announced_close_passes_keep_alive_with_a_note() {
+    let addr = serve(
+        |r| Reply {
+            keep: Keep::AlwaysClose,
+            ..correct(r)
+        },
+        false,
+    );
+    let checks = run(addr);
+    assert_eq!(failures(&checks), vec![]);
+    let noted: Vec<_> = checks
+        .iter()
+        .filter(|c| c.note.is_some())
+        .map(|c| (c.column, c.aspect))
+        .collect();
+    assert_eq!(noted, vec![(Column::KeepAlive, Aspect::Reuse)]);
+}
+
+#[test]
+fn silently_closing_every_connection_fails_keep_alive() {
+    let addr = serve(
+        |r| Reply {
+            keep: Keep::SilentClose,
+            ..correct(r)
+        },
+        false,
+    );
+    let f = only_failure(&run(addr), Column::KeepAlive, Aspect::Reuse);
+    assert!(
+        matches!(&f, Failure::NoKeepAlive(why) if why.contains("request 2 of 2")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn ignoring_connection_close_fails_close() {
+    let addr = serve(
+        |r| Reply {
+            keep: Keep::IgnoreClose,
+            ..correct(r)
+        },
+        false,
+    );
+    let f = only_failure(&run(addr), Column::KeepAlive, Aspect::Close);
+    assert!(matches!(f, Failure::IgnoresClose(_)), "{f:?}");
 }
 
 #[test]
