@@ -1,7 +1,7 @@
 //! The HTTP checks of SPEC.md "What the verifier checks", run against any
 //! address: every route's status, media type, framing and exact body; the
 //! bcrypt hash; the minimum durations of timed and wait_time; concurrent
-//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON; and
+//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON or a missing payload; and
 //! the Framing section's keep-alive and `Connection: close`.
 
 use std::net::SocketAddr;
@@ -116,7 +116,7 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
         ));
     }
     checks.push(check_not_found(addr, opts.timeout));
-    checks.push(check_bad_json(addr, opts.timeout));
+    checks.extend(check_bad_input(addr, opts.timeout));
     checks.push(check_keep_alive(addr, opts.timeout));
     checks.push(check_connection_close(addr));
     checks.push(check_concurrency(addr, opts.sync_workers));
@@ -278,17 +278,30 @@ fn check_not_found(addr: SocketAddr, timeout: Duration) -> Check {
     verdict(Column::NotFound, Aspect::Status, result)
 }
 
-fn check_bad_json(addr: SocketAddr, timeout: Duration) -> Check {
-    let request = Request::post_json("/test/simple", br#"{"payload": "#);
-    let result = match http::send(addr, &request, timeout) {
-        Ok(resp) if (400..500).contains(&resp.status) => Ok(()),
-        Ok(resp) => Err(Failure::Status {
-            expected: "4xx",
-            got: resp.status,
-        }),
-        Err(e) => Err(Failure::Transport(e.to_string())),
-    };
-    verdict(Column::BadJson, Aspect::Status, result)
+/// SPEC.md Errors: a POST to `/test/*` whose body is not JSON, or lacks a
+/// string `payload`, answers 4xx (never 5xx, never a hang).
+fn check_bad_input(addr: SocketAddr, timeout: Duration) -> Vec<Check> {
+    let bodies: [(Aspect, &str, &[u8]); 3] = [
+        (Aspect::Malformed, "malformed JSON", br#"{"payload": "#),
+        (Aspect::NoPayload, "no payload", br#"{"message":"hi"}"#),
+        (Aspect::NoPayload, "a numeric payload", br#"{"payload":42}"#),
+    ];
+    let mut checks = Vec::new();
+    for path in ["/test/simple", "/test/timed", "/test/bcrypt"] {
+        for (aspect, what, body) in bodies {
+            let request = format!("POST {path} with {what}");
+            let result = match http::send(addr, &Request::post_json(path, body), timeout) {
+                Ok(resp) if (400..500).contains(&resp.status) => Ok(()),
+                Ok(resp) => Err(Failure::BadInput {
+                    request,
+                    got: resp.status,
+                }),
+                Err(e) => Err(Failure::Transport(format!("{request}: {e}"))),
+            };
+            checks.push(verdict(Column::BadJson, aspect, result));
+        }
+    }
+    checks
 }
 
 /// Two requests on one connection must both be answered (HTTP/1.1 keeps

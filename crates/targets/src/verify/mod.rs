@@ -87,11 +87,17 @@ pub enum Aspect {
     Body,
     Duration,
     Hash,
+    /// A POST with a body that is not JSON.
+    Malformed,
+    /// A POST with JSON that lacks a string `payload`.
+    NoPayload,
     /// Two requests on one connection.
     Reuse,
     /// `Connection: close` is honoured.
     Close,
     Leftovers,
+    /// Output while serving requests.
+    Logging,
 }
 
 /// Why a check failed.
@@ -130,6 +136,11 @@ pub enum Failure {
         completed: usize,
         sent: usize,
     },
+    /// A POST with bad input did not answer 4xx.
+    BadInput {
+        request: String,
+        got: u16,
+    },
     /// A second request on a kept-alive connection failed.
     NoKeepAlive(String),
     /// The server kept the connection open after `Connection: close`.
@@ -159,6 +170,7 @@ impl fmt::Display for Failure {
                 f,
                 "{completed}/{sent} concurrent wait_time requests done after {took:.2?}, limit {limit:.0?}"
             ),
+            Failure::BadInput { request, got } => write!(f, "{request} answered {got}, expected 4xx"),
             Failure::NoKeepAlive(why) => write!(f, "keep-alive broken: {why}"),
             Failure::IgnoresClose(why) => write!(f, "Connection: close not honoured: {why}"),
             Failure::Leftovers => f.write_str("processes of the server's group survived SIGKILL"),
@@ -286,9 +298,13 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
                 sync_workers: target.sync_workers,
                 ..Default::default()
             };
+            let logged_before = file_len(&log);
             report
                 .checks
                 .extend(check_server(server.addr(), &check_opts));
+            report
+                .checks
+                .push(quiet_check(file_len(&log) - logged_before));
         }
         Err(e) => {
             report.checks.push(Check::fail(
@@ -305,4 +321,21 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     });
     report.stop = Some(stop);
     report
+}
+
+fn file_len(path: &std::path::Path) -> i64 {
+    std::fs::metadata(path).map_or(0, |m| m.len() as i64)
+}
+
+/// SPEC.md asks for no per-request logging. Output during the checks is
+/// reported as a note rather than a failure: a warning line or two is not
+/// worth refusing a target over, but a log line per request skews results.
+fn quiet_check(grew: i64) -> Check {
+    let mut check = Check::pass(Column::Ready, Aspect::Logging);
+    if grew > 0 {
+        check.note = Some(format!(
+            "the server wrote {grew} bytes of output while answering the checks (SPEC: no per-request logging)"
+        ));
+    }
+    check
 }

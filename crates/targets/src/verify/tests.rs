@@ -175,7 +175,7 @@ fn cheap_bcrypt_fails_hash_cost() {
 #[test]
 fn bcrypt_of_another_string_fails_hash() {
     let addr = patched(|r| {
-        (r.path == "/test/bcrypt").then(|| {
+        (r.path == "/test/bcrypt" && r.payload().is_some()).then(|| {
             Reply::json(format!(
                 r#"{{"payload":"{}"}}"#,
                 bcrypt::hash("canned", 10).unwrap()
@@ -221,19 +221,27 @@ fn canned_echo_fails_body() {
 }
 
 #[test]
-fn server_error_on_bad_json_fails_bad_json() {
+fn server_error_on_malformed_json_fails_malformed() {
     let addr = patched(|r| {
-        (r.path == "/test/simple" && r.payload().is_none())
-            .then(|| Reply::new(500, "text/plain", "boom"))
+        let malformed = serde_json::from_slice::<serde_json::Value>(&r.body).is_err();
+        (r.path == "/test/simple" && malformed).then(|| Reply::new(500, "text/plain", "boom"))
     });
-    let f = only_failure(&run(addr), Column::BadJson, Aspect::Status);
-    assert_eq!(
-        f,
-        Failure::Status {
-            expected: "4xx",
-            got: 500
-        }
-    );
+    let f = only_failure(&run(addr), Column::BadJson, Aspect::Malformed);
+    let request = "POST /test/simple with malformed JSON".to_owned();
+    assert_eq!(f, Failure::BadInput { request, got: 500 });
+}
+
+#[test]
+fn server_error_on_missing_payload_fails_no_payload() {
+    // Like a handler that indexes body["payload"] and crashes on KeyError.
+    let addr = patched(|r| {
+        let missing = serde_json::from_slice::<serde_json::Value>(&r.body)
+            .is_ok_and(|v| v.get("payload").is_none());
+        (r.path == "/test/bcrypt" && missing).then(|| Reply::new(500, "text/plain", "KeyError"))
+    });
+    let f = only_failure(&run(addr), Column::BadJson, Aspect::NoPayload);
+    let request = "POST /test/bcrypt with no payload".to_owned();
+    assert_eq!(f, Failure::BadInput { request, got: 500 });
 }
 
 #[test]
@@ -355,4 +363,12 @@ fn verify_target_reports_a_server_that_dies_as_data() {
     assert_eq!(report.column(Column::Shutdown), Some(true));
     let (_, why) = report.failures().next().unwrap();
     assert!(why.to_string().contains("cannot bind"), "{why}");
+}
+
+#[test]
+fn output_while_serving_is_a_note_not_a_failure() {
+    assert_eq!(quiet_check(0).note, None);
+    let noisy = quiet_check(120);
+    assert_eq!(noisy.result, Ok(()));
+    assert!(noisy.note.is_some_and(|n| n.contains("120 bytes")));
 }
