@@ -1,8 +1,9 @@
 //! The HTTP checks of SPEC.md "What the verifier checks", run against any
 //! address: every route's status, media type, framing and exact body; the
 //! bcrypt hash; the minimum durations of timed and wait_time; concurrent
-//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON or a missing payload; and
-//! the Framing section's keep-alive and `Connection: close`.
+//! wait_time requests; 404 on an unknown path; 4xx on malformed JSON or a
+//! missing payload; and the Framing section's keep-alive and
+//! `Connection: close`.
 
 use std::net::SocketAddr;
 use std::sync::mpsc;
