@@ -1,0 +1,115 @@
+//! `shootout load` against a real nginx (Debian's package): the request count
+//! is checked against nginx's own access log. Without nginx installed the
+//! test prints a visible SKIP line (scripts/setup.sh installs it).
+
+#![allow(clippy::unwrap_used)]
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+const NGINX: &str = "/usr/sbin/nginx";
+
+struct Nginx {
+    child: Child,
+    dir: std::path::PathBuf,
+    port: u16,
+}
+
+impl Nginx {
+    fn start() -> Nginx {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir =
+            std::env::temp_dir().join(format!("shootout-nginx-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.display();
+        let conf = format!(
+            "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
+             client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n  \
+             server {{ listen 127.0.0.1:{port}; location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
+        );
+        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        let child = Command::new(NGINX)
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .arg("-p")
+            .arg(&dir)
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "nginx did not start: {:?}",
+                std::fs::read_to_string(dir.join("error.log"))
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Nginx { child, dir, port }
+    }
+
+    fn logged_requests(&self) -> usize {
+        // nginx writes its access log as requests finish; give it a moment.
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::read_to_string(self.dir.join("access.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn sends_exactly_n_requests_as_counted_by_nginx() {
+    if !Path::new(NGINX).exists() {
+        eprintln!("SKIP sends_exactly_n_requests_as_counted_by_nginx: {NGINX} not installed (apt-get install -y nginx)");
+        return;
+    }
+    let nginx = Nginx::start();
+    let url = format!("http://127.0.0.1:{}/", nginx.port);
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["load", "-n", "10000", "-c", "20", "-o", "json", &url])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["requests"]["sent"], 10000);
+    assert_eq!(json["requests"]["ok"], 10000);
+    assert_eq!(nginx.logged_requests(), 10000);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args([
+            "load",
+            "-n",
+            "300",
+            "-c",
+            "10",
+            "--no-keepalive",
+            "-o",
+            "json",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["requests"]["ok"], 300);
+    assert_eq!(nginx.logged_requests(), 10300);
+}
