@@ -269,16 +269,11 @@ fn alive(pid: i32) -> bool {
     })
 }
 
-#[test]
-fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(&target) = available_targets().last() else {
-        eprintln!("SKIP ctrl-c test: no real target can be built here");
-        return;
-    };
-    let tmp = Tmp::new("sigint");
+/// Starts a run of `target` whose second scenario loads for 60 s, and
+/// waits until the first measurement is committed and the second runs.
+fn start_long_run(tmp: &Path, target: &str) -> std::process::Child {
     let study = study_file(
-        &tmp.0,
+        tmp,
         &[target],
         r#"restart = "per-repetition"
 warmup = "250ms"
@@ -292,19 +287,18 @@ name = "json"
 load = { connections = 4, duration = "60s" }
 "#,
     );
-    let dir = fixture_targets(&tmp.0);
-    let mut child = shootout(&tmp.0, &study, &dir)
+    let dir = fixture_targets(tmp);
+    let mut child = shootout(tmp, &study, &dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the first measurement is committed and the long one runs.
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         assert!(Instant::now() < deadline, "no measurement after 120 s");
         assert!(child.try_wait().unwrap().is_none(), "shootout exited early");
-        if tmp.0.join("t.db").exists() {
-            let store = Store::open(tmp.0.join("t.db")).unwrap();
+        if tmp.join("t.db").exists() {
+            let store = Store::open(tmp.join("t.db")).unwrap();
             if store
                 .runs()
                 .unwrap()
@@ -317,12 +311,14 @@ load = { connections = 4, duration = "60s" }
         std::thread::sleep(Duration::from_millis(200));
     }
     std::thread::sleep(Duration::from_secs(2));
-    let procs = descendants(child.id());
-    assert!(!procs.is_empty(), "the server should be running");
+    child
+}
 
-    let t0 = Instant::now();
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+/// Waits for the child to exit; returns its status, how long it took and its stderr.
+fn wait_exit(
+    child: &mut std::process::Child,
+    t0: Instant,
+) -> (std::process::ExitStatus, Duration, String) {
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
@@ -331,11 +327,34 @@ load = { connections = 4, duration = "60s" }
             t0.elapsed() < Duration::from_secs(10),
             "still running 10 s after Ctrl-C"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     };
     let took = t0.elapsed();
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    (status, took, err)
+}
+
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+}
+
+#[test]
+fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().last() else {
+        eprintln!("SKIP ctrl-c test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("sigint");
+    let mut child = start_long_run(&tmp.0, target);
+    let procs = descendants(child.id());
+    assert!(!procs.is_empty(), "the server should be running");
+
+    let t0 = Instant::now();
+    sigint(&child);
+    let (status, took, err) = wait_exit(&mut child, t0);
     assert!(
         took < Duration::from_secs(5),
         "stopped after {took:?}\n{err}"
@@ -353,4 +372,32 @@ load = { connections = 4, duration = "60s" }
         "the finished measurement is kept"
     );
     assert_eq!(data.measurements[0].scenario, "plaintext");
+}
+
+#[test]
+fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP second ctrl-c test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("sigint2");
+    let mut child = start_long_run(&tmp.0, target);
+    let procs = descendants(child.id());
+    let t0 = Instant::now();
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(30));
+    sigint(&child);
+    let (status, took, err) = wait_exit(&mut child, t0);
+    assert!(
+        took < Duration::from_secs(2),
+        "exited after {took:?}\n{err}"
+    );
+    assert_eq!(status.code(), Some(130), "{err}");
+    std::thread::sleep(Duration::from_millis(300));
+    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+    let data = load(&tmp.0);
+    assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
+    assert_eq!(data.measurements.len(), 1);
 }

@@ -10,6 +10,7 @@ pub mod affinity;
 pub mod host;
 pub mod interrupt;
 pub mod measure;
+pub mod prepare;
 pub mod procfs;
 pub mod progress;
 pub mod runner;

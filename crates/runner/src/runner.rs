@@ -6,12 +6,12 @@
 
 use crate::interrupt::Interrupt;
 use crate::measure::{run_session, SessionContext, SessionError};
+use crate::prepare::Entry;
 use crate::progress::{Progress, ProgressMode};
 use crate::schedule::{format_eta, sessions};
-use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S, VERIFY_S};
+use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
 use crate::study::{Study, TargetSelection};
 use shootout_store::{NewRun, RunStatus, Store, TargetRecord, TargetStatus};
-use shootout_targets::{BuildOutcome, Target, VerifyOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,13 +43,6 @@ pub struct RunOutcome {
     /// Targets skipped (missing toolchain or target): (name, reason).
     pub skipped: Vec<(String, String)>,
     pub elapsed: Duration,
-}
-
-/// A target of the study and what is known about it so far.
-struct Entry {
-    name: String,
-    target: Option<Target>,
-    record: TargetRecord,
 }
 
 /// Runs a study to the end (or until interrupted) and records it.
@@ -93,18 +86,8 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
         elapsed: Duration::ZERO,
     };
     let per_target = |s: &Study| s.estimate(1, cfg.scale);
-    for e in &mut entries {
-        if interrupt.is_stopped() {
-            break;
-        }
-        progress.status(format!("building and verifying {}", e.name));
-        prepare(e, &progress);
-        if interrupt.is_stopped() && e.record.status != TargetStatus::Ok {
-            // Ctrl-C also reaches build commands: not the target's fault.
-            e.record.status = TargetStatus::Skipped;
-            e.record.reason = Some("interrupted".into());
-        }
-        progress.advance(VERIFY_S);
+    crate::prepare::prepare_all(&mut entries, &progress, interrupt);
+    for e in &entries {
         store.record_target(run_id, &e.record)?;
         if e.record.status != TargetStatus::Ok {
             let one = per_target(&study);
@@ -290,74 +273,4 @@ fn select_targets(
 
 fn broken_name(b: &shootout_targets::ManifestError) -> Option<String> {
     b.file.parent()?.file_name()?.to_str().map(str::to_string)
-}
-
-/// Builds (if needed) and verifies one target, filling its record.
-fn prepare(e: &mut Entry, progress: &Progress) {
-    let Some(target) = &e.target else {
-        let why = e.record.reason.clone().unwrap_or_default();
-        progress.println(&format!("{}: {} ({why})", e.name, e.record.status));
-        return;
-    };
-    let rec = &mut e.record;
-    match shootout_targets::build(target) {
-        Ok(BuildOutcome::Skipped { reason }) => {
-            progress.println(&format!("{}: skipped ({reason})", e.name));
-            rec.status = TargetStatus::Skipped;
-            rec.reason = Some(reason);
-            return;
-        }
-        Ok(BuildOutcome::Built { took }) => rec.build_s = Some(took.as_secs_f64()),
-        Ok(BuildOutcome::UpToDate) => {}
-        Err(err) => {
-            progress.println(&format!("{}: build failed: {}", e.name, err.what));
-            rec.status = TargetStatus::BuildFailed;
-            rec.reason = Some(err.what.clone());
-            rec.log_tail = Some(err.tail.clone());
-            return;
-        }
-    }
-    rec.footprint_bytes = Some(shootout_targets::footprint_bytes(target));
-    let report = shootout_targets::verify_target(target, &VerifyOptions::default());
-    rec.verify = Some(verify_json(&report));
-    if report.passed() {
-        progress.println(&format!(
-            "{}: verified{}",
-            e.name,
-            rec.build_s
-                .map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
-        ));
-    } else {
-        let failures: Vec<String> = report
-            .failures()
-            .map(|(c, f)| format!("{}: {f}", c.column.name()))
-            .collect();
-        let start_failed = report.ready_after.is_none();
-        rec.status = if start_failed {
-            TargetStatus::StartFailed
-        } else {
-            TargetStatus::VerifyFailed
-        };
-        let first = failures
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "verification failed".into());
-        let first = first.lines().next().unwrap_or_default().to_string();
-        rec.reason = Some(first.clone());
-        rec.log_tail = Some(shootout_targets::tail::log_tail(&report.log, 20));
-        progress.println(&format!("{}: {}: {first}", e.name, rec.status));
-    }
-}
-
-fn verify_json(r: &shootout_targets::VerifyReport) -> serde_json::Value {
-    serde_json::json!({
-        "passed": r.passed(),
-        "ready_s": r.ready_after.map(|d| d.as_secs_f64()),
-        "checks": r.checks.iter().map(|c| serde_json::json!({
-            "column": c.column.name(),
-            "aspect": format!("{:?}", c.aspect).to_lowercase(),
-            "ok": c.result.is_ok(),
-            "failure": c.result.as_ref().err().map(|f| f.to_string()),
-        })).collect::<Vec<_>>(),
-    })
 }

@@ -16,7 +16,8 @@ const NOMINAL_RPS: f64 = 5_000.0;
 /// Assumed seconds for a start (spawn to ready), a stop, and a verification.
 pub const START_S: f64 = 1.5;
 pub const STOP_S: f64 = 0.3;
-pub const VERIFY_S: f64 = 5.0;
+/// Per target; verification runs three at a time.
+pub const VERIFY_S: f64 = 2.0;
 
 /// How long a study is expected to take.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,0 +1,136 @@
+//! Getting targets ready before any measurement: build each one if needed
+//! (one at a time: builds use every core), then verify them against
+//! targets/SPEC.md, a few at a time since verification mostly waits on
+//! timers. A missing toolchain skips the target; a failed build, start or
+//! check marks it failed with the log tail; the study goes on without it.
+
+use crate::interrupt::Interrupt;
+use crate::progress::Progress;
+use crate::study::scale::VERIFY_S;
+use shootout_store::{TargetRecord, TargetStatus};
+use shootout_targets::{BuildOutcome, Target, VerifyOptions};
+use std::sync::Mutex;
+
+/// Targets verified at once.
+const PARALLEL_VERIFY: usize = 3;
+
+/// A target of the study and what is known about it so far.
+#[derive(Debug)]
+pub struct Entry {
+    pub name: String,
+    pub target: Option<Target>,
+    pub record: TargetRecord,
+}
+
+/// Builds every target (in order), then verifies the built ones, filling
+/// their records. Stops early, marking the rest skipped, on Ctrl-C.
+pub fn prepare_all(entries: &mut [Entry], progress: &Progress, interrupt: &Interrupt) {
+    let mut to_verify = Vec::new();
+    for e in entries.iter_mut() {
+        if interrupt.is_stopped() {
+            break;
+        }
+        progress.status(format!("building {}", e.name));
+        if build(e, progress) {
+            to_verify.push(e);
+        } else {
+            progress.advance(VERIFY_S);
+        }
+    }
+    progress.status(format!("verifying {} target(s)", to_verify.len()));
+    let queue = Mutex::new(to_verify);
+    std::thread::scope(|s| {
+        for _ in 0..PARALLEL_VERIFY {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                let Some(e) = next else { break };
+                if interrupt.is_stopped() {
+                    continue;
+                }
+                verify(e, progress);
+                progress.advance(VERIFY_S);
+            });
+        }
+    });
+    for e in entries.iter_mut() {
+        let unfinished = e.record.status == TargetStatus::Ok && e.record.verify.is_none();
+        if interrupt.is_stopped() && (e.record.status != TargetStatus::Ok || unfinished) {
+            // Ctrl-C also reaches build commands: not the target's fault.
+            e.record.status = TargetStatus::Skipped;
+            e.record.reason = Some("interrupted".into());
+        }
+    }
+}
+
+/// Builds one target if needed; true when it is ready to verify.
+fn build(e: &mut Entry, progress: &Progress) -> bool {
+    let Some(target) = &e.target else {
+        let why = e.record.reason.clone().unwrap_or_default();
+        progress.println(&format!("{}: {} ({why})", e.name, e.record.status));
+        return false;
+    };
+    let rec = &mut e.record;
+    match shootout_targets::build(target) {
+        Ok(BuildOutcome::Skipped { reason }) => {
+            progress.println(&format!("{}: skipped ({reason})", e.name));
+            rec.status = TargetStatus::Skipped;
+            rec.reason = Some(reason);
+            return false;
+        }
+        Ok(BuildOutcome::Built { took }) => rec.build_s = Some(took.as_secs_f64()),
+        Ok(BuildOutcome::UpToDate) => {}
+        Err(err) => {
+            progress.println(&format!("{}: build failed: {}", e.name, err.what));
+            rec.status = TargetStatus::BuildFailed;
+            rec.reason = Some(err.what.clone());
+            rec.log_tail = Some(err.tail.clone());
+            return false;
+        }
+    }
+    rec.footprint_bytes = Some(shootout_targets::footprint_bytes(target));
+    true
+}
+
+/// Verifies one built target against SPEC.md.
+fn verify(e: &mut Entry, progress: &Progress) {
+    let Some(target) = &e.target else { return };
+    let rec = &mut e.record;
+    let report = shootout_targets::verify_target(target, &VerifyOptions::default());
+    rec.verify = Some(verify_json(&report));
+    if report.passed() {
+        progress.println(&format!(
+            "{}: verified{}",
+            e.name,
+            rec.build_s
+                .map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
+        ));
+        return;
+    }
+    let first = report
+        .failures()
+        .map(|(c, f)| format!("{}: {f}", c.column.name()))
+        .next()
+        .unwrap_or_else(|| "verification failed".into());
+    let first = first.lines().next().unwrap_or_default().to_string();
+    rec.status = if report.ready_after.is_none() {
+        TargetStatus::StartFailed
+    } else {
+        TargetStatus::VerifyFailed
+    };
+    rec.reason = Some(first.clone());
+    rec.log_tail = Some(shootout_targets::tail::log_tail(&report.log, 20));
+    progress.println(&format!("{}: {}: {first}", e.name, rec.status));
+}
+
+fn verify_json(r: &shootout_targets::VerifyReport) -> serde_json::Value {
+    serde_json::json!({
+        "passed": r.passed(),
+        "ready_s": r.ready_after.map(|d| d.as_secs_f64()),
+        "checks": r.checks.iter().map(|c| serde_json::json!({
+            "column": c.column.name(),
+            "aspect": format!("{:?}", c.aspect).to_lowercase(),
+            "ok": c.result.is_ok(),
+            "failure": c.result.as_ref().err().map(|f| f.to_string()),
+        })).collect::<Vec<_>>(),
+    })
+}
