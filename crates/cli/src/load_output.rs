@@ -43,9 +43,10 @@ pub fn describe(s: &Summary) -> String {
         _ => "closed loop".to_string(),
     };
     format!(
-        "{mode}, {} connections, {} threads, {}, {} {}",
+        "{mode}, {} connections, {} thread{}, {}, {} {}",
         s.connections,
         s.threads,
+        if s.threads == 1 { "" } else { "s" },
         if s.keepalive {
             "keep-alive"
         } else {

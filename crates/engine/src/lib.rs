@@ -91,6 +91,9 @@ fn run_thread(
     if !plan.cpus.is_empty() {
         sys::pin_current_thread(plan.cpus[i % plan.cpus.len()])?;
     }
+    if plan.load.is_open_loop() {
+        sys::tighten_timer_slack();
+    }
     let conns = StopRule::share(plan.load.max_connections() as u64, i, threads) as usize;
     let budget = plan.stop.requests.map(|n| StopRule::share(n, i, threads));
     let pacer = pacer::Pacer::new(&plan.load, plan.warmup, setup.t0, i, threads);
