@@ -46,8 +46,8 @@ pub(crate) struct Conn {
     written: usize,
     reader: ResponseReader,
     pub job: Option<Job>,
-    /// The epoll interest currently registered for `sock`.
-    pub interest: u32,
+    /// Whether `sock` is in the worker's epoll set (registered once per socket).
+    pub registered: bool,
 }
 
 impl Conn {
@@ -58,7 +58,7 @@ impl Conn {
             written: 0,
             reader: ResponseReader::new(is_head_request),
             job: None,
-            interest: 0,
+            registered: false,
         }
     }
 
@@ -77,7 +77,7 @@ impl Conn {
     /// Drops the socket (which also removes it from epoll).
     pub fn close(&mut self) {
         self.sock = None;
-        self.interest = 0;
+        self.registered = false;
         self.reader.reset();
     }
 
@@ -135,7 +135,10 @@ impl Conn {
 
     /// Reads once into `buf` and feeds the response reader. Returns the step
     /// and the number of bytes received.
-    pub fn read(&mut self, buf: &mut [u8]) -> (Step, usize) {
+    ///
+    /// `hangup` says the peer has shut down: then the socket is read until
+    /// EOF, since its FIN raises no further edge.
+    pub fn read(&mut self, buf: &mut [u8], hangup: bool) -> (Step, usize) {
         let Some(sock) = self.sock.as_mut() else {
             return (Step::Failed(ErrorClass::Read), 0);
         };
@@ -146,19 +149,26 @@ impl Conn {
                 _ => (Step::Failed(ErrorClass::Connect), 0),
             };
         }
-        match sock.read(buf) {
-            Ok(0) => (eof_step(&mut self.reader), 0),
-            Ok(n) => (feed_step(&mut self.reader, &buf[..n]), n),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) =>
-            {
-                (Step::Pending, 0)
+        // Edge-triggered: one read drains the socket unless it filled the
+        // buffer, so a whole response usually costs exactly one recv.
+        let mut total = 0;
+        loop {
+            match sock.read(buf) {
+                Ok(0) => return (eof_step(&mut self.reader), total),
+                Ok(n) => {
+                    total += n;
+                    let step = feed_step(&mut self.reader, &buf[..n]);
+                    if step != Step::Pending || (n < buf.len() && !hangup) {
+                        return (step, total);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return (Step::Pending, total),
+                Err(e) if is_not_connected(&e) => {
+                    return (Step::Failed(ErrorClass::Connect), total)
+                }
+                Err(_) => return (Step::Failed(ErrorClass::Read), total),
             }
-            Err(e) if is_not_connected(&e) => (Step::Failed(ErrorClass::Connect), 0),
-            Err(_) => (Step::Failed(ErrorClass::Read), 0),
         }
     }
 }

@@ -13,9 +13,14 @@ static PWAIT2_MISSING: AtomicBool = AtomicBool::new(false);
 /// Readiness the worker cares about.
 pub(crate) const READABLE: u32 = libc::EPOLLIN as u32;
 pub(crate) const WRITABLE: u32 = libc::EPOLLOUT as u32;
+/// The peer shut down its side, reset, or the socket failed.
+pub(crate) const HANGUP: u32 = (libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32;
+/// Edge-triggered: each socket is registered once for both directions and
+/// never modified, and the kernel does not re-poll sockets that were
+/// reported ready but have nothing new.
+pub(crate) const EDGE: u32 = libc::EPOLLET as u32;
 
-/// A level-triggered epoll set. Level triggering lets the worker read once
-/// per wake-up instead of draining to EAGAIN, which saves a syscall per request.
+/// An epoll set of the worker's sockets.
 #[derive(Debug)]
 pub(crate) struct Poller {
     fd: OwnedFd,
@@ -51,10 +56,6 @@ impl Poller {
 
     pub fn add(&self, fd: RawFd, interest: u32, token: usize) -> io::Result<()> {
         self.ctl(libc::EPOLL_CTL_ADD, fd, interest, token)
-    }
-
-    pub fn modify(&self, fd: RawFd, interest: u32, token: usize) -> io::Result<()> {
-        self.ctl(libc::EPOLL_CTL_MOD, fd, interest, token)
     }
 
     /// Waits up to `timeout`; returns how many events are ready (0 on error

@@ -9,7 +9,7 @@ use crate::pacer::Pacer;
 use crate::request::EncodedRequest;
 use crate::stats::{ErrorClass, Recorder};
 use crate::stop::StopRule;
-use crate::sys::{Poller, READABLE, WRITABLE};
+use crate::sys::{Poller, EDGE, HANGUP, READABLE, WRITABLE};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -139,20 +139,19 @@ impl<'a> Worker<'a> {
         if self.conns[idx].job.is_none() {
             // Data or EOF on an idle keep-alive connection: the server closed
             // it or misbehaved; either way it cannot be reused.
-            self.conns[idx].close();
+            if events & !WRITABLE != 0 {
+                self.conns[idx].close();
+            }
             return;
         }
         if events & WRITABLE != 0 && self.conns[idx].wants_write() {
             let step = self.conns[idx].write(&self.setup.request.bytes);
-            if step != Step::Pending || !self.conns[idx].wants_write() {
-                self.update_interest(idx);
-            }
             if let Step::Failed(class) = step {
                 return self.finish(idx, Step::Failed(class), Instant::now());
             }
         }
         if events & !WRITABLE != 0 {
-            let (step, n) = self.conns[idx].read(&mut self.buf);
+            let (step, n) = self.conns[idx].read(&mut self.buf, events & HANGUP != 0);
             if self.conns[idx].job.is_some_and(|j| j.measured) {
                 self.rec.bytes += n as u64;
             }
@@ -253,7 +252,7 @@ impl<'a> Worker<'a> {
         }
         conn.begin(job);
         let step = conn.write(&self.setup.request.bytes);
-        self.update_interest(idx);
+        self.register(idx);
         step
     }
 
@@ -272,25 +271,15 @@ impl<'a> Worker<'a> {
         self.idle.push(idx);
     }
 
-    /// Registers or updates the socket's epoll interest.
-    fn update_interest(&mut self, idx: usize) {
+    /// Adds a new socket to the epoll set, once, for both directions.
+    fn register(&mut self, idx: usize) {
         let conn = &mut self.conns[idx];
         let Some(fd) = conn.fd() else { return };
-        let want = if conn.wants_write() {
-            READABLE | WRITABLE
-        } else {
-            READABLE
-        };
-        if want == conn.interest {
-            return;
-        }
-        let result = if conn.interest == 0 {
-            self.poller.add(fd, want, idx)
-        } else {
-            self.poller.modify(fd, want, idx)
-        };
-        if result.is_ok() {
-            conn.interest = want;
+        if !conn.registered {
+            conn.registered = self
+                .poller
+                .add(fd, READABLE | WRITABLE | HANGUP | EDGE, idx)
+                .is_ok();
         }
     }
 
