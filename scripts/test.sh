@@ -28,4 +28,8 @@ step "verify every reference server against targets/SPEC.md"
 ./target/release/shootout verify --no-build
 
 step "test suite"
+# cargo captures a skipped test's own message, so say here what will skip.
+[ -x /usr/sbin/nginx ] || echo "SKIP: the nginx load test (nginx is not installed)"
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || echo "SKIP: the browser test (no Chromium)"
+[ -d crates/report/tests/browser/node_modules/playwright-core ] || echo "SKIP: the browser test (playwright-core not installed)"
 cargo test --workspace --locked
