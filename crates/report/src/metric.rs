@@ -121,6 +121,17 @@ pub fn num(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
+/// An axis tick: like [`num`] but without trailing zeros, so a tick reads
+/// `4.5`, never `4.500`.
+pub fn axis_num(v: f64) -> String {
+    let s = num(v);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// Decimals that suit a whole row: none when every value is whole, else
 /// what [`num`] would use for the largest magnitude.
 pub fn row_decimals(values: &[f64]) -> usize {

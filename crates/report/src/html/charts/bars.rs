@@ -26,7 +26,7 @@ pub fn bars(title: &str, y_desc: &str, bars: &[Bar]) -> Result<String, String> {
             .disable_x_mesh()
             .x_labels(0)
             .y_desc(y_desc)
-            .y_label_formatter(&|v| crate::metric::num(*v))
+            .y_label_formatter(&|v| crate::metric::axis_num(*v))
             .label_style((FONT, 16))
             .draw()
             .map_err(e)?;
@@ -139,7 +139,7 @@ pub fn grouped_bars(
             .disable_x_mesh()
             .x_labels(0)
             .y_desc(y_desc)
-            .y_label_formatter(&|v| crate::metric::num(*v))
+            .y_label_formatter(&|v| crate::metric::axis_num(*v))
             .label_style((FONT, 16))
             .draw()
             .map_err(e)?;
@@ -155,7 +155,7 @@ pub fn grouped_bars(
                     )))
                     .map_err(e)?;
                 let name = series.get(si).copied().unwrap_or("");
-                let text = format!("{name} {}", crate::metric::num(*v));
+                let text = format!("{name} {}", crate::metric::axis_num(*v));
                 let style = (FONT, 14)
                     .into_font()
                     .color(&BLACK)

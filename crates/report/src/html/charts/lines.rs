@@ -30,7 +30,7 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
             .x_label_formatter(&|x| percentile_label(*x))
             .x_desc("percentile (log scale of 1/(1−p))")
             .y_desc("latency (ms)")
-            .y_label_formatter(&|v| crate::metric::num(*v))
+            .y_label_formatter(&|v| crate::metric::axis_num(*v))
             .label_style((FONT, 16))
             .draw()
             .map_err(e)?;
@@ -139,10 +139,25 @@ fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> 
         .x_desc("second of the measured phase")
         .x_label_formatter(&|t| whole(*t))
         .y_desc(y_desc)
-        .y_label_formatter(&|v| crate::metric::num(*v))
+        .y_label_formatter(&|v| crate::metric::axis_num(*v))
         .label_style((FONT, 15))
         .draw()
         .map_err(e)?;
+    if lines.iter().all(|l| l.points.is_empty()) {
+        let style = (FONT, 17)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        let note = "the load was too short for a per-second timeline";
+        chart
+            .draw_series(std::iter::once(Text::new(
+                note,
+                (t_max / 2.0, y_max / 2.0),
+                style,
+            )))
+            .map_err(e)?;
+        return Ok(());
+    }
     draw_lines(&mut chart, lines)
 }
 
