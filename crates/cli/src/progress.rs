@@ -45,13 +45,18 @@ impl LoadBar {
 
 fn tick(bar: ProgressBar, by_count: bool, done: &AtomicBool, control: &Control) {
     let start = Instant::now();
-    let (mut last_n, mut last_t) = (0u64, Instant::now());
+    // Rate over the last second: workers flush every 100 ms, so a shorter
+    // window makes the number jump with the flush phase.
+    let mut window: std::collections::VecDeque<(Instant, u64)> = std::collections::VecDeque::new();
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
-        let n = control.completed();
-        let now = Instant::now();
-        let rps = (n - last_n) as f64 / now.duration_since(last_t).as_secs_f64().max(1e-3);
-        (last_n, last_t) = (n, now);
+        let (now, n) = (Instant::now(), control.completed());
+        window.push_back((now, n));
+        while window.len() > 2 && now.duration_since(window[0].0) > Duration::from_secs(1) {
+            window.pop_front();
+        }
+        let (t0, n0) = window[0];
+        let rps = (n - n0) as f64 / now.duration_since(t0).as_secs_f64().max(0.2);
         bar.set_position(if by_count {
             n
         } else {
