@@ -15,6 +15,8 @@ pub mod toolchain;
 pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
+pub mod located;
+pub use located::FileError;
 pub use manifest::{discover, load, locate_targets_dir, Discovered, ManifestError, Target};
 pub use process::{free_port, kill_all_servers, Server, StopReport};
 pub use toolchain::Toolchain;

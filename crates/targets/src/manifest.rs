@@ -5,7 +5,6 @@
 //! author can fix them without guessing.
 
 use serde::Deserialize;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::toolchain::Toolchain;
@@ -62,26 +61,7 @@ impl Target {
 }
 
 /// Why a manifest could not be read; names the file, the key and the line.
-#[derive(Debug, thiserror::Error)]
-pub struct ManifestError {
-    pub file: PathBuf,
-    pub key: Option<String>,
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(key) = &self.key {
-            write!(f, ": key `{key}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
+pub type ManifestError = crate::located::FileError;
 
 /// The manifest as written; unknown keys are tolerated so that newer
 /// manifests still load in older binaries.
@@ -174,7 +154,7 @@ fn locate_de_error(text: &str, e: &toml::de::Error) -> (Option<String>, Option<u
     let Some(span) = e.span() else {
         return (None, None);
     };
-    let line = line_at(text, span.start);
+    let line = crate::located::line_at(text, span.start);
     let key = text
         .lines()
         .nth(line - 1)
@@ -188,16 +168,6 @@ fn backticked_after(message: &str, prefix: &str) -> Option<String> {
     let rest = &message[message.find(prefix)? + prefix.len()..];
     let rest = rest.strip_prefix('`')?;
     Some(rest[..rest.find('`')?].to_owned())
-}
-
-/// 1-based line number of a byte offset.
-fn line_at(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// 1-based line of a top-level `key = ...` line, if present.

@@ -17,7 +17,6 @@ use raw::{RawCpus, RawLoad, RawStudy, RawTargets};
 use serde::Serialize;
 use shootout_engine::{Load, Stop};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -50,26 +49,7 @@ pub const METRICS: &[&str] = &[
 ];
 
 /// A study file that could not be read; names the file, the key and the line.
-#[derive(Debug, Clone, thiserror::Error)]
-pub struct StudyError {
-    pub file: PathBuf,
-    pub line: Option<usize>,
-    pub key: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for StudyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(key) = &self.key {
-            write!(f, ": key `{key}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
+pub type StudyError = shootout_targets::FileError;
 
 /// Which targets a study measures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -165,10 +145,12 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
 /// Parses study text; `path` is only used in messages and recorded.
 pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let err = |span: Option<std::ops::Range<usize>>, key: Option<&str>, message: String| {
-        let line = span.as_ref().map(|s| line_of(text, s.start));
+        let line = span
+            .as_ref()
+            .map(|s| shootout_targets::located::line_at(text, s.start));
         let key = key
             .map(str::to_string)
-            .or_else(|| span.and_then(|s| key_at(text, s.start)));
+            .or_else(|| span.and_then(|s| shootout_targets::located::key_at(text, s.start)));
         StudyError {
             file: path.to_path_buf(),
             line,
@@ -365,30 +347,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         file: path.to_path_buf(),
         text: text.to_string(),
     })
-}
-
-/// 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
-/// The key written before the value at `offset` (`key = <value>`), if any.
-fn key_at(text: &str, offset: usize) -> Option<String> {
-    let offset = offset.min(text.len());
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let before = &text[line_start..offset];
-    let eq = before.rfind('=')?;
-    let key: String = before[..eq]
-        .trim_end()
-        .chars()
-        .rev()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '"'))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let key = key.trim_matches('"').to_string();
-    (!key.is_empty()).then_some(key)
 }
 
 /// Every `*.toml` study in `dir`, sorted by name; unreadable ones as errors.
