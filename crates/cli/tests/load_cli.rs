@@ -176,7 +176,7 @@ fn fail_if_exits_1_only_when_violated() {
 
 #[test]
 fn usage_errors_exit_2_and_name_the_bad_value() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["load", "-c", "lots", "http://127.0.0.1:1/"], "'lots'"),
         (
             &["load", "-z", "5 parsecs", "http://127.0.0.1:1/"],

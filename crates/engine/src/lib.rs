@@ -27,6 +27,9 @@ mod worker;
 pub use control::Control;
 pub use report::{GeneratorUsage, LagSummary};
 
+use std::time::{Duration, Instant};
+use stop::StopRule;
+
 /// Errors that stop a run before it starts (a bad server is never one: its
 /// failures are counted, not raised).
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +50,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     check_fd_limit(plan.load.max_connections() as u64)?;
     let request = request::encode(&plan.target, &plan.request, plan.keepalive);
     let threads = plan.effective_threads();
-    let t0 = std::time::Instant::now();
+    let t0 = Instant::now();
     let measure_start = t0 + plan.warmup;
     let setup = worker::Setup {
         addr: plan.target.addr,
@@ -86,7 +89,7 @@ fn run_thread(
     setup: &worker::Setup<'_>,
     i: usize,
     threads: usize,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Instant>,
 ) -> std::io::Result<worker::Outcome> {
     if !plan.cpus.is_empty() {
         sys::pin_current_thread(plan.cpus[i % plan.cpus.len()])?;
@@ -102,14 +105,12 @@ fn run_thread(
     Ok(worker.run())
 }
 
-use stop::StopRule;
-
 /// Sleeps through the warm-up, then marks the measured phase and returns the
 /// process CPU time at its start.
-fn wait_for_measuring(measure_start: std::time::Instant, control: &Control) -> std::time::Duration {
-    while std::time::Instant::now() < measure_start && !control.is_cancelled() {
-        let left = measure_start.saturating_duration_since(std::time::Instant::now());
-        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+fn wait_for_measuring(measure_start: Instant, control: &Control) -> Duration {
+    while Instant::now() < measure_start && !control.is_cancelled() {
+        let left = measure_start.saturating_duration_since(Instant::now());
+        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
     control.set_measuring();
     sys::process_cpu_time()

@@ -207,6 +207,13 @@ impl Plan {
         if self.stop.duration == Some(Duration::ZERO) {
             return Err(PlanError::Value("duration", "must be more than 0".into()));
         }
+        let allowed = crate::sys::allowed_cpus();
+        if let Some(cpu) = self.cpus.iter().find(|c| !allowed.contains(c)) {
+            return Err(PlanError::Value(
+                "cpus",
+                format!("CPU {cpu} is not available to this process (allowed: {allowed:?})"),
+            ));
+        }
         if self.timeout.is_zero() {
             return Err(PlanError::Value("timeout", "must be more than 0".into()));
         }
