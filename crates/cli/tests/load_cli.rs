@@ -194,6 +194,10 @@ fn usage_errors_exit_2_and_name_the_bad_value() {
             &["load", "-H", "no-colon", "http://127.0.0.1:1/"],
             "'no-colon'",
         ),
+        (
+            &["load", "--cpus", "1000", "http://127.0.0.1:1/"],
+            "CPU 1000 is not available",
+        ),
     ];
     for (args, needle) in cases {
         let out = shootout(args);
