@@ -401,3 +401,46 @@ fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
     assert_eq!(data.measurements.len(), 1);
 }
+
+#[test]
+fn a_run_killed_with_sigkill_is_marked_interrupted_by_the_next_run() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP kill -9 test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("sigkill");
+    let mut child = start_long_run(&tmp.0, target);
+    let procs = descendants(child.id());
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    // The server's process group outlives a killed runner; clean it up here.
+    for (pid, _) in &procs {
+        // SAFETY: kill(2) on processes this test started.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    let store = Store::open(tmp.0.join("t.db")).unwrap();
+    assert_eq!(store.runs().unwrap()[0].status, RunStatus::Running);
+    drop(store);
+
+    let study = study_file(
+        &tmp.0,
+        &[target],
+        "[[scenario]]\nname = \"plaintext\"\nload = { connections = 2, requests = 50 }\n",
+    );
+    let targets_dir = tmp.0.join("targets"); // made by start_long_run
+    let out = shootout(&tmp.0, &study, &targets_dir).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("run #1 was left running by a process that died"),
+        "{err}"
+    );
+    let store = Store::open(tmp.0.join("t.db")).unwrap();
+    let runs = store.runs().unwrap();
+    let first = runs.iter().find(|r| r.id == 1).unwrap();
+    assert_eq!(first.status, RunStatus::Interrupted);
+    assert_eq!(
+        first.measurements, 1,
+        "the committed measurement survives kill -9"
+    );
+}

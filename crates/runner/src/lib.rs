@@ -9,6 +9,7 @@
 pub mod affinity;
 pub mod host;
 pub mod interrupt;
+pub mod liveness;
 pub mod measure;
 pub mod prepare;
 pub mod procfs;

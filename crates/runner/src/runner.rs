@@ -53,6 +53,9 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
     let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(anyhow::Error::msg)?;
     let mut entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
     let store = Store::open(&cfg.db)?;
+    for id in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
+        eprintln!("run #{id} was left running by a process that died; marked interrupted");
+    }
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
         started_at: shootout_store::now_rfc3339(),
@@ -63,6 +66,7 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
     })?;
+    let _alive = crate::liveness::hold(&cfg.db, run_id)?;
     interrupt.set_run(cfg.db.clone(), run_id);
     let est = study.estimate(entries.len(), cfg.scale);
     let progress = Progress::new(cfg.progress, est.measurements as u64, est.total_s);
