@@ -2,7 +2,7 @@
 //! CI whiskers, and grouped bars (one group per target, one labelled bar per
 //! series). Targets are named under the axis in text.
 
-use super::{axis_max, color, e, svg, Bar, FONT, SIZE};
+use super::{axis_max, color, e, svg, Bar, Draw, FONT, SIZE};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -14,22 +14,7 @@ pub fn bars(title: &str, y_desc: &str, bars: &[Bar]) -> Result<String, String> {
             .map(|b| b.ci.map_or(b.value, |c| c.1.max(b.value))),
     );
     svg(SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 24))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(84)
-            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc(y_desc)
-            .y_label_formatter(&|v| crate::metric::axis_num(*v))
-            .label_style((FONT, 16))
-            .draw()
-            .map_err(e)?;
+        let mut chart = frame(root, title, y_desc, n, top)?;
         for (i, b) in bars.iter().enumerate() {
             draw_bar(&mut chart, i, b)?;
         }
@@ -47,6 +32,34 @@ type BarChart<'a, 'b> = ChartContext<
     SVGBackend<'b>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
+
+/// Axes for `n` categories from 0 to `top`: no x mesh or ticks (categories
+/// are named by [`category_labels`]), y ticks without trailing zeros.
+fn frame<'a, 'b>(
+    root: &'a Draw<'b>,
+    title: &str,
+    y_desc: &str,
+    n: usize,
+    top: f64,
+) -> Result<BarChart<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 24))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(84)
+        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| crate::metric::axis_num(*v))
+        .label_style((FONT, 16))
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
 
 /// A visible note on an empty chart.
 fn no_data(chart: &mut BarChart) -> Result<(), String> {
@@ -127,22 +140,7 @@ pub fn grouped_bars(
     let n = groups.len().max(1);
     let top = axis_max(groups.iter().flat_map(|g| g.1.iter().copied()));
     svg(SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 24))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(84)
-            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc(y_desc)
-            .y_label_formatter(&|v| crate::metric::axis_num(*v))
-            .label_style((FONT, 16))
-            .draw()
-            .map_err(e)?;
+        let mut chart = frame(root, title, y_desc, n, top)?;
         let width = 0.8 / series.len().max(1) as f64;
         for (gi, (_, values)) in groups.iter().enumerate() {
             for (si, v) in values.iter().enumerate() {
