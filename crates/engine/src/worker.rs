@@ -162,6 +162,8 @@ impl<'a> Worker<'a> {
     }
 
     /// Records the end of the request on `idx` and starts the next one there.
+    /// After a failure the connection waits in the idle list instead, so a
+    /// start that fails at once (a refused connect) never recurses.
     fn finish(&mut self, idx: usize, step: Step, now: Instant) {
         let conn = &mut self.conns[idx];
         let Some(job) = conn.job.take() else { return };
@@ -237,7 +239,7 @@ impl<'a> Worker<'a> {
         self.conns[idx].job = Some(job);
         match self.start(idx, job) {
             Step::Pending => {}
-            step => self.finish_later(idx, step, now),
+            step => self.finish(idx, step, now),
         }
         true
     }
@@ -254,21 +256,6 @@ impl<'a> Worker<'a> {
         let step = conn.write(&self.setup.request.bytes);
         self.register(idx);
         step
-    }
-
-    /// A request that failed while starting is recorded without recursing
-    /// into another dispatch; its connection waits in the idle list.
-    fn finish_later(&mut self, idx: usize, step: Step, now: Instant) {
-        let conn = &mut self.conns[idx];
-        let Some(job) = conn.job.take() else { return };
-        self.busy -= 1;
-        if let Step::Failed(class) = step {
-            if job.measured {
-                self.rec.failed(class, now);
-            }
-        }
-        conn.close();
-        self.idle.push(idx);
     }
 
     /// Adds a new socket to the epoll set, once, for both directions.
