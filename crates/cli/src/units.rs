@@ -1,57 +1,24 @@
-//! Parsers for the human-friendly values flags take: counts with `k`/`m`
-//! suffixes, durations with `us`/`ms`/`s`/`m`/`h`, ramp stages and CPU lists.
-//! Each returns a message that names the bad value.
+//! Parsers for the values flags take, as clap value parsers: counts, rates
+//! and durations (delegated to the engine's one [`units`] parser, shared with
+//! study files), ramp stages and CPU lists. Each returns a message that names
+//! the bad value.
 
-use shootout_engine::Stage;
+use shootout_engine::{units, Stage};
 use std::time::Duration;
 
-/// `10000`, `10k`, `1.5k`, `2m` (million).
+/// `10000`, `10k`, `1.5k`, `2m` (million): see [`units::parse_count`].
 pub fn parse_count(s: &str) -> Result<u64, String> {
-    let v = parse_scaled(s).ok_or_else(|| format!("'{s}' is not a count (e.g. 1000, 10k, 1m)"))?;
-    if v.fract() != 0.0 || v < 0.0 || v > u64::MAX as f64 {
-        return Err(format!("'{s}' is not a whole, non-negative count"));
-    }
-    Ok(v as u64)
+    units::parse_count(s).map_err(|e| e.to_string())
 }
 
-/// A rate in requests per second: `500`, `2.5k`.
+/// A rate in requests per second: see [`units::parse_rate`].
 pub fn parse_rate(s: &str) -> Result<f64, String> {
-    match parse_scaled(s) {
-        Some(v) if v > 0.0 && v.is_finite() => Ok(v),
-        _ => Err(format!("'{s}' is not a positive rate (e.g. 100, 2.5k)")),
-    }
+    units::parse_rate(s).map_err(|e| e.to_string())
 }
 
-fn parse_scaled(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (num, scale) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1e3),
-        (i, 'm' | 'M') => (&s[..i], 1e6),
-        _ => (s, 1.0),
-    };
-    let v: f64 = num.replace('_', "").parse().ok()?;
-    v.is_finite().then_some(v * scale)
-}
-
-/// `500ms`, `2s`, `1.5m`, `1h`, `250us`; a bare number is seconds.
+/// A duration: see [`units::parse_duration`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let bad = || format!("'{s}' is not a duration (e.g. 500ms, 10s, 2m)");
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "us" | "µs" => v / 1e6,
-        "ms" => v / 1e3,
-        "" | "s" => v,
-        "m" => v * 60.0,
-        "h" => v * 3600.0,
-        _ => return Err(bad()),
-    };
-    if !(secs.is_finite() && (0.0..1e9).contains(&secs)) {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(secs))
+    units::parse_duration(s).map_err(|e| e.to_string())
 }
 
 /// A parsed `--stages` value (a newtype, so clap treats it as one value).
@@ -77,16 +44,16 @@ pub fn parse_stages(s: &str) -> Result<Vec<Stage>, String> {
     s.split(',')
         .map(|part| {
             let (d, t) = part.split_once(':').ok_or_else(|| {
-                format!("stage '{part}' should look like DURATION:TARGET, e.g. 60s:100")
+                format!("stage '{part}' should look like DURATION:LEVEL, e.g. 60s:100")
             })?;
             let duration = parse_duration(d)?;
             if duration.is_zero() {
                 return Err(format!("stage '{part}' has a zero duration"));
             }
-            let target = parse_scaled(t)
+            let to = units::parse_scaled(t)
                 .filter(|v| *v >= 0.0)
-                .ok_or_else(|| format!("stage '{part}': '{t}' is not a non-negative target"))?;
-            Ok(Stage { duration, target })
+                .ok_or_else(|| format!("stage '{part}': '{t}' is not a non-negative level"))?;
+            Ok(Stage { duration, to })
         })
         .collect()
 }
@@ -121,24 +88,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_and_rates() {
+    fn flag_parsers_name_the_value() {
         assert_eq!(parse_count("10k"), Ok(10_000));
-        assert_eq!(parse_count("1m"), Ok(1_000_000));
-        assert_eq!(parse_count("1_000"), Ok(1000));
-        assert!(parse_count("1.5").is_err());
         assert!(parse_count("ten").unwrap_err().contains("'ten'"));
-        assert_eq!(parse_rate("2.5k"), Ok(2500.0));
-        assert!(parse_rate("0").is_err());
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(parse_rate("0").unwrap_err().contains("'0'"));
     }
 
     #[test]

@@ -9,8 +9,9 @@
 
 pub mod plan;
 pub mod report;
+pub mod units;
 
-pub use plan::{Load, Plan, PlanError, RequestSpec, Stage, StageUnit, Stop, Target};
+pub use plan::{Endpoint, Load, Plan, PlanError, RequestSpec, Stage, StageUnit, Stop};
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
 
 mod conn;
@@ -48,12 +49,12 @@ const SPARE_FDS: u64 = 32;
 pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     plan.validate()?;
     check_fd_limit(plan.load.max_connections() as u64)?;
-    let request = request::encode(&plan.target, &plan.request, plan.keepalive);
+    let request = request::encode(&plan.endpoint, &plan.request, plan.keepalive);
     let threads = plan.effective_threads();
     let t0 = Instant::now();
     let measure_start = t0 + plan.warmup;
     let setup = worker::Setup {
-        addr: plan.target.addr,
+        addr: plan.endpoint.addr,
         request: &request,
         keepalive: plan.keepalive,
         timeout: plan.timeout,

@@ -39,7 +39,7 @@ impl Curve {
         };
         let mut segments = Vec::with_capacity(stages.len() + 1);
         if !warmup.is_zero() {
-            let level = stages.first().map_or(0.0, |s| s.target);
+            let level = stages.first().map_or(0.0, |s| s.to);
             segments.push(Segment {
                 len: warmup.as_secs_f64(),
                 from: level,
@@ -49,15 +49,15 @@ impl Curve {
         let mut from = if matches!(load, Load::Stages { .. }) {
             0.0
         } else {
-            stages[0].target
+            stages[0].to
         };
         for s in &stages {
             segments.push(Segment {
                 len: s.duration.as_secs_f64(),
                 from,
-                to: s.target,
+                to: s.to,
             });
-            from = s.target;
+            from = s.to;
         }
         Curve { segments }
     }
@@ -106,7 +106,7 @@ impl Curve {
 fn flat(level: f64) -> Stage {
     Stage {
         duration: Duration::from_secs(u64::MAX / 4),
-        target: level,
+        to: level,
     }
 }
 
@@ -251,7 +251,7 @@ mod tests {
                 .iter()
                 .map(|&(s, t)| Stage {
                     duration: Duration::from_secs(s),
-                    target: t,
+                    to: t,
                 })
                 .collect(),
         }

@@ -18,16 +18,16 @@ pub enum PlanError {
 
 /// The server to load: a loopback socket address plus the Host header and path.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct Endpoint {
     pub url: String,
     pub addr: SocketAddr,
     pub host_header: String,
     pub path: String,
 }
 
-impl Target {
+impl Endpoint {
     /// Parses an `http://host[:port][/path]` URL. Only loopback hosts are accepted.
-    pub fn parse(url: &str) -> Result<Target, PlanError> {
+    pub fn parse(url: &str) -> Result<Endpoint, PlanError> {
         let bad = |why: &str| PlanError::Url(url.to_string(), why.to_string());
         let rest = if let Some(r) = url.strip_prefix("http://") {
             r
@@ -62,7 +62,7 @@ impl Target {
         {
             return Err(PlanError::NotLoopback(url.to_string()));
         }
-        Ok(Target {
+        Ok(Endpoint {
             url: url.to_string(),
             addr,
             host_header: authority.to_string(),
@@ -106,11 +106,11 @@ pub enum StageUnit {
 }
 
 /// One leg of a piecewise-linear ramp: move from the previous level to
-/// `target` over `duration`. The first stage starts from 0.
+/// `to` over `duration`. The first stage starts from 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stage {
     pub duration: Duration,
-    pub target: f64,
+    pub to: f64,
 }
 
 /// How load is offered.
@@ -173,7 +173,7 @@ pub struct Stop {
 /// A complete, validated load run.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub target: Target,
+    pub endpoint: Endpoint,
     pub request: RequestSpec,
     pub load: Load,
     pub stop: Stop,
@@ -233,16 +233,13 @@ impl Plan {
                     return Err(PlanError::Value("stages", "no stages given".into()));
                 }
                 for s in stages {
-                    if !(s.target.is_finite() && s.target >= 0.0) {
-                        return Err(PlanError::Value(
-                            "stages",
-                            format!("bad target {}", s.target),
-                        ));
+                    if !(s.to.is_finite() && s.to >= 0.0) {
+                        return Err(PlanError::Value("stages", format!("bad level {}", s.to)));
                     }
-                    if *unit == StageUnit::Connections && s.target > *connections as f64 {
+                    if *unit == StageUnit::Connections && s.to > *connections as f64 {
                         return Err(PlanError::Value(
                             "stages",
-                            format!("target {} exceeds {} connections", s.target, connections),
+                            format!("level {} exceeds {} connections", s.to, connections),
                         ));
                     }
                 }
@@ -264,25 +261,25 @@ mod tests {
 
     #[test]
     fn parses_loopback_urls() {
-        let t = Target::parse("http://127.0.0.1:8080/json?x=1").unwrap();
+        let t = Endpoint::parse("http://127.0.0.1:8080/json?x=1").unwrap();
         assert_eq!(t.addr.port(), 8080);
         assert_eq!(t.path, "/json?x=1");
         assert_eq!(t.host_header, "127.0.0.1:8080");
-        let t = Target::parse("http://localhost:9").unwrap();
+        let t = Endpoint::parse("http://localhost:9").unwrap();
         assert_eq!(t.path, "/");
         assert!(t.addr.ip().is_loopback());
-        let t = Target::parse("http://[::1]:81/").unwrap();
+        let t = Endpoint::parse("http://[::1]:81/").unwrap();
         assert!(t.addr.is_ipv6());
     }
 
     #[test]
     fn refuses_non_loopback_and_bad_urls() {
         assert!(matches!(
-            Target::parse("http://10.0.0.1:80/"),
+            Endpoint::parse("http://10.0.0.1:80/"),
             Err(PlanError::NotLoopback(_))
         ));
-        assert!(Target::parse("https://127.0.0.1/").is_err());
-        assert!(Target::parse("127.0.0.1:80").is_err());
-        assert!(Target::parse("http://127.0.0.1:notaport/").is_err());
+        assert!(Endpoint::parse("https://127.0.0.1/").is_err());
+        assert!(Endpoint::parse("127.0.0.1:80").is_err());
+        assert!(Endpoint::parse("http://127.0.0.1:notaport/").is_err());
     }
 }

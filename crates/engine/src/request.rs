@@ -1,7 +1,7 @@
 //! Pre-encodes the one HTTP/1.1 request a run sends, so the hot path only
 //! writes a ready byte slice.
 
-use crate::plan::{RequestSpec, Target};
+use crate::plan::{Endpoint, RequestSpec};
 
 /// The encoded request plus what the parser must know about it.
 #[derive(Debug, Clone)]
@@ -11,7 +11,7 @@ pub(crate) struct EncodedRequest {
     pub is_head: bool,
 }
 
-pub(crate) fn encode(target: &Target, spec: &RequestSpec, keepalive: bool) -> EncodedRequest {
+pub(crate) fn encode(target: &Endpoint, spec: &RequestSpec, keepalive: bool) -> EncodedRequest {
     let method = if spec.method.is_empty() {
         "GET"
     } else {
@@ -52,7 +52,7 @@ mod tests {
 
     #[test]
     fn encodes_post_with_body_and_close() {
-        let t = Target::parse("http://127.0.0.1:8080/test/simple").unwrap();
+        let t = Endpoint::parse("http://127.0.0.1:8080/test/simple").unwrap();
         let spec = RequestSpec {
             method: "POST".into(),
             headers: vec![("Content-Type".into(), "application/json".into())],
@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn get_has_no_length() {
-        let t = Target::parse("http://localhost:1/").unwrap();
+        let t = Endpoint::parse("http://localhost:1/").unwrap();
         let r = encode(&t, &RequestSpec::default(), true);
         assert_eq!(r.bytes, b"GET / HTTP/1.1\r\nHost: localhost:1\r\n\r\n");
     }

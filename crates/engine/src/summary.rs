@@ -33,7 +33,7 @@ pub(crate) fn build(
     let cpu_seconds = cpu.as_secs_f64();
     let summary = Summary {
         mode: plan.load.mode_name().to_string(),
-        url: plan.target.url.clone(),
+        url: plan.endpoint.url.clone(),
         method: if plan.request.method.is_empty() {
             "GET".into()
         } else {

@@ -1,5 +1,5 @@
 //! Thin, safe wrappers over the Linux calls the engine needs and std lacks:
-//! a level-triggered epoll set, the open-file limit, thread CPU affinity and
+//! an edge-triggered epoll set, the open-file limit, thread CPU affinity and
 //! process CPU time. All `unsafe` in the engine lives here.
 
 use std::io;

@@ -6,14 +6,14 @@
 mod common;
 
 use common::{ok, Action, TestServer};
-use shootout_engine::{Control, ErrorCounts, Load, LoadReport, Plan, RequestSpec, Stop, Target};
+use shootout_engine::{Control, Endpoint, ErrorCounts, Load, LoadReport, Plan, RequestSpec, Stop};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 fn plan(url: &str, stop: Stop) -> Plan {
     Plan {
-        target: Target::parse(url).unwrap(),
+        endpoint: Endpoint::parse(url).unwrap(),
         request: RequestSpec::default(),
         load: Load::Closed { connections: 4 },
         stop,

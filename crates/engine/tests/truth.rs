@@ -6,14 +6,14 @@
 mod common;
 
 use common::{ok, Action, TestServer};
-use shootout_engine::{Control, Load, LoadReport, Plan, RequestSpec, Stop, Target};
+use shootout_engine::{Control, Endpoint, Load, LoadReport, Plan, RequestSpec, Stop};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub fn plan(url: &str, load: Load, stop: Stop) -> Plan {
     Plan {
-        target: Target::parse(url).unwrap(),
+        endpoint: Endpoint::parse(url).unwrap(),
         request: RequestSpec::default(),
         load,
         stop,

@@ -35,7 +35,7 @@ impl Interrupt {
         if let Some(c) = lock(&self.control).as_ref() {
             c.cancel();
         }
-        shootout_targets::kill_all_servers();
+        shootout_servers::kill_all_servers();
         self.signals.fetch_add(1, Ordering::SeqCst) + 1
     }
 
@@ -77,7 +77,7 @@ pub fn install_signal_handler(interrupt: Arc<Interrupt>) -> Result<(), ctrlc::Er
                 "\ninterrupted: stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)"
             );
         } else {
-            shootout_targets::kill_all_servers();
+            shootout_servers::kill_all_servers();
             interrupt.mark_interrupted();
             eprintln!("\ninterrupted twice: servers killed, exiting");
             std::process::exit(130);

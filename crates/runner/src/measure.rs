@@ -12,8 +12,8 @@ use crate::sampler::Sampler;
 use crate::schedule::Session;
 use crate::study::{Level, Scenario, Study};
 use shootout_engine::{Control, LoadReport, Plan, RequestSpec};
+use shootout_servers::{Server, Target};
 use shootout_store::{Measurement, Pinning};
-use shootout_targets::{Server, Target};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,7 @@ pub fn run_session(
     let target = cx.target;
     let log = target.server_log("run");
     let port =
-        shootout_targets::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
+        shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     let started = crate::affinity::with_pinned_thread(&cx.pinning.server_cpus, || {
         Server::start(target, port, &log)
     })
@@ -75,7 +75,7 @@ pub fn run_session(
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);
             }
-            let tail = shootout_targets::tail::log_tail(&log, 20);
+            let tail = shootout_servers::tail::log_tail(&log, 20);
             let first = format!("{e:#}")
                 .lines()
                 .next()
@@ -95,8 +95,8 @@ pub fn run_session(
                 result = Err(SessionError::Interrupted);
                 break 'outer;
             }
-            if !shootout_targets::process::group_alive(pgid) {
-                let tail = shootout_targets::tail::log_tail(&log, 20);
+            if !shootout_servers::process::group_alive(pgid) {
+                let tail = shootout_servers::tail::log_tail(&log, 20);
                 result = Err(start_err(
                     format!("{} exited during the study", target.name),
                     &tail,
@@ -203,7 +203,8 @@ pub fn plan_for(cx: &SessionContext<'_>, sc: &Scenario, level: &Level, port: u16
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
     }
     Plan {
-        target: shootout_engine::Target::parse(&url).unwrap_or_else(|_| unreachable_target(port)),
+        endpoint: shootout_engine::Endpoint::parse(&url)
+            .unwrap_or_else(|_| unreachable_endpoint(port)),
         request: RequestSpec {
             method: sc.method.clone(),
             headers,
@@ -219,9 +220,9 @@ pub fn plan_for(cx: &SessionContext<'_>, sc: &Scenario, level: &Level, port: u16
     }
 }
 
-fn unreachable_target(port: u16) -> shootout_engine::Target {
+fn unreachable_endpoint(port: u16) -> shootout_engine::Endpoint {
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    shootout_engine::Target {
+    shootout_engine::Endpoint {
         url: format!("http://{addr}/"),
         addr,
         host_header: addr.to_string(),

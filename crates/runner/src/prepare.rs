@@ -7,8 +7,8 @@
 use crate::interrupt::Interrupt;
 use crate::progress::Progress;
 use crate::study::scale::VERIFY_S;
+use shootout_servers::{BuildOutcome, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
-use shootout_targets::{BuildOutcome, Target, VerifyOptions};
 use std::sync::Mutex;
 
 /// Targets verified at once.
@@ -70,7 +70,7 @@ fn build(e: &mut Entry, progress: &Progress) -> bool {
         return false;
     };
     let rec = &mut e.record;
-    match shootout_targets::build(target) {
+    match shootout_servers::build(target) {
         Ok(BuildOutcome::Skipped { reason }) => {
             progress.println(&format!("{}: skipped ({reason})", e.name));
             rec.status = TargetStatus::Skipped;
@@ -87,7 +87,7 @@ fn build(e: &mut Entry, progress: &Progress) -> bool {
             return false;
         }
     }
-    rec.footprint_bytes = Some(shootout_targets::footprint_bytes(target));
+    rec.footprint_bytes = Some(shootout_servers::footprint_bytes(target));
     true
 }
 
@@ -95,7 +95,7 @@ fn build(e: &mut Entry, progress: &Progress) -> bool {
 fn verify(e: &mut Entry, progress: &Progress) {
     let Some(target) = &e.target else { return };
     let rec = &mut e.record;
-    let report = shootout_targets::verify_target(target, &VerifyOptions::default());
+    let report = shootout_servers::verify_target(target, &VerifyOptions::default());
     rec.verify = Some(verify_json(&report));
     if report.passed() {
         progress.println(&format!(
@@ -118,11 +118,11 @@ fn verify(e: &mut Entry, progress: &Progress) {
         TargetStatus::VerifyFailed
     };
     rec.reason = Some(first.clone());
-    rec.log_tail = Some(shootout_targets::tail::log_tail(&report.log, 20));
+    rec.log_tail = Some(shootout_servers::tail::log_tail(&report.log, 20));
     progress.println(&format!("{}: {}: {first}", e.name, rec.status));
 }
 
-fn verify_json(r: &shootout_targets::VerifyReport) -> serde_json::Value {
+fn verify_json(r: &shootout_servers::VerifyReport) -> serde_json::Value {
     serde_json::json!({
         "passed": r.passed(),
         "ready_s": r.ready_after.map(|d| d.as_secs_f64()),

@@ -210,7 +210,7 @@ fn select_targets(
     dir: &Path,
     only: Option<&[String]>,
 ) -> anyhow::Result<Vec<Entry>> {
-    let found = shootout_targets::discover(dir)
+    let found = shootout_servers::discover(dir)
         .map_err(|e| anyhow::anyhow!("cannot read targets directory {}: {e}", dir.display()))?;
     let mut names: Vec<String> = match &study.targets {
         TargetSelection::All => {
@@ -275,6 +275,6 @@ fn select_targets(
         .collect())
 }
 
-fn broken_name(b: &shootout_targets::ManifestError) -> Option<String> {
+fn broken_name(b: &shootout_servers::ManifestError) -> Option<String> {
     b.file.parent()?.file_name()?.to_str().map(str::to_string)
 }

@@ -7,7 +7,7 @@ use crate::load_output::{self, Format};
 use crate::threshold::Threshold;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::{Control, Load, Plan, RequestSpec, StageUnit, Stop, Target};
+use shootout_engine::{Control, Endpoint, Load, Plan, RequestSpec, StageUnit, Stop};
 use std::time::Duration;
 
 /// Load one URL and report throughput, latency and errors.
@@ -19,7 +19,7 @@ use std::time::Duration;
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
 pub struct Args {
-    /// Target URL: http:// on 127.0.0.1, localhost or [::1] only.
+    /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] only.
     pub url: String,
     /// Connections (closed loop: concurrent requests; open loop: the pool the rate is spread over).
     #[arg(short = 'c', long = "connections", default_value = "50", value_parser = units::parse_count)]
@@ -33,7 +33,7 @@ pub struct Args {
     /// Open loop: a constant arrival rate in requests/s; latency counts from each intended send time.
     #[arg(short = 'q', long = "rate", value_parser = units::parse_rate)]
     pub rate: Option<f64>,
-    /// Piecewise-linear ramp DURATION:TARGET,... of connections (or of the rate with -q).
+    /// Piecewise-linear ramp DURATION:LEVEL,... of connections (or of the rate with -q).
     #[arg(long, value_parser = units::parse_stage_list)]
     pub stages: Option<units::StageList>,
     /// Worker threads [default: the CPUs this process may use].
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
 /// Builds and validates the engine plan; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<Plan> {
-    let target = Target::parse(&args.url)?;
+    let endpoint = Endpoint::parse(&args.url)?;
     let connections = usize::try_from(args.connections).context("--connections is too large")?;
     let load = match (&args.stages, args.rate) {
         (Some(units::StageList(stages)), rate) => Load::Stages {
@@ -140,7 +140,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let plan = Plan {
-        target,
+        endpoint,
         request: request_spec(args)?,
         load,
         stop: Stop {

@@ -115,16 +115,16 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
 fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
     match &study.targets {
         TargetSelection::List(l) => l.len(),
-        TargetSelection::All => shootout_targets::locate_targets_dir(targets_dir)
+        TargetSelection::All => shootout_servers::locate_targets_dir(targets_dir)
             .ok()
-            .and_then(|d| shootout_targets::discover(&d).ok())
+            .and_then(|d| shootout_servers::discover(&d).ok())
             .map_or(1, |d| d.targets.len() + d.broken.len()),
     }
 }
 
 pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
-    let targets_dir = shootout_targets::locate_targets_dir(a.targets_dir.as_deref())?;
+    let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
     let n = a
         .targets
         .as_ref()

@@ -1,13 +1,13 @@
 //! `shootout targets`, `build` and `verify`: pick targets from `targets/`,
-//! then hand them to `shootout_targets` and print one line or one table row
+//! then hand them to `shootout_servers` and print one line or one table row
 //! per target. Results go to stdout; spinners, skips and warnings to stderr.
 
 use crate::exit::Outcome;
 use anyhow::{bail, Context};
 use comfy_table::{presets, Cell, Color, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use shootout_targets::verify::{verify_target, Column, VerifyOptions, VerifyReport};
-use shootout_targets::{BuildError, BuildOutcome, Target};
+use shootout_servers::verify::{verify_target, Column, VerifyOptions, VerifyReport};
+use shootout_servers::{BuildError, BuildOutcome, Target};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,7 +63,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
             Cell::new(&t.framework),
             Cell::new(t.toolchain),
             yes_no(present),
-            yes_no(shootout_targets::is_built(t)),
+            yes_no(shootout_servers::is_built(t)),
         ]);
     }
     println!("{table}");
@@ -99,7 +99,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     // Servers run in their own process groups, out of reach of the
     // terminal's SIGINT: kill them ourselves on Ctrl-C.
     ctrlc::set_handler(|| {
-        shootout_targets::kill_all_servers();
+        shootout_servers::kill_all_servers();
         std::process::exit(130);
     })
     .context("cannot install the Ctrl-C handler")?;
@@ -234,10 +234,10 @@ fn lifecycle(r: &VerifyReport) -> String {
 /// none is named). Broken manifests of selected targets are reported on
 /// stderr; the bool says whether there were any.
 fn select(dir: Option<PathBuf>, names: &[String]) -> anyhow::Result<(Vec<Target>, bool)> {
-    let dir = shootout_targets::locate_targets_dir(dir.as_deref())?;
+    let dir = shootout_servers::locate_targets_dir(dir.as_deref())?;
     let found =
-        shootout_targets::discover(&dir).with_context(|| format!("reading {}", dir.display()))?;
-    let folder_of = |e: &shootout_targets::ManifestError| {
+        shootout_servers::discover(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    let folder_of = |e: &shootout_servers::ManifestError| {
         e.file
             .parent()
             .and_then(|p| p.file_name())
@@ -276,7 +276,7 @@ fn select(dir: Option<PathBuf>, names: &[String]) -> anyhow::Result<(Vec<Target>
 
 fn build_with_spinner(t: &Target) -> Result<BuildOutcome, BuildError> {
     let spinner = spinner(format!("building {}", t.name));
-    let result = shootout_targets::build(t);
+    let result = shootout_servers::build(t);
     if let Some(s) = spinner {
         s.finish_and_clear();
     }

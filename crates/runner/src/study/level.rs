@@ -86,18 +86,18 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
             };
             let mut stages = Vec::new();
             for s in raw_stages {
-                if !(s.target.is_finite() && s.target >= 0.0) {
-                    return Err(("stages", format!("bad target {}", s.target)));
+                if !(s.to.is_finite() && s.to >= 0.0) {
+                    return Err(("stages", format!("bad level {}", s.to)));
                 }
                 if s.duration.0.is_zero() {
                     return Err(("stages", "a stage needs a duration above 0".into()));
                 }
                 stages.push(Stage {
                     duration: s.duration.0,
-                    target: s.target,
+                    to: s.to,
                 });
             }
-            let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max);
+            let peak = stages.iter().map(|s| s.to).fold(0.0, f64::max);
             let connections = match (unit, l.connections) {
                 (_, Some(c)) => c,
                 (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
@@ -108,7 +108,7 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
             if unit == StageUnit::Connections && peak > connections as f64 {
                 return Err((
                     "stages",
-                    format!("target {peak} exceeds {connections} connections"),
+                    format!("level {peak} exceeds {connections} connections"),
                 ));
             }
             let total = stages.iter().map(|s| s.duration).sum();
@@ -165,7 +165,7 @@ pub fn auto_label(load: &Load, stop: &Stop) -> String {
             };
             let legs: Vec<String> = stages
                 .iter()
-                .map(|s| format!("→{}/{}", format_num(s.target), secs(s.duration)))
+                .map(|s| format!("→{}/{}", format_num(s.to), secs(s.duration)))
                 .collect();
             format!("{prefix} 0{}", legs.join(" "))
         }

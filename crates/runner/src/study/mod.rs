@@ -10,7 +10,7 @@ mod raw;
 pub mod scale;
 
 pub use level::auto_label;
-pub use raw::{parse_duration, Order, Restart, ScenarioName};
+pub use raw::{Order, Restart, ScenarioName};
 pub use scale::{quick_scale, Estimate};
 
 use raw::{RawCpus, RawLoad, RawStudy, RawTargets};
@@ -49,7 +49,7 @@ pub const METRICS: &[&str] = &[
 ];
 
 /// A study file that could not be read; names the file, the key and the line.
-pub type StudyError = shootout_targets::FileError;
+pub type StudyError = shootout_servers::FileError;
 
 /// Which targets a study measures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -147,10 +147,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let err = |span: Option<std::ops::Range<usize>>, key: Option<&str>, message: String| {
         let line = span
             .as_ref()
-            .map(|s| shootout_targets::located::line_at(text, s.start));
+            .map(|s| shootout_servers::located::line_at(text, s.start));
         let key = key
             .map(str::to_string)
-            .or_else(|| span.and_then(|s| shootout_targets::located::key_at(text, s.start)));
+            .or_else(|| span.and_then(|s| shootout_servers::located::key_at(text, s.start)));
         StudyError {
             file: path.to_path_buf(),
             line,

@@ -5,6 +5,7 @@
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use shootout_engine::units;
 use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
@@ -125,7 +126,7 @@ pub(super) struct RawLoad {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawStage {
     pub duration: Dur,
-    pub target: f64,
+    pub to: f64,
 }
 
 /// The scenarios of targets/SPEC.md.
@@ -189,33 +190,6 @@ impl fmt::Display for ScenarioName {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dur(pub Duration);
 
-/// Parses `"5s"`, `"250ms"`, `"2m"`, `"1h"`, `"1.5s"` or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration such as \"5s\", \"250ms\" or \"2m\""))?;
-    let secs = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "unknown unit '{other}' in '{s}' (use ms, s, m or h)"
-            ))
-        }
-    };
-    if !(secs.is_finite() && secs >= 0.0) {
-        return Err(format!("'{s}' is not a valid duration"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
         struct V;
@@ -225,22 +199,22 @@ impl<'de> Deserialize<'de> for Dur {
                 f.write_str("a duration such as \"5s\", \"250ms\", \"2m\" or a number of seconds")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
-                parse_duration(v).map(Dur).map_err(E::custom)
+                units::parse_duration(v).map(Dur).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
-                u64::try_from(v)
-                    .map(|s| Dur(Duration::from_secs(s)))
-                    .map_err(|_| E::custom("a duration cannot be negative"))
+                units::seconds(v as f64, &v.to_string())
+                    .map(Dur)
+                    .map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
-                Ok(Dur(Duration::from_secs(v)))
+                units::seconds(v as f64, &v.to_string())
+                    .map(Dur)
+                    .map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
-                if v.is_finite() && v >= 0.0 {
-                    Ok(Dur(Duration::from_secs_f64(v)))
-                } else {
-                    Err(E::custom("a duration must be a non-negative number"))
-                }
+                units::seconds(v, &v.to_string())
+                    .map(Dur)
+                    .map_err(E::custom)
             }
         }
         d.deserialize_any(V)

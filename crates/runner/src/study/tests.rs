@@ -202,13 +202,31 @@ fn shipped_published_figures_are_structured() {
 }
 
 #[test]
-fn durations_parse() {
-    assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
-    assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-    assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-    assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
-    assert!(parse_duration("fast").is_err());
-    assert!(parse_duration("3 weeks").is_err());
+fn huge_or_negative_durations_name_file_line_and_key() {
+    // Regression: `warmup = 1e30` used to panic in Duration::from_secs_f64.
+    for (bad, line) in [
+        ("warmup = 1e30\n", 5),
+        ("warmup = \"1e30s\"\n", 5),
+        ("warmup = -3\n", 5),
+        ("timeout = \"9999999h\"\n", 5),
+    ] {
+        let text = MINIMAL.replace(
+            "targets = [\"a\", \"b\"]\n",
+            &format!("targets = [\"a\", \"b\"]\n{bad}"),
+        );
+        let e = parse_err(&text);
+        assert_eq!(e.line, Some(line), "{bad}: {e}");
+        assert!(
+            matches!(e.key.as_deref(), Some("warmup" | "timeout")),
+            "{bad}: {e}"
+        );
+    }
+    let e = parse_err(&MINIMAL.replace("\"1s\"", "1e30"));
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (Some(8), Some("duration")),
+        "{e}"
+    );
 }
 
 #[test]

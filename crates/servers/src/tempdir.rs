@@ -12,7 +12,7 @@ impl Dir {
         static N: AtomicU32 = AtomicU32::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         let p =
-            std::env::temp_dir().join(format!("shootout-targets-test-{}-{n}", std::process::id()));
+            std::env::temp_dir().join(format!("shootout-servers-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Dir(p)
