@@ -310,6 +310,10 @@ fn next_after_size(value: u64) -> Chunk {
 }
 
 #[cfg(test)]
+#[path = "response_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,443 @@
+//! Property tests of the response reader (a child module of `response`, so
+//! they see its private state). Two properties:
+//!
+//! - **Arbitrary bytes, in arbitrary pieces, never panic and never stall**:
+//!   every `feed` returns, a completed response consumed at least one byte of
+//!   the piece that completed it, and an incomplete head never grows past
+//!   `MAX_HEAD`. Pure noise rarely gets past the status line, so two more
+//!   inputs aim deeper: noise after a valid head (the framing machines) and
+//!   a soup of HTTP fragments.
+//! - **Splitting never changes the answer**: a valid response
+//!   (Content-Length, chunked with extensions and trailers, close-delimited,
+//!   HTTP/1.0, 1xx interim responses first, HEAD, 204/304), optionally
+//!   followed by a pipelined response, gives the same status, keep-alive and
+//!   length on the wire whether it arrives whole or cut at arbitrary points,
+//!   and those match what was generated. The reader counts body bytes without
+//!   reporting them, so the body is checked through the length: the response
+//!   ends exactly where its generated body ends (`extra` is the pipelined
+//!   tail), which holds only if every body byte was counted once.
+//!
+//! Case counts are bounded so `cargo test` stays fast; a failure is shrunk
+//! and printed, and each bug found gets a named regression test in `tests`.
+
+use super::*;
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        // Found bugs become named tests instead of files under src/.
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+/// What feeding a whole input produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// A whole response: its status, keep-alive and bytes on the wire.
+    Done {
+        status: u16,
+        keep_alive: bool,
+        len: usize,
+    },
+    Failed(ReadFailure),
+    /// Everything fed, response not whole, and the peer did not close.
+    Pending,
+}
+
+/// Cuts `wire` at `cuts` (positions taken modulo its length), sorted.
+fn pieces<'a>(wire: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+    let mut at: Vec<usize> = cuts
+        .iter()
+        .map(|c| if wire.is_empty() { 0 } else { c % wire.len() })
+        .collect();
+    at.push(0);
+    at.push(wire.len());
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2).map(|w| &wire[w[0]..w[1]]).collect()
+}
+
+/// Feeds the pieces of one response in order, then (when `eof`) closes.
+/// Checks the invariants every feed must keep, whatever the bytes.
+fn feed_pieces(r: &mut ResponseReader, pieces: &[&[u8]], eof: bool) -> Outcome {
+    let mut offset = 0;
+    for piece in pieces {
+        match r.feed(piece) {
+            Ok(Some(done)) => {
+                assert!(
+                    done.extra < piece.len(),
+                    "a response completed without consuming any byte of the piece that completed it"
+                );
+                return Outcome::Done {
+                    status: done.status,
+                    keep_alive: done.keep_alive,
+                    len: offset + piece.len() - done.extra,
+                };
+            }
+            Ok(None) => {
+                assert!(r.head.len() <= MAX_HEAD, "head buffer grew past MAX_HEAD");
+            }
+            Err(e) => return Outcome::Failed(e),
+        }
+        offset += piece.len();
+    }
+    if !eof {
+        return Outcome::Pending;
+    }
+    match r.on_eof() {
+        Ok(done) => Outcome::Done {
+            status: done.status,
+            keep_alive: done.keep_alive,
+            len: offset,
+        },
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// Reads responses back to back from noise, as a connection that kept
+/// parsing after each one would: every completion must make progress, so
+/// the number of responses is bounded by the number of bytes.
+fn read_all_noise(wire: &[u8], cuts: &[usize], head_request: bool) {
+    let mut r = ResponseReader::new(head_request);
+    let mut rest = wire;
+    let mut responses = 0;
+    while !rest.is_empty() {
+        r.reset();
+        match feed_pieces(&mut r, &pieces(rest, cuts), false) {
+            Outcome::Done { len, .. } => {
+                assert!(len > 0 && len <= rest.len());
+                rest = &rest[len..];
+                responses += 1;
+                assert!(responses <= wire.len(), "no progress");
+            }
+            Outcome::Failed(_) | Outcome::Pending => break,
+        }
+    }
+    let _ = r.on_eof();
+}
+
+/// Heads the noise is put behind, to reach each framing state machine.
+const HEADS: &[&[u8]] = &[
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n",
+    b"HTTP/1.0 200 OK\r\n\r\n",
+    b"HTTP/1.1 100 Continue\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n",
+];
+
+/// Fragments of HTTP that a soup is made of.
+const FRAGMENTS: &[&[u8]] = &[
+    b"HTTP/1.1 ",
+    b"HTTP/1.0 ",
+    b"200 OK",
+    b"100 Continue",
+    b"204",
+    b"\r\n",
+    b"\r",
+    b"\n",
+    b"Content-Length: ",
+    b"Transfer-Encoding: chunked",
+    b"Connection: close",
+    b"0",
+    b"5",
+    b"a",
+    b"F",
+    b";",
+    b"=",
+    b": ",
+    b" ",
+    b"hello",
+    b"-1",
+    b"99999999999999999999",
+];
+
+fn soup() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40).prop_map(|f| f.concat())
+}
+
+fn noise() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..600),
+        (
+            prop::sample::select(HEADS),
+            prop::collection::vec(any::<u8>(), 0..300)
+        )
+            .prop_map(|(h, n)| [h, &n[..]].concat()),
+        (prop::sample::select(HEADS), soup()).prop_map(|(h, s)| [h, &s[..]].concat()),
+        soup(),
+    ]
+}
+
+fn cuts() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(any::<usize>(), 0..12)
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn noise_never_panics_or_stalls(wire in noise(), cuts in cuts(), head in any::<bool>()) {
+        read_all_noise(&wire, &cuts, head);
+        read_all_noise(&wire, &[], head);
+    }
+}
+
+// ---- valid responses ----
+
+#[derive(Debug, Clone)]
+enum Framing {
+    Length,
+    /// Chunks of the body, each with its extension, then trailer lines.
+    Chunked {
+        sizes: Vec<usize>,
+        exts: Vec<String>,
+        upper: bool,
+        zeros: usize,
+        trailers: Vec<String>,
+    },
+    Close,
+}
+
+#[derive(Debug, Clone)]
+struct Spec {
+    interim: Vec<u16>,
+    http10: bool,
+    status: u16,
+    /// `Connection: close` (1.1) or `Connection: keep-alive` (1.0).
+    conn_header: bool,
+    head_request: bool,
+    extra_headers: Vec<(String, String)>,
+    framing: Framing,
+    body: Vec<u8>,
+    /// Bytes after the response (a pipelined one); never with `Close`.
+    tail: Vec<u8>,
+}
+
+/// A valid response's bytes and what reading it must give.
+#[derive(Debug)]
+struct Wire {
+    bytes: Vec<u8>,
+    status: u16,
+    keep_alive: bool,
+    /// Length of the response itself (the tail excluded).
+    len: usize,
+}
+
+fn render(s: &Spec) -> Wire {
+    let mut w = Vec::new();
+    let version = if s.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
+    for code in &s.interim {
+        w.extend_from_slice(format!("{version} {code} Interim\r\nX-Hint: {code}\r\n\r\n").as_bytes());
+    }
+    w.extend_from_slice(format!("{version} {} Whatever\r\n", s.status).as_bytes());
+    for (k, v) in &s.extra_headers {
+        w.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+    }
+    if s.conn_header {
+        let token = if s.http10 { "keep-alive" } else { "close" };
+        w.extend_from_slice(format!("Connection: {token}\r\n").as_bytes());
+    }
+    let no_body = s.head_request || s.status == 204 || s.status == 304;
+    let mut keep_alive = s.http10 == s.conn_header;
+    match &s.framing {
+        Framing::Length => {
+            w.extend_from_slice(format!("content-LENGTH: {}\r\n\r\n", s.body.len()).as_bytes());
+            if !no_body {
+                w.extend_from_slice(&s.body);
+            }
+        }
+        Framing::Chunked {
+            sizes,
+            exts,
+            upper,
+            zeros,
+            trailers,
+        } => {
+            w.extend_from_slice(b"Transfer-Encoding: gzip, chunked\r\n\r\n");
+            if !no_body {
+                let mut at = 0;
+                let size_line = |n: usize, ext: &str| {
+                    let hex = if *upper {
+                        format!("{n:X}")
+                    } else {
+                        format!("{n:x}")
+                    };
+                    format!("{}{hex}{ext}\r\n", "0".repeat(*zeros))
+                };
+                for (i, &n) in sizes.iter().enumerate() {
+                    let ext = exts.get(i).map_or("", String::as_str);
+                    w.extend_from_slice(size_line(n, ext).as_bytes());
+                    w.extend_from_slice(&s.body[at..at + n]);
+                    w.extend_from_slice(b"\r\n");
+                    at += n;
+                }
+                w.extend_from_slice(size_line(0, exts.last().map_or("", String::as_str)).as_bytes());
+                for t in trailers {
+                    w.extend_from_slice(t.as_bytes());
+                    w.extend_from_slice(b"\r\n");
+                }
+                w.extend_from_slice(b"\r\n");
+            }
+        }
+        Framing::Close => {
+            w.extend_from_slice(b"\r\n");
+            if !no_body {
+                w.extend_from_slice(&s.body);
+                keep_alive = false;
+            }
+        }
+    }
+    let len = w.len();
+    w.extend_from_slice(&s.tail);
+    Wire {
+        bytes: w,
+        status: s.status,
+        keep_alive,
+        len,
+    }
+}
+
+fn token() -> impl Strategy<Value = String> {
+    "[A-Za-z][A-Za-z0-9-]{0,8}"
+}
+
+fn chunk_ext() -> impl Strategy<Value = String> {
+    // RFC 9112 7.1.1: *( BWS ";" BWS name [ BWS "=" BWS value ] ), the value
+    // a token or a quoted string.
+    let one = (
+        prop::sample::select(&["", " ", "\t"][..]),
+        token(),
+        prop::option::of(prop_oneof![token(), "\"[a-z ;=]{0,6}\"".prop_map(String::from)]),
+    )
+        .prop_map(|(bws, name, value)| match value {
+            Some(v) => format!("{bws};{name}={v}"),
+            None => format!("{bws};{name}"),
+        });
+    prop::collection::vec(one, 0..3).prop_map(|e| e.concat())
+}
+
+/// Splits `len` into chunk sizes.
+fn chunk_sizes(len: usize, cuts: &[usize]) -> Vec<usize> {
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % (len + 1)).collect();
+    at.push(0);
+    at.push(len);
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+fn framing(len: usize) -> impl Strategy<Value = Framing> {
+    let chunked = (
+        prop::collection::vec(any::<usize>(), 0..5),
+        prop::collection::vec(chunk_ext(), 0..6),
+        any::<bool>(),
+        0usize..3,
+        prop::collection::vec(
+            (token(), "[ -~]{0,10}").prop_map(|(k, v)| format!("{k}: {v}")),
+            0..3,
+        ),
+    )
+        .prop_map(move |(cuts, exts, upper, zeros, trailers)| Framing::Chunked {
+            sizes: chunk_sizes(len, &cuts),
+            exts,
+            upper,
+            zeros,
+            trailers,
+        });
+    prop_oneof![Just(Framing::Length), chunked, Just(Framing::Close)]
+}
+
+fn status() -> impl Strategy<Value = u16> {
+    prop_oneof![
+        4 => 200u16..600,
+        1 => prop::sample::select(&[200u16, 204, 304][..]),
+    ]
+}
+
+fn interim() -> impl Strategy<Value = u16> {
+    prop::sample::select(&[100u16, 102, 103, 199][..])
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        prop::collection::vec(any::<u8>(), 0..400),
+        prop::collection::vec(interim(), 0..3),
+        any::<bool>(),
+        status(),
+        any::<bool>(),
+        prop::bool::weighted(0.1),
+        prop::collection::vec((token(), "[ -~]{0,20}"), 0..4),
+        prop_oneof![
+            Just(Vec::new()),
+            Just(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec()),
+            prop::collection::vec(any::<u8>(), 1..20),
+        ],
+    )
+        .prop_flat_map(|(body, interim, http10, status, conn_header, head_request, headers, tail)| {
+            framing(body.len()).prop_map(move |framing| {
+                let extra_headers = headers
+                    .iter()
+                    // The framing headers are the generator's to write.
+                    .filter(|(k, _)| {
+                        !["content-length", "transfer-encoding", "connection"]
+                            .contains(&k.to_ascii_lowercase().as_str())
+                    })
+                    .map(|(k, v)| (k.clone(), v.trim().to_string()))
+                    .collect();
+                let no_body = head_request || status == 204 || status == 304;
+                let tail = if matches!(framing, Framing::Close) && !no_body {
+                    Vec::new()
+                } else {
+                    tail.clone()
+                };
+                Spec {
+                    interim: interim.clone(),
+                    http10,
+                    status,
+                    conn_header,
+                    head_request,
+                    extra_headers,
+                    framing,
+                    body: body.clone(),
+                    tail,
+                }
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn any_split_reads_like_the_whole(s in spec(), cuts in cuts()) {
+        let wire = render(&s);
+        let expected = Outcome::Done {
+            status: wire.status,
+            keep_alive: wire.keep_alive,
+            len: wire.len,
+        };
+        // Close-delimited bodies end at EOF; everything else must end by itself.
+        let eof = wire.len == wire.bytes.len();
+        let whole = feed_pieces(&mut ResponseReader::new(s.head_request), &[&wire.bytes], eof);
+        prop_assert_eq!(whole, expected, "whole: {:?}", String::from_utf8_lossy(&wire.bytes));
+        let split = feed_pieces(
+            &mut ResponseReader::new(s.head_request),
+            &pieces(&wire.bytes, &cuts),
+            eof,
+        );
+        prop_assert_eq!(split, expected, "split: {:?}", String::from_utf8_lossy(&wire.bytes));
+    }
+
+    /// A response cut short never completes, whatever the split.
+    #[test]
+    fn truncated_never_completes(s in spec(), cut in any::<usize>(), cuts in cuts()) {
+        let wire = render(&s);
+        let short = &wire.bytes[..cut % wire.len];
+        let got = feed_pieces(&mut ResponseReader::new(s.head_request), &pieces(short, &cuts), false);
+        prop_assert_eq!(got, Outcome::Pending, "{:?}", String::from_utf8_lossy(short));
+    }
+}
