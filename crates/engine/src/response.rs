@@ -41,6 +41,10 @@ enum Chunk {
         digits: u8,
         ext: bool,
     },
+    /// Whitespace after the size digits (RFC 9112's BWS before a ';').
+    SizeWs {
+        value: u64,
+    },
     /// Expecting the LF that ends the size line.
     SizeLf {
         value: u64,
@@ -280,6 +284,22 @@ fn advance_chunked(c: &mut Chunk, data: &[u8]) -> Result<(usize, bool), ReadFail
                 digits,
                 ext: true,
             },
+            (
+                Chunk::Size {
+                    value,
+                    digits,
+                    ext: false,
+                },
+                b' ' | b'\t',
+            ) if digits > 0 => Chunk::SizeWs { value },
+            (Chunk::SizeWs { value }, b' ' | b'\t') => Chunk::SizeWs { value },
+            (Chunk::SizeWs { value }, b';') => Chunk::Size {
+                value,
+                digits: 1,
+                ext: true,
+            },
+            (Chunk::SizeWs { value }, b'\r') => Chunk::SizeLf { value },
+            (Chunk::SizeWs { value }, b'\n') => next_after_size(value),
             (Chunk::Size { value, digits, .. }, b'\r') if digits > 0 => Chunk::SizeLf { value },
             (Chunk::Size { value, digits, .. }, b'\n') if digits > 0 => next_after_size(value),
             (Chunk::Size { ext: true, .. }, _) => *c,
@@ -349,6 +369,21 @@ mod tests {
             let done = feed_in_steps(wire, step).unwrap().unwrap();
             assert_eq!(done.status, 201, "step {step}");
         }
+    }
+
+    /// Found by `props::any_split_reads_like_the_whole`: RFC 9112 allows
+    /// whitespace (BWS) before a chunk extension's ';', which was a parse error.
+    #[test]
+    fn chunk_extension_after_whitespace() {
+        let wire = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                     5 ;a=b\r\nhello\r\n3\t; b\r\n, w\r\n0 \t;c\r\n\r\n";
+        for step in 1..wire.len() {
+            let done = feed_in_steps(wire, step).unwrap().unwrap();
+            assert_eq!((done.status, done.extra), (200, 0), "step {step}");
+        }
+        // Whitespace inside the size is still wrong.
+        let bad = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 5\r\n";
+        assert_eq!(feed_in_steps(bad, 1), Err(ReadFailure::Parse));
     }
 
     #[test]
