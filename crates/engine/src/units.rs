@@ -24,6 +24,8 @@ pub enum UnitError {
     Count(String),
     #[error("'{0}' is not a whole, non-negative count")]
     FractionalCount(String),
+    #[error("'{0}' is too large a count (at most 18446744073709551615)")]
+    CountTooLarge(String),
     #[error("'{0}' is not a positive rate (e.g. 100, 2.5k)")]
     Rate(String),
 }
@@ -65,10 +67,24 @@ pub fn seconds(secs: f64, shown: &str) -> Result<Duration, UnitError> {
 
 /// Parses `10000`, `10k`, `1.5k`, `2m` (million) or `1_000`.
 pub fn parse_count(s: &str) -> Result<u64, UnitError> {
+    // Whole numbers are read as integers: through an f64 anything above
+    // 2^53 would be silently rounded (9007199254740993 read as ...992).
+    let (digits, scale) = split_scale(s.trim());
+    let digits = digits.replace('_', "");
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|v| v.checked_mul(scale))
+            .ok_or_else(|| UnitError::CountTooLarge(s.to_string()));
+    }
     let v = parse_scaled(s).ok_or_else(|| UnitError::Count(s.to_string()))?;
-    // 2^64 is exactly representable; anything at or above it does not fit.
-    if v.fract() != 0.0 || v < 0.0 || v >= u64::MAX as f64 {
+    if v.fract() != 0.0 || v < 0.0 {
         return Err(UnitError::FractionalCount(s.to_string()));
+    }
+    // 2^64 is exactly representable; anything at or above it does not fit.
+    if v >= u64::MAX as f64 {
+        return Err(UnitError::CountTooLarge(s.to_string()));
     }
     Ok(v as u64)
 }
@@ -83,20 +99,40 @@ pub fn parse_rate(s: &str) -> Result<f64, UnitError> {
 
 /// A finite number with an optional `k` (thousand) or `m` (million) suffix.
 pub fn parse_scaled(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (num, scale) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1e3),
-        (i, 'm' | 'M') => (&s[..i], 1e6),
-        _ => (s, 1.0),
-    };
+    let (num, scale) = split_scale(s.trim());
     let v: f64 = num.replace('_', "").parse().ok()?;
-    let v = v * scale;
+    let v = v * scale as f64;
     v.is_finite().then_some(v)
 }
+
+/// Splits a `k` (thousand) or `m` (million) suffix off a trimmed value.
+fn split_scale(s: &str) -> (&str, u64) {
+    match s.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&s[..i], 1_000),
+        Some((i, 'm' | 'M')) => (&s[..i], 1_000_000),
+        _ => (s, 1),
+    }
+}
+
+#[cfg(test)]
+#[path = "units_props.rs"]
+mod props;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by `props::counts_read_back`: counts went through an f64, so
+    /// any above 2^53 was silently rounded to a neighbour.
+    #[test]
+    fn large_counts_are_exact() {
+        assert_eq!(parse_count("9007199254740993"), Ok(9_007_199_254_740_993));
+        assert_eq!(parse_count("771549857714673k"), Ok(771_549_857_714_673_000));
+        assert_eq!(
+            parse_count("9_007_199_254_740_993"),
+            Ok(9_007_199_254_740_993)
+        );
+    }
 
     #[test]
     fn durations() {
@@ -153,6 +189,14 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("'ten'"));
+        assert_eq!(parse_count("1.5k"), Ok(1500));
+        assert_eq!(parse_count("18446744073709551615"), Ok(u64::MAX));
+        assert!(matches!(
+            parse_count("18446744073709551616"),
+            Err(UnitError::CountTooLarge(_))
+        ));
+        assert!(parse_count("18446744073709552k").is_err());
+        assert!(parse_count("_").is_err());
         assert_eq!(parse_rate("2.5k"), Ok(2500.0));
         assert!(parse_rate("0").is_err());
         assert!(parse_rate("-5").is_err());
