@@ -32,4 +32,12 @@ step "test suite"
 [ -x /usr/sbin/nginx ] || echo "SKIP: the nginx load test (nginx is not installed)"
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || echo "SKIP: the browser test (no Chromium)"
 [ -d crates/report/tests/browser/node_modules/playwright-core ] || echo "SKIP: the browser test (playwright-core not installed)"
-cargo test --workspace --locked
+# cargo's own last line is the last doc-test binary's, often "0 passed":
+# the closing line is the sum over every test binary, doc tests included,
+# printed even when a test fails (the script still exits non-zero then).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --locked | tee "$log" || status=$?
+bash scripts/test-totals.sh "$log"
+exit "$status"
