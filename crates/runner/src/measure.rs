@@ -58,16 +58,8 @@ pub fn run_session(
     let log = target.server_log("run");
     let port =
         shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
-    let started = crate::affinity::with_pinned_thread(&cx.pinning.server_cpus, || {
-        Server::start(target, port, &log)
-    })
-    .map_err(|e| {
-        start_err(
-            format!("cannot pin to CPUs {:?}: {e}", cx.pinning.server_cpus),
-            "",
-        )
-    })?;
-    let mut server = started.map_err(|e| start_err(format!("{e:#}"), ""))?;
+    let mut server = Server::start_pinned(target, port, &log, &cx.pinning.server_cpus)
+        .map_err(|e| start_err(e.to_string(), ""))?;
     let startup = match server.wait_ready(READY_TIMEOUT) {
         Ok(t) => t,
         Err(e) => {
