@@ -9,6 +9,8 @@
 
 pub mod affinity;
 pub mod event;
+#[cfg(test)]
+mod event_tests;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;
