@@ -1,12 +1,14 @@
 //! The `shootout` binary: thin glue that parses flags into validated plans and
 //! hands them to the library crates. Data goes to stdout; logs and progress go
 //! to stderr. Exit codes: 0 ok, 1 a threshold or comparison failed, 2 a usage
-//! or environment error.
+//! or environment error, 130 interrupted ([`exit`], [`interrupt`]).
 
 mod cmd;
 mod exit;
+mod interrupt;
 mod load_output;
 mod progress;
+mod run_view;
 mod term;
 mod threshold;
 mod units;

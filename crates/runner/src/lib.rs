@@ -3,22 +3,25 @@
 //! built if needed and verified once, then started pinned to the server
 //! CPUs, loaded through the engine (the generator pinned to its own CPUs)
 //! while its whole process tree is sampled from /proc, stopped, and every
-//! measurement is committed to the store the moment it ends. Ctrl-C is
-//! handled by [`interrupt`].
+//! measurement is committed to the store the moment it ends. The runner
+//! never prints, exits or handles signals: it reports through an
+//! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
 pub mod affinity;
+pub mod event;
+#[cfg(test)]
+mod event_tests;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;
 pub mod measure;
 pub mod prepare;
 pub mod procfs;
-pub mod progress;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
 pub mod study;
 
-pub use interrupt::{install_signal_handler, Interrupt};
-pub use progress::ProgressMode;
-pub use runner::{run_study, RunConfig, RunOutcome};
+pub use event::{Event, Observer, Silent};
+pub use interrupt::Interrupt;
+pub use runner::{run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};

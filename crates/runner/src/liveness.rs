@@ -51,7 +51,7 @@ pub fn hold(db: &Path, run_id: i64) -> io::Result<RunLock> {
 /// Marks `running` runs whose lock is free (their process is gone) as
 /// interrupted, and returns their ids. Runs without a lock file are left
 /// alone: they are either just starting or from before locks existed.
-pub fn reap_dead_runs(store: &Store, db: &Path) -> anyhow::Result<Vec<i64>> {
+pub fn reap_dead_runs(store: &Store, db: &Path) -> Result<Vec<i64>, shootout_store::StoreError> {
     let mut reaped = Vec::new();
     for run in store.runs()? {
         let path = lock_path(db, run.id);

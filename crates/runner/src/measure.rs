@@ -5,15 +5,16 @@
 //! after-memory and hand the measurement over to be committed at once.
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
+use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
 use crate::procfs::{self, MIB};
-use crate::progress::Progress;
 use crate::sampler::Sampler;
 use crate::schedule::Session;
 use crate::study::{Level, Scenario, Study};
 use shootout_engine::{Control, LoadReport, Plan, RequestSpec};
 use shootout_servers::{Server, Target};
 use shootout_store::{Measurement, Pinning};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,11 +31,10 @@ pub enum SessionError {
     /// The engine refused to run (a setup error that affects every target).
     Engine(String),
     /// The store could not record a measurement.
-    Record(String),
+    Record(shootout_store::StoreError),
 }
 
 /// What a session needs besides the session itself.
-#[derive(Debug)]
 pub struct SessionContext<'a> {
     pub study: &'a Study,
     pub target: &'a Target,
@@ -44,7 +44,26 @@ pub struct SessionContext<'a> {
     pub settle: Duration,
     pub settle_after: Duration,
     pub interrupt: &'a Interrupt,
-    pub progress: &'a Progress,
+    pub observer: &'a dyn Observer,
+}
+
+impl std::fmt::Debug for SessionContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionContext")
+            .field("target", &self.target.name)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A started server and what is known of it.
+struct Running {
+    server: Server,
+    port: u16,
+    log: PathBuf,
+    startup: Duration,
+    pgid: i32,
+    root: i32,
 }
 
 /// Runs one session; `record` commits each measurement the moment it ends.
@@ -52,128 +71,173 @@ pub fn run_session(
     cx: &SessionContext<'_>,
     session: &Session,
     estimate_of: &dyn Fn(&Scenario, &Level) -> f64,
-    record: &mut dyn FnMut(Measurement) -> Result<(), String>,
+    record: &mut dyn FnMut(&Measurement) -> Result<(), shootout_store::StoreError>,
 ) -> Result<(), SessionError> {
+    let run = start(cx)?;
+    sleep_unless_stopped(cx.settle, cx.interrupt);
+    let mut before = procfs::sample(run.pgid, run.root, true);
+    let mut result = Ok(());
+    'outer: for &si in &session.scenarios {
+        let sc = &cx.study.scenarios[si];
+        for (li, level) in sc.levels.iter().enumerate() {
+            let step = Step {
+                session,
+                scenario: sc,
+                index: li as u32,
+                level,
+                estimate_s: estimate_of(sc, level),
+            };
+            match measure_level(cx, &run, &step, before.rss_bytes) {
+                Ok((m, after_rss)) => {
+                    before.rss_bytes = after_rss;
+                    if let Err(e) = record(&m) {
+                        result = Err(SessionError::Record(e));
+                        break 'outer;
+                    }
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break 'outer;
+                }
+            }
+        }
+    }
+    stop(cx, run)?;
+    result
+}
+
+/// Starts the target pinned to the server CPUs and waits until it is ready.
+fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
     let target = cx.target;
     let log = target.server_log("run");
     let port =
         shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
-    let started = crate::affinity::with_pinned_thread(&cx.pinning.server_cpus, || {
-        Server::start(target, port, &log)
-    })
-    .map_err(|e| {
-        start_err(
-            format!("cannot pin to CPUs {:?}: {e}", cx.pinning.server_cpus),
-            "",
-        )
-    })?;
-    let mut server = started.map_err(|e| start_err(format!("{e:#}"), ""))?;
-    let startup = match server.wait_ready(READY_TIMEOUT) {
-        Ok(t) => t,
+    let mut server = Server::start_pinned(target, port, &log, &cx.pinning.server_cpus)
+        .map_err(|e| start_err(e.to_string(), ""))?;
+    match server.wait_ready(READY_TIMEOUT) {
+        Ok(startup) => Ok(Running {
+            pgid: server.pgid(),
+            root: server.pid() as i32,
+            server,
+            port,
+            log,
+            startup,
+        }),
         Err(e) => {
             drop(server);
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);
             }
             let tail = shootout_servers::tail::log_tail(&log, 20);
-            let first = format!("{e:#}")
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            return Err(start_err(first, &tail));
-        }
-    };
-    let (pgid, root) = (server.pgid(), server.pid() as i32);
-    sleep_unless_stopped(cx.settle, cx.interrupt);
-    let mut before = procfs::sample(pgid, root, true);
-    let mut result = Ok(());
-    'outer: for &si in &session.scenarios {
-        let sc = &cx.study.scenarios[si];
-        for (li, level) in sc.levels.iter().enumerate() {
-            if cx.interrupt.is_stopped() {
-                result = Err(SessionError::Interrupted);
-                break 'outer;
-            }
-            if !shootout_servers::process::group_alive(pgid) {
-                let tail = shootout_servers::tail::log_tail(&log, 20);
-                result = Err(start_err(
-                    format!("{} exited during the study", target.name),
-                    &tail,
-                ));
-                break 'outer;
-            }
-            let what = format!(
-                "rep {}/{} · {} · {} {}",
-                session.repetition + 1,
-                cx.study.repetitions,
-                target.name,
-                sc.name,
-                level.label
-            );
-            let started_at = shootout_store::now_rfc3339_millis();
-            let control = Arc::new(Control::new());
-            cx.interrupt.set_control(Some(control.clone()));
-            let estimate = estimate_of(sc, level);
-            cx.progress.begin(what, control.clone(), estimate);
-            let plan = plan_for(cx, sc, level, port);
-            let sampler = Sampler::start(
-                pgid,
-                root,
-                control.clone(),
-                cx.pinning.generator_cpus.clone(),
-            );
-            let report = shootout_engine::run(&plan, &control);
-            let usage = sampler.finish();
-            cx.interrupt.set_control(None);
-            if cx.interrupt.is_stopped() {
-                cx.progress.end(estimate, None);
-                result = Err(SessionError::Interrupted);
-                break 'outer;
-            }
-            let report = match report {
-                Ok(r) => r,
-                Err(e) => {
-                    cx.progress.end(estimate, None);
-                    result = Err(SessionError::Engine(e.to_string()));
-                    break 'outer;
-                }
-            };
-            sleep_unless_stopped(cx.settle_after, cx.interrupt);
-            let after = procfs::sample(pgid, root, false);
-            let m = measurement(MeasurementParts {
-                target: &target.name,
-                scenario: sc.name.as_str(),
-                level: li as u32,
-                level_label: &level.label,
-                repetition: session.repetition,
-                started_at,
-                report,
-                idle_rss: before.rss_bytes,
-                after_rss: after.rss_bytes,
-                usage,
-                startup,
-            });
-            cx.progress.end(estimate, Some(&brief(&m)));
-            if let Err(e) = record(m) {
-                result = Err(SessionError::Record(e));
-                break 'outer;
-            }
-            before = after;
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default().to_string();
+            Err(start_err(first, &tail))
         }
     }
+}
+
+/// One level of one scenario, within a session.
+struct Step<'a> {
+    session: &'a Session,
+    scenario: &'a Scenario,
+    index: u32,
+    level: &'a Level,
+    estimate_s: f64,
+}
+
+/// Loads one level while the sampler watches the server, settles, and
+/// returns the measurement and the server's RSS after it.
+fn measure_level(
+    cx: &SessionContext<'_>,
+    run: &Running,
+    step: &Step<'_>,
+    idle_rss: u64,
+) -> Result<(Measurement, u64), SessionError> {
     if cx.interrupt.is_stopped() {
-        drop(server); // SIGKILL to the group: no 5 s grace when the user waits.
         return Err(SessionError::Interrupted);
     }
-    let stop = server.stop();
-    if stop.leftovers {
-        cx.progress.println(&format!(
-            "warning: processes of {} survived SIGKILL to its group",
-            target.name
+    if !shootout_servers::process::group_alive(run.pgid) {
+        let tail = shootout_servers::tail::log_tail(&run.log, 20);
+        return Err(start_err(
+            format!("{} exited during the study", cx.target.name),
+            &tail,
         ));
     }
-    result
+    let (sc, level) = (step.scenario, step.level);
+    let label = LoadLabel {
+        repetition: step.session.repetition,
+        repetitions: cx.study.repetitions,
+        target: &cx.target.name,
+        scenario: sc.name.as_str(),
+        level: &level.label,
+    };
+    let started_at = shootout_store::now_rfc3339_millis();
+    let control = Arc::new(Control::new());
+    cx.interrupt.set_control(Some(control.clone()));
+    cx.observer.event(&Event::LoadStarted {
+        load: &label,
+        control: &control,
+        estimate_s: step.estimate_s,
+    });
+    let plan = plan_for(cx, sc, level, run.port);
+    let sampler = Sampler::start(
+        run.pgid,
+        run.root,
+        control.clone(),
+        cx.pinning.generator_cpus.clone(),
+    );
+    let report = shootout_engine::run(&plan, &control);
+    let usage = sampler.finish();
+    cx.interrupt.set_control(None);
+    let dropped = |e: SessionError| {
+        cx.observer.event(&Event::LoadEnded {
+            estimate_s: step.estimate_s,
+            measurement: None,
+        });
+        Err(e)
+    };
+    if cx.interrupt.is_stopped() {
+        return dropped(SessionError::Interrupted);
+    }
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => return dropped(SessionError::Engine(e.to_string())),
+    };
+    sleep_unless_stopped(cx.settle_after, cx.interrupt);
+    let after = procfs::sample(run.pgid, run.root, false);
+    let m = measurement(MeasurementParts {
+        target: &cx.target.name,
+        scenario: sc.name.as_str(),
+        level: step.index,
+        level_label: &level.label,
+        repetition: step.session.repetition,
+        started_at,
+        report,
+        idle_rss,
+        after_rss: after.rss_bytes,
+        usage,
+        startup: run.startup,
+    });
+    cx.observer.event(&Event::LoadEnded {
+        estimate_s: step.estimate_s,
+        measurement: Some(&m),
+    });
+    Ok((m, after.rss_bytes))
+}
+
+/// Stops the server: SIGKILL at once when interrupted (no 5 s grace while
+/// the user waits), else SIGTERM with grace, warning about leftovers.
+fn stop(cx: &SessionContext<'_>, mut run: Running) -> Result<(), SessionError> {
+    if cx.interrupt.is_stopped() {
+        drop(run);
+        return Err(SessionError::Interrupted);
+    }
+    if run.server.stop().leftovers {
+        cx.observer.event(&Event::Leftovers {
+            target: &cx.target.name,
+        });
+    }
+    Ok(())
 }
 
 fn start_err(reason: String, tail: &str) -> SessionError {

@@ -4,8 +4,8 @@
 //! timers. A missing toolchain skips the target; a failed build, start or
 //! check marks it failed with the log tail; the study goes on without it.
 
+use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
-use crate::progress::Progress;
 use crate::study::scale::VERIFY_S;
 use shootout_servers::{BuildOutcome, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
@@ -24,20 +24,24 @@ pub struct Entry {
 
 /// Builds every target (in order), then verifies the built ones, filling
 /// their records. Stops early, marking the rest skipped, on Ctrl-C.
-pub fn prepare_all(entries: &mut [Entry], progress: &Progress, interrupt: &Interrupt) {
+pub fn prepare_all(entries: &mut [Entry], observer: &dyn Observer, interrupt: &Interrupt) {
     let mut to_verify = Vec::new();
     for e in entries.iter_mut() {
         if interrupt.is_stopped() {
             break;
         }
-        progress.status(format!("building {}", e.name));
-        if build(e, progress) {
+        observer.event(&Event::Phase(Phase::Building { target: &e.name }));
+        if build(e, observer) {
             to_verify.push(e);
         } else {
-            progress.advance(VERIFY_S);
+            observer.event(&Event::Credit {
+                estimate_s: VERIFY_S,
+            });
         }
     }
-    progress.status(format!("verifying {} target(s)", to_verify.len()));
+    observer.event(&Event::Phase(Phase::Verifying {
+        targets: to_verify.len(),
+    }));
     let queue = Mutex::new(to_verify);
     std::thread::scope(|s| {
         for _ in 0..PARALLEL_VERIFY {
@@ -47,8 +51,10 @@ pub fn prepare_all(entries: &mut [Entry], progress: &Progress, interrupt: &Inter
                 if interrupt.is_stopped() {
                     continue;
                 }
-                verify(e, progress);
-                progress.advance(VERIFY_S);
+                verify(e, observer);
+                observer.event(&Event::Credit {
+                    estimate_s: VERIFY_S,
+                });
             });
         }
     });
@@ -63,16 +69,25 @@ pub fn prepare_all(entries: &mut [Entry], progress: &Progress, interrupt: &Inter
 }
 
 /// Builds one target if needed; true when it is ready to verify.
-fn build(e: &mut Entry, progress: &Progress) -> bool {
+fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
     let Some(target) = &e.target else {
-        let why = e.record.reason.clone().unwrap_or_default();
-        progress.println(&format!("{}: {} ({why})", e.name, e.record.status));
+        let outcome = Prepared::Unusable {
+            status: e.record.status,
+            reason: e.record.reason.as_deref().unwrap_or_default(),
+        };
+        observer.event(&Event::Prepared {
+            target: &e.name,
+            outcome,
+        });
         return false;
     };
     let rec = &mut e.record;
     match shootout_servers::build(target) {
         Ok(BuildOutcome::Skipped { reason }) => {
-            progress.println(&format!("{}: skipped ({reason})", e.name));
+            observer.event(&Event::Prepared {
+                target: &e.name,
+                outcome: Prepared::Skipped { reason: &reason },
+            });
             rec.status = TargetStatus::Skipped;
             rec.reason = Some(reason);
             return false;
@@ -80,7 +95,10 @@ fn build(e: &mut Entry, progress: &Progress) -> bool {
         Ok(BuildOutcome::Built { took }) => rec.build_s = Some(took.as_secs_f64()),
         Ok(BuildOutcome::UpToDate) => {}
         Err(err) => {
-            progress.println(&format!("{}: build failed: {}", e.name, err.what));
+            observer.event(&Event::Prepared {
+                target: &e.name,
+                outcome: Prepared::BuildFailed { reason: &err.what },
+            });
             rec.status = TargetStatus::BuildFailed;
             rec.reason = Some(err.what.clone());
             rec.log_tail = Some(err.tail.clone());
@@ -92,18 +110,18 @@ fn build(e: &mut Entry, progress: &Progress) -> bool {
 }
 
 /// Verifies one built target against SPEC.md.
-fn verify(e: &mut Entry, progress: &Progress) {
+fn verify(e: &mut Entry, observer: &dyn Observer) {
     let Some(target) = &e.target else { return };
     let rec = &mut e.record;
     let report = shootout_servers::verify_target(target, &VerifyOptions::default());
     rec.verify = Some(verify_json(&report));
     if report.passed() {
-        progress.println(&format!(
-            "{}: verified{}",
-            e.name,
-            rec.build_s
-                .map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
-        ));
+        observer.event(&Event::Prepared {
+            target: &e.name,
+            outcome: Prepared::Verified {
+                build_s: rec.build_s,
+            },
+        });
         return;
     }
     let first = report
@@ -117,9 +135,15 @@ fn verify(e: &mut Entry, progress: &Progress) {
     } else {
         TargetStatus::VerifyFailed
     };
-    rec.reason = Some(first.clone());
     rec.log_tail = Some(shootout_servers::tail::log_tail(&report.log, 20));
-    progress.println(&format!("{}: {}: {first}", e.name, rec.status));
+    observer.event(&Event::Prepared {
+        target: &e.name,
+        outcome: Prepared::Failed {
+            status: rec.status,
+            reason: &first,
+        },
+    });
+    rec.reason = Some(first);
 }
 
 fn verify_json(r: &shootout_servers::VerifyReport) -> serde_json::Value {

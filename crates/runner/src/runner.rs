@@ -1,19 +1,21 @@
-//! The run of one study: record the run (host, pinning, study text), prepare
-//! every target once (build if needed, verify against SPEC.md; failures and
-//! missing toolchains are recorded and the study goes on), then run the
-//! scheduled sessions, committing each measurement as it ends, and close the
-//! run as complete, interrupted or failed.
+//! The run of one study, as named steps: [`open`] records the run (host,
+//! pinning, study text) after marking dead runs interrupted; [`prepare`]
+//! gets every target ready once (build if needed, verify against SPEC.md;
+//! failures and missing toolchains are recorded and the study goes on);
+//! [`measure`] runs the scheduled sessions, committing each measurement as
+//! it ends; [`close`] closes the run as complete, interrupted or failed.
+//! Everything the user should see goes to the [`Observer`].
 
+use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
 use crate::measure::{run_session, SessionContext, SessionError};
 use crate::prepare::Entry;
-use crate::progress::{Progress, ProgressMode};
-use crate::schedule::{format_eta, sessions};
+use crate::schedule::sessions;
 use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
 use crate::study::{Study, TargetSelection};
-use shootout_store::{NewRun, RunStatus, Store, TargetRecord, TargetStatus};
+use shootout_servers::Target;
+use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord, TargetStatus};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Everything a run needs.
@@ -27,9 +29,48 @@ pub struct RunConfig {
     pub db: PathBuf,
     /// Only these targets of the study (`--targets`), if given.
     pub only: Option<Vec<String>>,
-    pub progress: ProgressMode,
     /// Where to look for the git commit (the working directory).
     pub repo_dir: PathBuf,
+}
+
+/// Why a run could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The study's CPU split does not fit this machine.
+    #[error("{0}")]
+    Cpus(String),
+    #[error("cannot read targets directory {}: {source}", .dir.display())]
+    TargetsDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("--targets: '{name}' is not a target of study {study} ({known})")]
+    UnknownTarget {
+        name: String,
+        study: String,
+        known: String,
+    },
+    #[error("cannot mark the run as alive: {0}")]
+    Lock(std::io::Error),
+    #[error("cannot record a measurement: {0}")]
+    Record(StoreError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A target that could not be measured (to the end).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetFailure {
+    pub target: String,
+    pub status: TargetStatus,
+    pub reason: String,
+}
+
+/// A target left out (missing toolchain or target).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub target: String,
+    pub reason: String,
 }
 
 /// How a run ended.
@@ -38,23 +79,72 @@ pub struct RunOutcome {
     pub run_id: i64,
     pub status: RunStatus,
     pub measurements: usize,
-    /// Targets that failed to build, start or verify: (name, status, reason).
-    pub failed: Vec<(String, TargetStatus, String)>,
-    /// Targets skipped (missing toolchain or target): (name, reason).
-    pub skipped: Vec<(String, String)>,
+    /// Targets that failed to build, start or verify.
+    pub failed: Vec<TargetFailure>,
+    pub skipped: Vec<Skipped>,
     pub elapsed: Duration,
 }
 
+/// A run in progress: what every step shares.
+struct Run<'a> {
+    cfg: &'a RunConfig,
+    study: Study,
+    pinning: Pinning,
+    store: Store,
+    run_id: i64,
+    interrupt: &'a Interrupt,
+    observer: &'a dyn Observer,
+    measurements: usize,
+}
+
+/// A target that passed preparation and is being measured.
+struct Measured<'a> {
+    entry: &'a Entry,
+    target: &'a Target,
+    /// Set when it failed to start (or died) during the study.
+    failure: Option<TargetFailure>,
+}
+
 /// Runs a study to the end (or until interrupted) and records it.
-pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<RunOutcome> {
+pub fn run_study(
+    cfg: &RunConfig,
+    interrupt: &Interrupt,
+    observer: &dyn Observer,
+) -> Result<RunOutcome, RunError> {
     let t0 = Instant::now();
+    let (mut run, mut entries) = open(cfg, interrupt, observer)?;
+    let _alive = crate::liveness::hold(&cfg.db, run.run_id).map_err(RunError::Lock)?;
+    run.prepare(&mut entries)?;
+    let mut measured: Vec<Measured<'_>> = entries
+        .iter()
+        .filter(|e| e.record.status == TargetStatus::Ok)
+        .filter_map(|entry| {
+            entry.target.as_ref().map(|target| Measured {
+                entry,
+                target,
+                failure: None,
+            })
+        })
+        .collect();
+    let engine_error = run.measure(&mut measured)?;
+    let mut outcome = run.close(&entries, measured, engine_error)?;
+    outcome.elapsed = t0.elapsed();
+    Ok(outcome)
+}
+
+/// Selects the targets, marks dead runs interrupted and records the run.
+fn open<'a>(
+    cfg: &'a RunConfig,
+    interrupt: &'a Interrupt,
+    observer: &'a dyn Observer,
+) -> Result<(Run<'a>, Vec<Entry>), RunError> {
     let study = cfg.study.scaled(cfg.scale);
     let allowed = crate::host::allowed_cpus();
-    let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(anyhow::Error::msg)?;
-    let mut entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
+    let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(RunError::Cpus)?;
+    let entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
     let store = Store::open(&cfg.db)?;
-    for id in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
-        eprintln!("run #{id} was left running by a process that died; marked interrupted");
+    for run_id in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
+        observer.event(&Event::DeadRunMarked { run_id });
     }
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
@@ -66,142 +156,165 @@ pub fn run_study(cfg: &RunConfig, interrupt: &Arc<Interrupt>) -> anyhow::Result<
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
     })?;
-    let _alive = crate::liveness::hold(&cfg.db, run_id)?;
-    interrupt.set_run(cfg.db.clone(), run_id);
     let est = study.estimate(entries.len(), cfg.scale);
-    let progress = Progress::new(cfg.progress, est.measurements as u64, est.total_s);
-    progress.println(&format!(
-        "run #{run_id}: study {} ({} target(s), {} measurement(s), about {}; servers on CPUs {:?}, generator on {:?}; db {})",
-        study.name,
-        entries.len(),
-        est.measurements,
-        format_eta(est.total_s),
-        pinning.server_cpus,
-        pinning.generator_cpus,
-        cfg.db.display()
-    ));
-
-    let mut outcome = RunOutcome {
+    observer.event(&Event::RunStarted(&RunStart {
         run_id,
-        status: RunStatus::Running,
+        study: &study.name,
+        targets: entries.len(),
+        measurements: est.measurements as u64,
+        estimate_s: est.total_s,
+        pinning: &pinning,
+        db: &cfg.db,
+    }));
+    let run = Run {
+        cfg,
+        study,
+        pinning,
+        store,
+        run_id,
+        interrupt,
+        observer,
         measurements: 0,
-        failed: Vec::new(),
-        skipped: Vec::new(),
-        elapsed: Duration::ZERO,
     };
-    let per_target = |s: &Study| s.estimate(1, cfg.scale);
-    crate::prepare::prepare_all(&mut entries, &progress, interrupt);
-    for e in &entries {
-        store.record_target(run_id, &e.record)?;
-        if e.record.status != TargetStatus::Ok {
-            let one = per_target(&study);
-            progress.skip(one.measurements as u64, one.total_s);
-        }
-    }
+    Ok((run, entries))
+}
 
-    let ok: Vec<&Entry> = entries
-        .iter()
-        .filter(|e| e.record.status == TargetStatus::Ok && e.target.is_some())
-        .collect();
-    let threads = study.threads.unwrap_or(pinning.generator_cpus.len().max(1));
-    let plan = sessions(
-        ok.len(),
-        study.repetitions,
-        study.scenarios.len(),
-        study.order,
-        study.restart,
-    );
-    let mut dead: Vec<Option<(TargetStatus, String)>> = vec![None; ok.len()];
-    let mut engine_error = None;
-    let estimate_of = |sc: &crate::study::Scenario, l: &crate::study::Level| {
-        sc.warmup.as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
-    };
-    for session in &plan {
-        if interrupt.is_stopped() || engine_error.is_some() {
-            break;
-        }
-        let entry = ok[session.target];
-        let Some(target) = entry.target.as_ref() else {
-            continue;
-        };
-        if dead[session.target].is_some() {
-            continue;
-        }
-        let cx = SessionContext {
-            study: &study,
-            target,
-            pinning: &pinning,
-            threads,
-            settle: settle_for(cfg.scale),
-            settle_after: settle_after_for(cfg.scale),
-            interrupt,
-            progress: &progress,
-        };
-        let mut record = |m: shootout_store::Measurement| {
-            store
-                .record_measurement(run_id, &m)
-                .map(|_| outcome.measurements += 1)
-                .map_err(|e| e.to_string())
-        };
-        let result = run_session(&cx, session, &estimate_of, &mut record);
-        let levels: usize = session
-            .scenarios
-            .iter()
-            .map(|&i| study.scenarios[i].levels.len())
-            .sum();
-        progress.advance(
-            START_S
-                + STOP_S
-                + cx.settle.as_secs_f64()
-                + levels as f64 * cx.settle_after.as_secs_f64(),
-        );
-        match result {
-            Ok(()) => {}
-            Err(SessionError::Interrupted) => break,
-            Err(SessionError::Start { reason, log_tail }) => {
-                progress.println(&format!("{}: failed to start: {reason}", entry.name));
-                let mut rec = entry.record.clone();
-                rec.status = TargetStatus::StartFailed;
-                rec.reason = Some(reason.clone());
-                rec.log_tail = Some(log_tail);
-                store.record_target(run_id, &rec)?;
-                dead[session.target] = Some((TargetStatus::StartFailed, reason));
+impl Run<'_> {
+    /// Builds and verifies every target, records each, and takes the work of
+    /// the unusable ones off the plan.
+    fn prepare(&mut self, entries: &mut [Entry]) -> Result<(), RunError> {
+        crate::prepare::prepare_all(entries, self.observer, self.interrupt);
+        let one = self.study.estimate(1, self.cfg.scale);
+        for e in entries.iter() {
+            self.store.record_target(self.run_id, &e.record)?;
+            if e.record.status != TargetStatus::Ok {
+                self.observer.event(&Event::Skip {
+                    measurements: one.measurements as u64,
+                    estimate_s: one.total_s,
+                });
             }
-            Err(SessionError::Engine(e)) => engine_error = Some(e),
-            Err(SessionError::Record(e)) => anyhow::bail!("cannot record a measurement: {e}"),
         }
+        Ok(())
     }
-    progress.finish();
 
-    for e in &entries {
-        match e.record.status {
-            TargetStatus::Ok => {}
-            TargetStatus::Skipped => outcome
-                .skipped
-                .push((e.name.clone(), e.record.reason.clone().unwrap_or_default())),
-            s => outcome.failed.push((
-                e.name.clone(),
-                s,
-                e.record.reason.clone().unwrap_or_default(),
-            )),
+    /// Runs every session in schedule order. Returns the engine's refusal,
+    /// if it refused (the study stops there).
+    fn measure(&mut self, measured: &mut [Measured<'_>]) -> Result<Option<String>, RunError> {
+        let study = &self.study;
+        let plan = sessions(
+            measured.len(),
+            study.repetitions,
+            study.scenarios.len(),
+            study.order,
+            study.restart,
+        );
+        let threads = study
+            .threads
+            .unwrap_or(self.pinning.generator_cpus.len().max(1));
+        let estimate_of = |sc: &crate::study::Scenario, l: &crate::study::Level| {
+            sc.warmup.as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
+        };
+        for session in &plan {
+            if self.interrupt.is_stopped() {
+                break;
+            }
+            let m = &mut measured[session.target];
+            if m.failure.is_some() {
+                continue;
+            }
+            let cx = SessionContext {
+                study,
+                target: m.target,
+                pinning: &self.pinning,
+                threads,
+                settle: settle_for(self.cfg.scale),
+                settle_after: settle_after_for(self.cfg.scale),
+                interrupt: self.interrupt,
+                observer: self.observer,
+            };
+            let (store, run_id, count) = (&self.store, self.run_id, &mut self.measurements);
+            let mut record = |ms: &shootout_store::Measurement| {
+                store.record_measurement(run_id, ms).map(|()| *count += 1)
+            };
+            let result = run_session(&cx, session, &estimate_of, &mut record);
+            let levels: usize = session
+                .scenarios
+                .iter()
+                .map(|&i| study.scenarios[i].levels.len())
+                .sum();
+            self.observer.event(&Event::Credit {
+                estimate_s: START_S
+                    + STOP_S
+                    + cx.settle.as_secs_f64()
+                    + levels as f64 * cx.settle_after.as_secs_f64(),
+            });
+            match result {
+                Ok(()) => {}
+                Err(SessionError::Interrupted) => break,
+                Err(SessionError::Start { reason, log_tail }) => {
+                    self.observer.event(&Event::StartFailed {
+                        target: &m.entry.name,
+                        reason: &reason,
+                    });
+                    let mut rec = m.entry.record.clone();
+                    rec.status = TargetStatus::StartFailed;
+                    rec.reason = Some(reason.clone());
+                    rec.log_tail = Some(log_tail);
+                    self.store.record_target(self.run_id, &rec)?;
+                    m.failure = Some(TargetFailure {
+                        target: m.entry.name.clone(),
+                        status: TargetStatus::StartFailed,
+                        reason,
+                    });
+                }
+                Err(SessionError::Engine(e)) => return Ok(Some(e)),
+                Err(SessionError::Record(e)) => return Err(RunError::Record(e)),
+            }
         }
+        Ok(None)
     }
-    for (i, d) in dead.into_iter().enumerate() {
-        if let Some((s, reason)) = d {
-            outcome.failed.push((ok[i].name.clone(), s, reason));
+
+    /// Collects what failed or was skipped and closes the run.
+    fn close(
+        self,
+        entries: &[Entry],
+        measured: Vec<Measured<'_>>,
+        engine_error: Option<String>,
+    ) -> Result<RunOutcome, RunError> {
+        let mut failed = Vec::new();
+        let mut skipped = Vec::new();
+        for e in entries {
+            let reason = e.record.reason.clone().unwrap_or_default();
+            let target = e.name.clone();
+            match e.record.status {
+                TargetStatus::Ok => {}
+                TargetStatus::Skipped => skipped.push(Skipped { target, reason }),
+                status => failed.push(TargetFailure {
+                    target,
+                    status,
+                    reason,
+                }),
+            }
         }
+        failed.extend(measured.into_iter().filter_map(|m| m.failure));
+        let status = if self.interrupt.is_stopped() {
+            RunStatus::Interrupted
+        } else if let Some(reason) = &engine_error {
+            self.observer.event(&Event::EngineRefused { reason });
+            RunStatus::Failed
+        } else {
+            RunStatus::Complete
+        };
+        self.store.finish_run(self.run_id, status)?;
+        Ok(RunOutcome {
+            run_id: self.run_id,
+            status,
+            measurements: self.measurements,
+            failed,
+            skipped,
+            elapsed: Duration::ZERO,
+        })
     }
-    outcome.status = if interrupt.is_stopped() {
-        RunStatus::Interrupted
-    } else if let Some(e) = &engine_error {
-        eprintln!("error: the load engine refused to run: {e}");
-        RunStatus::Failed
-    } else {
-        RunStatus::Complete
-    };
-    store.finish_run(run_id, outcome.status)?;
-    outcome.elapsed = t0.elapsed();
-    Ok(outcome)
 }
 
 /// Resolves the study's target names against the targets directory.
@@ -209,9 +322,11 @@ fn select_targets(
     study: &Study,
     dir: &Path,
     only: Option<&[String]>,
-) -> anyhow::Result<Vec<Entry>> {
-    let found = shootout_servers::discover(dir)
-        .map_err(|e| anyhow::anyhow!("cannot read targets directory {}: {e}", dir.display()))?;
+) -> Result<Vec<Entry>, RunError> {
+    let found = shootout_servers::discover(dir).map_err(|source| RunError::TargetsDir {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     let mut names: Vec<String> = match &study.targets {
         TargetSelection::All => {
             let mut n: Vec<String> = found.targets.iter().map(|t| t.name.clone()).collect();
@@ -223,11 +338,11 @@ fn select_targets(
     };
     if let Some(only) = only {
         if let Some(bad) = only.iter().find(|o| !names.contains(o)) {
-            anyhow::bail!(
-                "--targets: '{bad}' is not a target of study {} ({})",
-                study.name,
-                names.join(", ")
-            );
+            return Err(RunError::UnknownTarget {
+                name: bad.clone(),
+                study: study.name.clone(),
+                known: names.join(", "),
+            });
         }
         names.retain(|n| only.contains(n));
     }

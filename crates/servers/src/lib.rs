@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod http;
+pub mod lifeline;
 pub mod manifest;
 pub mod process;
 pub mod tail;
@@ -17,7 +18,9 @@ pub mod verify;
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
 pub mod located;
 pub use located::FileError;
-pub use manifest::{discover, load, locate_targets_dir, Discovered, ManifestError, Target};
-pub use process::{free_port, kill_all_servers, Server, StopReport};
+pub use manifest::{
+    discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
+};
+pub use process::{free_port, kill_all_servers, Server, StartError, StopReport};
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

@@ -213,34 +213,42 @@ pub fn discover(targets_dir: &Path) -> std::io::Result<Discovered> {
 /// Environment variable naming the targets directory.
 pub const TARGETS_ENV: &str = "SHOOTOUT_TARGETS";
 
+/// Why no targets directory was found.
+#[derive(Debug, thiserror::Error)]
+pub enum LocateError {
+    #[error("targets directory {} does not exist", .0.display())]
+    Missing(PathBuf),
+    #[error("no targets/SPEC.md found above {}; pass --targets-dir or set {TARGETS_ENV}", .0.display())]
+    NotFound(PathBuf),
+    #[error("cannot read the working directory: {0}")]
+    Cwd(std::io::Error),
+}
+
 /// Locates the targets directory: the flag if given, else `SHOOTOUT_TARGETS`,
 /// else the first `targets/` holding `SPEC.md` walking up from the cwd.
-pub fn locate_targets_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub fn locate_targets_dir(flag: Option<&Path>) -> Result<PathBuf, LocateError> {
     let env = std::env::var_os(TARGETS_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
-    let cwd = std::env::current_dir()?;
+    let cwd = std::env::current_dir().map_err(LocateError::Cwd)?;
     locate_from(flag, env.as_deref(), &cwd)
 }
 
-fn locate_from(flag: Option<&Path>, env: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
+fn locate_from(
+    flag: Option<&Path>,
+    env: Option<&Path>,
+    cwd: &Path,
+) -> Result<PathBuf, LocateError> {
     if let Some(dir) = flag.or(env) {
-        anyhow::ensure!(
-            dir.is_dir(),
-            "targets directory {} does not exist",
-            dir.display()
-        );
+        if !dir.is_dir() {
+            return Err(LocateError::Missing(dir.to_path_buf()));
+        }
         return Ok(dir.to_path_buf());
     }
     cwd.ancestors()
         .map(|a| a.join("targets"))
         .find(|t| t.join("SPEC.md").is_file())
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "no targets/SPEC.md found above {}; pass --targets-dir or set {TARGETS_ENV}",
-                cwd.display()
-            )
-        })
+        .ok_or_else(|| LocateError::NotFound(cwd.to_path_buf()))
 }
 
 #[cfg(test)]

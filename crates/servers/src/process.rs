@@ -2,9 +2,9 @@
 //! target's `run` command in its own process group with its output in a log,
 //! wait until it answers, and stop the whole group (SIGTERM, 5 s grace,
 //! SIGKILL), reporting whether anything survived. A process-wide registry of
-//! live groups lets a Ctrl-C handler kill every server this process started.
+//! live groups lets a Ctrl-C handler kill every server this process started;
+//! [`crate::lifeline`] makes sure they die with this process too.
 
-use anyhow::Context;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::http;
+use crate::lifeline::{spawn_tied, Watchdog};
 use crate::manifest::Target;
 use crate::tail::log_tail;
 
@@ -59,12 +60,54 @@ pub struct StopReport {
     pub leftovers: bool,
 }
 
+/// Why a server could not be started or never became ready.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("creating {path}: {source}")]
+    Log {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("starting {target}: sh -c {run:?}: {source}")]
+    Spawn {
+        target: String,
+        run: String,
+        source: std::io::Error,
+    },
+    #[error("{target}: cannot start its watchdog: {source}")]
+    Watchdog {
+        target: String,
+        source: std::io::Error,
+    },
+    #[error("{target}: {source}")]
+    Wait {
+        target: String,
+        source: std::io::Error,
+    },
+    #[error("{target} exited with {status} before it was ready; log {log}:\n{tail}", log = .log.display())]
+    Exited {
+        target: String,
+        status: ExitStatus,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error("{target} not ready after {timeout:.0?} ({last}); log {log}:\n{tail}", log = .log.display())]
+    NotReady {
+        target: String,
+        timeout: Duration,
+        last: String,
+        log: PathBuf,
+        tail: String,
+    },
+}
+
 /// A started reference server; dropping it kills its process group.
 #[derive(Debug)]
 pub struct Server {
     name: String,
     child: Child,
     pgid: i32,
+    watchdog: Option<Watchdog>,
     addr: SocketAddr,
     ready: String,
     log: PathBuf,
@@ -74,14 +117,28 @@ pub struct Server {
 impl Server {
     /// Starts `sh -c <run>` in the target's folder with `PORT` and
     /// `HOST=127.0.0.1`, in a new process group, output appended to `log`.
-    pub fn start(target: &Target, port: u16, log: &Path) -> anyhow::Result<Server> {
+    pub fn start(target: &Target, port: u16, log: &Path) -> Result<Server, StartError> {
+        Server::start_pinned(target, port, log, &[])
+    }
+
+    /// [`Server::start`], pinned to `cpus` (none: not pinned).
+    pub fn start_pinned(
+        target: &Target,
+        port: u16,
+        log: &Path,
+        cpus: &[usize],
+    ) -> Result<Server, StartError> {
+        let log_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StartError::Log { path, source }
+        };
         if let Some(dir) = log.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(log_err(dir))?;
         }
-        let out = File::create(log).with_context(|| format!("creating {}", log.display()))?;
-        let err = out.try_clone()?;
-        let child = Command::new("sh")
-            .arg("-c")
+        let out = File::create(log).map_err(log_err(log))?;
+        let err = out.try_clone().map_err(log_err(log))?;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
             .arg(&target.run)
             .current_dir(&target.dir)
             .env("PORT", port.to_string())
@@ -89,16 +146,31 @@ impl Server {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("starting {}: sh -c {:?}", target.name, target.run))?;
+            .process_group(0);
+        let mut child = spawn_tied(cmd, cpus).map_err(|source| StartError::Spawn {
+            target: target.name.clone(),
+            run: target.run.clone(),
+            source,
+        })?;
         // With process_group(0) the group id is the child's pid.
         let pgid = child.id() as i32;
+        let watchdog = match Watchdog::start(pgid) {
+            Ok(w) => w,
+            Err(source) => {
+                signal_group(pgid, libc::SIGKILL);
+                let _ = child.wait();
+                return Err(StartError::Watchdog {
+                    target: target.name.clone(),
+                    source,
+                });
+            }
+        };
         registry().insert(pgid);
         Ok(Server {
             name: target.name.clone(),
             child,
             pgid,
+            watchdog: Some(watchdog),
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
             ready: target.ready.clone(),
             log: log.to_path_buf(),
@@ -125,18 +197,22 @@ impl Server {
 
     /// Polls GET `ready` every ~50 ms until it answers 200; returns how long
     /// that took. Fails at once, with the log's tail, if the server exits.
-    pub fn wait_ready(&mut self, timeout: Duration) -> anyhow::Result<Duration> {
+    pub fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, StartError> {
         let start = Instant::now();
         let request = http::Request::get(&self.ready);
         let mut last;
         loop {
-            if let Some(status) = self.child.try_wait()? {
-                anyhow::bail!(
-                    "{} exited with {status} before it was ready; log {}:\n{}",
-                    self.name,
-                    self.log.display(),
-                    log_tail(&self.log, 20)
-                );
+            let exited = self.child.try_wait().map_err(|source| StartError::Wait {
+                target: self.name.clone(),
+                source,
+            })?;
+            if let Some(status) = exited {
+                return Err(StartError::Exited {
+                    target: self.name.clone(),
+                    status,
+                    log: self.log.clone(),
+                    tail: log_tail(&self.log, 20),
+                });
             }
             match http::send(self.addr, &request, Duration::from_secs(2)) {
                 Ok(r) if r.status == 200 => return Ok(start.elapsed()),
@@ -144,13 +220,13 @@ impl Server {
                 Err(e) => last = format!("GET {}: {e}", self.ready),
             }
             if start.elapsed() >= timeout {
-                anyhow::bail!(
-                    "{} not ready after {:.0?} ({last}); log {}:\n{}",
-                    self.name,
+                return Err(StartError::NotReady {
+                    target: self.name.clone(),
                     timeout,
-                    self.log.display(),
-                    log_tail(&self.log, 20)
-                );
+                    last,
+                    log: self.log.clone(),
+                    tail: log_tail(&self.log, 20),
+                });
             }
             std::thread::sleep(POLL);
         }
@@ -172,11 +248,18 @@ impl Server {
         }
         self.stopped = true;
         registry().remove(&self.pgid);
+        self.dismiss_watchdog();
         StopReport {
             graceful,
             took: start.elapsed(),
             status,
             leftovers: group_alive(self.pgid),
+        }
+    }
+
+    fn dismiss_watchdog(&mut self) {
+        if let Some(w) = self.watchdog.take() {
+            w.dismiss();
         }
     }
 
@@ -204,6 +287,7 @@ impl Drop for Server {
             signal_group(self.pgid, libc::SIGKILL);
             let _ = self.child.wait();
             registry().remove(&self.pgid);
+            self.dismiss_watchdog();
         }
     }
 }

@@ -1,16 +1,18 @@
 //! `shootout run [STUDY]` and `shootout studies`: find the study file, run it
-//! through the runner with Ctrl-C handling and progress on stderr, then print
+//! through the runner (its events rendered by [`crate::run_view`], Ctrl-C
+//! wired to its [`Interrupt`] through [`crate::interrupt`]), then print
 //! the Markdown tables on stdout, write report.md/report.html next to the
 //! database, and say where everything is. Exit 0 when every target was
 //! measured, 1 when some failed to build, start or verify, 2 on usage or
 //! environment errors, 130 when interrupted.
 
 use crate::exit::Outcome;
-use anyhow::Context as _;
+use crate::run_view::{ProgressMode, RunView};
 use shootout_runner::study::{self, quick_scale, Study, TargetSelection};
-use shootout_runner::{Interrupt, ProgressMode, RunConfig};
+use shootout_runner::{Interrupt, RunConfig};
 use shootout_store::{RunStatus, DEFAULT_DB_PATH};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Environment variable naming the studies directory.
 const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
@@ -134,28 +136,38 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         (false, Some(f)) => f,
         (false, None) => 1.0,
     };
-    let progress = if a.quiet {
-        ProgressMode::Quiet
-    } else if crate::term::stderr_is_tty() {
-        ProgressMode::Bar {
-            color: crate::term::color_enabled(),
-        }
-    } else {
-        ProgressMode::Lines
-    };
+    let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
     let interrupt = Interrupt::new();
-    shootout_runner::install_signal_handler(interrupt.clone())
-        .context("cannot install the Ctrl-C handler")?;
+    let (stop, shown, db) = (interrupt.clone(), view.clone(), a.db.clone());
+    crate::interrupt::on_ctrl_c(move |presses| {
+        if presses == 1 {
+            stop.stop();
+            eprintln!(
+                "\ninterrupted: stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)"
+            );
+            return;
+        }
+        shootout_servers::kill_all_servers();
+        if let Some(id) = shown.run_id() {
+            // Best effort: the next run marks it interrupted anyway.
+            if let Ok(store) = shootout_store::Store::open(&db) {
+                let _ = store.finish_run(id, RunStatus::Interrupted);
+            }
+        }
+        eprintln!("\ninterrupted twice: servers killed, exiting");
+        crate::interrupt::exit_now();
+    })?;
     let cfg = RunConfig {
         study,
         scale,
         targets_dir,
         db: a.db.clone(),
         only: a.targets,
-        progress,
         repo_dir: std::env::current_dir()?,
     };
-    let out = shootout_runner::run_study(&cfg, &interrupt)?;
+    let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
+    view.finish();
+    let out = out?;
 
     let data = shootout_report::load(&a.db, &out.run_id.to_string())?;
     println!("{}", shootout_report::markdown(&data));
@@ -178,14 +190,14 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         Ok((md, html)) => eprintln!("reports: {} and {}", md.display(), html.display()),
         Err(e) => eprintln!("warning: could not write the reports: {e:#}"),
     }
-    for (name, why) in &out.skipped {
-        eprintln!("skipped {name}: {why}");
+    for s in &out.skipped {
+        eprintln!("skipped {}: {}", s.target, s.reason);
     }
-    for (name, status, why) in &out.failed {
-        eprintln!("{status} {name}: {why}");
+    for f in &out.failed {
+        eprintln!("{} {}: {}", f.status, f.target, f.reason);
     }
     match out.status {
-        RunStatus::Interrupted => std::process::exit(130),
+        RunStatus::Interrupted => Ok(Outcome::Interrupted),
         RunStatus::Complete if out.failed.is_empty() => Ok(Outcome::Ok),
         _ => Ok(Outcome::Failed),
     }

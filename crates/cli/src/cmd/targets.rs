@@ -98,11 +98,10 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let (targets, broken) = select(args.targets_dir, &args.targets)?;
     // Servers run in their own process groups, out of reach of the
     // terminal's SIGINT: kill them ourselves on Ctrl-C.
-    ctrlc::set_handler(|| {
+    crate::interrupt::on_ctrl_c(|_| {
         shootout_servers::kill_all_servers();
-        std::process::exit(130);
-    })
-    .context("cannot install the Ctrl-C handler")?;
+        crate::interrupt::exit_now();
+    })?;
     let mut rows = Vec::new();
     for t in &targets {
         if !t.toolchain.is_present() {

@@ -275,8 +275,8 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
         log: log.clone(),
     };
     let started = free_port()
-        .map_err(anyhow::Error::from)
-        .and_then(|port| Server::start(target, port, &log));
+        .map_err(|e| format!("no free port: {e}"))
+        .and_then(|port| Server::start(target, port, &log).map_err(|e| e.to_string()));
     let mut server = match started {
         Ok(server) => server,
         Err(e) => {

@@ -1,0 +1,323 @@
+//! How `shootout run` shows a run's events on stderr: an indicatif bar on a
+//! terminal (target, scenario, repetition, ETA and live req/s read from the
+//! engine's counters four times a second) with log lines above it, plain
+//! log lines when stderr is not a terminal, or nothing with `--quiet`.
+//! Colour only when NO_COLOR is unset. The runner only emits events; every
+//! word the user reads is written here.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_engine::Control;
+use shootout_runner::event::{Event, Observer, Phase, Prepared};
+use shootout_runner::measure::brief;
+use shootout_runner::schedule::{eta_seconds, format_eta};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// A live bar (stderr is a terminal).
+    Bar {
+        color: bool,
+    },
+    /// One line per measurement.
+    Lines,
+    Quiet,
+}
+
+impl ProgressMode {
+    /// The mode for this process: quiet if asked, a bar on a terminal.
+    pub fn detect(quiet: bool) -> ProgressMode {
+        if quiet {
+            ProgressMode::Quiet
+        } else if crate::term::stderr_is_tty() {
+            ProgressMode::Bar {
+                color: crate::term::color_enabled(),
+            }
+        } else {
+            ProgressMode::Lines
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    what: String,
+    control: Option<Arc<Control>>,
+    last: Option<(Instant, u64)>,
+    rps: f64,
+    done_estimate_s: f64,
+    remaining_estimate_s: f64,
+    done: u64,
+    total: u64,
+    /// The measurement in flight: its estimate and when it began.
+    current: Option<(f64, Instant)>,
+}
+
+/// The stderr view of one run; an [`Observer`] of the runner.
+#[derive(Debug)]
+pub struct RunView {
+    mode: ProgressMode,
+    bar: Mutex<Option<ProgressBar>>,
+    state: Arc<Mutex<State>>,
+    started: Instant,
+    stop: Arc<AtomicBool>,
+    ticker: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The run's id once recorded (0 before), for a hard exit on Ctrl-C.
+    run_id: AtomicI64,
+}
+
+impl RunView {
+    pub fn new(mode: ProgressMode) -> RunView {
+        RunView {
+            mode,
+            bar: Mutex::new(None),
+            state: Arc::new(Mutex::new(State::default())),
+            started: Instant::now(),
+            stop: Arc::new(AtomicBool::new(false)),
+            ticker: Mutex::new(None),
+            run_id: AtomicI64::new(0),
+        }
+    }
+
+    /// The recorded run, once there is one.
+    pub fn run_id(&self) -> Option<i64> {
+        Some(self.run_id.load(Ordering::SeqCst)).filter(|&id| id > 0)
+    }
+
+    /// The plan is known: start the bar (on a terminal).
+    fn start(&self, measurements: u64, estimate_s: f64) {
+        {
+            let mut s = lock(&self.state);
+            s.remaining_estimate_s = estimate_s;
+            s.total = measurements;
+        }
+        let ProgressMode::Bar { color } = self.mode else {
+            return;
+        };
+        let bar = ProgressBar::with_draw_target(
+            Some(measurements),
+            ProgressDrawTarget::stderr_with_hz(4),
+        );
+        let template = if color {
+            "{spinner:.cyan} [{pos}/{len}] {bar:20.cyan/blue} {msg}"
+        } else {
+            "{spinner} [{pos}/{len}] {bar:20} {msg}"
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        let (b, s, st, started) = (
+            bar.clone(),
+            self.state.clone(),
+            self.stop.clone(),
+            self.started,
+        );
+        let ticker = std::thread::spawn(move || {
+            while !st.load(Ordering::Relaxed) {
+                b.set_message(tick(&s, started));
+                b.tick();
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        });
+        *lock(&self.bar) = Some(bar);
+        *lock(&self.ticker) = Some(ticker);
+    }
+
+    /// A log line: above the bar, or on stderr (never with --quiet).
+    pub fn println(&self, line: &str) {
+        match (lock(&self.bar).as_ref(), self.mode) {
+            (_, ProgressMode::Quiet) => {}
+            (Some(bar), _) => bar.println(line),
+            (None, _) => eprintln!("{line}"),
+        }
+    }
+
+    /// Stops the ticker and clears the bar.
+    pub fn finish(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = lock(&self.ticker).take() {
+            let _ = t.join();
+        }
+        if let Some(bar) = lock(&self.bar).take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn credit(&self, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.done_estimate_s += estimate_s;
+        s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
+    }
+
+    fn begin(&self, what: String, control: Arc<Control>, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.what = what;
+        s.control = Some(control);
+        s.current = Some((estimate_s, Instant::now()));
+        s.last = None;
+        s.rps = 0.0;
+    }
+
+    fn end(&self, estimate_s: f64, result: Option<&str>) {
+        let (what, eta, done, total) = {
+            let mut s = lock(&self.state);
+            s.control = None;
+            s.current = None;
+            s.done += 1;
+            s.done_estimate_s += estimate_s;
+            s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
+            let eta = eta_seconds(
+                self.started.elapsed().as_secs_f64(),
+                s.done_estimate_s,
+                s.remaining_estimate_s,
+            );
+            (s.what.clone(), eta, s.done, s.total)
+        };
+        let line = format!(
+            "[{done}/{total}] {what}: {} (ETA {})",
+            result.unwrap_or("dropped"),
+            format_eta(eta)
+        );
+        match (lock(&self.bar).as_ref(), self.mode) {
+            (Some(bar), _) => {
+                bar.inc(1);
+                bar.println(line);
+            }
+            (None, ProgressMode::Lines) => eprintln!("{line}"),
+            _ => {}
+        }
+    }
+
+    fn skip(&self, measurements: u64, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
+        s.total = s.total.saturating_sub(measurements);
+        if let Some(bar) = lock(&self.bar).as_ref() {
+            bar.set_length(bar.length().unwrap_or(0).saturating_sub(measurements));
+        }
+    }
+
+    fn status(&self, what: String) {
+        let mut s = lock(&self.state);
+        s.what = what;
+        s.control = None;
+    }
+}
+
+impl Observer for RunView {
+    fn event(&self, e: &Event<'_>) {
+        match *e {
+            Event::DeadRunMarked { run_id } => eprintln!(
+                "run #{run_id} was left running by a process that died; marked interrupted"
+            ),
+            Event::RunStarted(r) => {
+                self.run_id.store(r.run_id, Ordering::SeqCst);
+                self.start(r.measurements, r.estimate_s);
+                self.println(&format!(
+                    "run #{}: study {} ({} target(s), {} measurement(s), about {}; servers on CPUs {:?}, generator on {:?}; db {})",
+                    r.run_id,
+                    r.study,
+                    r.targets,
+                    r.measurements,
+                    format_eta(r.estimate_s),
+                    r.pinning.server_cpus,
+                    r.pinning.generator_cpus,
+                    r.db.display()
+                ));
+            }
+            Event::Phase(Phase::Building { target }) => self.status(format!("building {target}")),
+            Event::Phase(Phase::Verifying { targets }) => {
+                self.status(format!("verifying {targets} target(s)"));
+            }
+            Event::Prepared { target, outcome } => self.println(&prepared_line(target, outcome)),
+            Event::Credit { estimate_s } => self.credit(estimate_s),
+            Event::Skip {
+                measurements,
+                estimate_s,
+            } => self.skip(measurements, estimate_s),
+            Event::LoadStarted {
+                load,
+                control,
+                estimate_s,
+            } => self.begin(load.to_string(), control.clone(), estimate_s),
+            Event::LoadEnded {
+                estimate_s,
+                measurement,
+            } => self.end(estimate_s, measurement.map(brief).as_deref()),
+            Event::StartFailed { target, reason } => {
+                self.println(&format!("{target}: failed to start: {reason}"));
+            }
+            Event::Leftovers { target } => self.println(&format!(
+                "warning: processes of {target} survived SIGKILL to its group"
+            )),
+            Event::EngineRefused { reason } => {
+                eprintln!("error: the load engine refused to run: {reason}");
+            }
+        }
+    }
+}
+
+/// `go-nethttp: verified (built in 12.3 s)`, `x: build failed: ...`.
+fn prepared_line(target: &str, outcome: Prepared<'_>) -> String {
+    match outcome {
+        Prepared::Unusable { status, reason } => format!("{target}: {status} ({reason})"),
+        Prepared::Skipped { reason } => format!("{target}: skipped ({reason})"),
+        Prepared::BuildFailed { reason } => format!("{target}: build failed: {reason}"),
+        Prepared::Verified { build_s } => format!(
+            "{target}: verified{}",
+            build_s.map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
+        ),
+        Prepared::Failed { status, reason } => format!("{target}: {status}: {reason}"),
+    }
+}
+
+impl Drop for RunView {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The bar's message: what runs, live req/s and the ETA.
+fn tick(state: &Mutex<State>, started: Instant) -> String {
+    let mut s = lock(state);
+    let now = Instant::now();
+    if let Some(c) = s.control.clone() {
+        let done = c.completed();
+        if let Some((t, n)) = s.last {
+            let dt = now.duration_since(t).as_secs_f64();
+            if dt > 0.0 && c.is_measuring() {
+                // Smooth a little so the number is readable.
+                let inst = done.saturating_sub(n) as f64 / dt;
+                s.rps = if s.rps == 0.0 {
+                    inst
+                } else {
+                    0.5 * s.rps + 0.5 * inst
+                };
+            }
+        }
+        s.last = Some((now, done));
+    }
+    // Count the measurement in flight as done in proportion to its time.
+    let partial = s
+        .current
+        .map_or(0.0, |(est, t)| t.elapsed().as_secs_f64().min(est));
+    let eta = eta_seconds(
+        started.elapsed().as_secs_f64(),
+        s.done_estimate_s + partial,
+        (s.remaining_estimate_s - partial).max(0.0),
+    );
+    let live = if s.control.as_ref().is_some_and(|c| c.is_measuring()) {
+        format!(" · {:.0} req/s", s.rps)
+    } else if s.control.is_some() {
+        " · warming up".to_string()
+    } else {
+        String::new()
+    };
+    format!("{}{live} · ETA {}", s.what, format_eta(eta))
+}

@@ -1,0 +1,134 @@
+//! What a run tells its caller while it works: progress, measurements,
+//! warnings and failures, as typed [`Event`]s handed to an [`Observer`]. The
+//! runner never prints; the CLI renders events (a progress bar on a
+//! terminal, log lines otherwise) and tests can simply collect them.
+//! Observers are called from the run's threads (verification runs a few
+//! targets at once), so they must be `Sync`.
+
+use shootout_engine::Control;
+use shootout_store::{Measurement, Pinning, TargetStatus};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Receives a run's events as they happen.
+pub trait Observer: Sync {
+    fn event(&self, e: &Event<'_>);
+}
+
+/// Ignores every event.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Silent;
+
+impl Observer for Silent {
+    fn event(&self, _: &Event<'_>) {}
+}
+
+/// Something that happened during a run.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A run left `running` by a process that died was marked interrupted.
+    DeadRunMarked { run_id: i64 },
+    /// The run is recorded; what it is about to do.
+    RunStarted(&'a RunStart<'a>),
+    /// What happens between measurements (building, verifying).
+    Phase(Phase<'a>),
+    /// A target's preparation ended (built and verified, or not).
+    Prepared {
+        target: &'a str,
+        outcome: Prepared<'a>,
+    },
+    /// Work done outside measurements (verification, starts, stops), in
+    /// estimated seconds, for the ETA.
+    Credit { estimate_s: f64 },
+    /// Work that will not happen (a failed target's sessions).
+    Skip { measurements: u64, estimate_s: f64 },
+    /// A measurement starts; `control` carries the engine's live counters.
+    LoadStarted {
+        load: &'a LoadLabel<'a>,
+        control: &'a Arc<Control>,
+        estimate_s: f64,
+    },
+    /// The measurement in flight ended: committed (`Some`) or dropped.
+    LoadEnded {
+        estimate_s: f64,
+        measurement: Option<&'a Measurement>,
+    },
+    /// A prepared target failed to start (or died) during the study; its
+    /// remaining sessions are skipped.
+    StartFailed { target: &'a str, reason: &'a str },
+    /// Processes of a stopped server survived SIGKILL to its group.
+    Leftovers { target: &'a str },
+    /// The engine refused to run: the study stops (every target would fail).
+    EngineRefused { reason: &'a str },
+}
+
+/// What a run is about to do.
+#[derive(Debug)]
+pub struct RunStart<'a> {
+    pub run_id: i64,
+    pub study: &'a str,
+    pub targets: usize,
+    pub measurements: u64,
+    pub estimate_s: f64,
+    pub pinning: &'a Pinning,
+    pub db: &'a Path,
+}
+
+/// Preparation phases.
+#[derive(Debug, Clone, Copy)]
+pub enum Phase<'a> {
+    Building { target: &'a str },
+    Verifying { targets: usize },
+}
+
+/// How a target's preparation ended.
+#[derive(Debug, Clone, Copy)]
+pub enum Prepared<'a> {
+    /// Not usable before anything ran: missing folder or bad manifest.
+    Unusable {
+        status: TargetStatus,
+        reason: &'a str,
+    },
+    /// Its toolchain is missing.
+    Skipped {
+        reason: &'a str,
+    },
+    BuildFailed {
+        reason: &'a str,
+    },
+    /// Ready to measure; `build_s` when it was built now.
+    Verified {
+        build_s: Option<f64>,
+    },
+    /// Failed to start or to pass verification.
+    Failed {
+        status: TargetStatus,
+        reason: &'a str,
+    },
+}
+
+/// Which measurement is running.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadLabel<'a> {
+    /// 0-based.
+    pub repetition: u32,
+    pub repetitions: u32,
+    pub target: &'a str,
+    pub scenario: &'a str,
+    pub level: &'a str,
+}
+
+impl std::fmt::Display for LoadLabel<'_> {
+    /// `rep 1/3 · go-nethttp · plaintext c=64`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "rep {}/{} · {} · {} {}",
+            self.repetition + 1,
+            self.repetitions,
+            self.target,
+            self.scenario,
+            self.level
+        )
+    }
+}
