@@ -8,6 +8,7 @@ pub mod build;
 pub mod http;
 pub mod manifest;
 pub mod process;
+pub mod spec;
 pub mod tail;
 #[cfg(test)]
 mod tempdir;
@@ -19,5 +20,6 @@ pub mod located;
 pub use located::FileError;
 pub use manifest::{discover, load, locate_targets_dir, Discovered, ManifestError, Target};
 pub use process::{free_port, kill_all_servers, Server, StopReport};
+pub use spec::ScenarioName;
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

@@ -275,3 +275,32 @@ fn scaling_shrinks_with_floors() {
         assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
     }
 }
+
+#[test]
+fn a_path_without_a_leading_slash_names_file_line_and_key() {
+    let text = MINIMAL.replace("name = \"json\"", "name = \"json\"\npath = \"json\"");
+    let e = parse_err(&text);
+    assert_eq!((e.line, e.key.as_deref()), (Some(8), Some("path")), "{e}");
+    assert!(e.to_string().starts_with("studies/bad.toml:8"), "{e}");
+    assert!(e.message.contains("'json'"), "{e}");
+
+    let ok = parse(
+        Path::new("x.toml"),
+        &MINIMAL.replace("name = \"json\"", "name = \"json\"\npath = \"/json?x=1\""),
+    )
+    .unwrap();
+    assert_eq!(ok.scenarios[0].path, "/json?x=1");
+}
+
+#[test]
+fn default_routes_come_from_the_spec() {
+    let s = parse(
+        Path::new("x.toml"),
+        &MINIMAL.replace("name = \"json\"", "name = \"simple\""),
+    )
+    .unwrap();
+    let route = shootout_servers::ScenarioName::Simple.route();
+    assert_eq!(s.scenarios[0].method, route.method.as_str());
+    assert_eq!(s.scenarios[0].path, route.path);
+    assert_eq!(s.scenarios[0].body, route.default_body());
+}
