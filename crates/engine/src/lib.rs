@@ -7,6 +7,7 @@
 //! independent parts: a pacer (when to send), a stop condition (when to end)
 //! and the transport (how to send and parse).
 
+pub mod affinity;
 pub mod plan;
 pub mod report;
 pub mod units;
@@ -93,7 +94,7 @@ fn run_thread(
     deadline: Option<Instant>,
 ) -> std::io::Result<worker::Outcome> {
     if !plan.cpus.is_empty() {
-        sys::pin_current_thread(plan.cpus[i % plan.cpus.len()])?;
+        affinity::pin_current_thread(&[plan.cpus[i % plan.cpus.len()]])?;
     }
     if plan.load.is_open_loop() {
         sys::tighten_timer_slack();

@@ -207,7 +207,7 @@ impl Plan {
         if self.stop.duration == Some(Duration::ZERO) {
             return Err(PlanError::Value("duration", "must be more than 0".into()));
         }
-        let allowed = crate::sys::allowed_cpus();
+        let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = self.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::Value(
                 "cpus",

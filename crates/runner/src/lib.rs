@@ -6,7 +6,6 @@
 //! measurement is committed to the store the moment it ends. Ctrl-C is
 //! handled by [`interrupt`].
 
-pub mod affinity;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;
@@ -22,3 +21,5 @@ pub mod study;
 pub use interrupt::{install_signal_handler, Interrupt};
 pub use progress::ProgressMode;
 pub use runner::{run_study, RunConfig, RunOutcome};
+/// CPU pinning lives in the engine; re-exported for `crate::affinity` paths.
+pub use shootout_engine::affinity;
