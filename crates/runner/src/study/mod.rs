@@ -15,7 +15,7 @@ pub use scale::{quick_scale, Estimate};
 
 use raw::{RawCpus, RawLoad, RawStudy, RawTargets};
 use serde::Serialize;
-use shootout_engine::{Load, Stop};
+use shootout_engine::{Load, Stop, Workload};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -75,11 +75,20 @@ pub enum CpuSplit {
 pub struct Level {
     /// e.g. `n=1000 c=10`.
     pub label: String,
+    /// The load and its stop, checked by the engine's rules.
     #[serde(skip)]
-    pub load: Load,
-    #[serde(skip)]
-    pub stop: Stop,
+    pub workload: Workload,
     pub keepalive: bool,
+}
+
+impl Level {
+    pub fn load(&self) -> &Load {
+        self.workload.load()
+    }
+
+    pub fn stop(&self) -> &Stop {
+        self.workload.stop()
+    }
 }
 
 /// One `[[scenario]]`: a route of SPEC.md and its load levels.
