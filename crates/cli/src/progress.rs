@@ -16,10 +16,10 @@ pub struct LoadBar {
 
 impl LoadBar {
     pub fn start(plan: &Plan, control: &Arc<Control>) -> LoadBar {
-        let by_count = plan.stop.duration.is_none();
-        let total = match (plan.stop.requests, plan.stop.duration) {
+        let by_count = plan.stop().duration.is_none();
+        let total = match (plan.stop().requests, plan.stop().duration) {
             (Some(n), None) => n,
-            (_, Some(d)) => (plan.warmup + d).as_millis() as u64,
+            (_, Some(d)) => (plan.warmup() + d).as_millis() as u64,
             (None, None) => 0,
         };
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(5));

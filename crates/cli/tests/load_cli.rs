@@ -176,7 +176,7 @@ fn fail_if_exits_1_only_when_violated() {
 
 #[test]
 fn usage_errors_exit_2_and_name_the_bad_value() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["load", "-c", "lots", "http://127.0.0.1:1/"], "'lots'"),
         (
             &["load", "-z", "5 parsecs", "http://127.0.0.1:1/"],
@@ -196,7 +196,36 @@ fn usage_errors_exit_2_and_name_the_bad_value() {
         ),
         (
             &["load", "--cpus", "1000", "http://127.0.0.1:1/"],
-            "CPU 1000 is not available",
+            "--cpus: CPU 1000 is not available",
+        ),
+        // The engine's rules, reported by the flag that broke them.
+        (
+            &["load", "--stages", "0s:5", "http://127.0.0.1:1/"],
+            "--stages: a stage needs a duration above 0",
+        ),
+        (
+            &["load", "--stages", "5s:-1", "http://127.0.0.1:1/"],
+            "--stages: bad level -1",
+        ),
+        (
+            &["load", "--stages", "5s:9", "-c", "4", "http://127.0.0.1:1/"],
+            "--stages: level 9 exceeds 4 connections",
+        ),
+        (
+            &["load", "-c", "0", "http://127.0.0.1:1/"],
+            "-c/--connections: must be at least 1",
+        ),
+        (
+            &["load", "-n", "0", "http://127.0.0.1:1/"],
+            "-n/--requests: must be at least 1",
+        ),
+        (
+            &["load", "-t", "0", "http://127.0.0.1:1/"],
+            "-t/--threads: must be at least 1",
+        ),
+        (
+            &["load", "--timeout", "0s", "http://127.0.0.1:1/"],
+            "--timeout: must be more than 0",
         ),
     ];
     for (args, needle) in cases {

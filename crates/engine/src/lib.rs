@@ -7,12 +7,15 @@
 //! independent parts: a pacer (when to send), a stop condition (when to end)
 //! and the transport (how to send and parse).
 
+pub mod affinity;
 pub mod plan;
 pub mod report;
 pub mod units;
+pub mod workload;
 
-pub use plan::{Endpoint, Load, Plan, PlanError, RequestSpec, Stage, StageUnit, Stop};
+pub use plan::{Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec};
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
+pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 
 mod conn;
 mod control;
@@ -35,8 +38,6 @@ use stop::StopRule;
 /// failures are counted, not raised).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error(transparent)]
-    Plan(#[from] PlanError),
     #[error("{0}")]
     Setup(String),
 }
@@ -47,22 +48,21 @@ const SPARE_FDS: u64 = 32;
 /// Runs the plan to completion (or until `control` cancels it) and merges the
 /// per-thread results. Blocks the calling thread.
 pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
-    plan.validate()?;
-    check_fd_limit(plan.load.max_connections() as u64)?;
-    let request = request::encode(&plan.endpoint, &plan.request, plan.keepalive);
+    check_fd_limit(plan.load().max_connections() as u64)?;
+    let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
     let threads = plan.effective_threads();
     let t0 = Instant::now();
-    let measure_start = t0 + plan.warmup;
+    let measure_start = t0 + plan.warmup();
     let setup = worker::Setup {
-        addr: plan.endpoint.addr,
+        addr: plan.endpoint().addr,
         request: &request,
-        keepalive: plan.keepalive,
-        timeout: plan.timeout,
+        keepalive: plan.keepalive(),
+        timeout: plan.timeout(),
         t0,
         measure_start,
         control,
     };
-    let deadline = plan.stop.duration.map(|d| measure_start + d);
+    let deadline = plan.stop().duration.map(|d| measure_start + d);
     let (outcomes, cpu) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
@@ -92,17 +92,17 @@ fn run_thread(
     threads: usize,
     deadline: Option<Instant>,
 ) -> std::io::Result<worker::Outcome> {
-    if !plan.cpus.is_empty() {
-        sys::pin_current_thread(plan.cpus[i % plan.cpus.len()])?;
+    if !plan.cpus().is_empty() {
+        affinity::pin_current_thread(&[plan.cpus()[i % plan.cpus().len()]])?;
     }
-    if plan.load.is_open_loop() {
+    if plan.load().is_open_loop() {
         sys::tighten_timer_slack();
     }
-    let conns = StopRule::share(plan.load.max_connections() as u64, i, threads) as usize;
-    let budget = plan.stop.requests.map(|n| StopRule::share(n, i, threads));
-    let pacer = pacer::Pacer::new(&plan.load, plan.warmup, setup.t0, i, threads);
+    let conns = StopRule::share(plan.load().max_connections() as u64, i, threads) as usize;
+    let budget = plan.stop().requests.map(|n| StopRule::share(n, i, threads));
+    let pacer = pacer::Pacer::new(plan.load(), plan.warmup(), setup.t0, i, threads);
     let stop = StopRule::new(budget, deadline);
-    let worker = worker::Worker::new(setup, pacer, stop, plan.load.is_open_loop(), conns)?;
+    let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?;
     Ok(worker.run())
 }
 

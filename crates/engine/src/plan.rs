@@ -1,19 +1,90 @@
 //! The validated description of one load run: where to send, what to send,
-//! how fast, and when to stop. Everything here is checked before any thread
-//! starts, so a bad value is reported by name and nothing is sent.
+//! how fast (a [`Workload`]), and when to stop. A [`Plan`] can only be built
+//! through [`PlanBuilder::build`], which checks every rule, so a bad value is
+//! reported by the field it concerns ([`PlanField`]) and nothing is sent.
+//! Front ends name the field in their own terms (a flag, a study key).
 
+use crate::workload::Workload;
+use std::fmt;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
-/// Errors in a plan, each naming the bad value.
-#[derive(Debug, thiserror::Error)]
+/// The part of a plan a rule concerns, in engine terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlanField {
+    Url,
+    Connections,
+    /// The request budget.
+    Requests,
+    /// The deadline of the measured phase.
+    Duration,
+    /// Neither a request budget nor a deadline was given.
+    Stop,
+    Rate,
+    Stages,
+    Threads,
+    Cpus,
+    Timeout,
+}
+
+impl PlanField {
+    /// The field's name in engine terms, e.g. `connections`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanField::Url => "url",
+            PlanField::Connections => "connections",
+            PlanField::Requests => "requests",
+            PlanField::Duration => "duration",
+            PlanField::Stop => "stop",
+            PlanField::Rate => "rate",
+            PlanField::Stages => "stages",
+            PlanField::Threads => "threads",
+            PlanField::Cpus => "cpus",
+            PlanField::Timeout => "timeout",
+        }
+    }
+}
+
+impl fmt::Display for PlanField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A broken rule of a plan: which field, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
     #[error("invalid URL '{0}': {1}")]
     Url(String, String),
     #[error("refusing to load '{0}': shootout only sends load to 127.0.0.1, localhost or [::1]")]
     NotLoopback(String),
-    #[error("invalid value for {0}: {1}")]
-    Value(&'static str, String),
+    #[error("invalid value for {field}: {reason}")]
+    Invalid { field: PlanField, reason: String },
+}
+
+impl PlanError {
+    pub(crate) fn invalid(field: PlanField, reason: impl Into<String>) -> PlanError {
+        PlanError::Invalid {
+            field,
+            reason: reason.into(),
+        }
+    }
+
+    /// The field the broken rule concerns.
+    pub fn field(&self) -> PlanField {
+        match self {
+            PlanError::Url(..) | PlanError::NotLoopback(_) => PlanField::Url,
+            PlanError::Invalid { field, .. } => *field,
+        }
+    }
+
+    /// Why, without the field's name (for front ends that name it themselves).
+    pub fn reason(&self) -> String {
+        match self {
+            PlanError::Invalid { reason, .. } => reason.clone(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// The server to load: a loopback socket address plus the Host header and path.
@@ -97,163 +168,141 @@ pub struct RequestSpec {
     pub body: Vec<u8>,
 }
 
-/// A unit of a ramp: what the stage's `target` counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StageUnit {
-    Connections,
-    /// Requests per second.
-    Rate,
-}
-
-/// One leg of a piecewise-linear ramp: move from the previous level to
-/// `to` over `duration`. The first stage starts from 0.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stage {
-    pub duration: Duration,
-    pub to: f64,
-}
-
-/// How load is offered.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Load {
-    /// `connections` connections; each sends its next request when the last answer arrives.
-    Closed { connections: usize },
-    /// A constant arrival rate (requests/s) spread over `connections`;
-    /// latency is measured from each request's intended send time.
-    Open { rate: f64, connections: usize },
-    /// A piecewise-linear ramp of the connection count (closed loop, up to
-    /// `connections`) or of the rate (open loop over `connections`).
-    Stages {
-        unit: StageUnit,
-        stages: Vec<Stage>,
-        connections: usize,
-    },
-}
-
-impl Load {
-    /// The largest number of connections this load may open.
-    pub fn max_connections(&self) -> usize {
-        match self {
-            Load::Closed { connections }
-            | Load::Open { connections, .. }
-            | Load::Stages { connections, .. } => *connections,
-        }
-    }
-
-    /// `"closed"`, `"open"` or `"stages"`.
-    pub fn mode_name(&self) -> &'static str {
-        match self {
-            Load::Closed { .. } => "closed",
-            Load::Open { .. } => "open",
-            Load::Stages { .. } => "stages",
-        }
-    }
-
-    /// True when latency is measured from intended send times.
-    pub fn is_open_loop(&self) -> bool {
-        matches!(
-            self,
-            Load::Open { .. }
-                | Load::Stages {
-                    unit: StageUnit::Rate,
-                    ..
-                }
-        )
-    }
-}
-
-/// When the measured phase ends: after `requests` requests in total, at the
-/// `duration` deadline, whichever comes first. At least one is set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stop {
-    pub requests: Option<u64>,
-    pub duration: Option<Duration>,
-}
-
-/// A complete, validated load run.
+/// A complete, validated load run. Built only by [`PlanBuilder::build`].
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub endpoint: Endpoint,
-    pub request: RequestSpec,
-    pub load: Load,
-    pub stop: Stop,
-    pub warmup: Duration,
-    pub timeout: Duration,
-    pub threads: usize,
-    /// CPUs to pin worker threads to (round-robin); empty means no pinning.
-    pub cpus: Vec<usize>,
-    pub keepalive: bool,
+    endpoint: Endpoint,
+    request: RequestSpec,
+    workload: Workload,
+    warmup: Duration,
+    timeout: Duration,
+    threads: usize,
+    cpus: Vec<usize>,
+    keepalive: bool,
 }
 
 impl Plan {
-    /// Checks cross-field rules. Called by [`crate::run`] too.
-    pub fn validate(&self) -> Result<(), PlanError> {
-        let conns = self.load.max_connections();
-        if conns == 0 {
-            return Err(PlanError::Value("connections", "must be at least 1".into()));
-        }
-        if self.threads == 0 {
-            return Err(PlanError::Value("threads", "must be at least 1".into()));
-        }
-        if self.stop.requests.is_none() && self.stop.duration.is_none() {
-            return Err(PlanError::Value(
-                "stop",
-                "give a request count or a duration".into(),
-            ));
-        }
-        if self.stop.requests == Some(0) {
-            return Err(PlanError::Value("requests", "must be at least 1".into()));
-        }
-        if self.stop.duration == Some(Duration::ZERO) {
-            return Err(PlanError::Value("duration", "must be more than 0".into()));
-        }
-        let allowed = crate::sys::allowed_cpus();
-        if let Some(cpu) = self.cpus.iter().find(|c| !allowed.contains(c)) {
-            return Err(PlanError::Value(
-                "cpus",
-                format!("CPU {cpu} is not available to this process (allowed: {allowed:?})"),
-            ));
-        }
-        if self.timeout.is_zero() {
-            return Err(PlanError::Value("timeout", "must be more than 0".into()));
-        }
-        match &self.load {
-            Load::Open { rate, .. } if !(rate.is_finite() && *rate > 0.0) => {
-                return Err(PlanError::Value(
-                    "rate",
-                    format!("{rate} is not a positive rate"),
-                ));
-            }
-            Load::Stages {
-                stages,
-                unit,
-                connections,
-            } => {
-                if stages.is_empty() {
-                    return Err(PlanError::Value("stages", "no stages given".into()));
-                }
-                for s in stages {
-                    if !(s.to.is_finite() && s.to >= 0.0) {
-                        return Err(PlanError::Value("stages", format!("bad level {}", s.to)));
-                    }
-                    if *unit == StageUnit::Connections && s.to > *connections as f64 {
-                        return Err(PlanError::Value(
-                            "stages",
-                            format!("level {} exceeds {} connections", s.to, connections),
-                        ));
-                    }
-                }
-            }
-            _ => {}
-        }
-        Ok(())
+    /// Starts a plan to send `workload` to `endpoint`: GET with no extra
+    /// headers, no warm-up, a 10 s timeout, one thread per CPU this process
+    /// may use, no pinning, keep-alive.
+    pub fn builder(endpoint: Endpoint, workload: Workload) -> PlanBuilder {
+        PlanBuilder(Plan {
+            endpoint,
+            request: RequestSpec::default(),
+            workload,
+            warmup: Duration::ZERO,
+            timeout: Duration::from_secs(10),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpus: Vec::new(),
+            keepalive: true,
+        })
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+    pub fn request(&self) -> &RequestSpec {
+        &self.request
+    }
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+    pub fn load(&self) -> &Load {
+        self.workload.load()
+    }
+    pub fn stop(&self) -> &Stop {
+        self.workload.stop()
+    }
+    /// Load run before the measured phase, not counted.
+    pub fn warmup(&self) -> Duration {
+        self.warmup
+    }
+    /// Per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+    /// Worker threads asked for (see [`Plan::effective_threads`]).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+    /// CPUs to pin worker threads to (round-robin); empty means no pinning.
+    pub fn cpus(&self) -> &[usize] {
+        &self.cpus
+    }
+    pub fn keepalive(&self) -> bool {
+        self.keepalive
     }
 
     /// The worker threads actually used: never more than the connections.
     pub fn effective_threads(&self) -> usize {
-        self.threads.min(self.load.max_connections()).max(1)
+        self.threads.min(self.load().max_connections()).max(1)
+    }
+
+    /// A builder holding this plan's values, to derive a changed plan.
+    pub fn to_builder(&self) -> PlanBuilder {
+        PlanBuilder(self.clone())
     }
 }
+
+/// Sets a [`Plan`]'s optional parts; [`PlanBuilder::build`] checks them.
+#[derive(Debug, Clone)]
+pub struct PlanBuilder(Plan);
+
+impl PlanBuilder {
+    pub fn request(mut self, request: RequestSpec) -> Self {
+        self.0.request = request;
+        self
+    }
+    pub fn workload(mut self, workload: Workload) -> Self {
+        self.0.workload = workload;
+        self
+    }
+    pub fn warmup(mut self, warmup: Duration) -> Self {
+        self.0.warmup = warmup;
+        self
+    }
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.0.timeout = timeout;
+        self
+    }
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.0.threads = threads;
+        self
+    }
+    pub fn cpus(mut self, cpus: Vec<usize>) -> Self {
+        self.0.cpus = cpus;
+        self
+    }
+    pub fn keepalive(mut self, keepalive: bool) -> Self {
+        self.0.keepalive = keepalive;
+        self
+    }
+
+    /// Checks the rules that are not the workload's own (those were checked
+    /// when it was made): threads, CPUs and timeout.
+    pub fn build(self) -> Result<Plan, PlanError> {
+        let plan = self.0;
+        if plan.threads == 0 {
+            return Err(PlanError::invalid(PlanField::Threads, "must be at least 1"));
+        }
+        if plan.timeout.is_zero() {
+            return Err(PlanError::invalid(
+                PlanField::Timeout,
+                "must be more than 0",
+            ));
+        }
+        let allowed = crate::affinity::allowed_cpus();
+        if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
+            return Err(PlanError::invalid(
+                PlanField::Cpus,
+                format!("CPU {cpu} is not available to this process (allowed: {allowed:?})"),
+            ));
+        }
+        Ok(plan)
+    }
+}
+
+pub use crate::workload::{Load, Stage, StageUnit, Stop};
 
 #[cfg(test)]
 mod tests {
@@ -270,6 +319,31 @@ mod tests {
         assert!(t.addr.ip().is_loopback());
         let t = Endpoint::parse("http://[::1]:81/").unwrap();
         assert!(t.addr.is_ipv6());
+    }
+
+    fn workload() -> Workload {
+        Workload::new(
+            Load::Closed { connections: 2 },
+            Stop {
+                requests: Some(10),
+                duration: None,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn build_names_the_field_of_each_broken_rule() {
+        let b = || Plan::builder(Endpoint::parse("http://127.0.0.1:9/").unwrap(), workload());
+        let field = |b: PlanBuilder| b.build().unwrap_err().field();
+        assert_eq!(field(b().threads(0)), PlanField::Threads);
+        assert_eq!(field(b().timeout(Duration::ZERO)), PlanField::Timeout);
+        assert_eq!(field(b().cpus(vec![usize::MAX])), PlanField::Cpus);
+        let plan = b().threads(8).build().unwrap();
+        assert_eq!(plan.effective_threads(), 2, "never more than connections");
+        assert_eq!(plan.stop().requests, Some(10));
+        let e = Endpoint::parse("http://10.0.0.1/").unwrap_err();
+        assert_eq!(e.field(), PlanField::Url);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(crate) fn build(
     let mut recorders = outcomes.into_iter().map(|o| o.recorder);
     let mut rec = recorders
         .next()
-        .unwrap_or_else(|| Recorder::new(plan.load.is_open_loop(), measure_start));
+        .unwrap_or_else(|| Recorder::new(plan.load().is_open_loop(), measure_start));
     for other in recorders {
         rec.merge(other);
     }
@@ -32,18 +32,18 @@ pub(crate) fn build(
     let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let cpu_seconds = cpu.as_secs_f64();
     let summary = Summary {
-        mode: plan.load.mode_name().to_string(),
-        url: plan.endpoint.url.clone(),
-        method: if plan.request.method.is_empty() {
+        mode: plan.load().mode_name().to_string(),
+        url: plan.endpoint().url.clone(),
+        method: if plan.request().method.is_empty() {
             "GET".into()
         } else {
-            plan.request.method.clone()
+            plan.request().method.clone()
         },
-        connections: plan.load.max_connections(),
+        connections: plan.load().max_connections(),
         threads,
-        keepalive: plan.keepalive,
-        rate: match plan.load {
-            Load::Open { rate, .. } => Some(rate),
+        keepalive: plan.keepalive(),
+        rate: match plan.load() {
+            Load::Open { rate, .. } => Some(*rate),
             _ => None,
         },
         duration_s: secs,

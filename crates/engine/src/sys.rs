@@ -1,6 +1,6 @@
 //! Thin, safe wrappers over the Linux calls the engine needs and std lacks:
-//! an edge-triggered epoll set, the open-file limit, thread CPU affinity and
-//! process CPU time. All `unsafe` in the engine lives here.
+//! an edge-triggered epoll set, the open-file limit, timer slack and process
+//! CPU time. All `unsafe` in the engine lives here and in `affinity.rs`.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -139,33 +139,6 @@ pub(crate) fn raise_nofile_limit() -> u64 {
         }
     }
     lim.rlim_cur
-}
-
-/// The CPUs this process may run on (its affinity mask).
-pub(crate) fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: cpu_set_t is plain data and sched_getaffinity fills it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
-}
-
-/// Pins the calling thread to one CPU.
-pub(crate) fn pin_current_thread(cpu: usize) -> io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
 }
 
 /// Asks the kernel to wake this thread on time rather than coalescing its

@@ -6,33 +6,35 @@
 mod common;
 
 use common::{ok, Action, TestServer};
-use shootout_engine::{Control, Endpoint, ErrorCounts, Load, LoadReport, Plan, RequestSpec, Stop};
+use shootout_engine::{
+    Control, Endpoint, ErrorCounts, Load, LoadReport, Plan, PlanBuilder, RequestSpec, Stop,
+    Workload,
+};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-fn plan(url: &str, stop: Stop) -> Plan {
-    Plan {
-        endpoint: Endpoint::parse(url).unwrap(),
-        request: RequestSpec::default(),
-        load: Load::Closed { connections: 4 },
-        stop,
-        warmup: Duration::ZERO,
-        timeout: Duration::from_millis(500),
-        threads: 2,
-        cpus: vec![],
-        keepalive: true,
+fn plan(url: &str, stop: Stop) -> PlanBuilder {
+    let workload = Workload::new(Load::Closed { connections: 4 }, stop).unwrap();
+    Plan::builder(Endpoint::parse(url).unwrap(), workload)
+        .timeout(Duration::from_millis(500))
+        .threads(2)
+}
+
+/// 200 requests or 1.5 s, whichever comes first.
+fn brief() -> Stop {
+    Stop {
+        requests: Some(200),
+        duration: Some(Duration::from_millis(1500)),
     }
 }
 
-/// Runs with a 1.5 s deadline and checks it ended on time.
-fn run_briefly(p: &mut Plan) -> LoadReport {
-    p.stop = Stop {
-        requests: Some(200),
-        duration: Some(Duration::from_millis(1500)),
-    };
+/// Runs a [`brief`] plan and checks it ended on time.
+fn run_briefly(p: PlanBuilder) -> LoadReport {
+    let p = p.build().unwrap();
+    assert_eq!(*p.stop(), brief());
     let start = Instant::now();
-    let r = shootout_engine::run(p, &Control::new()).unwrap();
+    let r = shootout_engine::run(&p, &Control::new()).unwrap();
     assert!(
         start.elapsed() < Duration::from_millis(2500),
         "run took {:?}",
@@ -67,13 +69,7 @@ fn refused_connections_are_connect_errors() {
         .local_addr()
         .unwrap()
         .port();
-    let r = run_briefly(&mut plan(
-        &format!("http://127.0.0.1:{port}/"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    ));
+    let r = run_briefly(plan(&format!("http://127.0.0.1:{port}/"), brief()));
     assert_eq!(only(&r.summary.errors), ["connect"]);
     assert_eq!(r.summary.errors.connect, 200);
 }
@@ -82,13 +78,7 @@ fn refused_connections_are_connect_errors() {
 fn garbage_is_a_parse_error() {
     let server =
         TestServer::start(|_| Action::ReplyAndClose(b"SSH-2.0-OpenSSH_9.2\r\n\r\n".to_vec()));
-    let r = run_briefly(&mut plan(
-        &server.url("/"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    ));
+    let r = run_briefly(plan(&server.url("/"), brief()));
     assert_eq!(only(&r.summary.errors), ["parse"]);
 }
 
@@ -97,13 +87,7 @@ fn huge_headers_are_a_parse_error() {
     let mut head = b"HTTP/1.1 200 OK\r\nX-Huge: ".to_vec();
     head.extend(std::iter::repeat_n(b'h', 200_000));
     let server = TestServer::start(move |_| Action::Reply(head.clone()));
-    let r = run_briefly(&mut plan(
-        &server.url("/"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    ));
+    let r = run_briefly(plan(&server.url("/"), brief()));
     assert_eq!(only(&r.summary.errors), ["parse"]);
 }
 
@@ -114,13 +98,7 @@ fn resets_and_half_bodies_are_read_errors() {
         1 => Action::ReplyAndClose(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhalf".to_vec()),
         _ => Action::Close,
     });
-    let r = run_briefly(&mut plan(
-        &server.url("/"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    ));
+    let r = run_briefly(plan(&server.url("/"), brief()));
     assert_eq!(only(&r.summary.errors), ["read"]);
     assert_eq!(r.summary.errors.read, 200);
 }
@@ -128,15 +106,9 @@ fn resets_and_half_bodies_are_read_errors() {
 #[test]
 fn silence_is_a_timeout() {
     let server = TestServer::start(|_| Action::Hang);
-    let mut p = plan(
-        &server.url("/"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    );
-    p.timeout = Duration::from_millis(200);
-    let r = run_briefly(&mut p);
+    let mut p = plan(&server.url("/"), brief());
+    p = p.timeout(Duration::from_millis(200));
+    let r = run_briefly(p);
     assert_eq!(only(&r.summary.errors), ["timeout"]);
     assert!(r.summary.errors.timeout >= 4);
 }
@@ -154,16 +126,13 @@ fn a_server_that_resets_while_we_write_is_a_write_error() {
             let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
         }
     });
-    let mut p = plan(
-        &format!("http://{addr}/upload"),
-        Stop {
-            requests: None,
-            duration: None,
-        },
-    );
-    p.request.method = "POST".into();
-    p.request.body = vec![b'z'; 16 * 1024 * 1024];
-    let r = run_briefly(&mut p);
+    let mut p = plan(&format!("http://{addr}/upload"), brief());
+    p = p.request(RequestSpec {
+        method: "POST".into(),
+        body: vec![b'z'; 16 * 1024 * 1024],
+        ..RequestSpec::default()
+    });
+    let r = run_briefly(p);
     assert!(r.summary.errors.write > 0, "{:?}", r.summary.errors);
     assert_eq!(r.summary.requests.completed, 0);
 }
@@ -191,17 +160,15 @@ fn a_server_that_dies_mid_run_ends_on_time_with_errors() {
         }
         // Dropping the listener and every connection: the server is gone.
     });
-    let mut p = plan(
+    let p = plan(
         &format!("http://{addr}/"),
         Stop {
             requests: None,
-            duration: None,
+            duration: Some(Duration::from_millis(1500)),
         },
-    );
-    p.stop = Stop {
-        requests: None,
-        duration: Some(Duration::from_millis(1500)),
-    };
+    )
+    .build()
+    .unwrap();
     let start = Instant::now();
     let r = shootout_engine::run(&p, &Control::new()).unwrap();
     assert!(start.elapsed() < Duration::from_millis(2500));
@@ -227,7 +194,9 @@ fn cancel_stops_a_long_run_quickly() {
             requests: None,
             duration: Some(Duration::from_secs(60)),
         },
-    );
+    )
+    .build()
+    .unwrap();
     let control = Control::new();
     let start = Instant::now();
     std::thread::scope(|s| {

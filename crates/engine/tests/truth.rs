@@ -6,27 +6,19 @@
 mod common;
 
 use common::{ok, Action, TestServer};
-use shootout_engine::{Control, Endpoint, Load, LoadReport, Plan, RequestSpec, Stop};
+use shootout_engine::{Control, Endpoint, Load, LoadReport, Plan, PlanBuilder, Stop, Workload};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub fn plan(url: &str, load: Load, stop: Stop) -> Plan {
-    Plan {
-        endpoint: Endpoint::parse(url).unwrap(),
-        request: RequestSpec::default(),
-        load,
-        stop,
-        warmup: Duration::ZERO,
-        timeout: Duration::from_secs(10),
-        threads: 2,
-        cpus: vec![],
-        keepalive: true,
-    }
+pub fn plan(url: &str, load: Load, stop: Stop) -> PlanBuilder {
+    let workload = Workload::new(load, stop).unwrap();
+    Plan::builder(Endpoint::parse(url).unwrap(), workload).threads(2)
 }
 
-fn run(plan: &Plan) -> LoadReport {
-    let report = shootout_engine::run(plan, &Control::new()).unwrap();
+fn run(plan: &PlanBuilder) -> LoadReport {
+    let plan = plan.clone().build().unwrap();
+    let report = shootout_engine::run(&plan, &Control::new()).unwrap();
     let s = &report.summary;
     assert_eq!(
         s.requests.sent,
@@ -83,7 +75,7 @@ fn duration_run_ends_on_time_and_counts_cut_requests() {
         Load::Closed { connections: 4 },
         duration(Duration::from_secs(2)),
     );
-    p.timeout = Duration::from_secs(1);
+    p = p.timeout(Duration::from_secs(1));
     let start = Instant::now();
     let r = run(&p);
     let took = start.elapsed();
@@ -117,7 +109,7 @@ fn no_keepalive_opens_one_connection_per_request() {
         Load::Closed { connections: 5 },
         requests(300),
     );
-    p.keepalive = false;
+    p = p.keepalive(false);
     let r = run(&p);
     assert_eq!(r.summary.requests.ok, 300);
     assert_eq!(server.connections(), 300);
@@ -173,7 +165,7 @@ fn open_loop_reports_a_server_stall_that_closed_loops_hide() {
         },
         duration(Duration::from_secs(8)),
     );
-    p.threads = 1;
+    p = p.threads(1);
     let r = run(&p);
     let s = &r.summary;
     let uncorrected = s.latency_uncorrected_ms.as_ref().unwrap();
@@ -248,7 +240,7 @@ fn warmup_is_not_counted() {
         Load::Closed { connections: 2 },
         requests(100),
     );
-    p.warmup = Duration::from_millis(300);
+    p = p.warmup(Duration::from_millis(300));
     let r = run(&p);
     assert_eq!(r.summary.requests.sent, 100);
     assert!(server.requests() > 100, "warm-up load reached the server");

@@ -70,12 +70,8 @@ pub fn git_commit(dir: &Path) -> Option<String> {
     Some(if dirty { format!("{hash}+dirty") } else { hash })
 }
 
-/// The CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<usize> {
-    crate::affinity::current().unwrap_or_else(|| {
-        (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
-    })
-}
+/// The CPUs this process may run on (defined once, in the engine).
+pub use shootout_engine::affinity::allowed_cpus;
 
 /// Splits CPUs as the study asks. `Auto`: servers get the first half
 /// (rounded up), the generator the rest; with one CPU nothing is pinned.

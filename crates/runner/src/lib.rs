@@ -7,7 +7,6 @@
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
-pub mod affinity;
 pub mod event;
 #[cfg(test)]
 mod event_tests;
@@ -25,3 +24,5 @@ pub mod study;
 pub use event::{Event, Observer, Silent};
 pub use interrupt::Interrupt;
 pub use runner::{run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};
+/// CPU pinning lives in the engine; re-exported for `crate::affinity` paths.
+pub use shootout_engine::affinity;

@@ -171,6 +171,8 @@ fn measure_level(
         scenario: sc.name.as_str(),
         level: &level.label,
     };
+    let plan =
+        plan_for(cx, sc, level, run.port).map_err(|e| SessionError::Engine(e.to_string()))?;
     let started_at = shootout_store::now_rfc3339_millis();
     let control = Arc::new(Control::new());
     cx.interrupt.set_control(Some(control.clone()));
@@ -179,7 +181,6 @@ fn measure_level(
         control: &control,
         estimate_s: step.estimate_s,
     });
-    let plan = plan_for(cx, sc, level, run.port);
     let sampler = Sampler::start(
         run.pgid,
         run.root,
@@ -259,39 +260,35 @@ pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
     }
 }
 
-/// The engine plan for one level against the server on `port`.
-pub fn plan_for(cx: &SessionContext<'_>, sc: &Scenario, level: &Level, port: u16) -> Plan {
+/// The engine plan for one level against the server on `port`. The level's
+/// workload is already valid; what can still fail is the part known only
+/// now (threads, generator CPUs).
+pub fn plan_for(
+    cx: &SessionContext<'_>,
+    sc: &Scenario,
+    level: &Level,
+    port: u16,
+) -> Result<Plan, shootout_engine::PlanError> {
     let url = format!("http://127.0.0.1:{port}{}", sc.path);
     let mut headers = Vec::new();
     if !sc.body.is_empty() {
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
     }
-    Plan {
-        endpoint: shootout_engine::Endpoint::parse(&url)
-            .unwrap_or_else(|_| unreachable_endpoint(port)),
-        request: RequestSpec {
-            method: sc.method.clone(),
-            headers,
-            body: sc.body.clone(),
-        },
-        load: level.load.clone(),
-        stop: level.stop,
-        warmup: sc.warmup,
-        timeout: sc.timeout,
-        threads: cx.threads,
-        cpus: cx.pinning.generator_cpus.clone(),
-        keepalive: level.keepalive,
-    }
-}
-
-fn unreachable_endpoint(port: u16) -> shootout_engine::Endpoint {
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    shootout_engine::Endpoint {
-        url: format!("http://{addr}/"),
-        addr,
-        host_header: addr.to_string(),
-        path: "/".into(),
-    }
+    Plan::builder(
+        shootout_engine::Endpoint::parse(&url)?,
+        level.workload.clone(),
+    )
+    .request(RequestSpec {
+        method: sc.method.clone(),
+        headers,
+        body: sc.body.clone(),
+    })
+    .warmup(sc.warmup)
+    .timeout(sc.timeout)
+    .threads(cx.threads)
+    .cpus(cx.pinning.generator_cpus.clone())
+    .keepalive(level.keepalive)
+    .build()
 }
 
 struct MeasurementParts<'a> {

@@ -71,12 +71,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
 fn check_runnable(s: &study::Study) -> Result<(), TestCaseError> {
     for sc in &s.scenarios {
         prop_assert!(sc.warmup <= MAX_DURATION && sc.timeout <= MAX_DURATION);
-        // Known bug, fixed on branch `vocab` (e31a267, with its own test): a
-        // path without a leading '/' is accepted here and measures '/'.
-        // Remove this exception once that branch is merged.
-        if !sc.path.starts_with('/') {
-            continue;
-        }
+        prop_assert!(sc.path.starts_with('/'), "accepted path {:?}", sc.path);
         let url = format!("http://127.0.0.1:1{}", sc.path);
         let endpoint = Endpoint::parse(&url)
             .map_err(|e| TestCaseError::fail(format!("accepted path {:?}: {e}", sc.path)))?;
@@ -86,36 +81,32 @@ fn check_runnable(s: &study::Study) -> Result<(), TestCaseError> {
             sc.name
         );
         for level in &sc.levels {
-            match &level.load {
+            match level.load() {
                 // Each stage is bounded; their sum is not (two 720h stages
                 // make a 60-day level): reported, left to the engine's plan
                 // rules to decide.
                 Load::Stages { stages, .. } => {
                     prop_assert!(stages.iter().all(|st| st.duration <= MAX_DURATION));
                 }
-                _ => prop_assert!(level.stop.duration.is_none_or(|d| d <= MAX_DURATION)),
+                _ => prop_assert!(level.stop().duration.is_none_or(|d| d <= MAX_DURATION)),
             }
-            let plan = Plan {
-                endpoint: endpoint.clone(),
-                request: RequestSpec {
+            Plan::builder(endpoint.clone(), level.workload.clone())
+                .request(RequestSpec {
                     method: sc.method.clone(),
                     headers: Vec::new(),
                     body: sc.body.clone(),
-                },
-                load: level.load.clone(),
-                stop: level.stop,
-                warmup: sc.warmup,
-                timeout: sc.timeout,
-                threads: s.threads.unwrap_or(1),
-                cpus: Vec::new(),
-                keepalive: level.keepalive,
-            };
-            plan.validate().map_err(|e| {
-                TestCaseError::fail(format!(
-                    "accepted level {:?} is not runnable: {e}",
-                    level.label
-                ))
-            })?;
+                })
+                .warmup(sc.warmup)
+                .timeout(sc.timeout)
+                .threads(s.threads.unwrap_or(1))
+                .keepalive(level.keepalive)
+                .build()
+                .map_err(|e| {
+                    TestCaseError::fail(format!(
+                        "accepted level {:?} is not runnable: {e}",
+                        level.label
+                    ))
+                })?;
         }
     }
     Ok(())

@@ -9,6 +9,7 @@ pub mod http;
 pub mod lifeline;
 pub mod manifest;
 pub mod process;
+pub mod spec;
 pub mod tail;
 #[cfg(test)]
 mod tempdir;
@@ -22,5 +23,6 @@ pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
 pub use process::{free_port, kill_all_servers, Server, StartError, StopReport};
+pub use spec::ScenarioName;
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

@@ -7,7 +7,9 @@ use crate::load_output::{self, Format};
 use crate::threshold::Threshold;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::{Control, Endpoint, Load, Plan, RequestSpec, StageUnit, Stop};
+use shootout_engine::{
+    Control, Endpoint, Load, Plan, PlanError, PlanField, RequestSpec, StageUnit, Stop, Workload,
+};
 use std::time::Duration;
 
 /// Load one URL and report throughput, latency and errors.
@@ -132,30 +134,50 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         (None, None) => Some(stage_total.unwrap_or(Duration::from_secs(10))),
         (None, Some(_)) => stage_total,
     };
+    let stop = Stop {
+        requests: args.requests,
+        duration,
+    };
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
     let threads = match args.threads {
-        Some(0) => bail!("--threads must be at least 1"),
         Some(t) => t,
         None if !cpus.is_empty() => cpus.len(),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let plan = Plan {
-        endpoint,
-        request: request_spec(args)?,
-        load,
-        stop: Stop {
-            requests: args.requests,
-            duration,
-        },
-        warmup: args.warmup,
-        timeout: args.timeout,
-        threads,
-        cpus,
-        keepalive: !args.no_keepalive,
-    };
-    plan.validate()
-        .map_err(|e| anyhow::anyhow!("{e} (see --help)"))?;
-    Ok(plan)
+    let workload = Workload::new(load, stop).map_err(flag_error)?;
+    Plan::builder(endpoint, workload)
+        .request(request_spec(args)?)
+        .warmup(args.warmup)
+        .timeout(args.timeout)
+        .threads(threads)
+        .cpus(cpus)
+        .keepalive(!args.no_keepalive)
+        .build()
+        .map_err(flag_error)
+}
+
+/// The flag that sets an engine field.
+fn flag(field: PlanField) -> &'static str {
+    match field {
+        PlanField::Url => "URL",
+        PlanField::Connections => "-c/--connections",
+        PlanField::Requests => "-n/--requests",
+        PlanField::Duration => "-z/--duration",
+        PlanField::Stop => "-n or -z",
+        PlanField::Rate => "-q/--rate",
+        PlanField::Stages => "--stages",
+        PlanField::Threads => "-t/--threads",
+        PlanField::Cpus => "--cpus",
+        PlanField::Timeout => "--timeout",
+    }
+}
+
+/// A plan error in the CLI's terms: the flag, then why.
+fn flag_error(e: PlanError) -> anyhow::Error {
+    match e.field() {
+        PlanField::Url => anyhow::anyhow!("{e}"),
+        field => anyhow::anyhow!("{}: {} (see --help)", flag(field), e.reason()),
+    }
 }
 
 fn request_spec(args: &Args) -> anyhow::Result<RequestSpec> {

@@ -5,10 +5,12 @@
 
 use super::raw::{Mode, RawLoad, Unit};
 use super::Level;
-use shootout_engine::{Load, Stage, StageUnit, Stop};
+use shootout_engine::{Load, PlanField, Stage, StageUnit, Stop, Workload};
 use std::time::Duration;
 
-/// Turns one load table into a level, or names the bad key.
+/// Turns one load table into a level, or names the bad key. This decides
+/// the mode and which keys it needs; the rules on their values are the
+/// engine's ([`Workload::new`]), reported under the study's key names.
 pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'static str, String)> {
     let mode = l.mode.unwrap_or(if l.stages.is_some() {
         Mode::Stages
@@ -19,15 +21,6 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
     });
     let keepalive = l.keepalive.unwrap_or(keepalive);
     let duration = l.duration.map(|d| d.0);
-    if duration == Some(Duration::ZERO) {
-        return Err(("duration", "must be more than 0".into()));
-    }
-    if l.requests == Some(0) {
-        return Err(("requests", "must be at least 1".into()));
-    }
-    if l.connections == Some(0) {
-        return Err(("connections", "must be at least 1".into()));
-    }
     let (load, stop) = match mode {
         Mode::Closed => {
             let connections = l
@@ -53,9 +46,6 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
             let rate = l
                 .rate
                 .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
-            if !(rate.is_finite() && rate > 0.0) {
-                return Err(("rate", format!("{rate} is not a positive rate")));
-            }
             let connections = l
                 .connections
                 .ok_or(("connections", "open loop needs `connections`".to_string()))?;
@@ -84,19 +74,13 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
                 Unit::Connections => StageUnit::Connections,
                 Unit::Rate => StageUnit::Rate,
             };
-            let mut stages = Vec::new();
-            for s in raw_stages {
-                if !(s.to.is_finite() && s.to >= 0.0) {
-                    return Err(("stages", format!("bad level {}", s.to)));
-                }
-                if s.duration.0.is_zero() {
-                    return Err(("stages", "a stage needs a duration above 0".into()));
-                }
-                stages.push(Stage {
+            let stages: Vec<Stage> = raw_stages
+                .iter()
+                .map(|s| Stage {
                     duration: s.duration.0,
                     to: s.to,
-                });
-            }
+                })
+                .collect();
             let peak = stages.iter().map(|s| s.to).fold(0.0, f64::max);
             let connections = match (unit, l.connections) {
                 (_, Some(c)) => c,
@@ -105,12 +89,6 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
                     return Err(("connections", "a rate ramp needs `connections`".into()))
                 }
             };
-            if unit == StageUnit::Connections && peak > connections as f64 {
-                return Err((
-                    "stages",
-                    format!("level {peak} exceeds {connections} connections"),
-                ));
-            }
             let total = stages.iter().map(|s| s.duration).sum();
             (
                 Load::Stages {
@@ -125,13 +103,24 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
             )
         }
     };
-    let label = l.label.clone().unwrap_or_else(|| auto_label(&load, &stop));
+    let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
+    let label = l
+        .label
+        .clone()
+        .unwrap_or_else(|| auto_label(workload.load(), workload.stop()));
     Ok(Level {
         label,
-        load,
-        stop,
+        workload,
         keepalive,
     })
+}
+
+/// The study key that sets an engine field.
+fn study_key(field: PlanField) -> &'static str {
+    match field {
+        PlanField::Stop => "requests",
+        other => other.as_str(),
+    }
 }
 
 fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), (&'static str, String)> {

@@ -15,7 +15,7 @@ pub use scale::{quick_scale, Estimate};
 
 use raw::{RawCpus, RawLoad, RawStudy, RawTargets};
 use serde::Serialize;
-use shootout_engine::{Load, Stop};
+use shootout_engine::{Load, Stop, Workload};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -75,11 +75,20 @@ pub enum CpuSplit {
 pub struct Level {
     /// e.g. `n=1000 c=10`.
     pub label: String,
+    /// The load and its stop, checked by the engine's rules.
     #[serde(skip)]
-    pub load: Load,
-    #[serde(skip)]
-    pub stop: Stop,
+    pub workload: Workload,
     pub keepalive: bool,
+}
+
+impl Level {
+    pub fn load(&self) -> &Load {
+        self.workload.load()
+    }
+
+    pub fn stop(&self) -> &Stop {
+        self.workload.stop()
+    }
 }
 
 /// One `[[scenario]]`: a route of SPEC.md and its load levels.
@@ -129,7 +138,6 @@ pub struct Study {
 
 const DEFAULT_WARMUP: Duration = Duration::from_secs(2);
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-const DEFAULT_BODY: &str = r#"{"payload":"shootout"}"#;
 
 /// Reads and validates a study file.
 pub fn load(path: &Path) -> Result<Study, StudyError> {
@@ -272,8 +280,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     for s in &raw.scenario {
         let span = s.span();
         let s = s.get_ref();
-        let (method, path) = s.name.route();
-        let needs_body = method == "POST";
+        let route = s.name.route();
         let keepalive = s.keepalive.unwrap_or(true);
         let loads: Vec<&toml::Spanned<RawLoad>> = match (&s.load, &s.levels) {
             (Some(l), None) => vec![l],
@@ -310,14 +317,27 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
                 "must be more than 0".into(),
             ));
         }
+        let path = match &s.path {
+            None => route.path.to_string(),
+            Some(p) if p.get_ref().starts_with('/') => p.get_ref().clone(),
+            Some(p) => {
+                return Err(err(
+                    Some(p.span()),
+                    Some("path"),
+                    format!("'{}' must start with '/'", p.get_ref()),
+                ))
+            }
+        };
         scenarios.push(Scenario {
             name: s.name,
-            method: s.method.clone().unwrap_or_else(|| method.to_string()),
-            path: s.path.clone().unwrap_or_else(|| path.to_string()),
+            method: s
+                .method
+                .clone()
+                .unwrap_or_else(|| route.method.as_str().to_string()),
+            path,
             body: match &s.body {
                 Some(b) => b.clone().into_bytes(),
-                None if needs_body => DEFAULT_BODY.as_bytes().to_vec(),
-                None => Vec::new(),
+                None => route.default_body(),
             },
             warmup: s.warmup.map_or(warmup, |d| d.0),
             timeout: t,

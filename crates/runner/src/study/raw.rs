@@ -1,11 +1,12 @@
 //! The study file exactly as written: serde structures that reject unknown
-//! keys, plus the small value types (durations, scenario names, CPU lists)
+//! keys, plus the small value types (durations, CPU lists)
 //! whose own deserialisers reject bad values so that the TOML parser can
 //! point at the offending line.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use shootout_engine::units;
+pub use shootout_servers::spec::ScenarioName;
 use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
@@ -84,7 +85,7 @@ pub enum Restart {
 pub(super) struct RawScenario {
     pub name: ScenarioName,
     pub method: Option<String>,
-    pub path: Option<String>,
+    pub path: Option<Spanned<String>>,
     pub body: Option<String>,
     pub keepalive: Option<bool>,
     pub warmup: Option<Dur>,
@@ -127,63 +128,6 @@ pub(super) struct RawLoad {
 pub(super) struct RawStage {
     pub duration: Dur,
     pub to: f64,
-}
-
-/// The scenarios of targets/SPEC.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ScenarioName {
-    Plaintext,
-    Json,
-    FileRead,
-    WaitTime,
-    Simple,
-    Timed,
-    Bcrypt,
-}
-
-impl ScenarioName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScenarioName::Plaintext => "plaintext",
-            ScenarioName::Json => "json",
-            ScenarioName::FileRead => "file_read",
-            ScenarioName::WaitTime => "wait_time",
-            ScenarioName::Simple => "simple",
-            ScenarioName::Timed => "timed",
-            ScenarioName::Bcrypt => "bcrypt",
-        }
-    }
-
-    /// The route of SPEC.md: method and path.
-    pub fn route(self) -> (&'static str, &'static str) {
-        match self {
-            ScenarioName::Plaintext => ("GET", "/plaintext"),
-            ScenarioName::Json => ("GET", "/json"),
-            ScenarioName::FileRead => ("GET", "/file_read"),
-            ScenarioName::WaitTime => ("GET", "/wait_time"),
-            ScenarioName::Simple => ("POST", "/test/simple"),
-            ScenarioName::Timed => ("POST", "/test/timed"),
-            ScenarioName::Bcrypt => ("POST", "/test/bcrypt"),
-        }
-    }
-
-    /// A nominal service time per request, for duration estimates only.
-    pub fn nominal_service_s(self) -> f64 {
-        match self {
-            ScenarioName::WaitTime => 1.0,
-            ScenarioName::Timed => 0.021,
-            ScenarioName::Bcrypt => 0.07,
-            ScenarioName::FileRead => 0.002,
-            _ => 0.000_2,
-        }
-    }
-}
-
-impl fmt::Display for ScenarioName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// A duration written as `"5s"`, `"500ms"`, `"2m"`, `"1.5s"` or a number of seconds.

@@ -6,7 +6,7 @@
 //! scaled run. `--quick` picks F so the study's load phases take about 25 s.
 
 use super::{Level, Study};
-use shootout_engine::{Load, Stop};
+use shootout_engine::{Load, Stop, Workload};
 use std::time::Duration;
 
 /// Seconds of load a `--quick` run aims for (overheads come on top).
@@ -113,8 +113,8 @@ impl Study {
 
 /// Expected seconds of one level's measured phase.
 pub fn level_seconds(level: &Level, service_s: f64) -> f64 {
-    let conns = level.load.max_connections() as f64;
-    let rps = match &level.load {
+    let conns = level.load().max_connections() as f64;
+    let rps = match level.load() {
         Load::Open { rate, .. } => *rate,
         _ => (conns / service_s).min(NOMINAL_RPS),
     };
@@ -124,8 +124,8 @@ pub fn level_seconds(level: &Level, service_s: f64) -> f64 {
     } else {
         rps
     };
-    let by_count = level.stop.requests.map(|n| n as f64 / rps.max(1e-9));
-    let by_time = level.stop.duration.map(|d| d.as_secs_f64());
+    let by_count = level.stop().requests.map(|n| n as f64 / rps.max(1e-9));
+    let by_time = level.stop().duration.map(|d| d.as_secs_f64());
     match (by_count, by_time) {
         (Some(a), Some(b)) => a.min(b),
         (Some(a), None) => a,
@@ -139,15 +139,16 @@ fn scale_dur(d: Duration, f: f64, floor_s: f64) -> Duration {
 }
 
 fn scale_level(level: &mut Level, f: f64) {
-    let auto = level.label == super::auto_label(&level.load, &level.stop);
-    let conns = level.load.max_connections() as u64;
-    let requests = level.stop.requests.map(|n| {
+    let auto = level.label == super::auto_label(level.load(), level.stop());
+    let conns = level.load().max_connections() as u64;
+    let requests = level.stop().requests.map(|n| {
         ((n as f64 * f).round() as u64)
             .max((conns * 5).max(100))
             .min(n)
     });
-    let mut duration = level.stop.duration.map(|d| scale_dur(d, f, 1.0));
-    if let Load::Stages { stages, .. } = &mut level.load {
+    let mut duration = level.stop().duration.map(|d| scale_dur(d, f, 1.0));
+    let (mut load, _) = level.workload.clone().into_parts();
+    if let Load::Stages { stages, .. } = &mut load {
         for st in stages.iter_mut() {
             st.duration = scale_dur(st.duration, f, 0.5);
         }
@@ -157,8 +158,12 @@ fn scale_level(level: &mut Level, f: f64) {
         // A scaled run must stay short even against a slow server.
         duration = Some(Duration::from_secs_f64((60.0 * f).max(2.0)));
     }
-    level.stop = Stop { requests, duration };
+    // Scaling keeps every count and duration above 0, so this only fails
+    // if that changes; the level is then left as written.
+    if let Ok(w) = Workload::new(load, Stop { requests, duration }) {
+        level.workload = w;
+    }
     if auto {
-        level.label = super::auto_label(&level.load, &level.stop);
+        level.label = super::auto_label(level.load(), level.stop());
     }
 }

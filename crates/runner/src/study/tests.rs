@@ -62,9 +62,9 @@ fn shipped_studies_parse() {
         .find(|s| s.name == "go-rust-python")
         .unwrap();
     let level = &grp.scenarios[0].levels[0];
-    assert_eq!(level.stop.duration, Some(Duration::from_secs(120)));
+    assert_eq!(level.stop().duration, Some(Duration::from_secs(120)));
     assert!(matches!(
-        level.load,
+        level.load(),
         Load::Stages {
             connections: 100,
             ..
@@ -75,7 +75,7 @@ fn shipped_studies_parse() {
         .flatten()
         .find(|s| s.name == "rust-trio")
         .unwrap();
-    assert_eq!(trio.scenarios[2].levels[0].stop.requests, Some(500));
+    assert_eq!(trio.scenarios[2].levels[0].stop().requests, Some(500));
     assert_eq!(trio.scenarios[2].method, "POST");
     assert_eq!(trio.scenarios[2].path, "/test/bcrypt");
     assert_eq!(trio.repetitions, 3);
@@ -239,16 +239,16 @@ fn scaling_shrinks_with_floors() {
         .unwrap();
     let q = trio.scaled(0.1);
     assert_eq!(q.repetitions, 1);
-    assert_eq!(q.scenarios[0].levels[0].stop.requests, Some(1000));
+    assert_eq!(q.scenarios[0].levels[0].stop().requests, Some(1000));
     assert_eq!(
-        q.scenarios[2].levels[0].stop.requests,
+        q.scenarios[2].levels[0].stop().requests,
         Some(100),
         "floor: 100 requests"
     );
     assert_eq!(q.scenarios[0].warmup, Duration::from_millis(250));
     // Counted loads get a time cap when scaled.
     assert_eq!(
-        q.scenarios[0].levels[0].stop.duration,
+        q.scenarios[0].levels[0].stop().duration,
         Some(Duration::from_secs(6))
     );
     assert_eq!(trio.scaled(1.0), *trio);
@@ -260,7 +260,7 @@ fn scaling_shrinks_with_floors() {
         .unwrap();
     let q = grp.scaled(0.01);
     assert_eq!(
-        q.scenarios[0].levels[0].stop.duration,
+        q.scenarios[0].levels[0].stop().duration,
         Some(Duration::from_millis(1200))
     );
     // Every study's --quick estimate stays near a couple of minutes at most.
@@ -273,5 +273,59 @@ fn scaling_shrinks_with_floors() {
         let est = s.scaled(f).estimate(n, f);
         assert!(est.total_s < 180.0, "{}: {est:?} at scale {f}", s.name);
         assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
+    }
+}
+
+#[test]
+fn a_path_without_a_leading_slash_names_file_line_and_key() {
+    let text = MINIMAL.replace("name = \"json\"", "name = \"json\"\npath = \"json\"");
+    let e = parse_err(&text);
+    assert_eq!((e.line, e.key.as_deref()), (Some(8), Some("path")), "{e}");
+    assert!(e.to_string().starts_with("studies/bad.toml:8"), "{e}");
+    assert!(e.message.contains("'json'"), "{e}");
+
+    let ok = parse(
+        Path::new("x.toml"),
+        &MINIMAL.replace("name = \"json\"", "name = \"json\"\npath = \"/json?x=1\""),
+    )
+    .unwrap();
+    assert_eq!(ok.scenarios[0].path, "/json?x=1");
+}
+
+#[test]
+fn default_routes_come_from_the_spec() {
+    let s = parse(
+        Path::new("x.toml"),
+        &MINIMAL.replace("name = \"json\"", "name = \"simple\""),
+    )
+    .unwrap();
+    let route = shootout_servers::ScenarioName::Simple.route();
+    assert_eq!(s.scenarios[0].method, route.method.as_str());
+    assert_eq!(s.scenarios[0].path, route.path);
+    assert_eq!(s.scenarios[0].body, route.default_body());
+}
+
+#[test]
+fn engine_rules_are_reported_by_study_key_and_line() {
+    let load = |l: &str| {
+        parse_err(&MINIMAL.replace(
+            "load = { connections = 2, duration = \"1s\" }",
+            &format!("load = {{ {l} }}"),
+        ))
+    };
+    for (l, key) in [
+        ("rate = -5.0, connections = 2, duration = \"1s\"", "rate"),
+        ("rate = nan, connections = 2, duration = \"1s\"", "rate"),
+        ("connections = 0, duration = \"1s\"", "connections"),
+        ("connections = 2, requests = 0", "requests"),
+        (
+            "connections = 2, stages = [{ duration = \"1s\", to = 5 }]",
+            "stages",
+        ),
+        ("stages = [{ duration = \"1s\", to = -1 }]", "stages"),
+        ("stages = [{ duration = \"0s\", to = 1 }]", "stages"),
+    ] {
+        let e = load(l);
+        assert_eq!((e.line, e.key.as_deref()), (Some(8), Some(key)), "{l}: {e}");
     }
 }

@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::{random_payload, Aspect, Check, Column, Failure};
 use crate::http::{self, Conn, Framing, Request, Response};
-
-const TEXT: &str = "text/plain";
-const JSON: &str = "application/json";
+use crate::spec::{self, Answer, Method};
 const CONCURRENT: usize = 10;
 
 /// Settings for `check_server`.
@@ -55,66 +53,32 @@ struct Route<'a> {
 /// queue behind that would slow the checks after it.
 pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
     let mut checks = Vec::new();
-    let fixed = |column, path, media_type, body: &str| Route {
-        column,
-        request: Request::get(path),
-        media_type,
-        body: Expect::Exact(body.to_owned()),
-        min: None,
-    };
-    for route in [
-        fixed(Column::Plaintext, "/plaintext", TEXT, "Hello, World!"),
-        fixed(
-            Column::Json,
-            "/json",
-            JSON,
-            r#"{"message":"Hello, World!"}"#,
-        ),
-        fixed(
-            Column::FileRead,
-            "/file_read",
-            JSON,
-            r#"{"message":"file_read","rows":418}"#,
-        ),
-        Route {
-            min: Some(Duration::from_secs(1)),
-            ..fixed(
-                Column::WaitTime,
-                "/wait_time",
-                JSON,
-                r#"{"message":"time_sleep"}"#,
-            )
-        },
-    ] {
-        checks.extend(check_route(addr, &route, opts.timeout));
-    }
-    for (column, path, min) in [
-        (Column::Simple, "/test/simple", None),
-        (
-            Column::Timed,
-            "/test/timed",
-            Some(Duration::from_millis(20)),
-        ),
-        (Column::Bcrypt, "/test/bcrypt", None),
-    ] {
+    for spec_route in &spec::ROUTES {
         let payload = random_payload();
-        let request_body = format!(r#"{{"payload":"{payload}"}}"#);
-        let body = match column {
-            Column::Bcrypt => Expect::Bcrypt(payload),
-            _ => Expect::Exact(format!(r#"{{"payload":"Hello, {payload}"}}"#)),
+        let request_body = spec::request_body(&payload);
+        let (request, body) = match spec_route.method {
+            Method::Get => (Request::get(spec_route.path), None),
+            Method::Post => (
+                Request::post_json(spec_route.path, request_body.as_bytes()),
+                Some(payload.clone()),
+            ),
         };
-        let request = Request::post_json(path, request_body.as_bytes());
-        checks.extend(check_route(
-            addr,
-            &Route {
-                column,
-                request,
-                media_type: JSON,
-                body,
-                min,
-            },
-            opts.timeout,
-        ));
+        let body = match spec_route.answer {
+            Answer::Bcrypt => Expect::Bcrypt(payload),
+            _ => Expect::Exact(
+                spec_route
+                    .expected_body(body.as_deref().unwrap_or(""))
+                    .unwrap_or_default(),
+            ),
+        };
+        let route = Route {
+            column: Column::of(spec_route.name),
+            request,
+            media_type: spec_route.media_type,
+            body,
+            min: spec_route.min_duration,
+        };
+        checks.extend(check_route(addr, &route, opts.timeout));
     }
     checks.push(check_not_found(addr, opts.timeout));
     checks.extend(check_bad_input(addr, opts.timeout));
@@ -248,10 +212,9 @@ fn bcrypt_checks(resp: &Response, payload: &str) -> (Result<(), Failure>, Result
 }
 
 fn hash_ok(hash: &str, payload: &str) -> Result<(), Failure> {
-    if !["$2a$10$", "$2b$10$", "$2y$10$"]
-        .iter()
-        .any(|p| hash.starts_with(p))
-    {
+    let cost = format!("${:02}$", spec::BCRYPT_COST);
+    let versioned = ["$2a", "$2b", "$2y"].iter().any(|v| hash.starts_with(v));
+    if !(versioned && hash.get(3..7) == Some(cost.as_str())) {
         return Err(Failure::WrongCost(hash.to_owned()));
     }
     match bcrypt::verify(payload, hash) {
@@ -288,7 +251,8 @@ fn check_bad_input(addr: SocketAddr, timeout: Duration) -> Vec<Check> {
         (Aspect::NoPayload, "a numeric payload", br#"{"payload":42}"#),
     ];
     let mut checks = Vec::new();
-    for path in ["/test/simple", "/test/timed", "/test/bcrypt"] {
+    let posts = spec::ROUTES.iter().filter(|r| r.method == Method::Post);
+    for path in posts.map(|r| r.path) {
         for (aspect, what, body) in bodies {
             let request = format!("POST {path} with {what}");
             let result = match http::send(addr, &Request::post_json(path, body), timeout) {

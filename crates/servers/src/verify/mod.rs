@@ -41,6 +41,20 @@ pub enum Column {
 }
 
 impl Column {
+    /// The column of a SPEC.md route.
+    pub fn of(name: crate::spec::ScenarioName) -> Column {
+        use crate::spec::ScenarioName as S;
+        match name {
+            S::Plaintext => Column::Plaintext,
+            S::Json => Column::Json,
+            S::FileRead => Column::FileRead,
+            S::WaitTime => Column::WaitTime,
+            S::Simple => Column::Simple,
+            S::Timed => Column::Timed,
+            S::Bcrypt => Column::Bcrypt,
+        }
+    }
+
     pub const ALL: [Column; 13] = [
         Column::Ready,
         Column::Plaintext,
