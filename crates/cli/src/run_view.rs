@@ -209,9 +209,19 @@ impl RunView {
 impl Observer for RunView {
     fn event(&self, e: &Event<'_>) {
         match *e {
-            Event::DeadRunMarked { run_id } => eprintln!(
-                "run #{run_id} was left running by a process that died; marked interrupted"
-            ),
+            Event::DeadRunMarked {
+                run_id,
+                killed_group,
+            } => {
+                eprintln!(
+                    "run #{run_id} was left running by a process that died; marked interrupted"
+                );
+                if let Some(g) = killed_group {
+                    eprintln!(
+                        "warning: run #{run_id} left server process group {g} alive; killed it"
+                    );
+                }
+            }
             Event::RunStarted(r) => {
                 self.run_id.store(r.run_id, Ordering::SeqCst);
                 self.start(r.measurements, r.estimate_s);

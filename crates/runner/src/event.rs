@@ -26,8 +26,12 @@ impl Observer for Silent {
 /// Something that happened during a run.
 #[derive(Debug)]
 pub enum Event<'a> {
-    /// A run left `running` by a process that died was marked interrupted.
-    DeadRunMarked { run_id: i64 },
+    /// A run left `running` by a process that died was marked interrupted;
+    /// `killed_group` is the server group it left alive, now SIGKILLed.
+    DeadRunMarked {
+        run_id: i64,
+        killed_group: Option<i32>,
+    },
     /// The run is recorded; what it is about to do.
     RunStarted(&'a RunStart<'a>),
     /// What happens between measurements (building, verifying).

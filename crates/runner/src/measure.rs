@@ -7,6 +7,7 @@
 
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
+use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
 use crate::sampler::Sampler;
 use crate::schedule::Session;
@@ -45,6 +46,8 @@ pub struct SessionContext<'a> {
     pub settle_after: Duration,
     pub interrupt: &'a Interrupt,
     pub observer: &'a dyn Observer,
+    /// Where the running server is recorded for a later run to clean up.
+    pub alive: &'a RunLock,
 }
 
 impl std::fmt::Debug for SessionContext<'_> {
@@ -114,6 +117,7 @@ fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
         shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     let mut server = Server::start_pinned(target, port, &log, &cx.pinning.server_cpus)
         .map_err(|e| start_err(e.to_string(), ""))?;
+    cx.alive.note_server(Some(server.pgid()));
     match server.wait_ready(READY_TIMEOUT) {
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
@@ -125,6 +129,7 @@ fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
         }),
         Err(e) => {
             drop(server);
+            cx.alive.note_server(None);
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);
             }
@@ -231,9 +236,12 @@ fn measure_level(
 fn stop(cx: &SessionContext<'_>, mut run: Running) -> Result<(), SessionError> {
     if cx.interrupt.is_stopped() {
         drop(run);
+        cx.alive.note_server(None);
         return Err(SessionError::Interrupted);
     }
-    if run.server.stop().leftovers {
+    let leftovers = run.server.stop().leftovers;
+    cx.alive.note_server(None);
+    if leftovers {
         cx.observer.event(&Event::Leftovers {
             target: &cx.target.name,
         });

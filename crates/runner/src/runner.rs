@@ -8,6 +8,7 @@
 
 use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
+use crate::liveness::RunLock;
 use crate::measure::{run_session, SessionContext, SessionError};
 use crate::prepare::Entry;
 use crate::schedule::sessions;
@@ -92,6 +93,8 @@ struct Run<'a> {
     pinning: Pinning,
     store: Store,
     run_id: i64,
+    /// Tells later runs this one is alive, and which server it runs.
+    alive: RunLock,
     interrupt: &'a Interrupt,
     observer: &'a dyn Observer,
     measurements: usize,
@@ -113,7 +116,6 @@ pub fn run_study(
 ) -> Result<RunOutcome, RunError> {
     let t0 = Instant::now();
     let (mut run, mut entries) = open(cfg, interrupt, observer)?;
-    let _alive = crate::liveness::hold(&cfg.db, run.run_id).map_err(RunError::Lock)?;
     run.prepare(&mut entries)?;
     let mut measured: Vec<Measured<'_>> = entries
         .iter()
@@ -143,8 +145,11 @@ fn open<'a>(
     let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(RunError::Cpus)?;
     let entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
     let store = Store::open(&cfg.db)?;
-    for run_id in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
-        observer.event(&Event::DeadRunMarked { run_id });
+    for dead in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
+        observer.event(&Event::DeadRunMarked {
+            run_id: dead.run_id,
+            killed_group: dead.killed_group,
+        });
     }
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
@@ -156,6 +161,7 @@ fn open<'a>(
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
     })?;
+    let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let est = study.estimate(entries.len(), cfg.scale);
     observer.event(&Event::RunStarted(&RunStart {
         run_id,
@@ -172,6 +178,7 @@ fn open<'a>(
         pinning,
         store,
         run_id,
+        alive,
         interrupt,
         observer,
         measurements: 0,
@@ -231,6 +238,7 @@ impl Run<'_> {
                 settle_after: settle_after_for(self.cfg.scale),
                 interrupt: self.interrupt,
                 observer: self.observer,
+                alive: &self.alive,
             };
             let (store, run_id, count) = (&self.store, self.run_id, &mut self.measurements);
             let mut record = |ms: &shootout_store::Measurement| {
