@@ -16,10 +16,12 @@ pub mod progress;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
-pub mod study;
 
 pub use interrupt::{install_signal_handler, Interrupt};
 pub use progress::ProgressMode;
 pub use runner::{run_study, RunConfig, RunOutcome};
 /// CPU pinning lives in the engine; re-exported for `crate::affinity` paths.
 pub use shootout_engine::affinity;
+/// The study file format is its own crate; re-exported so `crate::study`
+/// paths keep working.
+pub use shootout_study as study;
