@@ -2,7 +2,12 @@
 //! load levels, repetitions, order, restarts, warm-up, the CPU split) and what
 //! the article being reproduced published. Parsing is strict: an unknown key,
 //! a bad value or a missing field is an error naming the file, the key and the
-//! line. The format is documented in `studies/README.md`.
+//! line. The format is documented in `studies/README.md`. This crate is the
+//! only reader of study files: the runner measures what it returns and the
+//! report shows its published figures, keyed by the one list of metric
+//! names ([`MetricName`]). Load values are checked by the engine's rules
+//! (`shootout_engine::Workload`), default routes come from
+//! `shootout_servers::spec`.
 
 mod level;
 pub mod metric;
