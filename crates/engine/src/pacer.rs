@@ -11,7 +11,7 @@ use crate::plan::{Load, Stage, StageUnit};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// How often a ramping closed loop re-reads its connection target.
+/// How often a ramping closed loop re-reads how many connections it may use.
 const RAMP_TICK: Duration = Duration::from_millis(10);
 
 /// One straight piece of a curve, `from` -> `to` over `len` seconds.

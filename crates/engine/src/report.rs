@@ -111,7 +111,7 @@ pub struct Summary {
     pub connections: usize,
     pub threads: usize,
     pub keepalive: bool,
-    /// Target rate for open loop, else null.
+    /// The requested (offered) rate for open loop, else null.
     pub rate: Option<f64>,
     pub duration_s: f64,
     /// Completed requests per second of measured wall time.

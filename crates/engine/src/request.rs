@@ -11,7 +11,7 @@ pub(crate) struct EncodedRequest {
     pub is_head: bool,
 }
 
-pub(crate) fn encode(target: &Endpoint, spec: &RequestSpec, keepalive: bool) -> EncodedRequest {
+pub(crate) fn encode(endpoint: &Endpoint, spec: &RequestSpec, keepalive: bool) -> EncodedRequest {
     let method = if spec.method.is_empty() {
         "GET"
     } else {
@@ -22,9 +22,9 @@ pub(crate) fn encode(target: &Endpoint, spec: &RequestSpec, keepalive: bool) -> 
             .iter()
             .any(|(k, _)| k.eq_ignore_ascii_case(name))
     };
-    let mut head = format!("{method} {} HTTP/1.1\r\n", target.path);
+    let mut head = format!("{method} {} HTTP/1.1\r\n", endpoint.path);
     if !has("host") {
-        head.push_str(&format!("Host: {}\r\n", target.host_header));
+        head.push_str(&format!("Host: {}\r\n", endpoint.host_header));
     }
     for (k, v) in &spec.headers {
         head.push_str(&format!("{k}: {v}\r\n"));

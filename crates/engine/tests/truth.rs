@@ -192,7 +192,7 @@ fn open_loop_reports_a_server_stall_that_closed_loops_hide() {
 }
 
 #[test]
-fn open_loop_achieves_the_target_rate() {
+fn open_loop_achieves_the_requested_rate() {
     let server = TestServer::start(|_| Action::Reply(ok("Hello, World!")));
     let r = run(&plan(
         &server.url("/"),

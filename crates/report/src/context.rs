@@ -1,23 +1,44 @@
 //! What every renderer reads: the stored run plus what is derived from it
-//! once (the study's published figures), and the environment description
-//! shared by the Markdown header and the HTML environment table.
+//! once (the stored study text, parsed by `shootout_study`, and its
+//! published figures), and the environment description shared by the
+//! Markdown header and the HTML environment table.
 
-use crate::group::groups;
 use crate::published::Published;
 use shootout_store::{RunData, TargetRecord};
+use shootout_study::{Study, StudyError};
+use std::path::Path;
 
 /// A run ready to be rendered.
 #[derive(Debug)]
 pub struct Context<'a> {
     pub data: &'a RunData,
+    /// The study as stored with the run; an error when that text no longer
+    /// parses (renderers then say so instead of showing published figures).
+    pub study: Result<Study, StudyError>,
     pub published: Published,
 }
 
 impl<'a> Context<'a> {
     pub fn new(data: &'a RunData) -> Context<'a> {
-        let scenarios: Vec<&str> = groups(data).iter().map(|g| g.scenario).collect();
-        let published = Published::parse(&data.run.study_text, &scenarios);
-        Context { data, published }
+        let name = format!("study text of run {}", data.run.id);
+        let study = shootout_study::parse(Path::new(&name), &data.run.study_text);
+        let published = match &study {
+            Ok(s) => Published::from(s.published.clone()),
+            Err(_) => Published::default(),
+        };
+        Context {
+            data,
+            study,
+            published,
+        }
+    }
+
+    /// Why published figures are missing, when the stored study text could
+    /// not be read; None when it was.
+    pub fn study_note(&self) -> Option<String> {
+        self.study.as_ref().err().map(|e| {
+            format!("Published figures are not shown: the stored study no longer parses ({e}).")
+        })
     }
 
     /// The run's record of a target, if it has one.

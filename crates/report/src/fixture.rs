@@ -15,13 +15,16 @@ use std::path::Path;
 /// The study text of the fixture, with published figures.
 pub const STUDY_TEXT: &str = r#"name = "rust-trio"
 description = "Axum, Actix and Rocket. [Published RPS Axum/Actix/Rocket: simple 12010/12483/7419.]"
+source = "a synthetic fixture"
 targets = ["rust-axum", "rust-actix", "rust-rocket"]
 
 [[scenario]]
 name = "simple"
+load = { connections = 10, requests = 1000 }
 
 [[scenario]]
 name = "plaintext"
+levels = [{ connections = 10, requests = 1000 }, { connections = 50, requests = 2000 }]
 
 [published.simple]
 rps = { rust-axum = 12010, rust-actix = 12483, rust-rocket = 7419 }

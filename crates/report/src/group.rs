@@ -146,19 +146,22 @@ fn columns<'a>(
         .collect()
 }
 
-/// Names listed in the study file: `targets = [..]` or `[[scenario]] name = ..`.
+/// Names listed in the stored study (parsed by `shootout_study`): its
+/// `targets` list or its scenarios; empty when it lists all targets or no
+/// longer parses (the report says so, see `Context::study_note`).
 fn study_list(text: &str, key: &str) -> Vec<String> {
-    let Ok(doc) = text.parse::<toml::Table>() else {
+    let Ok(study) = shootout_study::parse(std::path::Path::new("study"), text) else {
         return Vec::new();
     };
-    let Some(list) = doc.get(key).and_then(|t| t.as_array()) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|v| {
-            v.as_str()
-                .or_else(|| v.get("name")?.as_str())
-                .map(String::from)
-        })
-        .collect()
+    match key {
+        "targets" => match study.targets {
+            shootout_study::TargetSelection::List(names) => names,
+            shootout_study::TargetSelection::All => Vec::new(),
+        },
+        _ => study
+            .scenarios
+            .iter()
+            .map(|s| s.name.as_str().to_string())
+            .collect(),
+    }
 }

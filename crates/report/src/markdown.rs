@@ -26,6 +26,9 @@ fn header(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let mut s = format!("# {} — run {}\n\n", md(&run.study), run.id);
     let _ = writeln!(s, "{}\n", md(&ctx.environment_line()));
+    if let Some(note) = ctx.study_note() {
+        let _ = writeln!(s, "> {}\n", md(&note));
+    }
     s.push_str(
         "Each cell is the median over the repetitions, `± half-width of the 95% CI` \
          (Student t) when there are two or more. **Bold** is the best value of a row, \

@@ -1,8 +1,10 @@
 //! The metrics every report shows, in the order the seed articles' tables
-//! used: how each is read from a stored measurement, its unit, and which
-//! direction is better. Also the number formatting shared by all formats.
+//! used: how each is read from a stored measurement, its unit, which
+//! direction is better, and its name in the one list of metric names
+//! (`shootout_study::MetricName`). Also the number formatting shared by all formats.
 
 use shootout_store::Measurement;
+use shootout_study::MetricName;
 
 /// One row of a seed-shaped table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,21 +57,22 @@ impl Metric {
         }
     }
 
-    /// Keys a study's `[published]` table may use for this metric.
-    pub fn aliases(self) -> &'static [&'static str] {
+    /// The metric's name in the one list of metric names (study files,
+    /// `[published]`).
+    pub fn name(self) -> MetricName {
         match self {
-            Metric::Rps => &["rps", "req_s", "requests_per_second", "throughput"],
-            Metric::Mean => &["mean_ms", "mean", "avg_ms", "avg", "latency_mean_ms"],
-            Metric::Median => &["median_ms", "median", "p50_ms", "p50"],
-            Metric::P90 => &["p90_ms", "p90"],
-            Metric::P99 => &["p99_ms", "p99"],
-            Metric::Max => &["max_ms", "max"],
-            Metric::Errors => &["errors"],
-            Metric::RssIdle => &["rss_idle_mib", "ram_idle_mib", "rss_start_mib"],
-            Metric::RssPeak => &["rss_peak_mib", "ram_peak_mib", "peak_mib"],
-            Metric::RssAfter => &["rss_after_mib", "ram_after_mib"],
-            Metric::CpuS => &["server_cpu_s", "cpu_s"],
-            Metric::ReqPerCpuS => &["req_per_cpu_s"],
+            Metric::Rps => MetricName::Rps,
+            Metric::Mean => MetricName::MeanMs,
+            Metric::Median => MetricName::MedianMs,
+            Metric::P90 => MetricName::P90Ms,
+            Metric::P99 => MetricName::P99Ms,
+            Metric::Max => MetricName::MaxMs,
+            Metric::Errors => MetricName::Errors,
+            Metric::RssIdle => MetricName::RssIdleMib,
+            Metric::RssPeak => MetricName::RssPeakMib,
+            Metric::RssAfter => MetricName::RssAfterMib,
+            Metric::CpuS => MetricName::ServerCpuS,
+            Metric::ReqPerCpuS => MetricName::ReqPerCpuS,
         }
     }
 

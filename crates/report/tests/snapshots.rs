@@ -37,3 +37,36 @@ fn run_reports_are_written_beside_the_database() {
         .expect("md")
         .contains("## simple"));
 }
+
+#[test]
+fn the_fixture_study_parses_strictly_and_its_figures_are_shown() {
+    let (db, ids) = common::fixture_db("published", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    let ctx = shootout_report::context::Context::new(&data);
+    assert!(ctx.study.is_ok(), "{:?}", ctx.study);
+    assert!(ctx.study_note().is_none());
+    assert!(ctx.published.has_any("plaintext", 1));
+    let md = shootout_report::markdown(&data);
+    assert!(md.contains("published |"), "{md}");
+}
+
+#[test]
+fn a_stored_study_that_no_longer_parses_is_reported_not_hidden() {
+    let (db, ids) = common::fixture_db("stale", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    // A key this version does not know, as an older or newer study might have.
+    data.run.study_text = data.run.study_text.replace(
+        "[published.simple]\n",
+        "[published.simple]\nrequests_per_second = { rust-axum = 1 }\n",
+    );
+    let ctx = shootout_report::context::Context::new(&data);
+    assert!(ctx.study.is_err());
+    assert!(ctx.published.is_empty());
+    let md = shootout_report::markdown(&data);
+    assert!(
+        md.contains("Published figures are not shown") && md.contains("unknown metric"),
+        "{md}"
+    );
+    let html = shootout_report::html(&data);
+    assert!(html.contains("Published figures are not shown"));
+}

@@ -19,10 +19,12 @@ pub mod procfs;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
-pub mod study;
 
 pub use event::{Event, Observer, Silent};
 pub use interrupt::Interrupt;
 pub use runner::{run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};
 /// CPU pinning lives in the engine; re-exported for `crate::affinity` paths.
 pub use shootout_engine::affinity;
+/// The study file format is its own crate; re-exported so `crate::study`
+/// paths keep working.
+pub use shootout_study as study;

@@ -33,15 +33,17 @@ pub fn header(out: &mut String, ctx: &Context) {
         esc(&crate::context::cpu_list(&r.pinning.generator_cpus)),
         esc(&r.tool_version),
     );
-    if let Some(d) = study_description(&r.study_text) {
-        let _ = writeln!(out, "<p class=\"description\">{}</p>", esc(&d));
+    if let Ok(study) = &ctx.study {
+        let _ = writeln!(
+            out,
+            "<p class=\"description\">{}</p>",
+            esc(&study.description)
+        );
+    }
+    if let Some(note) = ctx.study_note() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     out.push_str("</header>\n");
-}
-
-fn study_description(text: &str) -> Option<String> {
-    let doc = text.parse::<toml::Table>().ok()?;
-    doc.get("description")?.as_str().map(String::from)
 }
 
 pub fn targets(out: &mut String, ctx: &Context) {

@@ -2,14 +2,21 @@
 //! load levels, repetitions, order, restarts, warm-up, the CPU split) and what
 //! the article being reproduced published. Parsing is strict: an unknown key,
 //! a bad value or a missing field is an error naming the file, the key and the
-//! line. The format is documented in `studies/README.md`.
+//! line. The format is documented in `studies/README.md`. This crate is the
+//! only reader of study files: the runner measures what it returns and the
+//! report shows its published figures, keyed by the one list of metric
+//! names ([`MetricName`]). Load values are checked by the engine's rules
+//! (`shootout_engine::Workload`), default routes come from
+//! `shootout_servers::spec`.
 
 mod level;
+pub mod metric;
 mod published;
 mod raw;
 pub mod scale;
 
 pub use level::auto_label;
+pub use metric::MetricName;
 pub use raw::{Order, Restart, ScenarioName};
 pub use scale::{quick_scale, Estimate};
 
@@ -19,34 +26,6 @@ use shootout_engine::{Load, Stop, Workload};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Metric names a study may list in `metrics` or under `[published]`.
-pub const METRICS: &[&str] = &[
-    "rps",
-    "rps_stdev",
-    "rps_max",
-    "mean_ms",
-    "stdev_ms",
-    "min_ms",
-    "median_ms",
-    "p90_ms",
-    "p99_ms",
-    "max_ms",
-    "errors",
-    "errors_timeout",
-    "errors_connect",
-    "errors_read",
-    "status_2xx",
-    "status_other",
-    "throughput_mib_s",
-    "rss_idle_mib",
-    "rss_peak_mib",
-    "rss_after_mib",
-    "server_cpu_s",
-    "req_per_cpu_s",
-    "footprint_mib",
-    "startup_s",
-];
 
 /// A study file that could not be read; names the file, the key and the line.
 pub type StudyError = shootout_servers::FileError;
@@ -110,7 +89,7 @@ pub struct Published {
     /// None: the figure is about the study as a whole (e.g. one RAM peak).
     pub scenario: Option<ScenarioName>,
     pub level: Option<u32>,
-    pub metric: String,
+    pub metric: MetricName,
     pub values: BTreeMap<String, f64>,
 }
 
@@ -127,7 +106,7 @@ pub struct Study {
     pub threads: Option<usize>,
     pub cpus: CpuSplit,
     /// The metrics the article reported (rows of its tables).
-    pub metrics: Vec<String>,
+    pub metrics: Vec<MetricName>,
     pub scenarios: Vec<Scenario>,
     pub published: Vec<Published>,
     /// Where it was read from, and its text as read.
@@ -258,18 +237,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     };
     let mut metrics = Vec::new();
     for m in &raw.metrics {
-        if !METRICS.contains(&m.get_ref().as_str()) {
+        let Some(name) = MetricName::parse(m.get_ref()) else {
             return Err(err(
                 Some(m.span()),
                 Some("metrics"),
                 format!(
                     "unknown metric '{}'; known: {}",
                     m.get_ref(),
-                    METRICS.join(", ")
+                    MetricName::known()
                 ),
             ));
-        }
-        metrics.push(m.get_ref().clone());
+        };
+        metrics.push(name);
     }
     let warmup = raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
     let timeout = raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0);

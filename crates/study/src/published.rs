@@ -1,5 +1,5 @@
 //! The `[published]` table of a study: what the reproduced article reported,
-//! in the shape the report crate reads (`crates/report/src/published.rs`):
+//! parsed strictly here and nowhere else (the report reads [`Published`]):
 //!
 //! ```toml
 //! [published]
@@ -12,7 +12,7 @@
 //! `nan` in a per-level list means "not published for that level". This
 //! module validates the table strictly and flattens it into [`Published`].
 
-use super::{Published, Scenario, METRICS};
+use super::{MetricName, Published, Scenario};
 use std::collections::BTreeMap;
 
 /// Validates `[published]`; errors name the dotted key.
@@ -33,7 +33,7 @@ pub(super) fn parse(
                 let path = format!("published.{key}.{metric}");
                 metric_values(&path, metric, values, Some(sc), &mut out)?;
             }
-        } else if METRICS.contains(&key.as_str()) {
+        } else if MetricName::parse(key).is_some() {
             metric_values(&format!("published.{key}"), key, value, None, &mut out)?;
         } else {
             let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
@@ -42,7 +42,7 @@ pub(super) fn parse(
                 format!(
                     "'{key}' is neither a scenario of this study ({}) nor a metric ({})",
                     names.join(", "),
-                    METRICS.join(", ")
+                    MetricName::known()
                 ),
             ));
         }
@@ -57,12 +57,12 @@ fn metric_values(
     scenario: Option<&Scenario>,
     out: &mut Vec<Published>,
 ) -> Result<(), (String, String)> {
-    if !METRICS.contains(&metric) {
+    let Some(metric) = MetricName::parse(metric) else {
         return Err((
             path.to_string(),
-            format!("unknown metric '{metric}'; known: {}", METRICS.join(", ")),
+            format!("unknown metric '{metric}'; known: {}", MetricName::known()),
         ));
-    }
+    };
     let toml::Value::Table(targets) = values else {
         return Err((
             path.to_string(),
@@ -102,7 +102,7 @@ fn metric_values(
         out.push(Published {
             scenario: scenario.map(|s| s.name),
             level,
-            metric: metric.to_string(),
+            metric,
             values,
         });
     }

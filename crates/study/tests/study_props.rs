@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use shootout_engine::{units::MAX_DURATION, Endpoint, Load, Plan, RequestSpec};
-use shootout_runner::study;
+use shootout_study as study;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
