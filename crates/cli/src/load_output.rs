@@ -35,6 +35,26 @@ fn json(report: &LoadReport) -> String {
     out
 }
 
+/// When no request completed and every failure was a refused or failed
+/// connect, says so: the numbers then describe no server at all. `shootout
+/// load` prints it (stdout for text, stderr always) and exits 2.
+pub fn nothing_connected(s: &Summary) -> Option<String> {
+    let e = &s.errors;
+    (s.requests.completed == 0 && e.connect > 0 && e.total() == e.connect).then(|| {
+        format!(
+            "no connection succeeded ({} connect errors): check that a server is listening on {}",
+            e.connect,
+            listening_address(&s.url)
+        )
+    })
+}
+
+/// `127.0.0.1:8080` of `http://127.0.0.1:8080/json`.
+fn listening_address(url: &str) -> &str {
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    rest.split('/').next().unwrap_or(rest)
+}
+
 /// One line saying what load was offered.
 pub fn describe(s: &Summary) -> String {
     let mode = match (s.mode.as_str(), s.rate) {
@@ -111,6 +131,9 @@ fn text(report: &LoadReport) -> String {
         "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}",
         e.connect, e.write, e.read, e.timeout, e.parse
     );
+    if let Some(hint) = nothing_connected(s) {
+        let _ = writeln!(o, "  {hint}");
+    }
     let g = &s.generator;
     let _ = writeln!(
         o,

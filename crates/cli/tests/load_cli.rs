@@ -235,26 +235,50 @@ fn usage_errors_exit_2_and_name_the_bad_value() {
     }
 }
 
+/// Negative values used to be taken for flags (`-z -1s` is -1 and -s), so
+/// clap printed only the usage; now each value reaches its parser.
 #[test]
-fn a_dead_server_is_counted_not_fatal() {
+fn negative_values_are_named_not_taken_for_flags() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["-z", "-1s"], "'-1s' is a negative duration"),
+        (&["-q", "-5"], "'-5' is not a positive rate"),
+        (&["-c", "-1"], "'-1' is not a whole, non-negative count"),
+        (&["-n", "-3"], "'-3' is not a whole, non-negative count"),
+        (&["--timeout", "-1s"], "'-1s' is a negative duration"),
+        (&["--warmup", "-2s"], "'-2s' is a negative duration"),
+        (&["-t", "-1"], "'-1' for '--threads"),
+        (&["--stages", "-1s:5"], "'-1s' is a negative duration"),
+    ];
+    for (flags, needle) in cases {
+        let mut args = vec!["load"];
+        args.extend_from_slice(flags);
+        args.push("http://127.0.0.1:9/");
+        let out = shootout(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// A load that reached no server is an environment error: the counts are
+/// still printed, with a hint, and the exit status is 2.
+#[test]
+fn a_dead_server_is_counted_with_a_hint_and_exits_2() {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let out = shootout(&[
-        "load",
-        "-n",
-        "50",
-        "-c",
-        "2",
-        "-o",
-        "json",
-        &format!("http://127.0.0.1:{port}/"),
-    ]);
-    assert_eq!(out.status.code(), Some(0));
+    let url = format!("http://127.0.0.1:{port}/");
+    let out = shootout(&["load", "-n", "50", "-c", "2", "-o", "json", &url]);
+    assert_eq!(out.status.code(), Some(2));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["errors"]["connect"], 50);
+    let hint = format!("check that a server is listening on 127.0.0.1:{port}");
+    assert!(stderr(&out).contains("no connection succeeded (50 connect errors)"));
+    assert!(stderr(&out).contains(&hint), "{}", stderr(&out));
+    let out = shootout(&["load", "-n", "5", "-c", "1", "--quiet", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&hint));
 }
 
 #[test]

@@ -109,6 +109,38 @@ fn unknown_runs_and_databases_are_usage_errors() {
     );
 }
 
+/// Each bad input names what is wrong, once, and exits 2.
+#[test]
+fn bad_runs_databases_and_outputs_say_what_is_wrong() {
+    let db = two_runs("bad-input", None);
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let out = shootout(&["report", "999"], &db);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no run matches '999'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shootout(&["report", "abc"], &db);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no run matches 'abc'"),
+        "{}",
+        stderr(&out)
+    );
+    // A file under a regular file cannot be created, even by root.
+    let blocked = db.join("report.md");
+    let out = shootout(&["report", "-o", blocked.to_str().unwrap()], &db);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("report.md"), "{}", stderr(&out));
+    let corrupt = db.with_file_name("corrupt.db");
+    std::fs::write(&corrupt, "not a database").unwrap();
+    let out = shootout(&["history"], &corrupt);
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert_eq!(msg.matches("file is not a database").count(), 1, "{msg}");
+}
+
 #[test]
 fn compare_fails_only_when_a_target_got_slower() {
     let db = two_runs("slower", Some("rust-rocket"));

@@ -29,7 +29,10 @@ fn every_crate_inherits_the_workspace_rust_version() {
         .nth(1)
         .and_then(|m| m.parse().ok())
         .expect("rust-version is 1.N");
-    assert!(minor >= 82, "rust-version {declared} is below what the code needs (1.82)");
+    assert!(
+        minor >= 82,
+        "rust-version {declared} is below what the code needs (1.82)"
+    );
     let mut crates = 0;
     for entry in fs::read_dir(root.join("crates")).expect("crates/") {
         let manifest = entry.expect("dir entry").path().join("Cargo.toml");
@@ -56,9 +59,19 @@ fn docs_name_the_epoll_mode_the_engine_uses() {
         sys.contains("libc::EPOLLET"),
         "the engine no longer registers edge-triggered; update this test and the docs"
     );
-    for doc in ["README.md", "docs/architecture.md", "crates/engine/src/sys.rs"] {
+    for doc in [
+        "README.md",
+        "docs/architecture.md",
+        "crates/engine/src/sys.rs",
+    ] {
         let text = read(&root.join(doc));
-        assert!(!text.contains("level-triggered"), "{doc} calls the epoll loop level-triggered");
-        assert!(text.contains("edge-triggered"), "{doc} does not say edge-triggered");
+        assert!(
+            !text.contains("level-triggered"),
+            "{doc} calls the epoll loop level-triggered"
+        );
+        assert!(
+            text.contains("edge-triggered"),
+            "{doc} does not say edge-triggered"
+        );
     }
 }

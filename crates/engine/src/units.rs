@@ -33,6 +33,11 @@ pub enum UnitError {
 /// Parses `250us`, `500ms`, `5s`, `1.5m`, `2min`, `1h` or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
     let t = s.trim();
+    // A bare number of seconds may have an exponent ('1e30'), whose 'e'
+    // would otherwise be taken for a unit and reported as "not a duration".
+    if let Ok(v) = t.replace('_', "").parse::<f64>() {
+        return seconds(v, s);
+    }
     let split = t
         .find(|c: char| c.is_alphabetic() || c.is_whitespace())
         .unwrap_or(t.len());
@@ -155,7 +160,11 @@ mod tests {
             parse_duration("99999999h"),
             Err(UnitError::DurationTooLong(_))
         ));
-        assert!(parse_duration("1e30").is_err());
+        assert!(matches!(
+            parse_duration("1e30"),
+            Err(UnitError::DurationTooLong(_))
+        ));
+        assert_eq!(parse_duration("1e3"), Ok(Duration::from_secs(1000)));
         assert!(parse_duration("NaN").is_err());
         assert!(parse_duration("inf").is_err());
         assert!(parse_duration("30d")

@@ -136,7 +136,10 @@ pub fn new_run() -> NewRun {
 }
 
 /// Writes one fixture run into the database at `path` and returns its id.
-pub fn write_fixture_run(path: &Path, opts: &FixtureOptions) -> anyhow::Result<i64> {
+pub fn write_fixture_run(
+    path: &Path,
+    opts: &FixtureOptions,
+) -> Result<i64, shootout_store::StoreError> {
     let store = Store::open(path)?;
     let id = store.begin_run(&new_run())?;
     let mut rng = Rng(opts.seed.wrapping_mul(7919).wrapping_add(17));

@@ -41,11 +41,24 @@ pub fn markdown(data: &RunData) -> String {
 
 pub mod fixture;
 
-use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 
+/// Why a report could not be loaded or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The database could not be opened or read, or has no such run.
+    #[error(transparent)]
+    Store(#[from] shootout_store::StoreError),
+    /// A report file or its folder could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
-pub fn load(db: &Path, spec: &str) -> anyhow::Result<RunData> {
+pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {
     let store = shootout_store::Store::open(db)?;
     let id = store.resolve(spec)?;
     Ok(store.load_run(id)?)
@@ -53,8 +66,11 @@ pub fn load(db: &Path, spec: &str) -> anyhow::Result<RunData> {
 
 /// Writes `report.md` and `report.html` of a loaded run into `dir` (created
 /// if needed) and returns their paths.
-pub fn write_reports(data: &RunData, dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+pub fn write_reports(data: &RunData, dir: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let md_path = dir.join("report.md");
     let html_path = dir.join("report.html");
     write_file(&md_path, &markdown(data))?;
@@ -65,11 +81,18 @@ pub fn write_reports(data: &RunData, dir: &Path) -> anyhow::Result<(PathBuf, Pat
 /// Loads run `run_id` from the database at `db` and writes its `report.md`
 /// and `report.html` into `dir`; returns their paths. `shootout run` calls
 /// this at the end with the database's folder.
-pub fn write_run_reports(db: &Path, run_id: i64, dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+pub fn write_run_reports(
+    db: &Path,
+    run_id: i64,
+    dir: &Path,
+) -> Result<(PathBuf, PathBuf), ReportError> {
     let data = load(db, &run_id.to_string())?;
     write_reports(&data, dir)
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

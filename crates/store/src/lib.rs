@@ -27,12 +27,15 @@ pub const DEFAULT_DB_PATH: &str = "results/shootout.db";
 /// Everything that can go wrong with the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    // Sqlite and Json show their cause in their own message and do not
+    // also return it as `source`: with both, `{:#}` printed it twice
+    // ("database error: file is not a database: file is not a database").
     #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     #[error("cannot create the folder for {0}: {1}")]
     Dir(PathBuf, std::io::Error),
     #[error("bad JSON in the database: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(serde_json::Error),
     #[error("{0}")]
     Histogram(String),
     #[error("the database has schema version {found}, newer than this shootout supports ({supported}); use a newer shootout")]
@@ -41,6 +44,18 @@ pub enum StoreError {
     NoSuchRun(String),
     #[error("bad value in the database: {0}")]
     Corrupt(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> StoreError {
+        StoreError::Json(e)
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

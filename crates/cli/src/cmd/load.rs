@@ -20,26 +20,29 @@ use std::time::Duration;
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
+// Value flags take `allow_hyphen_values`: otherwise clap reads `-z -1s` as
+// the flags -1 and -s and prints only the usage, instead of handing "-1s"
+// to the parser, which names it ("'-1s' is a negative duration").
 pub struct Args {
     /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] only.
     pub url: String,
     /// Connections (closed loop: concurrent requests; open loop: the pool the rate is spread over).
-    #[arg(short = 'c', long = "connections", default_value = "50", value_parser = units::parse_count)]
+    #[arg(short = 'c', long = "connections", default_value = "50", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub connections: u64,
     /// Stop after exactly this many requests (e.g. 1000, 10k).
-    #[arg(short = 'n', long = "requests", value_parser = units::parse_count)]
+    #[arg(short = 'n', long = "requests", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub requests: Option<u64>,
     /// Stop at this deadline (e.g. 30s, 2m); in-flight requests are counted as cut. Default 10s when -n is absent.
-    #[arg(short = 'z', long = "duration", value_parser = units::parse_duration)]
+    #[arg(short = 'z', long = "duration", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// Open loop: a constant arrival rate in requests/s; latency counts from each intended send time.
-    #[arg(short = 'q', long = "rate", value_parser = units::parse_rate)]
+    #[arg(short = 'q', long = "rate", value_parser = units::parse_rate, allow_hyphen_values = true)]
     pub rate: Option<f64>,
     /// Piecewise-linear ramp DURATION:LEVEL,... of connections (or of the rate with -q).
-    #[arg(long, value_parser = units::parse_stage_list)]
+    #[arg(long, value_parser = units::parse_stage_list, allow_hyphen_values = true)]
     pub stages: Option<units::StageList>,
     /// Worker threads [default: the CPUs this process may use].
-    #[arg(short = 't', long = "threads")]
+    #[arg(short = 't', long = "threads", allow_hyphen_values = true)]
     pub threads: Option<usize>,
     /// HTTP method.
     #[arg(short = 'm', long = "method", default_value = "GET")]
@@ -57,13 +60,13 @@ pub struct Args {
     #[arg(long)]
     pub no_keepalive: bool,
     /// Per-request timeout.
-    #[arg(long, default_value = "10s", value_parser = units::parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
     /// Run load for this long before measuring; it is not counted.
-    #[arg(long, default_value = "0s", value_parser = units::parse_duration)]
+    #[arg(long, default_value = "0s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub warmup: Duration,
     /// Pin generator threads to these CPUs (e.g. 1 or 2-3).
-    #[arg(long, value_parser = units::parse_cpu_list)]
+    #[arg(long, value_parser = units::parse_cpu_list, allow_hyphen_values = true)]
     pub cpus: Option<units::CpuList>,
     /// Output format on stdout.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
@@ -100,6 +103,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .collect();
     for v in &violations {
         eprintln!("{v}");
+    }
+    // Nothing measured a server: an environment error (exit 2), not a pass.
+    if let Some(hint) = load_output::nothing_connected(&report.summary) {
+        bail!("{hint}");
     }
     Ok(if violations.is_empty() {
         Outcome::Ok
