@@ -5,6 +5,7 @@
 //! and a [`crate::Plan`] holds one, so every rule lives here once.
 
 use crate::plan::{PlanError, PlanField};
+use crate::units::MAX_DURATION;
 use std::time::Duration;
 
 /// A unit of a ramp: what a stage's `to` level counts.
@@ -128,7 +129,19 @@ impl Workload {
                         ));
                     }
                 }
+                let total = stages
+                    .iter()
+                    .try_fold(Duration::ZERO, |t, s| t.checked_add(s.duration));
+                if total.is_none_or(|t| t > MAX_DURATION) {
+                    return Err(bad(
+                        PlanField::Stages,
+                        "the stages add up to more than the 30-day limit",
+                    ));
+                }
             }
+        }
+        if stop.duration.is_some_and(|d| d > MAX_DURATION) {
+            return Err(bad(PlanField::Duration, "is longer than the 30-day limit"));
         }
         if stop.requests.is_none() && stop.duration.is_none() {
             return Err(bad(PlanField::Stop, "give a request count or a duration"));
@@ -169,6 +182,29 @@ mod tests {
 
     fn field(load: Load, stop: Stop) -> PlanField {
         Workload::new(load, stop).unwrap_err().field()
+    }
+
+    #[test]
+    fn a_level_may_not_outlast_the_30_day_limit() {
+        // Regression (found by the study property test): each stage was
+        // bounded but their sum was not, so two 720 h stages made 60 days.
+        let day = Duration::from_secs(24 * 3600);
+        let stage = Stage {
+            duration: day * 20,
+            to: 1.0,
+        };
+        let ramp = Load::Stages {
+            unit: StageUnit::Connections,
+            stages: vec![stage, stage],
+            connections: 1,
+        };
+        assert_eq!(field(ramp, by(1)), PlanField::Stages);
+        let long = Stop {
+            requests: None,
+            duration: Some(day * 31),
+        };
+        let closed = Load::Closed { connections: 1 };
+        assert_eq!(field(closed, long), PlanField::Duration);
     }
 
     #[test]

@@ -83,8 +83,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let plan = plan(&args)?;
     let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
-    ctrlc::set_handler(move || handler_control.cancel())
-        .context("cannot install the Ctrl-C handler")?;
+    // First press: stop and report what was measured; second: quit at once.
+    crate::interrupt::on_ctrl_c(move |press| match press {
+        1 => handler_control.cancel(),
+        _ => crate::interrupt::exit_now(),
+    })?;
     let bar = (!args.quiet && crate::term::stderr_is_tty())
         .then(|| crate::progress::LoadBar::start(&plan, &control));
     let result = shootout_engine::run(&plan, &control);
