@@ -10,7 +10,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// The scenarios of SPEC.md, one per route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScenarioName {
     Plaintext,

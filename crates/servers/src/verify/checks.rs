@@ -72,7 +72,7 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
             ),
         };
         let route = Route {
-            column: Column::of(spec_route.name),
+            column: Column::Route(spec_route.name),
             request,
             media_type: spec_route.media_type,
             body,

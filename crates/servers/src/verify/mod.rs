@@ -20,19 +20,15 @@ use std::time::Duration;
 
 use crate::manifest::Target;
 use crate::process::{free_port, Server, StopReport};
+use crate::spec::ScenarioName;
 
 /// A column of the verify table: one per scenario, plus the lifecycle and
 /// error-handling checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Column {
     Ready,
-    Plaintext,
-    Json,
-    FileRead,
-    WaitTime,
-    Simple,
-    Timed,
-    Bcrypt,
+    /// The answers of one SPEC.md route.
+    Route(ScenarioName),
     KeepAlive,
     Concurrency,
     NotFound,
@@ -41,46 +37,28 @@ pub enum Column {
 }
 
 impl Column {
-    /// The column of a SPEC.md route.
-    pub fn of(name: crate::spec::ScenarioName) -> Column {
-        use crate::spec::ScenarioName as S;
-        match name {
-            S::Plaintext => Column::Plaintext,
-            S::Json => Column::Json,
-            S::FileRead => Column::FileRead,
-            S::WaitTime => Column::WaitTime,
-            S::Simple => Column::Simple,
-            S::Timed => Column::Timed,
-            S::Bcrypt => Column::Bcrypt,
+    /// Every column in table order: ready, the routes in SPEC.md order, then
+    /// the protocol and lifecycle checks.
+    pub const ALL: [Column; 6 + ScenarioName::ALL.len()] = {
+        let routes = ScenarioName::ALL.len();
+        let mut all = [Column::Ready; 6 + ScenarioName::ALL.len()];
+        let mut i = 0;
+        while i < routes {
+            all[1 + i] = Column::Route(ScenarioName::ALL[i]);
+            i += 1;
         }
-    }
-
-    pub const ALL: [Column; 13] = [
-        Column::Ready,
-        Column::Plaintext,
-        Column::Json,
-        Column::FileRead,
-        Column::WaitTime,
-        Column::Simple,
-        Column::Timed,
-        Column::Bcrypt,
-        Column::KeepAlive,
-        Column::Concurrency,
-        Column::NotFound,
-        Column::BadJson,
-        Column::Shutdown,
-    ];
+        all[1 + routes] = Column::KeepAlive;
+        all[2 + routes] = Column::Concurrency;
+        all[3 + routes] = Column::NotFound;
+        all[4 + routes] = Column::BadJson;
+        all[5 + routes] = Column::Shutdown;
+        all
+    };
 
     pub fn name(self) -> &'static str {
         match self {
             Column::Ready => "ready",
-            Column::Plaintext => "plaintext",
-            Column::Json => "json",
-            Column::FileRead => "file_read",
-            Column::WaitTime => "wait_time",
-            Column::Simple => "simple",
-            Column::Timed => "timed",
-            Column::Bcrypt => "bcrypt",
+            Column::Route(name) => name.as_str(),
             Column::KeepAlive => "keepalive",
             Column::Concurrency => "concurrency",
             Column::NotFound => "404",

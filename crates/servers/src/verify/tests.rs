@@ -59,7 +59,11 @@ fn correct_server_passes_everything() {
 fn wrong_body_fails_body() {
     let addr =
         patched(|r| (r.path == "/plaintext").then(|| Reply::new(200, "text/plain", "Hello World")));
-    let f = only_failure(&run(addr), Column::Plaintext, Aspect::Body);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Plaintext),
+        Aspect::Body,
+    );
     assert_eq!(
         f,
         Failure::Body {
@@ -74,7 +78,7 @@ fn pretty_json_fails_body() {
     let addr =
         patched(|r| (r.path == "/json").then(|| Reply::json(r#"{"message": "Hello, World!"}"#)));
     assert!(matches!(
-        only_failure(&run(addr), Column::Json, Aspect::Body),
+        only_failure(&run(addr), Column::Route(ScenarioName::Json), Aspect::Body),
         Failure::Body { .. }
     ));
 }
@@ -84,7 +88,11 @@ fn wrong_content_type_fails_content_type() {
     let addr = patched(|r| {
         (r.path == "/json").then(|| Reply::new(200, "text/html", r#"{"message":"Hello, World!"}"#))
     });
-    let f = only_failure(&run(addr), Column::Json, Aspect::ContentType);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Json),
+        Aspect::ContentType,
+    );
     assert_eq!(
         f,
         Failure::ContentType {
@@ -102,7 +110,11 @@ fn missing_content_type_fails_content_type() {
             ..Reply::new(200, "x", "Hello, World!")
         })
     });
-    let f = only_failure(&run(addr), Column::Plaintext, Aspect::ContentType);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Plaintext),
+        Aspect::ContentType,
+    );
     assert_eq!(
         f,
         Failure::ContentType {
@@ -121,7 +133,11 @@ fn missing_framing_headers_fail_framing() {
         })
     });
     assert_eq!(
-        only_failure(&run(addr), Column::FileRead, Aspect::Framing),
+        only_failure(
+            &run(addr),
+            Column::Route(ScenarioName::FileRead),
+            Aspect::Framing
+        ),
         Failure::NoFraming
     );
 }
@@ -165,7 +181,11 @@ fn cheap_bcrypt_fails_hash_cost() {
             ))
         })
     });
-    let f = only_failure(&run(addr), Column::Bcrypt, Aspect::Hash);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Bcrypt),
+        Aspect::Hash,
+    );
     assert!(
         matches!(&f, Failure::WrongCost(h) if h.starts_with("$2b$04$")),
         "{f:?}"
@@ -183,7 +203,11 @@ fn bcrypt_of_another_string_fails_hash() {
         })
     });
     assert!(matches!(
-        only_failure(&run(addr), Column::Bcrypt, Aspect::Hash),
+        only_failure(
+            &run(addr),
+            Column::Route(ScenarioName::Bcrypt),
+            Aspect::Hash
+        ),
         Failure::BadHash(_)
     ));
 }
@@ -191,7 +215,11 @@ fn bcrypt_of_another_string_fails_hash() {
 #[test]
 fn instant_timed_fails_duration() {
     let addr = patched(|r| (r.path == "/test/timed").then(|| correct(r).delayed(Duration::ZERO)));
-    let f = only_failure(&run(addr), Column::Timed, Aspect::Duration);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Timed),
+        Aspect::Duration,
+    );
     assert!(
         matches!(f, Failure::TooFast { min, .. } if min == Duration::from_millis(20)),
         "{f:?}"
@@ -201,7 +229,11 @@ fn instant_timed_fails_duration() {
 #[test]
 fn instant_wait_time_fails_duration() {
     let addr = patched(|r| (r.path == "/wait_time").then(|| correct(r).delayed(Duration::ZERO)));
-    let f = only_failure(&run(addr), Column::WaitTime, Aspect::Duration);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::WaitTime),
+        Aspect::Duration,
+    );
     assert!(
         matches!(f, Failure::TooFast { min, .. } if min == Duration::from_secs(1)),
         "{f:?}"
@@ -215,7 +247,11 @@ fn canned_echo_fails_body() {
             .then(|| Reply::json(r#"{"payload":"Hello, abcdefghijklmnop"}"#))
     });
     assert!(matches!(
-        only_failure(&run(addr), Column::Simple, Aspect::Body),
+        only_failure(
+            &run(addr),
+            Column::Route(ScenarioName::Simple),
+            Aspect::Body
+        ),
         Failure::Body { .. }
     ));
 }
@@ -266,7 +302,11 @@ fn wrong_status_fails_status() {
     let addr = patched(|r| {
         (r.path == "/plaintext").then(|| Reply::new(201, "text/plain", "Hello, World!"))
     });
-    let f = only_failure(&run(addr), Column::Plaintext, Aspect::Status);
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Plaintext),
+        Aspect::Status,
+    );
     assert_eq!(
         f,
         Failure::Status {
@@ -359,7 +399,7 @@ fn verify_target_reports_a_server_that_dies_as_data() {
     let report = verify_target(&target, &VerifyOptions::default());
     assert!(!report.passed());
     assert_eq!(report.column(Column::Ready), Some(false));
-    assert_eq!(report.column(Column::Plaintext), None);
+    assert_eq!(report.column(Column::Route(ScenarioName::Plaintext)), None);
     assert_eq!(report.column(Column::Shutdown), Some(true));
     let (_, why) = report.failures().next().unwrap();
     assert!(why.to_string().contains("cannot bind"), "{why}");
