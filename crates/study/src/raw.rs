@@ -156,9 +156,13 @@ impl<'de> Deserialize<'de> for Dur {
                     .map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
-                units::seconds(v, &v.to_string())
-                    .map(Dur)
-                    .map_err(E::custom)
+                // Show 1e30 as written, not as thirty-one digits.
+                let shown = if v.abs() >= 1e9 {
+                    format!("{v:e}")
+                } else {
+                    v.to_string()
+                };
+                units::seconds(v, &shown).map(Dur).map_err(E::custom)
             }
         }
         d.deserialize_any(V)
