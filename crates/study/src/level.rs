@@ -20,88 +20,10 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
         Mode::Closed
     });
     let keepalive = l.keepalive.unwrap_or(keepalive);
-    let duration = l.duration.map(|d| d.0);
     let (load, stop) = match mode {
-        Mode::Closed => {
-            let connections = l
-                .connections
-                .ok_or(("connections", "closed loop needs `connections`".to_string()))?;
-            if l.requests.is_none() && duration.is_none() {
-                return Err((
-                    "requests",
-                    "closed loop needs `requests` or `duration`".into(),
-                ));
-            }
-            reject(l.rate.is_some(), "rate", "only open loops have a rate")?;
-            reject(l.stages.is_some(), "stages", "use mode = \"stages\"")?;
-            (
-                Load::Closed { connections },
-                Stop {
-                    requests: l.requests,
-                    duration,
-                },
-            )
-        }
-        Mode::Open => {
-            let rate = l
-                .rate
-                .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
-            let connections = l
-                .connections
-                .ok_or(("connections", "open loop needs `connections`".to_string()))?;
-            let duration =
-                duration.ok_or(("duration", "open loop needs `duration`".to_string()))?;
-            (
-                Load::Open { rate, connections },
-                Stop {
-                    requests: l.requests,
-                    duration: Some(duration),
-                },
-            )
-        }
-        Mode::Stages => {
-            let raw_stages = l
-                .stages
-                .as_ref()
-                .filter(|s| !s.is_empty())
-                .ok_or(("stages", "give at least one stage".to_string()))?;
-            reject(
-                duration.is_some(),
-                "duration",
-                "a staged load lasts as long as its stages",
-            )?;
-            let unit = match l.unit.unwrap_or(Unit::Connections) {
-                Unit::Connections => StageUnit::Connections,
-                Unit::Rate => StageUnit::Rate,
-            };
-            let stages: Vec<Stage> = raw_stages
-                .iter()
-                .map(|s| Stage {
-                    duration: s.duration.0,
-                    to: s.to,
-                })
-                .collect();
-            let peak = stages.iter().map(|s| s.to).fold(0.0, f64::max);
-            let connections = match (unit, l.connections) {
-                (_, Some(c)) => c,
-                (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
-                (StageUnit::Rate, None) => {
-                    return Err(("connections", "a rate ramp needs `connections`".into()))
-                }
-            };
-            let total = stages.iter().map(|s| s.duration).sum();
-            (
-                Load::Stages {
-                    unit,
-                    stages,
-                    connections,
-                },
-                Stop {
-                    requests: l.requests,
-                    duration: Some(total),
-                },
-            )
-        }
+        Mode::Closed => closed(l)?,
+        Mode::Open => open(l)?,
+        Mode::Stages => stages(l)?,
     };
     let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
     let label = l
@@ -121,6 +43,94 @@ fn study_key(field: PlanField) -> &'static str {
         PlanField::Stop => "requests",
         other => other.as_str(),
     }
+}
+
+type KeyError = (&'static str, String);
+
+/// `connections` plus `requests` and/or `duration`.
+fn closed(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
+    let connections = l
+        .connections
+        .ok_or(("connections", "closed loop needs `connections`".to_string()))?;
+    let duration = l.duration.map(|d| d.0);
+    if l.requests.is_none() && duration.is_none() {
+        return Err((
+            "requests",
+            "closed loop needs `requests` or `duration`".into(),
+        ));
+    }
+    reject(l.rate.is_some(), "rate", "only open loops have a rate")?;
+    reject(l.stages.is_some(), "stages", "use mode = \"stages\"")?;
+    let stop = Stop {
+        requests: l.requests,
+        duration,
+    };
+    Ok((Load::Closed { connections }, stop))
+}
+
+/// `rate`, `connections` and `duration` (and optionally `requests`).
+fn open(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
+    let rate = l
+        .rate
+        .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
+    let connections = l
+        .connections
+        .ok_or(("connections", "open loop needs `connections`".to_string()))?;
+    let duration = l
+        .duration
+        .ok_or(("duration", "open loop needs `duration`".to_string()))?;
+    let stop = Stop {
+        requests: l.requests,
+        duration: Some(duration.0),
+    };
+    Ok((Load::Open { rate, connections }, stop))
+}
+
+/// A ramp of connections (the default unit) or of the rate; it lasts as
+/// long as its stages, and a connection ramp opens as many as its peak.
+fn stages(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
+    let raw_stages = l
+        .stages
+        .as_ref()
+        .filter(|s| !s.is_empty())
+        .ok_or(("stages", "give at least one stage".to_string()))?;
+    reject(
+        l.duration.is_some(),
+        "duration",
+        "a staged load lasts as long as its stages",
+    )?;
+    let unit = match l.unit.unwrap_or(Unit::Connections) {
+        Unit::Connections => StageUnit::Connections,
+        Unit::Rate => StageUnit::Rate,
+    };
+    let stages: Vec<Stage> = raw_stages
+        .iter()
+        .map(|s| Stage {
+            duration: s.duration.0,
+            to: s.to,
+        })
+        .collect();
+    let peak = stages.iter().map(|s| s.to).fold(0.0, f64::max);
+    let connections = match (unit, l.connections) {
+        (_, Some(c)) => c,
+        (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
+        (StageUnit::Rate, None) => {
+            return Err(("connections", "a rate ramp needs `connections`".into()))
+        }
+    };
+    // Each stage is at most 30 days, so the sum of a file's stages cannot
+    // overflow; the engine checks the total against the limit.
+    let total = stages.iter().map(|s| s.duration).sum();
+    let stop = Stop {
+        requests: l.requests,
+        duration: Some(total),
+    };
+    let load = Load::Stages {
+        unit,
+        stages,
+        connections,
+    };
+    Ok((load, stop))
 }
 
 fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), (&'static str, String)> {

@@ -9,6 +9,7 @@
 //! (`shootout_engine::Workload`), default routes come from
 //! `shootout_servers::spec`.
 
+mod check;
 mod level;
 pub mod metric;
 mod published;
@@ -20,7 +21,7 @@ pub use metric::MetricName;
 pub use raw::{Order, Restart, ScenarioName};
 pub use scale::{quick_scale, Estimate};
 
-use raw::{RawCpus, RawLoad, RawStudy, RawTargets};
+use raw::RawStudy;
 use serde::Serialize;
 use shootout_engine::{Load, Stop, Workload};
 use std::collections::BTreeMap;
@@ -131,203 +132,25 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
 
 /// Parses study text; `path` is only used in messages and recorded.
 pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
-    let err = |span: Option<std::ops::Range<usize>>, key: Option<&str>, message: String| {
-        let line = span
-            .as_ref()
-            .map(|s| shootout_servers::located::line_at(text, s.start));
-        let key = key
-            .map(str::to_string)
-            .or_else(|| span.and_then(|s| shootout_servers::located::key_at(text, s.start)));
-        StudyError {
-            file: path.to_path_buf(),
-            line,
-            key,
-            message,
-        }
+    let at = check::Locator { path, text };
+    let raw: RawStudy = toml::from_str(text).map_err(|e| at.toml_error(&e))?;
+    // In file order, so the first bad key is the one reported.
+    let name = check::name(&at, &raw.name)?;
+    let targets = check::targets(&at, &raw.targets)?;
+    let repetitions = check::at_least_one(&at, raw.repetitions.as_ref(), "repetitions")?;
+    let threads = check::at_least_one(&at, raw.threads.as_ref(), "threads")?;
+    let cpus = check::cpus(&at, raw.cpus.as_ref())?;
+    let metrics = check::metrics(&at, &raw.metrics)?;
+    let defaults = check::ScenarioDefaults {
+        warmup: raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0),
+        timeout: raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0),
     };
-    let raw: RawStudy = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim().to_string();
-        let key = message
-            .strip_prefix("unknown field `")
-            .and_then(|r| r.split('`').next())
-            .map(str::to_string);
-        let mut se = err(e.span(), None, message);
-        if key.is_some() {
-            se.key = key;
-        }
-        se
-    })?;
-
-    let name = raw.name.get_ref().trim().to_string();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(err(
-            Some(raw.name.span()),
-            Some("name"),
-            format!("'{name}' must be non-empty letters, digits, '-' or '_'"),
-        ));
-    }
-    let targets = match raw.targets.get_ref() {
-        RawTargets::All(s) if s == "all" => TargetSelection::All,
-        RawTargets::All(s) => {
-            return Err(err(
-                Some(raw.targets.span()),
-                Some("targets"),
-                format!("'{s}' is neither \"all\" nor a list of target names"),
-            ))
-        }
-        RawTargets::List(l) if l.is_empty() => {
-            return Err(err(
-                Some(raw.targets.span()),
-                Some("targets"),
-                "no targets listed".into(),
-            ))
-        }
-        RawTargets::List(l) => TargetSelection::List(l.clone()),
-    };
-    let repetitions = match &raw.repetitions {
-        Some(r) if *r.get_ref() == 0 => {
-            return Err(err(
-                Some(r.span()),
-                Some("repetitions"),
-                "must be at least 1".into(),
-            ))
-        }
-        Some(r) => *r.get_ref(),
-        None => 1,
-    };
-    let threads = match &raw.threads {
-        Some(t) if *t.get_ref() == 0 => {
-            return Err(err(
-                Some(t.span()),
-                Some("threads"),
-                "must be at least 1".into(),
-            ))
-        }
-        t => t.as_ref().map(|t| *t.get_ref()),
-    };
-    let cpus = match &raw.cpus {
-        None => CpuSplit::Auto,
-        Some(c) => match c.get_ref() {
-            RawCpus::Auto(s) if s == "auto" => CpuSplit::Auto,
-            RawCpus::Auto(s) => {
-                return Err(err(
-                    Some(c.span()),
-                    Some("cpus"),
-                    format!("'{s}' is not \"auto\""),
-                ))
-            }
-            RawCpus::Split { server, generator } => {
-                if server.is_empty() || generator.is_empty() {
-                    return Err(err(
-                        Some(c.span()),
-                        Some("cpus"),
-                        "server and generator each need at least one CPU".into(),
-                    ));
-                }
-                CpuSplit::Explicit {
-                    server: server.clone(),
-                    generator: generator.clone(),
-                }
-            }
-        },
-    };
-    let mut metrics = Vec::new();
-    for m in &raw.metrics {
-        let Some(name) = MetricName::parse(m.get_ref()) else {
-            return Err(err(
-                Some(m.span()),
-                Some("metrics"),
-                format!(
-                    "unknown metric '{}'; known: {}",
-                    m.get_ref(),
-                    MetricName::known()
-                ),
-            ));
-        };
-        metrics.push(name);
-    }
-    let warmup = raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
-    let timeout = raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0);
-    if raw.scenario.is_empty() {
-        return Err(err(None, Some("scenario"), "no [[scenario]] given".into()));
-    }
-    let mut scenarios = Vec::new();
-    for s in &raw.scenario {
-        let span = s.span();
-        let s = s.get_ref();
-        let route = s.name.route();
-        let keepalive = s.keepalive.unwrap_or(true);
-        let loads: Vec<&toml::Spanned<RawLoad>> = match (&s.load, &s.levels) {
-            (Some(l), None) => vec![l],
-            (None, Some(ls)) if !ls.is_empty() => ls.iter().collect(),
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    Some(span),
-                    Some("load"),
-                    "give either `load` or `levels`, not both".into(),
-                ))
-            }
-            _ => {
-                return Err(err(
-                    Some(span),
-                    Some("load"),
-                    format!(
-                        "scenario '{}' needs a `load` or a non-empty `levels`",
-                        s.name
-                    ),
-                ))
-            }
-        };
-        let mut levels = Vec::new();
-        for l in loads {
-            let level = level::level_from(l.get_ref(), keepalive)
-                .map_err(|(key, msg)| err(Some(l.span()), Some(key), msg))?;
-            levels.push(level);
-        }
-        let t = s.timeout.map_or(timeout, |d| d.0);
-        if t.is_zero() {
-            return Err(err(
-                Some(span),
-                Some("timeout"),
-                "must be more than 0".into(),
-            ));
-        }
-        let path = match &s.path {
-            None => route.path.to_string(),
-            Some(p) if p.get_ref().starts_with('/') => p.get_ref().clone(),
-            Some(p) => {
-                return Err(err(
-                    Some(p.span()),
-                    Some("path"),
-                    format!("'{}' must start with '/'", p.get_ref()),
-                ))
-            }
-        };
-        scenarios.push(Scenario {
-            name: s.name,
-            method: s
-                .method
-                .clone()
-                .unwrap_or_else(|| route.method.as_str().to_string()),
-            path,
-            body: match &s.body {
-                Some(b) => b.clone().into_bytes(),
-                None => route.default_body(),
-            },
-            warmup: s.warmup.map_or(warmup, |d| d.0),
-            timeout: t,
-            levels,
-        });
-    }
+    let scenarios = check::scenarios(&at, &raw.scenario, &defaults)?;
     let published = match &raw.published {
         None => Vec::new(),
         Some(p) => published::parse(p, &scenarios).map_err(|(key, msg)| {
-            let at = published::locate(text, &key);
-            err(at.map(|a| a..a), Some(&key), msg)
+            let start = published::locate(text, &key);
+            at.error(start.map(|a| a..a), Some(&key), msg)
         })?,
     };
     Ok(Study {
@@ -335,7 +158,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         description: raw.description.trim().to_string(),
         source: raw.source.trim().to_string(),
         targets,
-        repetitions,
+        repetitions: repetitions.unwrap_or(1),
         order: raw.order.unwrap_or_default(),
         restart: raw.restart.unwrap_or_default(),
         threads,

@@ -1,0 +1,226 @@
+//! The steps of [`crate::parse`] after TOML: each turns one part of the raw
+//! file into its validated form, or an error that names the file, the line
+//! and the key ([`Locator`]). Load tables are handed to [`crate::level`],
+//! which applies the engine's rules.
+
+use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
+use crate::{level, CpuSplit, MetricName, Scenario, StudyError, TargetSelection};
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+use toml::Spanned;
+
+/// Turns a byte span of the study text into file:line:key errors.
+pub(crate) struct Locator<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+}
+
+impl Locator<'_> {
+    /// An error at `span` (its line, and its key unless `key` is given).
+    pub fn error(
+        &self,
+        span: Option<Range<usize>>,
+        key: Option<&str>,
+        message: String,
+    ) -> StudyError {
+        let line = span
+            .as_ref()
+            .map(|s| shootout_servers::located::line_at(self.text, s.start));
+        let key = key
+            .map(str::to_string)
+            .or_else(|| span.and_then(|s| shootout_servers::located::key_at(self.text, s.start)));
+        StudyError {
+            file: self.path.to_path_buf(),
+            line,
+            key,
+            message,
+        }
+    }
+
+    /// An error about the value `v` of `key`.
+    fn at<T>(&self, v: &Spanned<T>, key: &str, message: impl Into<String>) -> StudyError {
+        self.error(Some(v.span()), Some(key), message.into())
+    }
+
+    /// A TOML or serde error, with the key of an unknown field named.
+    pub fn toml_error(&self, e: &toml::de::Error) -> StudyError {
+        let message = e.message().trim().to_string();
+        let unknown = message
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next())
+            .map(str::to_string);
+        let mut se = self.error(e.span(), None, message);
+        if unknown.is_some() {
+            se.key = unknown;
+        }
+        se
+    }
+}
+
+/// What a scenario inherits from the study when it does not say.
+pub(crate) struct ScenarioDefaults {
+    pub warmup: Duration,
+    pub timeout: Duration,
+}
+
+pub(crate) fn name(at: &Locator<'_>, raw: &Spanned<String>) -> Result<String, StudyError> {
+    let name = raw.get_ref().trim().to_string();
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok {
+        return Err(at.at(
+            raw,
+            "name",
+            format!("'{name}' must be non-empty letters, digits, '-' or '_'"),
+        ));
+    }
+    Ok(name)
+}
+
+pub(crate) fn targets(
+    at: &Locator<'_>,
+    raw: &Spanned<RawTargets>,
+) -> Result<TargetSelection, StudyError> {
+    match raw.get_ref() {
+        RawTargets::All(s) if s == "all" => Ok(TargetSelection::All),
+        RawTargets::All(s) => Err(at.at(
+            raw,
+            "targets",
+            format!("'{s}' is neither \"all\" nor a list of target names"),
+        )),
+        RawTargets::List(l) if l.is_empty() => Err(at.at(raw, "targets", "no targets listed")),
+        RawTargets::List(l) => Ok(TargetSelection::List(l.clone())),
+    }
+}
+
+/// An optional count that, when given, must be at least 1.
+pub(crate) fn at_least_one<T>(
+    at: &Locator<'_>,
+    raw: Option<&Spanned<T>>,
+    key: &str,
+) -> Result<Option<T>, StudyError>
+where
+    T: Copy + PartialEq + From<u8>,
+{
+    match raw {
+        Some(v) if *v.get_ref() == T::from(0) => Err(at.at(v, key, "must be at least 1")),
+        v => Ok(v.map(|v| *v.get_ref())),
+    }
+}
+
+pub(crate) fn cpus(
+    at: &Locator<'_>,
+    raw: Option<&Spanned<RawCpus>>,
+) -> Result<CpuSplit, StudyError> {
+    let Some(c) = raw else {
+        return Ok(CpuSplit::Auto);
+    };
+    match c.get_ref() {
+        RawCpus::Auto(s) if s == "auto" => Ok(CpuSplit::Auto),
+        RawCpus::Auto(s) => Err(at.at(c, "cpus", format!("'{s}' is not \"auto\""))),
+        RawCpus::Split { server, generator } if server.is_empty() || generator.is_empty() => {
+            Err(at.at(c, "cpus", "server and generator each need at least one CPU"))
+        }
+        RawCpus::Split { server, generator } => Ok(CpuSplit::Explicit {
+            server: server.clone(),
+            generator: generator.clone(),
+        }),
+    }
+}
+
+pub(crate) fn metrics(
+    at: &Locator<'_>,
+    raw: &[Spanned<String>],
+) -> Result<Vec<MetricName>, StudyError> {
+    raw.iter()
+        .map(|m| {
+            MetricName::parse(m.get_ref()).ok_or_else(|| {
+                at.at(
+                    m,
+                    "metrics",
+                    format!(
+                        "unknown metric '{}'; known: {}",
+                        m.get_ref(),
+                        MetricName::known()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn scenarios(
+    at: &Locator<'_>,
+    raw: &[Spanned<RawScenario>],
+    defaults: &ScenarioDefaults,
+) -> Result<Vec<Scenario>, StudyError> {
+    if raw.is_empty() {
+        return Err(at.error(None, Some("scenario"), "no [[scenario]] given".into()));
+    }
+    raw.iter().map(|s| scenario(at, s, defaults)).collect()
+}
+
+fn scenario(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+    defaults: &ScenarioDefaults,
+) -> Result<Scenario, StudyError> {
+    let s = raw.get_ref();
+    let route = s.name.route();
+    let keepalive = s.keepalive.unwrap_or(true);
+    let levels = load_tables(at, raw)?
+        .into_iter()
+        .map(|l| {
+            level::level_from(l.get_ref(), keepalive)
+                .map_err(|(key, msg)| at.error(Some(l.span()), Some(key), msg))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let timeout = s.timeout.map_or(defaults.timeout, |d| d.0);
+    if timeout.is_zero() {
+        return Err(at.at(raw, "timeout", "must be more than 0"));
+    }
+    let path = match &s.path {
+        None => route.path.to_string(),
+        Some(p) if p.get_ref().starts_with('/') => p.get_ref().clone(),
+        Some(p) => return Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref()))),
+    };
+    Ok(Scenario {
+        name: s.name,
+        method: s
+            .method
+            .clone()
+            .unwrap_or_else(|| route.method.as_str().to_string()),
+        path,
+        body: match &s.body {
+            Some(b) => b.clone().into_bytes(),
+            None => route.default_body(),
+        },
+        warmup: s.warmup.map_or(defaults.warmup, |d| d.0),
+        timeout,
+        levels,
+    })
+}
+
+/// A scenario's load tables: its one `load` or its non-empty `levels`.
+fn load_tables<'r>(
+    at: &Locator<'_>,
+    raw: &'r Spanned<RawScenario>,
+) -> Result<Vec<&'r Spanned<RawLoad>>, StudyError> {
+    let s = raw.get_ref();
+    match (&s.load, &s.levels) {
+        (Some(l), None) => Ok(vec![l]),
+        (None, Some(ls)) if !ls.is_empty() => Ok(ls.iter().collect()),
+        (Some(_), Some(_)) => Err(at.at(raw, "load", "give either `load` or `levels`, not both")),
+        _ => Err(at.at(
+            raw,
+            "load",
+            format!(
+                "scenario '{}' needs a `load` or a non-empty `levels`",
+                s.name
+            ),
+        )),
+    }
+}
