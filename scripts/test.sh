@@ -38,6 +38,10 @@ step "test suite"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --workspace --locked | tee "$log" || status=$?
+# --no-fail-fast: one failing binary must not hide the others' counts.
+cargo test --workspace --locked --no-fail-fast | tee "$log" || status=$?
+if [ "$status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
+    echo "error: cargo test exited $status with no failing test (a build error?)" >&2
+fi
 bash scripts/test-totals.sh "$log"
 exit "$status"
