@@ -221,9 +221,17 @@ load = { connections = 4, duration = "1s" }
     }
 }
 
-/// Pids of the processes descended from `root`.
-fn descendants(root: u32) -> Vec<(i32, i32)> {
-    let mut parent = std::collections::HashMap::new();
+/// One process as /proc/PID/stat shows it.
+struct Proc {
+    pid: i32,
+    live: bool,
+    ppid: i32,
+    pgid: i32,
+}
+
+/// Every process now, from /proc (those that vanish while read are left out).
+fn processes() -> Vec<Proc> {
+    let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
             continue;
@@ -231,20 +239,28 @@ fn descendants(root: u32) -> Vec<(i32, i32)> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
+        // The command name may hold spaces and parentheses: fields follow the last ')'.
         let Some(rest) = stat.rfind(')').map(|i| stat[i + 1..].to_string()) else {
             continue;
         };
         let f: Vec<&str> = rest.split_whitespace().collect();
-        if let (Some(pp), Some(pg)) = (f.get(1), f.get(2)) {
-            parent.insert(
-                pid,
-                (
-                    pp.parse::<i32>().unwrap_or(0),
-                    pg.parse::<i32>().unwrap_or(0),
-                ),
-            );
-        }
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<i32>().ok()).unwrap_or(0);
+        out.push(Proc {
+            pid,
+            live: !matches!(f.first(), Some(&"Z") | Some(&"X")),
+            ppid: num(1),
+            pgid: num(2),
+        });
     }
+    out
+}
+
+/// Pids of the processes descended from `root`, with their process groups.
+fn descendants(root: u32) -> Vec<(i32, i32)> {
+    let parent: std::collections::HashMap<i32, (i32, i32)> = processes()
+        .into_iter()
+        .map(|p| (p.pid, (p.ppid, p.pgid)))
+        .collect();
     parent
         .iter()
         .filter(|(&pid, _)| {
@@ -404,24 +420,11 @@ fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
 
 /// Live (non-zombie) processes whose process group is `pgid`.
 fn group_members(pgid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| stat[i + 1..].to_string()) else {
-            continue;
-        };
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let live = !matches!(f.first(), Some(&"Z") | Some(&"X"));
-        if live && f.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
-            out.push(pid);
-        }
-    }
-    out
+    processes()
+        .into_iter()
+        .filter(|p| p.live && p.pgid == pgid)
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// SIGKILL gives shootout no chance to clean up: the servers must die on
