@@ -20,6 +20,8 @@ pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 mod conn;
 mod control;
 mod pacer;
+#[cfg(test)]
+mod props;
 mod request;
 mod response;
 mod stats;

@@ -24,18 +24,12 @@ use super::*;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-/// `cases` per property, unless `PROPTEST_CASES` asks for a longer soak.
+/// The engine's configuration, with time to shrink a looping input.
 fn config(cases: u32) -> Config {
-    let soak = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok());
     Config {
-        cases: soak.unwrap_or(cases),
-        // Found bugs become named tests instead of files under src/.
-        failure_persistence: None,
         // A looping input costs `bounded`'s limit per shrinking step.
         max_shrink_time: 30_000,
-        ..Config::default()
+        ..crate::props::config(cases)
     }
 }
 

@@ -7,19 +7,8 @@
 
 use super::*;
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 
-/// `cases` per property, unless `PROPTEST_CASES` asks for a longer soak.
-fn config(cases: u32) -> Config {
-    let soak = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok());
-    Config {
-        cases: soak.unwrap_or(cases),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
+use crate::props::config;
 
 const UNITS: &[&str] = &[
     "", "s", "ms", "us", "µs", "m", "min", "h", "k", "K", "M", "d", "ns", "sec", "e", "_", "S",
