@@ -5,6 +5,7 @@
 //! callers of this crate.
 
 pub mod build;
+pub mod database;
 pub mod http;
 pub mod lifeline;
 pub mod manifest;
@@ -17,6 +18,7 @@ pub mod toolchain;
 pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
+pub use database::DatabaseAccess;
 pub mod located;
 pub use located::FileError;
 pub use manifest::{

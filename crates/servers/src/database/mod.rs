@@ -1,0 +1,27 @@
+//! PostgreSQL for the database routes of `targets/SPEC.md`: a throwaway
+//! cluster that shootout creates, seeds, starts, measures and removes itself
+//! (`cluster`), and the addresses a server and the verifier use to reach it
+//! (`DatabaseAccess`). The cluster runs as an unprivileged user when shootout
+//! runs as root, because `initdb` refuses root.
+
+/// How a server and the verifier reach a seeded database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseAccess {
+    /// `DATABASE_URL` for servers: the `benchmarkdbuser` role over TCP on
+    /// 127.0.0.1, database `hello_world`.
+    pub app_url: String,
+    /// A superuser connection string for the `postgres` crate
+    /// (`host=<socket dir> port=N user=U dbname=hello_world`), used to read
+    /// the tables, `pg_stat_statements` and `pg_stat_activity`.
+    pub admin_url: String,
+    /// `DB_POOL_SIZE`: the total connections a server may open.
+    pub pool_size: u32,
+}
+
+/// The role servers log in as, and its password (TechEmpower's names).
+pub const APP_USER: &str = "benchmarkdbuser";
+pub const APP_PASSWORD: &str = "benchmarkdbpass";
+/// The database that holds `world` and `fortune`.
+pub const DB_NAME: &str = "hello_world";
+/// Rows in `world`; ids are 1..=WORLD_ROWS.
+pub const WORLD_ROWS: i32 = 10_000;
