@@ -25,3 +25,12 @@ pub const APP_PASSWORD: &str = "benchmarkdbpass";
 pub const DB_NAME: &str = "hello_world";
 /// Rows in `world`; ids are 1..=WORLD_ROWS.
 pub const WORLD_ROWS: i32 = 10_000;
+
+mod cluster;
+mod settings;
+mod stale;
+
+pub use cluster::{
+    find_bin_dir, Cluster, ClusterOptions, DatabaseError, DatabaseInfo, PACKAGE, SUPERUSER,
+};
+pub use settings::Setting;
