@@ -1,20 +1,30 @@
 // Command go-nethttp implements the shootout API contract (see ../SPEC.md)
 // with the Go standard library's net/http server and ServeMux, encoding/json,
-// encoding/csv and golang.org/x/crypto/bcrypt.
+// encoding/csv, html/template, golang.org/x/crypto/bcrypt and, for the
+// database routes, github.com/jackc/pgx/v5/pgxpool.
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"html/template"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -144,6 +154,177 @@ func bcryptHandler(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, reply{Payload: string(hash)})
 }
 
+// db is the connection pool, or nil when DATABASE_URL is not set.
+var db *pgxpool.Pool
+
+type world struct {
+	ID           int32 `json:"id"`
+	RandomNumber int32 `json:"randomNumber"`
+}
+
+type fortune struct {
+	ID      int32
+	Message string
+}
+
+const (
+	worldRows         = 10000
+	selectWorld       = "SELECT id, randomnumber FROM world WHERE id = $1"
+	selectFortunes    = "SELECT id, message FROM fortune"
+	updateWorlds      = "UPDATE world SET randomnumber = v.r FROM unnest($1::int[], $2::int[]) AS v(id, r) WHERE world.id = v.id"
+	defaultPoolSize   = 4
+	additionalFortune = "Additional fortune added at request time."
+)
+
+var fortunesTemplate = template.Must(template.New("fortunes").Parse(
+	`<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>` +
+		`{{range .}}<tr><td>{{.ID}}</td><td>{{.Message}}</td></tr>{{end}}` +
+		`</table></body></html>`))
+
+// openPool builds a pool of at most DB_POOL_SIZE (default 4) connections.
+// pgx connects lazily, so the server starts even if the database is down.
+func openPool(url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	size := defaultPoolSize
+	if s := os.Getenv("DB_POOL_SIZE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, errors.New("DB_POOL_SIZE must be a positive integer")
+		}
+		size = n
+	}
+	cfg.MaxConns = int32(size)
+	cfg.MinConns = 0
+	return pgxpool.NewWithConfig(context.Background(), cfg)
+}
+
+// withDB answers 503 when the server runs without a database.
+func withDB(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if db == nil {
+			http.Error(w, "no database configured (DATABASE_URL is not set)", http.StatusServiceUnavailable)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func dbError(w http.ResponseWriter, err error) {
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+func randomID() int32 {
+	return int32(rand.IntN(worldRows) + 1)
+}
+
+// queryCount reads ?queries=Q: clamped to 1..500, and 1 when missing, empty
+// or not an integer.
+func queryCount(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 1
+	}
+	return max(1, min(n, 500))
+}
+
+// readWorlds reads n rows with independent random ids, one query per row.
+func readWorlds(ctx context.Context, conn *pgxpool.Conn, n int) ([]world, error) {
+	rows := make([]world, n)
+	for i := range rows {
+		if err := conn.QueryRow(ctx, selectWorld, randomID()).Scan(&rows[i].ID, &rows[i].RandomNumber); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+func dbHandler(w http.ResponseWriter, r *http.Request) {
+	var row world
+	if err := db.QueryRow(r.Context(), selectWorld, randomID()).Scan(&row.ID, &row.RandomNumber); err != nil {
+		dbError(w, err)
+		return
+	}
+	writeJSON(w, row)
+}
+
+func queriesHandler(w http.ResponseWriter, r *http.Request) {
+	n := queryCount(r)
+	conn, err := db.Acquire(r.Context())
+	if err != nil {
+		dbError(w, err)
+		return
+	}
+	rows, err := readWorlds(r.Context(), conn, n)
+	conn.Release()
+	if err != nil {
+		dbError(w, err)
+		return
+	}
+	writeJSON(w, rows)
+}
+
+func fortunesHandler(w http.ResponseWriter, r *http.Request) {
+	rows, _ := db.Query(r.Context(), selectFortunes)
+	fortunes, err := pgx.CollectRows(rows, pgx.RowToStructByPos[fortune])
+	if err != nil {
+		dbError(w, err)
+		return
+	}
+	fortunes = append(fortunes, fortune{ID: 0, Message: additionalFortune})
+	slices.SortFunc(fortunes, func(a, b fortune) int { return strings.Compare(a.Message, b.Message) })
+	var buf bytes.Buffer
+	if err := fortunesTemplate.Execute(&buf, fortunes); err != nil {
+		dbError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Write(buf.Bytes())
+}
+
+func updatesHandler(w http.ResponseWriter, r *http.Request) {
+	n := queryCount(r)
+	ctx := r.Context()
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		dbError(w, err)
+		return
+	}
+	defer conn.Release()
+	rows, err := readWorlds(ctx, conn, n)
+	if err != nil {
+		dbError(w, err)
+		return
+	}
+	// Each row gets a new random number. An id drawn twice is written once,
+	// with the last number drawn for it, and every answered copy carries it.
+	final := make(map[int32]int32, n)
+	for i := range rows {
+		rows[i].RandomNumber = randomID()
+		final[rows[i].ID] = rows[i].RandomNumber
+	}
+	ids := make([]int32, 0, len(final))
+	for id := range final {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // one lock order for all requests: no deadlocks
+	numbers := make([]int32, len(ids))
+	for i, id := range ids {
+		numbers[i] = final[id]
+	}
+	if _, err := conn.Exec(ctx, updateWorlds, ids, numbers); err != nil {
+		dbError(w, err)
+		return
+	}
+	for i := range rows {
+		rows[i].RandomNumber = final[rows[i].ID]
+	}
+	writeJSON(w, rows)
+}
+
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("go-nethttp: ")
@@ -164,6 +345,21 @@ func main() {
 	mux.HandleFunc("POST /test/simple", simple)
 	mux.HandleFunc("POST /test/timed", timed)
 	mux.HandleFunc("POST /test/bcrypt", bcryptHandler)
+	mux.HandleFunc("GET /db", withDB(dbHandler))
+	mux.HandleFunc("GET /queries", withDB(queriesHandler))
+	mux.HandleFunc("GET /fortunes", withDB(fortunesHandler))
+	mux.HandleFunc("GET /updates", withDB(updatesHandler))
+
+	if url := os.Getenv("DATABASE_URL"); url != "" {
+		pool, err := openPool(url)
+		if err != nil {
+			log.Fatalf("database: %v", err)
+		}
+		db = pool
+		log.Printf("database pool: at most %d connections", pool.Config().MaxConns)
+	} else {
+		log.Printf("DATABASE_URL is not set: the database routes answer 503")
+	}
 
 	addr := net.JoinHostPort(host, port)
 	log.Printf("listening on %s", addr)

@@ -5,23 +5,82 @@ python-fastapi-uvloop runs this same module with `--loop uvloop --http httptools
 Async endpoints sleep with asyncio.sleep; the bcrypt endpoint is a plain `def`,
 so FastAPI runs it in its threadpool, off the event loop. The request body is a
 Pydantic model, so malformed JSON or a missing/non-string payload answers 422.
+
+Database routes (SPEC.md, "Database routes"): one asyncpg pool of DB_POOL_SIZE
+connections (one process), opened in the lifespan handler and closed on
+shutdown; asyncpg prepares (and caches) each statement per connection. Fortunes
+render through Starlette's Jinja2Templates with HTML autoescaping. Without
+DATABASE_URL no pool is opened and the database routes answer 503.
 """
 
 import asyncio
+import contextlib
 import csv
 import os
+import random
 from pathlib import Path
 
+import asyncpg
 import bcrypt
-from fastapi import FastAPI
+import jinja2
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import PlainTextResponse
+from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, StrictStr
 
 DATA_DIR = Path(os.environ.get("DATA_DIR") or Path(__file__).resolve().parent.parent / "data")
 CSV_PATH = DATA_DIR / "titanic.csv"
 
+DATABASE_URL = os.environ.get("DATABASE_URL") or None
+
+
+def _pool_size():
+    try:
+        return max(1, int(os.environ.get("DB_POOL_SIZE", "")))
+    except ValueError:
+        return 4
+
+
+POOL_SIZE = _pool_size()  # one process: the whole DB_POOL_SIZE
+pool = None
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    global pool
+    if DATABASE_URL is not None:
+        pool = await asyncpg.create_pool(DATABASE_URL, min_size=POOL_SIZE, max_size=POOL_SIZE)
+    try:
+        yield
+    finally:
+        if pool is not None:
+            await pool.close()
+            pool = None
+
+
 # No /docs, /redoc or /openapi.json: every path outside the contract is a 404.
-app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
+
+SELECT_WORLD = "SELECT id, randomnumber FROM world WHERE id = $1"
+SELECT_FORTUNES = "SELECT id, message FROM fortune"
+UPDATE_WORLDS = (
+    "UPDATE world SET randomnumber = v.r "
+    "FROM unnest($1::int[], $2::int[]) AS v(id, r) WHERE world.id = v.id"
+)
+
+templates = Jinja2Templates(
+    env=jinja2.Environment(
+        loader=jinja2.DictLoader({
+            "fortunes.html": (
+                "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table>"
+                "<tr><th>id</th><th>message</th></tr>"
+                "{% for id, message in fortunes %}<tr><td>{{ id }}</td><td>{{ message }}</td></tr>{% endfor %}"
+                "</table></body></html>"
+            ),
+        }),
+        autoescape=True,
+    )
+)
 
 
 class Payload(BaseModel):
@@ -68,3 +127,65 @@ async def timed(body: Payload):
 def bcrypt_route(body: Payload):
     hashed = bcrypt.hashpw(body.payload.encode("utf-8"), bcrypt.gensalt(rounds=10))
     return {"payload": hashed.decode("ascii")}
+
+
+def db_pool():
+    if pool is None:
+        raise HTTPException(status_code=503, detail="DATABASE_URL is not set")
+    return pool
+
+
+def random_id():
+    return random.randint(1, 10000)
+
+
+def clamp_queries(queries):
+    """The `queries` parameter clamped to 1..500; missing or not an integer is 1."""
+    try:
+        q = int(queries)
+    except (TypeError, ValueError):
+        return 1
+    return min(max(q, 1), 500)
+
+
+@app.get("/db")
+async def db():
+    async with db_pool().acquire() as conn:
+        id_, number = await conn.fetchrow(SELECT_WORLD, random_id())
+    return {"id": id_, "randomNumber": number}
+
+
+@app.get("/queries")
+async def queries(queries: str = ""):
+    q = clamp_queries(queries)
+    worlds = []
+    async with db_pool().acquire() as conn:
+        stmt = await conn.prepare(SELECT_WORLD)
+        for _ in range(q):
+            id_, number = await stmt.fetchrow(random_id())
+            worlds.append({"id": id_, "randomNumber": number})
+    return worlds
+
+
+@app.get("/fortunes")
+async def fortunes(request: Request):
+    async with db_pool().acquire() as conn:
+        rows = [tuple(r) for r in await conn.fetch(SELECT_FORTUNES)]
+    rows.append((0, "Additional fortune added at request time."))
+    rows.sort(key=lambda f: f[1])
+    return templates.TemplateResponse(request, "fortunes.html", {"fortunes": rows})
+
+
+@app.get("/updates")
+async def updates(queries: str = ""):
+    q = clamp_queries(queries)
+    # Distinct ids, so every answered row carries the value finally written.
+    ids = sorted(random.sample(range(1, 10001), q))
+    worlds = []
+    async with db_pool().acquire() as conn:
+        stmt = await conn.prepare(SELECT_WORLD)
+        for i in ids:
+            id_, _ = await stmt.fetchrow(i)
+            worlds.append({"id": id_, "randomNumber": random_id()})
+        await conn.execute(UPDATE_WORLDS, [w["id"] for w in worlds], [w["randomNumber"] for w in worlds])
+    return worlds

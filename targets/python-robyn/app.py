@@ -6,6 +6,13 @@ thread (asyncio.to_thread) so the event loop is never blocked. JSON routes
 return dicts, which Robyn serialises itself (compact, application/json). Log
 level is WARNING so nothing is logged per request, and the OpenAPI/docs routes
 are off so every path outside the contract is a 404.
+
+Database routes (SPEC.md, "Database routes"): one asyncpg pool of DB_POOL_SIZE
+connections (one process, one worker), opened by Robyn's startup handler and
+closed by its shutdown handler; asyncpg prepares each statement per
+connection. Fortunes render through Robyn's JinjaTemplate (autoescaping on
+for .html) from templates/fortunes.html. Without DATABASE_URL no pool is
+opened and the database routes answer 503.
 """
 
 import signal
@@ -30,12 +37,15 @@ import asyncio  # noqa: E402
 import csv  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import random  # noqa: E402
 import socket  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import asyncpg  # noqa: E402
 import bcrypt  # noqa: E402
 from robyn import Request, Response, Robyn  # noqa: E402
 from robyn.argument_parser import Config  # noqa: E402
+from robyn.templating import JinjaTemplate  # noqa: E402
 
 DATA_DIR = Path(os.environ.get("DATA_DIR") or Path(__file__).resolve().parent.parent / "data")
 CSV_PATH = DATA_DIR / "titanic.csv"
@@ -47,6 +57,61 @@ config = Config()
 config.log_level = "WARNING"
 config.disable_openapi = True
 app = Robyn(__file__, config=config)
+
+
+DATABASE_URL = os.environ.get("DATABASE_URL") or None
+
+
+def _pool_size():
+    try:
+        return max(1, int(os.environ.get("DB_POOL_SIZE", "")))
+    except ValueError:
+        return 4
+
+
+POOL_SIZE = _pool_size()  # one process, one worker: the whole DB_POOL_SIZE
+pool = None
+
+SELECT_WORLD = "SELECT id, randomnumber FROM world WHERE id = $1"
+SELECT_FORTUNES = "SELECT id, message FROM fortune"
+UPDATE_WORLDS = (
+    "UPDATE world SET randomnumber = v.r "
+    "FROM unnest($1::int[], $2::int[]) AS v(id, r) WHERE world.id = v.id"
+)
+
+templates = JinjaTemplate(str(Path(__file__).resolve().parent / "templates"))
+
+
+def no_database():
+    return Response(status_code=503, headers=JSON, description='{"error":"DATABASE_URL is not set"}')
+
+
+@app.startup_handler
+async def open_pool():
+    global pool
+    if DATABASE_URL is not None:
+        pool = await asyncpg.create_pool(DATABASE_URL, min_size=POOL_SIZE, max_size=POOL_SIZE)
+
+
+@app.shutdown_handler
+async def close_pool():
+    global pool
+    if pool is not None:
+        await pool.close()
+        pool = None
+
+
+def random_id():
+    return random.randint(1, 10000)
+
+
+def queries_param(request: Request):
+    """The `queries` parameter clamped to 1..500; missing or not an integer is 1."""
+    try:
+        q = int(request.query_params.get("queries", "") or "")
+    except ValueError:
+        return 1
+    return min(max(q, 1), 500)
 
 
 def bad_request(msg):
@@ -116,6 +181,55 @@ async def bcrypt_route(request: Request):
     if payload is None:
         return bad_request("body must be a JSON object with a string payload")
     return {"payload": await asyncio.to_thread(_hash, payload)}
+
+
+@app.get("/db")
+async def db(request: Request):
+    if pool is None:
+        return no_database()
+    async with pool.acquire() as conn:
+        id_, number = await conn.fetchrow(SELECT_WORLD, random_id())
+    return {"id": id_, "randomNumber": number}
+
+
+@app.get("/queries")
+async def queries(request: Request):
+    if pool is None:
+        return no_database()
+    worlds = []
+    async with pool.acquire() as conn:
+        stmt = await conn.prepare(SELECT_WORLD)
+        for _ in range(queries_param(request)):
+            id_, number = await stmt.fetchrow(random_id())
+            worlds.append({"id": id_, "randomNumber": number})
+    return worlds
+
+
+@app.get("/fortunes")
+async def fortunes(request: Request):
+    if pool is None:
+        return no_database()
+    async with pool.acquire() as conn:
+        rows = [tuple(r) for r in await conn.fetch(SELECT_FORTUNES)]
+    rows.append((0, "Additional fortune added at request time."))
+    rows.sort(key=lambda f: f[1])
+    return templates.render_template("fortunes.html", fortunes=rows)
+
+
+@app.get("/updates")
+async def updates(request: Request):
+    if pool is None:
+        return no_database()
+    # Distinct ids, so every answered row carries the value finally written.
+    ids = sorted(random.sample(range(1, 10001), queries_param(request)))
+    worlds = []
+    async with pool.acquire() as conn:
+        stmt = await conn.prepare(SELECT_WORLD)
+        for i in ids:
+            id_, _ = await stmt.fetchrow(i)
+            worlds.append({"id": id_, "randomNumber": random_id()})
+        await conn.execute(UPDATE_WORLDS, [w["id"] for w in worlds], [w["randomNumber"] for w in worlds])
+    return worlds
 
 
 def _port_is_free(host: str, port: int) -> bool:

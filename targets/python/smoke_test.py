@@ -8,6 +8,13 @@ framing, exact bytes), bcrypt cost and validity (if the bcrypt module is
 importable), timings, 10 concurrent wait_time requests, 404 and bad JSON, then
 sends SIGTERM to the group and reports any process still alive after 5 s.
 A light stand-in for `shootout verify` while it does not exist yet.
+
+Database routes: with DATABASE_URL (and DB_POOL_SIZE) in the environment the
+server gets them and /db, /queries (clamping: 2, 0, foo, 501, empty, missing),
+/fortunes (13 rows, order, escaping, content type) and /updates are checked
+for shape over HTTP; values against the table, persistence, query counts and
+connection counts need the database itself (shootout verify). Without
+DATABASE_URL the four routes must answer 503.
 """
 
 import http.client
@@ -15,6 +22,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import socket
 import string
@@ -161,6 +169,7 @@ def run_checks(port, sync_workers):
             resp, data = request(port, "POST", path, bad, {"Content-Type": "application/json"})
             check(400 <= resp.status < 500, f"POST {path} {bad!r} -> {resp.status} {data[:60]!r}")
     keepalive(port)
+    db_checks(port)
     results = []
 
     def one():
@@ -179,6 +188,46 @@ def run_checks(port, sync_workers):
         t.join()
     took = time.monotonic() - t0
     check(all(results) and len(results) == 10 and took < limit, f"10 concurrent wait_time in {took:.2f}s < {limit}s")
+
+
+WORLD = re.compile(rb'\{"id":([0-9]+),"randomNumber":([0-9]+)\}')
+FORTUNE_ROW = re.compile(r"<tr><td>([0-9]+)</td><td>(.*?)</td></tr>", re.S)
+
+
+def worlds_ok(data, n):
+    if not (data.startswith(b"[") and data.endswith(b"]")):
+        return False
+    rows = WORLD.findall(data)
+    if len(rows) != n or data != b"[" + b",".join(b'{"id":%s,"randomNumber":%s}' % r for r in rows) + b"]":
+        return False
+    return all(1 <= int(i) <= 10000 and 1 <= int(v) <= 10000 for i, v in rows)
+
+
+def db_checks(port):
+    if not os.environ.get("DATABASE_URL"):
+        for path in ("/db", "/queries?queries=2", "/fortunes", "/updates?queries=2"):
+            route(port, "GET", path, 503, None)
+        return
+    data, _ = route(port, "GET", "/db", 200, "application/json")
+    m = WORLD.fullmatch(data)
+    check(bool(m) and 1 <= int(m[1]) <= 10000 and 1 <= int(m[2]) <= 10000, f"/db row {data!r}")
+    for base in ("/queries", "/updates"):
+        for q, n in (("2", 2), ("0", 1), ("foo", 1), ("501", 500), ("", 1), (None, 1), ("20", 20)):
+            path = base if q is None else f"{base}?queries={q}"
+            data, _ = route(port, "GET", path, 200, "application/json")
+            check(worlds_ok(data, n), f"{path} answers {n} rows")
+    resp, data = request(port, "GET", "/fortunes")
+    text = data.decode("utf-8", "replace")
+    ctype = (resp.getheader("Content-Type") or "").replace(" ", "").lower()
+    check(resp.status == 200 and framed(resp) and ctype == "text/html;charset=utf-8", f"/fortunes -> {resp.status} {ctype}")
+    rows = FORTUNE_ROW.findall(text)
+    unescape = lambda m: m.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#34;", '"').replace("&#x27;", "'").replace("&#39;", "'").replace("&amp;", "&")
+    messages = [unescape(m) for _, m in rows]
+    check(len(rows) == 13 and messages == sorted(messages), f"/fortunes has 13 rows in code point order ({len(rows)})")
+    check(("0", "Additional fortune added at request time.") in rows, "/fortunes has the added row 0")
+    check("<script>" not in text and "&lt;script&gt;" in text, "/fortunes escapes the <script> row")
+    check(text.startswith("<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>")
+          and text.rstrip().endswith("</table></body></html>"), "/fortunes page frame")
 
 
 def free_port():

@@ -12,4 +12,8 @@ urlpatterns = [
     path("test/simple", views.simple),
     path("test/timed", views.timed),
     path("test/bcrypt", views.bcrypt_view),
+    path("db", views.db),
+    path("queries", views.queries),
+    path("fortunes", views.fortunes),
+    path("updates", views.updates),
 ]
