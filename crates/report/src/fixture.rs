@@ -132,6 +132,7 @@ pub fn new_run() -> NewRun {
         },
         scale: 1.0,
         study_text: STUDY_TEXT.into(),
+        database: None,
     }
 }
 
@@ -220,6 +221,8 @@ fn measurement(
         req_per_cpu_s: completed as f64 / cpu,
         generator_bound: bound,
         startup_s: 0.05,
+        db_cpu_s: None,
+        db_rss_peak_mib: None,
     }
 }
 

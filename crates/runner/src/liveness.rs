@@ -167,6 +167,7 @@ mod tests {
             pinning: shootout_store::Pinning::default(),
             scale: 1.0,
             study_text: String::new(),
+            database: None,
         };
         let mut server = std::process::Command::new("sleep")
             .arg("60")

@@ -335,6 +335,8 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         server_cpu_s: cpu,
         req_per_cpu_s: if cpu > 0.0 { completed / cpu } else { 0.0 },
         startup_s: p.startup.as_secs_f64(),
+        db_cpu_s: None,
+        db_rss_peak_mib: None,
     }
 }
 

@@ -160,6 +160,7 @@ fn open<'a>(
         pinning: pinning.clone(),
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
+        database: None,
     })?;
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let est = study.estimate(entries.len(), cfg.scale);

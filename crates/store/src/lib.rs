@@ -11,8 +11,8 @@ mod schema;
 mod time;
 
 pub use model::{
-    decode_histogram, encode_histogram, Host, Measurement, NewRun, Pinning, Run, RunData,
-    RunListing, RunStatus, TargetRecord, TargetStatus,
+    decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
+    RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
 };
 pub use schema::SCHEMA_VERSION;
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
@@ -266,6 +266,7 @@ impl Store {
                         },
                         scale: r.get(14)?,
                         study_text: r.get(15)?,
+                        database: None,
                     })
                 },
             )
@@ -345,6 +346,8 @@ impl Store {
                 req_per_cpu_s: r.get(15)?,
                 generator_bound: r.get(16)?,
                 startup_s: r.get(17)?,
+                db_cpu_s: None,
+                db_rss_peak_mib: None,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -75,6 +75,21 @@ pub struct NewRun {
     pub scale: f64,
     /// The study file exactly as it was read.
     pub study_text: String,
+    /// The PostgreSQL the database scenarios ran against, if any.
+    pub database: Option<DatabaseRecord>,
+}
+
+/// The PostgreSQL cluster a run started for its database scenarios.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseRecord {
+    /// `SHOW server_version`.
+    pub version: String,
+    /// The settings shootout chose, as the server reported them.
+    pub settings: std::collections::BTreeMap<String, String>,
+    /// CPUs the cluster was pinned to (empty: not pinned).
+    pub cpus: Vec<usize>,
+    /// `DB_POOL_SIZE` given to every server.
+    pub pool_size: u32,
 }
 
 /// A stored run.
@@ -91,6 +106,8 @@ pub struct Run {
     pub pinning: Pinning,
     pub scale: f64,
     pub study_text: String,
+    #[serde(default)]
+    pub database: Option<DatabaseRecord>,
 }
 
 /// How a target fared in a run before any measurement.
@@ -184,6 +201,13 @@ pub struct Measurement {
     pub generator_bound: bool,
     /// Seconds from spawn to the first 200 from the ready route.
     pub startup_s: f64,
+    /// Database scenarios only: CPU seconds of the PostgreSQL process tree
+    /// during the measured phase, counted apart from the server's.
+    #[serde(default)]
+    pub db_cpu_s: Option<f64>,
+    /// Database scenarios only: the PostgreSQL tree's peak RSS.
+    #[serde(default)]
+    pub db_rss_peak_mib: Option<f64>,
 }
 
 /// A run in the history list.

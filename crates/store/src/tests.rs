@@ -50,6 +50,7 @@ fn new_run() -> NewRun {
         },
         scale: 1.0,
         study_text: "name = \"default\"\n".into(),
+        database: None,
     }
 }
 
@@ -110,6 +111,8 @@ fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
         req_per_cpu_s: 800.0,
         generator_bound: rep == 1,
         startup_s: 0.05,
+        db_cpu_s: None,
+        db_rss_peak_mib: None,
     }
 }
 
