@@ -4,7 +4,8 @@
 //! which applies the engine's rules.
 
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
-use crate::{level, CpuSplit, MetricName, Scenario, StudyError, TargetSelection};
+use crate::{level, CpuSplit, Level, MetricName, Scenario, StudyError, TargetSelection};
+use shootout_servers::spec::MAX_QUERIES;
 use std::ops::Range;
 use std::path::Path;
 use std::time::Duration;
@@ -178,6 +179,7 @@ fn scenario(
                 .map_err(|(key, msg)| at.error(Some(l.span()), Some(key), msg))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    queries_fit(at, raw, &levels)?;
     let timeout = s.timeout.map_or(defaults.timeout, |d| d.0);
     if timeout.is_zero() {
         return Err(at.at(raw, "timeout", "must be more than 0"));
@@ -202,6 +204,35 @@ fn scenario(
         timeout,
         levels,
     })
+}
+
+/// `queries` only on the routes that take it, within what SPEC.md serves
+/// (a larger count would be clamped by the server, measuring something else
+/// than the study says), and not together with an explicit `path`.
+fn queries_fit(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+    levels: &[Level],
+) -> Result<(), StudyError> {
+    let s = raw.get_ref();
+    let route = s.name.route();
+    let tables = load_tables(at, raw)?;
+    for (table, level) in tables.iter().zip(levels) {
+        let Some(q) = level.queries else { continue };
+        let problem = if !route.takes_queries() {
+            Some(format!("scenario '{}' takes no `queries` (only queries and updates do)", s.name))
+        } else if q == 0 || q as usize > MAX_QUERIES {
+            Some(format!("{q} is outside 1..={MAX_QUERIES}"))
+        } else if s.path.is_some() {
+            Some("give either the scenario's `path` or `queries`, not both".to_string())
+        } else {
+            None
+        };
+        if let Some(msg) = problem {
+            return Err(at.error(Some(table.span()), Some("queries"), msg));
+        }
+    }
+    Ok(())
 }
 
 /// A scenario's load tables: its one `load` or its non-empty `levels`.

@@ -26,14 +26,18 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
         Mode::Stages => stages(l)?,
     };
     let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
-    let label = l
-        .label
-        .clone()
-        .unwrap_or_else(|| auto_label(workload.load(), workload.stop()));
+    let label = l.label.clone().unwrap_or_else(|| {
+        let load = auto_label(workload.load(), workload.stop());
+        match l.queries {
+            Some(q) => format!("q={q} {load}"),
+            None => load,
+        }
+    });
     Ok(Level {
         label,
         workload,
         keepalive,
+        queries: l.queries,
     })
 }
 

@@ -59,6 +59,8 @@ pub struct Level {
     #[serde(skip)]
     pub workload: Workload,
     pub keepalive: bool,
+    /// `queries=Q` for the routes that take it (queries, updates).
+    pub queries: Option<u32>,
 }
 
 impl Level {
@@ -82,6 +84,29 @@ pub struct Scenario {
     pub warmup: Duration,
     pub timeout: Duration,
     pub levels: Vec<Level>,
+}
+
+impl Scenario {
+    /// Whether it needs the database (SPEC.md "Database routes").
+    pub fn needs_database(&self) -> bool {
+        self.name.route().needs_database()
+    }
+
+    /// The path a level requests: the scenario's, with `queries=Q` when the
+    /// level sets a query count.
+    pub fn path_for(&self, level: &Level) -> String {
+        match level.queries {
+            Some(q) => self.name.route().path_with_queries(q),
+            None => self.path.clone(),
+        }
+    }
+}
+
+impl Study {
+    /// Whether any scenario needs the database.
+    pub fn needs_database(&self) -> bool {
+        self.scenarios.iter().any(Scenario::needs_database)
+    }
 }
 
 /// A figure an article published, to show next to what was measured.
@@ -108,6 +133,8 @@ pub struct Study {
     pub cpus: CpuSplit,
     /// The metrics the article reported (rows of its tables).
     pub metrics: Vec<MetricName>,
+    /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
+    pub db_pool_size: Option<u32>,
     pub scenarios: Vec<Scenario>,
     pub published: Vec<Published>,
     /// Where it was read from, and its text as read.
@@ -141,6 +168,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let threads = check::at_least_one(&at, raw.threads.as_ref(), "threads")?;
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
+    let db_pool_size = check::at_least_one(&at, raw.db_pool_size.as_ref(), "db_pool_size")?;
     let defaults = check::ScenarioDefaults {
         warmup: raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0),
         timeout: raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0),
@@ -164,6 +192,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         threads,
         cpus,
         metrics,
+        db_pool_size,
         scenarios,
         published,
         file: path.to_path_buf(),

@@ -34,6 +34,8 @@ pub(super) struct RawStudy {
     pub cpus: Option<Spanned<RawCpus>>,
     #[serde(default)]
     pub metrics: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub db_pool_size: Option<Spanned<u32>>,
     pub scenario: Vec<Spanned<RawScenario>>,
     #[serde(default)]
     pub published: Option<toml::Table>,
@@ -119,6 +121,7 @@ pub(super) struct RawLoad {
     pub duration: Option<Dur>,
     pub rate: Option<f64>,
     pub keepalive: Option<bool>,
+    pub queries: Option<u32>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,
 }

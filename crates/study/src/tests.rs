@@ -330,3 +330,58 @@ fn engine_rules_are_reported_by_study_key_and_line() {
         assert_eq!((e.line, e.key.as_deref()), (Some(8), Some(key)), "{l}: {e}");
     }
 }
+
+const DB_STUDY: &str = r#"name = "db"
+description = "d"
+source = "s"
+targets = "all"
+db_pool_size = 8
+
+[[scenario]]
+name = "queries"
+levels = [
+    { queries = 1, connections = 4, duration = "1s" },
+    { queries = 20, connections = 4, duration = "1s" },
+]
+
+[[scenario]]
+name = "json"
+load = { connections = 2, duration = "1s" }
+"#;
+
+#[test]
+fn query_counts_set_each_level_path_and_label() {
+    let s = parse(Path::new("db.toml"), DB_STUDY).unwrap();
+    assert_eq!(s.db_pool_size, Some(8));
+    assert!(s.needs_database());
+    let q = &s.scenarios[0];
+    assert!(q.needs_database() && !s.scenarios[1].needs_database());
+    let paths: Vec<String> = q.levels.iter().map(|l| q.path_for(l)).collect();
+    assert_eq!(paths, ["/queries?queries=1", "/queries?queries=20"]);
+    assert_eq!(q.levels[1].label, "q=20 c=4 1s");
+    assert!(!parse(Path::new("m.toml"), MINIMAL).unwrap().needs_database());
+}
+
+#[test]
+fn a_bad_query_count_names_its_line_and_key() {
+    let cases = [
+        (DB_STUDY.replace("queries = 20", "queries = 501"), "501 is outside 1..=500"),
+        (DB_STUDY.replace("queries = 20", "queries = 0"), "0 is outside"),
+        (
+            DB_STUDY.replace("name = \"queries\"", "name = \"db\""),
+            "takes no `queries`",
+        ),
+        (
+            DB_STUDY.replace("name = \"queries\"", "name = \"queries\"\npath = \"/q\""),
+            "not both",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = parse_err(&text);
+        assert_eq!(e.key.as_deref(), Some("queries"), "{e}");
+        assert!(e.line.is_some_and(|l| l >= 10), "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    let e = parse_err(&DB_STUDY.replace("db_pool_size = 8", "db_pool_size = 0"));
+    assert_eq!((e.key.as_deref(), e.line), (Some("db_pool_size"), Some(5)), "{e}");
+}
