@@ -3,7 +3,10 @@
 //! media type, body, minimum duration). The verifier checks servers against
 //! this table, the study parser takes its default method, path and body from
 //! it, and anything that wants to check responses during a load can read
-//! [`Route::expected_body`] from here too.
+//! [`Route::expected_body`] from here too. The database routes' bodies
+//! depend on the table ([`Answer::Database`]); their query parameter and its
+//! clamping rule are defined here too ([`Route::path_with_queries`],
+//! [`clamp_queries`]).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -20,6 +23,10 @@ pub enum ScenarioName {
     Simple,
     Timed,
     Bcrypt,
+    Db,
+    Queries,
+    Fortunes,
+    Updates,
 }
 
 /// The HTTP method of a route.
@@ -48,6 +55,9 @@ pub enum Answer {
     Greet,
     /// `{"payload":"<bcrypt hash of payload at cost 10>"}`.
     Bcrypt,
+    /// Rows of the database: the body depends on the table (SPEC.md
+    /// "Database routes"), so only the verifier's database checks judge it.
+    Database,
 }
 
 /// The bcrypt cost SPEC.md asks for.
@@ -57,6 +67,22 @@ pub const BCRYPT_COST: u32 = 10;
 pub const TEXT: &str = "text/plain";
 /// The media type of JSON answers and POST bodies.
 pub const JSON: &str = "application/json";
+/// The media type of `/fortunes` (with `charset=utf-8`).
+pub const HTML: &str = "text/html";
+
+/// The query parameter of `/queries` and `/updates`.
+pub const QUERIES_PARAM: &str = "queries";
+/// The largest row count `queries=Q` asks for; more is clamped to it.
+pub const MAX_QUERIES: usize = 500;
+
+/// The rows a correct server answers for `queries=<raw>` (`None`: no
+/// parameter): Q clamped to 1..=500; missing, empty or non-integer is 1.
+pub fn clamp_queries(raw: Option<&str>) -> usize {
+    match raw.map(|q| q.trim().parse::<i64>()) {
+        Some(Ok(q)) => q.clamp(1, MAX_QUERIES as i64) as usize,
+        _ => 1,
+    }
+}
 
 /// One route of SPEC.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +98,7 @@ pub struct Route {
 }
 
 /// Every route, in SPEC.md's order.
-pub const ROUTES: [Route; 7] = [
+pub const ROUTES: [Route; 11] = [
     get(ScenarioName::Plaintext, "/plaintext", TEXT, "Hello, World!"),
     get(
         ScenarioName::Json,
@@ -103,7 +129,18 @@ pub const ROUTES: [Route; 7] = [
         Some(Duration::from_millis(20)),
     ),
     post(ScenarioName::Bcrypt, "/test/bcrypt", Answer::Bcrypt, None),
+    database(ScenarioName::Db, "/db", JSON),
+    database(ScenarioName::Queries, "/queries", JSON),
+    database(ScenarioName::Fortunes, "/fortunes", HTML),
+    database(ScenarioName::Updates, "/updates", JSON),
 ];
+
+const fn database(name: ScenarioName, path: &'static str, media: &'static str) -> Route {
+    Route {
+        answer: Answer::Database,
+        ..get(name, path, media, "")
+    }
+}
 
 const fn get(
     name: ScenarioName,
@@ -161,6 +198,22 @@ impl Route {
         }
     }
 
+    /// Whether the route reads the database (SPEC.md "Database routes").
+    pub fn needs_database(&self) -> bool {
+        self.answer == Answer::Database
+    }
+
+    /// Whether the route takes `queries=Q` (queries and updates).
+    pub fn takes_queries(&self) -> bool {
+        matches!(self.name, ScenarioName::Queries | ScenarioName::Updates)
+    }
+
+    /// The path with `queries=<q>`; `q` is any text, so that the clamping
+    /// cases (`0`, `foo`, empty) are built the same way as real counts.
+    pub fn path_with_queries(&self, q: impl fmt::Display) -> String {
+        format!("{}?{QUERIES_PARAM}={q}", self.path)
+    }
+
     /// The exact body a correct server answers to a request whose payload
     /// is `payload`; `None` for bcrypt, whose hash is salted (check it with
     /// [`Route::answer`] instead).
@@ -168,13 +221,13 @@ impl Route {
         match self.answer {
             Answer::Exact(body) => Some(body.to_owned()),
             Answer::Greet => Some(format!(r#"{{"payload":"Hello, {payload}"}}"#)),
-            Answer::Bcrypt => None,
+            Answer::Bcrypt | Answer::Database => None,
         }
     }
 }
 
 impl ScenarioName {
-    pub const ALL: [ScenarioName; 7] = [
+    pub const ALL: [ScenarioName; 11] = [
         ScenarioName::Plaintext,
         ScenarioName::Json,
         ScenarioName::FileRead,
@@ -182,6 +235,10 @@ impl ScenarioName {
         ScenarioName::Simple,
         ScenarioName::Timed,
         ScenarioName::Bcrypt,
+        ScenarioName::Db,
+        ScenarioName::Queries,
+        ScenarioName::Fortunes,
+        ScenarioName::Updates,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -193,6 +250,10 @@ impl ScenarioName {
             ScenarioName::Simple => "simple",
             ScenarioName::Timed => "timed",
             ScenarioName::Bcrypt => "bcrypt",
+            ScenarioName::Db => "db",
+            ScenarioName::Queries => "queries",
+            ScenarioName::Fortunes => "fortunes",
+            ScenarioName::Updates => "updates",
         }
     }
 
@@ -211,6 +272,8 @@ impl ScenarioName {
             ScenarioName::Timed => 0.021,
             ScenarioName::Bcrypt => 0.07,
             ScenarioName::FileRead => 0.002,
+            ScenarioName::Queries | ScenarioName::Updates => 0.005,
+            ScenarioName::Db | ScenarioName::Fortunes => 0.000_5,
             _ => 0.000_2,
         }
     }
@@ -255,6 +318,31 @@ mod tests {
             Some(ScenarioName::WaitTime)
         );
         assert_eq!(Route::find("POST", "/json"), None);
+    }
+
+    #[test]
+    fn database_routes_and_clamping() {
+        let db: Vec<_> = ROUTES.iter().filter(|r| r.needs_database()).collect();
+        assert_eq!(db.len(), 4);
+        assert!(!ScenarioName::Json.route().needs_database());
+        let q = ScenarioName::Queries.route();
+        assert!(q.takes_queries() && !ScenarioName::Db.route().takes_queries());
+        assert_eq!(q.path_with_queries(20), "/queries?queries=20");
+        assert_eq!(q.path_with_queries(""), "/queries?queries=");
+        assert_eq!(ScenarioName::Fortunes.route().media_type, "text/html");
+        assert_eq!(q.expected_body(""), None);
+        let cases = [
+            ("2", 2),
+            ("0", 1),
+            ("foo", 1),
+            ("501", 500),
+            ("", 1),
+            ("-3", 1),
+        ];
+        for (raw, rows) in cases {
+            assert_eq!(clamp_queries(Some(raw)), rows, "{raw:?}");
+        }
+        assert_eq!(clamp_queries(None), 1);
     }
 
     #[test]
