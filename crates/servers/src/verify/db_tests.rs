@@ -220,3 +220,37 @@ fn without_a_database_the_columns_are_skipped_not_passed() {
     let (_, note) = report.notes().next().unwrap();
     assert!(note.starts_with("skipped: no database"), "{note}");
 }
+
+#[test]
+fn verify_target_gives_the_server_the_database_env() {
+    let root = crate::tempdir::Dir::new();
+    let dir = root.path().join("env");
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = Target {
+        name: "env".into(),
+        language: "sh".into(),
+        framework: "none".into(),
+        description: String::new(),
+        toolchain: crate::toolchain::Toolchain::Python3,
+        build: vec![],
+        run: r#"echo "$DATABASE_URL $DB_POOL_SIZE" > seen; exit 1"#.into(),
+        ready: "/plaintext".into(),
+        footprint: vec![],
+        inputs: vec![],
+        sync_workers: None,
+        dir: dir.clone(),
+        root: root.path().to_path_buf(),
+    };
+    let opts = VerifyOptions {
+        database: Some(DatabaseAccess {
+            app_url: "postgres://u:p@127.0.0.1:1/hello_world".into(),
+            admin_url: String::new(),
+            pool_size: 12,
+        }),
+        ..Default::default()
+    };
+    let report = verify_target(&target, &opts);
+    assert_eq!(report.column(Column::Ready), Some(false));
+    let seen = std::fs::read_to_string(dir.join("seen")).unwrap();
+    assert_eq!(seen.trim(), "postgres://u:p@127.0.0.1:1/hello_world 12");
+}
