@@ -191,52 +191,47 @@ fn describe(row: &World, table: Option<&i32>) -> String {
 
 /// `/db`: status, JSON, framing, the compact object, and its row.
 fn check_db(addr: SocketAddr, timeout: Duration, client: &mut Client) -> Vec<Check> {
-    let route = ScenarioName::Db.route();
-    let col = Column::Route(ScenarioName::Db);
-    let resp = match get(addr, route.path, timeout) {
-        Ok(resp) => resp,
-        Err(f) => return vec![Check::fail(col, Aspect::Request, f)],
-    };
-    let mut checks = basics(col, &resp, route.media_type);
-    let rows = parse_rows(&resp.body, false);
-    checks.push(verdict(
-        col,
-        Aspect::Body,
-        rows.as_ref().map(|_| ()).map_err(Clone::clone),
-    ));
-    if let Ok(rows) = rows {
-        checks.push(verdict(col, Aspect::Rows, rows_in_table(client, &rows)));
-    }
-    checks
+    let path = ScenarioName::Db.route().path;
+    check_rows_route(addr, timeout, client, ScenarioName::Db, path, None)
 }
 
 /// `/queries?queries=20`: as `/db` with an array of 20; then the clamping
 /// cases, each of which must give its clamped count of table rows.
 fn check_queries(addr: SocketAddr, timeout: Duration, client: &mut Client) -> Vec<Check> {
-    let route = ScenarioName::Queries.route();
-    let col = Column::Route(ScenarioName::Queries);
-    let path = route.path_with_queries(QUERIES);
-    let resp = match get(addr, &path, timeout) {
+    let name = ScenarioName::Queries;
+    let path = name.route().path_with_queries(QUERIES);
+    let mut checks = check_rows_route(addr, timeout, client, name, &path, Some(QUERIES));
+    checks.extend(check_clamping(addr, timeout, client, name, &CLAMPS));
+    checks
+}
+
+/// One request to a JSON rows route: status, media type, framing, a
+/// compact body of `rows` rows (`None`: one object) that the table holds.
+fn check_rows_route(
+    addr: SocketAddr,
+    timeout: Duration,
+    client: &mut Client,
+    name: ScenarioName,
+    path: &str,
+    rows: Option<usize>,
+) -> Vec<Check> {
+    let col = Column::Route(name);
+    let resp = match get(addr, path, timeout) {
         Ok(resp) => resp,
         Err(f) => return vec![Check::fail(col, Aspect::Request, f)],
     };
-    let mut checks = basics(col, &resp, route.media_type);
-    let rows = parse_rows(&resp.body, true).and_then(|rows| row_count(&path, rows, QUERIES));
-    checks.push(verdict(
-        col,
-        Aspect::Body,
-        rows.as_ref().map(|_| ()).map_err(Clone::clone),
-    ));
-    if let Ok(rows) = rows {
-        checks.push(verdict(col, Aspect::Rows, rows_in_table(client, &rows)));
+    let mut checks = basics(col, &resp, name.route().media_type);
+    let parsed = match rows {
+        None => parse_rows(&resp.body, false),
+        Some(n) => parse_rows(&resp.body, true).and_then(|r| row_count(path, r, n)),
+    };
+    match parsed {
+        Ok(rows) => checks.extend([
+            Check::pass(col, Aspect::Body),
+            verdict(col, Aspect::Rows, rows_in_table(client, &rows)),
+        ]),
+        Err(f) => checks.push(Check::fail(col, Aspect::Body, f)),
     }
-    checks.extend(check_clamping(
-        addr,
-        timeout,
-        client,
-        ScenarioName::Queries,
-        &CLAMPS,
-    ));
     checks
 }
 
