@@ -42,8 +42,9 @@ pub enum Flaw {
     NoCharset,
     /// `/updates` answers new values but never writes them.
     UnwrittenUpdates,
-    /// A fresh connection per request: no limit at all.
-    NoPoolLimit,
+    /// A pool of 8 x `pool_size`, like 8 workers each taking the whole
+    /// `DB_POOL_SIZE` instead of their share.
+    PoolPerWorker,
 }
 
 /// A running fake; dropping it closes its database connections.
@@ -60,13 +61,13 @@ impl Drop for DbFake {
 }
 
 /// Serves the database routes against `app_url` with at most `pool_size`
-/// connections (unless the flaw is `NoPoolLimit`).
+/// connections (unless the flaw is `PoolPerWorker`).
 pub fn serve_db(app_url: &str, pool_size: u32, flaw: Flaw) -> DbFake {
-    let pool = Arc::new(Pool::new(
-        app_url,
-        pool_size as usize,
-        flaw == Flaw::NoPoolLimit,
-    ));
+    let size = match flaw {
+        Flaw::PoolPerWorker => 8 * pool_size as usize,
+        _ => pool_size as usize,
+    };
+    let pool = Arc::new(Pool::new(app_url, size));
     let world = match flaw {
         Flaw::CachedDb => pool.with(|c| query_pairs(c, "SELECT id, randomnumber FROM world")),
         _ => Vec::new(),
@@ -239,13 +240,12 @@ fn query_pairs(c: &mut Client, sql: &str) -> Vec<(i32, i32)> {
     rows.iter().map(|r| (r.get(0), r.get(1))).collect()
 }
 
-/// At most `size` connections, handed out one per request; `unbounded`
-/// opens a fresh one per request instead (the flaw the pool check catches).
+/// At most `size` connections, opened when needed and kept, handed out one
+/// per request.
 #[derive(Debug)]
 struct Pool {
     url: String,
     size: usize,
-    unbounded: bool,
     state: Mutex<Idle>,
     freed: Condvar,
 }
@@ -264,11 +264,10 @@ impl std::fmt::Debug for Idle {
 }
 
 impl Pool {
-    fn new(url: &str, size: usize, unbounded: bool) -> Pool {
+    fn new(url: &str, size: usize) -> Pool {
         Pool {
             url: url.to_owned(),
             size: size.max(1),
-            unbounded,
             state: Mutex::new(Idle::default()),
             freed: Condvar::new(),
         }
@@ -279,9 +278,6 @@ impl Pool {
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
-        if self.unbounded {
-            return f(&mut self.connect());
-        }
         let mut client = self.checkout();
         let out = f(&mut client);
         let mut idle = self.state.lock().expect("pool");

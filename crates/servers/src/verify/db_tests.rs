@@ -180,8 +180,8 @@ fn unwritten_updates_fail_persisted_and_changed() {
 }
 
 #[test]
-fn unbounded_pool_fails_the_pool_limit() {
-    assert_fails(Flaw::NoPoolLimit, &[("db_pool", "Pool")]);
+fn pool_per_worker_fails_the_pool_limit() {
+    assert_fails(Flaw::PoolPerWorker, &[("db_pool", "Pool")]);
 }
 
 #[test]
