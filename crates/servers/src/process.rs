@@ -128,6 +128,18 @@ impl Server {
         log: &Path,
         cpus: &[usize],
     ) -> Result<Server, StartError> {
+        Server::start_env(target, port, log, cpus, &[])
+    }
+
+    /// [`Server::start_pinned`] with extra environment variables (e.g.
+    /// `DATABASE_URL` and `DB_POOL_SIZE`), set after `PORT` and `HOST`.
+    pub fn start_env(
+        target: &Target,
+        port: u16,
+        log: &Path,
+        cpus: &[usize],
+        env: &[(String, String)],
+    ) -> Result<Server, StartError> {
         let log_err = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StartError::Log { path, source }
@@ -143,6 +155,7 @@ impl Server {
             .current_dir(&target.dir)
             .env("PORT", port.to_string())
             .env("HOST", "127.0.0.1")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)

@@ -3,13 +3,15 @@
 //! bcrypt hash; the minimum durations of timed and wait_time; concurrent
 //! wait_time requests; 404 on an unknown path; 4xx on malformed JSON or a
 //! missing payload; and the Framing section's keep-alive and
-//! `Connection: close`.
+//! `Connection: close`. The database routes' checks are in `db`, called
+//! from here.
 
 use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{random_payload, Aspect, Check, Column, Failure};
+use super::{db, random_payload, Aspect, Check, Column, Failure};
+use crate::database::DatabaseAccess;
 use crate::http::{self, Conn, Framing, Request, Response};
 use crate::spec::{self, Answer, Method};
 const CONCURRENT: usize = 10;
@@ -21,6 +23,8 @@ pub struct CheckOptions {
     pub sync_workers: Option<u32>,
     /// Per-request socket timeout.
     pub timeout: Duration,
+    /// The database the server was given; `None` skips the database checks.
+    pub database: Option<DatabaseAccess>,
 }
 
 impl Default for CheckOptions {
@@ -28,6 +32,7 @@ impl Default for CheckOptions {
         CheckOptions {
             sync_workers: None,
             timeout: Duration::from_secs(10),
+            database: None,
         }
     }
 }
@@ -53,7 +58,7 @@ struct Route<'a> {
 /// queue behind that would slow the checks after it.
 pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
     let mut checks = Vec::new();
-    for spec_route in &spec::ROUTES {
+    for spec_route in spec::ROUTES.iter().filter(|r| !r.needs_database()) {
         let payload = random_payload();
         let request_body = spec::request_body(&payload);
         let (request, body) = match spec_route.method {
@@ -84,6 +89,11 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
     checks.extend(check_bad_input(addr, opts.timeout));
     checks.push(check_keep_alive(addr, opts.timeout));
     checks.push(check_connection_close(addr));
+    checks.extend(db::check_database(
+        addr,
+        opts.database.as_ref(),
+        opts.timeout,
+    ));
     checks.push(check_concurrency(addr, opts.sync_workers));
     checks
 }
@@ -126,7 +136,7 @@ fn check_route(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Ch
     checks
 }
 
-fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check {
+pub(super) fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check {
     Check {
         column,
         aspect,
@@ -135,7 +145,7 @@ fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check
     }
 }
 
-fn status_is(resp: &Response, expected: u16) -> Result<(), Failure> {
+pub(super) fn status_is(resp: &Response, expected: u16) -> Result<(), Failure> {
     match resp.status == expected {
         true => Ok(()),
         false => Err(Failure::Status {
@@ -153,7 +163,7 @@ fn status_name(status: u16) -> &'static str {
     }
 }
 
-fn media_type_is(resp: &Response, expected: &'static str) -> Result<(), Failure> {
+pub(super) fn media_type_is(resp: &Response, expected: &'static str) -> Result<(), Failure> {
     match resp.media_type() {
         Some(got) if got == expected => Ok(()),
         _ => Err(Failure::ContentType {
@@ -163,7 +173,7 @@ fn media_type_is(resp: &Response, expected: &'static str) -> Result<(), Failure>
     }
 }
 
-fn framed(resp: &Response) -> Result<(), Failure> {
+pub(super) fn framed(resp: &Response) -> Result<(), Failure> {
     match resp.framing {
         Framing::Close => Err(Failure::NoFraming),
         Framing::ContentLength(_) | Framing::Chunked => Ok(()),
@@ -181,7 +191,7 @@ fn body_is(resp: &Response, expected: &str) -> Result<(), Failure> {
 }
 
 /// The body, lossily decoded and cut short for messages.
-fn shown(body: &[u8]) -> String {
+pub(super) fn shown(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     match text.char_indices().nth(200) {
         Some((i, _)) => format!("{}...", &text[..i]),

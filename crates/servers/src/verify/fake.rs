@@ -1,6 +1,7 @@
 //! In-process HTTP servers for the verifier's tests: a spec-compliant
 //! handler, and a harness that serves any handler on 127.0.0.1 port 0,
 //! either one thread per connection or strictly one connection at a time.
+//! The database routes are in `db_fake`; here they answer 503.
 //! Connections are kept alive unless the request or the reply says close.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -91,6 +92,8 @@ pub fn correct(req: &Req) -> Reply {
     };
     let payload = req.payload();
     let body = match (route.answer, payload) {
+        // SPEC.md: without DATABASE_URL the database routes answer 503.
+        (Answer::Database, _) => return Reply::new(503, "text/plain", "no database"),
         (Answer::Exact(body), _) => body.to_owned(),
         (Answer::Greet, Some(p)) => route.expected_body(&p).unwrap_or_default(),
         (Answer::Bcrypt, Some(p)) => {

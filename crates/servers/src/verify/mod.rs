@@ -1,23 +1,33 @@
 //! The verifier: proves that a reference server honours `targets/SPEC.md`.
 //! `verify_target` owns the process side (free port, start, ready, stop and
 //! the leftover-process check); `checks::check_server` runs every HTTP check
-//! against an address, so tests can aim it at in-process servers. Failures
-//! are data in a `VerifyReport`, never an `Err`.
+//! against an address, so tests can aim it at in-process servers; with a
+//! database, `db` adds the database routes' checks. Failures are data in a
+//! `VerifyReport`, never an `Err`.
 
 mod checks;
+mod db;
+#[cfg(test)]
+mod db_fake;
+mod db_load;
+#[cfg(test)]
+mod db_tests;
 #[cfg(test)]
 mod fake;
+mod fortunes;
 mod payload;
 #[cfg(test)]
 mod tests;
 
 pub use checks::{check_server, CheckOptions};
+pub use db::database_env;
 pub use payload::random_payload;
 
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::database::DatabaseAccess;
 use crate::manifest::Target;
 use crate::process::{free_port, Server, StopReport};
 use crate::spec::ScenarioName;
@@ -33,15 +43,17 @@ pub enum Column {
     Concurrency,
     NotFound,
     BadJson,
+    /// The database connections under 32 concurrent requests.
+    DbPool,
     Shutdown,
 }
 
 impl Column {
     /// Every column in table order: ready, the routes in SPEC.md order, then
     /// the protocol and lifecycle checks.
-    pub const ALL: [Column; 6 + ScenarioName::ALL.len()] = {
+    pub const ALL: [Column; 7 + ScenarioName::ALL.len()] = {
         let routes = ScenarioName::ALL.len();
-        let mut all = [Column::Ready; 6 + ScenarioName::ALL.len()];
+        let mut all = [Column::Ready; 7 + ScenarioName::ALL.len()];
         let mut i = 0;
         while i < routes {
             all[1 + i] = Column::Route(ScenarioName::ALL[i]);
@@ -51,7 +63,8 @@ impl Column {
         all[2 + routes] = Column::Concurrency;
         all[3 + routes] = Column::NotFound;
         all[4 + routes] = Column::BadJson;
-        all[5 + routes] = Column::Shutdown;
+        all[5 + routes] = Column::DbPool;
+        all[6 + routes] = Column::Shutdown;
         all
     };
 
@@ -63,6 +76,7 @@ impl Column {
             Column::Concurrency => "concurrency",
             Column::NotFound => "404",
             Column::BadJson => "bad_json",
+            Column::DbPool => "db_pool",
             Column::Shutdown => "shutdown",
         }
     }
@@ -90,6 +104,24 @@ pub enum Aspect {
     Leftovers,
     /// Output while serving requests.
     Logging,
+    /// The answered rows hold what the table holds.
+    Rows,
+    /// `queries=Q` answers the clamped number of rows.
+    Clamp,
+    /// `pg_stat_statements` counts one query per row read.
+    QueryCount,
+    /// Repeated requests read different random ids.
+    Random,
+    /// The fortune messages are HTML-escaped.
+    Escape,
+    /// The answered updates are in the table afterwards.
+    Persisted,
+    /// The updates changed the table.
+    Changed,
+    /// Open database connections stay within `DB_POOL_SIZE`.
+    Pool,
+    /// Not checked; the note says why.
+    Skipped,
 }
 
 /// Why a check failed.
@@ -139,6 +171,41 @@ pub enum Failure {
     IgnoresClose(String),
     /// Some process of the server's group survived SIGKILL.
     Leftovers,
+    /// The verifier could not read the database it checks against.
+    Database(String),
+    /// Answered rows that are not in the table.
+    WrongRows(String),
+    RowCount {
+        request: String,
+        expected: usize,
+        got: usize,
+    },
+    /// `pg_stat_statements` counted another number of queries on `table`.
+    QueryCount {
+        request: String,
+        requests: usize,
+        table: &'static str,
+        expected: i64,
+        got: i64,
+    },
+    /// Repeated requests answered too few distinct ids.
+    SameIds {
+        distinct: usize,
+        requests: usize,
+    },
+    /// The raw body holds an unescaped `<script>`.
+    Unescaped,
+    /// Answered updates that the table does not hold afterwards.
+    NotPersisted(String),
+    /// The table holds the same values as before the updates.
+    Unchanged {
+        rows: usize,
+    },
+    /// More database connections than `DB_POOL_SIZE`.
+    PoolExceeded {
+        max_seen: i64,
+        pool_size: u32,
+    },
 }
 
 impl fmt::Display for Failure {
@@ -166,6 +233,25 @@ impl fmt::Display for Failure {
             Failure::NoKeepAlive(why) => write!(f, "keep-alive broken: {why}"),
             Failure::IgnoresClose(why) => write!(f, "Connection: close not honoured: {why}"),
             Failure::Leftovers => f.write_str("processes of the server's group survived SIGKILL"),
+            Failure::Database(why) => write!(f, "the verifier could not use the database: {why}"),
+            Failure::WrongRows(why) => write!(f, "rows not in the table: {why}"),
+            Failure::RowCount { request, expected, got } => {
+                write!(f, "{request} answered {got} rows, expected {expected}")
+            }
+            Failure::QueryCount { request, requests, table, expected, got } => write!(
+                f,
+                "{requests} x {request} ran {got} queries on {table}, expected {expected} (pg_stat_statements)"
+            ),
+            Failure::SameIds { distinct, requests } => {
+                write!(f, "{requests} requests answered only {distinct} distinct ids: random ids expected")
+            }
+            Failure::Unescaped => f.write_str("the body holds a raw <script>: messages must be HTML-escaped"),
+            Failure::NotPersisted(why) => write!(f, "answered updates not in the table: {why}"),
+            Failure::Unchanged { rows } => write!(f, "the table still holds the old values of all {rows} answered rows"),
+            Failure::PoolExceeded { max_seen, pool_size } => write!(
+                f,
+                "{max_seen} database connections seen at once, DB_POOL_SIZE is {pool_size}"
+            ),
         }
     }
 }
@@ -198,6 +284,19 @@ impl Check {
             note: None,
         }
     }
+
+    /// A column that was not checked: neither a pass nor a failure; the
+    /// note says why.
+    pub fn skipped(column: Column, why: &str) -> Check {
+        Check {
+            note: Some(format!("skipped: {why}")),
+            ..Check::pass(column, Aspect::Skipped)
+        }
+    }
+
+    pub fn is_skipped(&self) -> bool {
+        self.aspect == Aspect::Skipped
+    }
 }
 
 /// Everything the verifier found about one target.
@@ -218,9 +317,14 @@ impl VerifyReport {
     }
 
     /// Some(pass) for a column that was checked, None when it was not
-    /// reached (e.g. the server never became ready).
+    /// reached (e.g. the server never became ready) or was skipped (no
+    /// database).
     pub fn column(&self, column: Column) -> Option<bool> {
-        let mut checks = self.checks.iter().filter(|c| c.column == column).peekable();
+        let mut checks = self
+            .checks
+            .iter()
+            .filter(|c| c.column == column && !c.is_skipped())
+            .peekable();
         checks.peek()?;
         Some(checks.all(|c| c.result.is_ok()))
     }
@@ -245,12 +349,16 @@ impl VerifyReport {
 pub struct VerifyOptions {
     /// How long `ready` may take to answer 200 (SPEC.md: 60 s).
     pub ready_timeout: Duration,
+    /// The seeded database: passed to the server as `DATABASE_URL` and
+    /// `DB_POOL_SIZE` and read by the database checks; `None` skips them.
+    pub database: Option<DatabaseAccess>,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             ready_timeout: Duration::from_secs(60),
+            database: None,
         }
     }
 }
@@ -268,7 +376,10 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     };
     let started = free_port()
         .map_err(|e| format!("no free port: {e}"))
-        .and_then(|port| Server::start(target, port, &log).map_err(|e| e.to_string()));
+        .and_then(|port| {
+            let env = database_env(opts.database.as_ref());
+            Server::start_env(target, port, &log, &[], &env).map_err(|e| e.to_string())
+        });
     let mut server = match started {
         Ok(server) => server,
         Err(e) => {
@@ -288,6 +399,7 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
                 .push(Check::pass(Column::Ready, Aspect::Start));
             let check_opts = CheckOptions {
                 sync_workers: target.sync_workers,
+                database: opts.database.clone(),
                 ..Default::default()
             };
             let logged_before = file_len(&log);

@@ -17,6 +17,12 @@ pub fn random_payload() -> String {
         .collect()
 }
 
+/// A fresh number in 0..n, for the test fakes' random ids.
+#[cfg(test)]
+pub(super) fn random_below(n: u64) -> u64 {
+    XorShift::new(seed()).next() % n
+}
+
 fn seed() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()

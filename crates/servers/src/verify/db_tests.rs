@@ -1,0 +1,256 @@
+//! Proves each database check can fail: every test serves the database
+//! fake with one deliberate flaw and asserts that exactly the expected
+//! checks fail, while a correct fake passes everything. They need a real,
+//! seeded PostgreSQL with `pg_stat_statements` ([`test_database`]) and
+//! SKIP without one. They run one at a time: the query counts reset shared
+//! statistics and the pool check counts every connection of the app role.
+
+use std::collections::BTreeSet;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use postgres::{Client, NoTls};
+
+use super::db::check_database;
+use super::db_fake::{serve_db, DbFake, Flaw};
+use super::*;
+use crate::database::{DatabaseAccess, APP_USER};
+
+/// The connections each fake may open (`DB_POOL_SIZE`).
+const POOL_SIZE: u32 = 4;
+
+/// The database the tests check against, from `SHOOTOUT_TEST_DB_APP_URL`
+/// (the app role's URL) and `SHOOTOUT_TEST_DB_ADMIN_URL` (a superuser
+/// connection string); `None`, with a SKIP line, when either is unset.
+fn test_database() -> Option<DatabaseAccess> {
+    let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    match (
+        var("SHOOTOUT_TEST_DB_APP_URL"),
+        var("SHOOTOUT_TEST_DB_ADMIN_URL"),
+    ) {
+        (Some(app_url), Some(admin_url)) => Some(DatabaseAccess {
+            app_url,
+            admin_url,
+            pool_size: POOL_SIZE,
+        }),
+        _ => {
+            eprintln!("SKIP: set SHOOTOUT_TEST_DB_APP_URL and SHOOTOUT_TEST_DB_ADMIN_URL to run the database checks' tests");
+            None
+        }
+    }
+}
+
+/// Held by every test that talks to the database.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fake with `flaw`, once the previous fake's connections are gone (a
+/// closed connection's backend leaves `pg_stat_activity` a moment later).
+fn start(access: &DatabaseAccess, flaw: Flaw) -> DbFake {
+    let mut admin = Client::connect(&access.admin_url, NoTls).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sql = "SELECT count(*) FROM pg_stat_activity WHERE usename = $1";
+    while admin.query_one(sql, &[&APP_USER]).unwrap().get::<_, i64>(0) > 0 {
+        assert!(Instant::now() < deadline, "app connections linger");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    serve_db(&access.app_url, access.pool_size, flaw)
+}
+
+/// The failed (column, aspect) pairs of the database checks against a fake
+/// with `flaw`; `None` when there is no database.
+fn failed_with(flaw: Flaw) -> Option<BTreeSet<(String, String)>> {
+    let access = test_database()?;
+    let _serial = one_at_a_time();
+    let fake = start(&access, flaw);
+    let checks = check_database(fake.addr, Some(&access), Duration::from_secs(10));
+    for (c, f) in checks
+        .iter()
+        .filter_map(|c| c.result.as_ref().err().map(|f| (c, f)))
+    {
+        eprintln!("{flaw:?}: {} {:?}: {f}", c.column.name(), c.aspect);
+    }
+    Some(
+        checks
+            .iter()
+            .filter(|c| c.result.is_err())
+            .map(|c| (c.column.name().to_owned(), format!("{:?}", c.aspect)))
+            .collect(),
+    )
+}
+
+/// Asserts that exactly `expected` (column, aspect) pairs fail.
+fn assert_fails(flaw: Flaw, expected: &[(&str, &str)]) {
+    let Some(failed) = failed_with(flaw) else {
+        return;
+    };
+    let expected: BTreeSet<_> = expected
+        .iter()
+        .map(|(c, a)| (c.to_string(), a.to_string()))
+        .collect();
+    assert_eq!(failed, expected, "{flaw:?}");
+}
+
+#[test]
+fn correct_database_server_passes_everything() {
+    let Some(access) = test_database() else {
+        return;
+    };
+    let _serial = one_at_a_time();
+    let fake = start(&access, Flaw::None);
+    let opts = CheckOptions {
+        timeout: Duration::from_secs(10),
+        database: Some(access.clone()),
+        ..Default::default()
+    };
+    let checks = check_server(fake.addr, &opts);
+    let failed: Vec<_> = checks.iter().filter(|c| c.result.is_err()).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert!(!checks.iter().any(Check::is_skipped));
+    let pool_note = checks
+        .iter()
+        .find(|c| c.aspect == Aspect::Pool)
+        .and_then(|c| c.note.clone());
+    assert!(pool_note.is_some_and(|n| n.contains("DB_POOL_SIZE 4")));
+}
+
+#[test]
+fn in_list_queries_fail_the_query_count() {
+    assert_fails(Flaw::InQueries, &[("queries", "QueryCount")]);
+}
+
+#[test]
+fn cached_db_fails_the_query_count() {
+    assert_fails(Flaw::CachedDb, &[("db", "QueryCount")]);
+}
+
+#[test]
+fn fixed_id_fails_random() {
+    assert_fails(Flaw::FixedId, &[("db", "Random")]);
+}
+
+#[test]
+fn invented_values_fail_rows() {
+    assert_fails(Flaw::InventedValues, &[("db", "Rows")]);
+}
+
+#[test]
+fn spaced_json_fails_body() {
+    assert_fails(Flaw::SpacedJson, &[("db", "Body")]);
+}
+
+#[test]
+fn unclamped_queries_fail_clamp() {
+    assert_fails(Flaw::NoClamp, &[("queries", "Clamp"), ("updates", "Clamp")]);
+}
+
+#[test]
+fn cached_fortunes_fail_the_query_count() {
+    assert_fails(Flaw::CachedFortunes, &[("fortunes", "QueryCount")]);
+}
+
+#[test]
+fn unescaped_fortune_fails_body_and_escape() {
+    assert_fails(
+        Flaw::UnescapedFortune,
+        &[("fortunes", "Body"), ("fortunes", "Escape")],
+    );
+}
+
+#[test]
+fn locale_sorted_fortunes_fail_body() {
+    assert_fails(Flaw::LocaleSort, &[("fortunes", "Body")]);
+}
+
+#[test]
+fn fortunes_without_charset_fail_content_type() {
+    assert_fails(Flaw::NoCharset, &[("fortunes", "ContentType")]);
+}
+
+#[test]
+fn unwritten_updates_fail_persisted_and_changed() {
+    let expected = [
+        ("updates", "Persisted"),
+        ("updates", "Changed"),
+        ("updates", "Clamp"),
+    ];
+    assert_fails(Flaw::UnwrittenUpdates, &expected);
+}
+
+#[test]
+fn pool_per_worker_fails_the_pool_limit() {
+    assert_fails(Flaw::PoolPerWorker, &[("db_pool", "Pool")]);
+}
+
+#[test]
+fn unreachable_database_fails_every_database_column() {
+    let addr = super::fake::serve(super::fake::correct, false);
+    let access = DatabaseAccess {
+        app_url: String::new(),
+        admin_url: "host=/nonexistent port=1 user=nobody dbname=none connect_timeout=2".into(),
+        pool_size: 1,
+    };
+    let checks = check_database(addr, Some(&access), Duration::from_secs(2));
+    assert_eq!(checks.len(), 5);
+    assert!(checks
+        .iter()
+        .all(|c| matches!(c.result, Err(Failure::Database(_)))));
+}
+
+#[test]
+fn without_a_database_the_columns_are_skipped_not_passed() {
+    let checks = check_database(
+        super::fake::serve(super::fake::correct, false),
+        None,
+        Duration::from_secs(2),
+    );
+    assert_eq!(checks.len(), 5);
+    assert!(checks.iter().all(|c| c.is_skipped() && c.result.is_ok()));
+    let report = VerifyReport {
+        target: "t".into(),
+        checks,
+        ready_after: None,
+        stop: None,
+        log: "x".into(),
+    };
+    assert_eq!(report.column(Column::Route(ScenarioName::Db)), None);
+    assert_eq!(report.column(Column::DbPool), None);
+    let (_, note) = report.notes().next().unwrap();
+    assert!(note.starts_with("skipped: no database"), "{note}");
+}
+
+#[test]
+fn verify_target_gives_the_server_the_database_env() {
+    let root = crate::tempdir::Dir::new();
+    let dir = root.path().join("env");
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = Target {
+        name: "env".into(),
+        language: "sh".into(),
+        framework: "none".into(),
+        description: String::new(),
+        toolchain: crate::toolchain::Toolchain::Python3,
+        build: vec![],
+        run: r#"echo "$DATABASE_URL $DB_POOL_SIZE" > seen; exit 1"#.into(),
+        ready: "/plaintext".into(),
+        footprint: vec![],
+        inputs: vec![],
+        sync_workers: None,
+        dir: dir.clone(),
+        root: root.path().to_path_buf(),
+    };
+    let opts = VerifyOptions {
+        database: Some(DatabaseAccess {
+            app_url: "postgres://u:p@127.0.0.1:1/hello_world".into(),
+            admin_url: String::new(),
+            pool_size: 12,
+        }),
+        ..Default::default()
+    };
+    let report = verify_target(&target, &opts);
+    assert_eq!(report.column(Column::Ready), Some(false));
+    let seen = std::fs::read_to_string(dir.join("seen")).unwrap();
+    assert_eq!(seen.trim(), "postgres://u:p@127.0.0.1:1/hello_world 12");
+}
