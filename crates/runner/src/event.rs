@@ -64,6 +64,29 @@ pub enum Event<'a> {
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).
     EngineRefused { reason: &'a str },
+    /// The runner-owned PostgreSQL of the database scenarios.
+    Database(DatabaseEvent<'a>),
+}
+
+/// What happened to the database of a study with database scenarios.
+#[derive(Debug, Clone, Copy)]
+pub enum DatabaseEvent<'a> {
+    /// initdb, start and seeding are under way.
+    Starting,
+    Started {
+        version: &'a str,
+        /// CPUs it is pinned to (empty: not pinned).
+        cpus: &'a [usize],
+        pool_size: u32,
+        /// It runs on (some of) the servers' CPUs, so its time competes
+        /// with the framework's.
+        shares_server_cpus: bool,
+    },
+    /// No PostgreSQL here: the database scenarios were dropped.
+    Unavailable {
+        reason: &'a str,
+        skipped_scenarios: usize,
+    },
 }
 
 /// What a run is about to do.

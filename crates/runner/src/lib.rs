@@ -7,6 +7,7 @@
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
+pub mod database;
 pub mod event;
 #[cfg(test)]
 mod event_tests;

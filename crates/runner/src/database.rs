@@ -1,0 +1,90 @@
+//! The database a study's database scenarios run against: the pool size the
+//! servers get, starting the runner-owned PostgreSQL (pinned beside the
+//! servers) before anything is measured, what the run records about it, and
+//! what happens without one: a machine with no PostgreSQL drops the database
+//! scenarios and says so once, and every other scenario still runs.
+
+use crate::event::{DatabaseEvent, Event, Observer};
+use crate::study::Study;
+use shootout_servers::database::{Cluster, ClusterOptions, DatabaseError};
+use shootout_servers::DatabaseAccess;
+use shootout_store::{DatabaseRecord, Pinning};
+
+/// `DB_POOL_SIZE` per server CPU when a study does not set one: three sync
+/// workers on one core still get a connection each.
+pub const POOL_PER_SERVER_CPU: u32 = 4;
+
+/// The pool size a study gives its servers.
+pub fn pool_size(study: &Study, pinning: &Pinning) -> u32 {
+    study
+        .db_pool_size
+        .unwrap_or(POOL_PER_SERVER_CPU * pinning.server_cpus.len().max(1) as u32)
+}
+
+/// A running database and what servers and samplers need from it.
+#[derive(Debug)]
+pub struct Database {
+    cluster: Cluster,
+}
+
+impl Database {
+    pub fn access(&self) -> DatabaseAccess {
+        self.cluster.access()
+    }
+
+    /// The postmaster's pid, which is also the group of all its backends.
+    pub fn postmaster(&self) -> i32 {
+        self.cluster.postmaster_pid()
+    }
+
+    pub fn record(&self) -> DatabaseRecord {
+        let info = self.cluster.info();
+        DatabaseRecord {
+            version: info.version.clone(),
+            settings: info
+                .settings
+                .iter()
+                .map(|s| (s.name.clone(), s.value.clone()))
+                .collect(),
+            cpus: info.cpus.clone(),
+            pool_size: self.cluster.access().pool_size,
+        }
+    }
+}
+
+/// Starts the database when the study needs one. Without PostgreSQL, the
+/// database scenarios are removed from `study` (and the caller is told);
+/// any other failure to start is an error, since it would hide a problem.
+pub fn start_for(
+    study: &mut Study,
+    pinning: &Pinning,
+    observer: &dyn Observer,
+) -> Result<Option<Database>, DatabaseError> {
+    if !study.needs_database() {
+        return Ok(None);
+    }
+    let pool = pool_size(study, pinning);
+    observer.event(&Event::Database(DatabaseEvent::Starting));
+    match Cluster::start(&ClusterOptions::for_pool(pool, pinning.server_cpus.clone())) {
+        Ok(cluster) => {
+            let info = cluster.info();
+            observer.event(&Event::Database(DatabaseEvent::Started {
+                version: &info.version,
+                cpus: &info.cpus,
+                pool_size: pool,
+                shares_server_cpus: info.cpus.iter().any(|c| pinning.server_cpus.contains(c)),
+            }));
+            Ok(Some(Database { cluster }))
+        }
+        Err(e @ DatabaseError::NotInstalled) => {
+            let before = study.scenarios.len();
+            study.scenarios.retain(|s| !s.needs_database());
+            observer.event(&Event::Database(DatabaseEvent::Unavailable {
+                reason: &e.to_string(),
+                skipped_scenarios: before - study.scenarios.len(),
+            }));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
