@@ -7,7 +7,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shootout_engine::Control;
-use shootout_runner::event::{Event, Observer, Phase, Prepared};
+use shootout_runner::event::{DatabaseEvent, Event, Observer, Phase, Prepared};
 use shootout_runner::measure::brief;
 use shootout_runner::schedule::{eta_seconds, format_eta};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -265,7 +265,32 @@ impl Observer for RunView {
             Event::EngineRefused { reason } => {
                 eprintln!("error: the load engine refused to run: {reason}");
             }
+            Event::Database(d) => self.println(&database_line(d)),
         }
+    }
+}
+
+/// `PostgreSQL 15.14 ready: pinned to CPUs [0] (shared with the servers), DB_POOL_SIZE=4`.
+fn database_line(e: DatabaseEvent<'_>) -> String {
+    match e {
+        DatabaseEvent::Starting => "starting PostgreSQL for the database scenarios".into(),
+        DatabaseEvent::Started {
+            version,
+            cpus,
+            pool_size,
+            shares_server_cpus,
+        } => format!(
+            "PostgreSQL {version} ready: {}, DB_POOL_SIZE={pool_size}",
+            match (cpus.is_empty(), shares_server_cpus) {
+                (true, _) => "not pinned".to_string(),
+                (false, true) => format!("on CPUs {cpus:?}, shared with the servers"),
+                (false, false) => format!("on CPUs {cpus:?}"),
+            }
+        ),
+        DatabaseEvent::Unavailable {
+            reason,
+            skipped_scenarios,
+        } => format!("skipping {skipped_scenarios} database scenario(s): {reason}"),
     }
 }
 

@@ -5,6 +5,7 @@
 //! after-memory and hand the measurement over to be committed at once.
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
+use crate::database::Database;
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
@@ -48,6 +49,8 @@ pub struct SessionContext<'a> {
     pub observer: &'a dyn Observer,
     /// Where the running server is recorded for a later run to clean up.
     pub alive: &'a RunLock,
+    /// The database scenarios' PostgreSQL, when the study has any.
+    pub database: Option<&'a Database>,
 }
 
 impl std::fmt::Debug for SessionContext<'_> {
@@ -115,7 +118,11 @@ fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
     let log = target.server_log("run");
     let port =
         shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
-    let mut server = Server::start_pinned(target, port, &log, &cx.pinning.server_cpus)
+    let env = cx
+        .database
+        .map(|db| db.access().server_env())
+        .unwrap_or_default();
+    let mut server = Server::start_env(target, port, &log, &cx.pinning.server_cpus, &env)
         .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
     match server.wait_ready(READY_TIMEOUT) {
@@ -192,8 +199,15 @@ fn measure_level(
         control.clone(),
         cx.pinning.generator_cpus.clone(),
     );
+    // The database's own tree, apart from the server's, for the scenarios
+    // that use it.
+    let db_sampler = cx.database.filter(|_| sc.needs_database()).map(|db| {
+        let pm = db.postmaster();
+        Sampler::start(pm, pm, control.clone(), cx.pinning.generator_cpus.clone())
+    });
     let report = shootout_engine::run(&plan, &control);
     let usage = sampler.finish();
+    let db_usage = db_sampler.map(Sampler::finish);
     cx.interrupt.set_control(None);
     let dropped = |e: SessionError| {
         cx.observer.event(&Event::LoadEnded {
@@ -222,6 +236,7 @@ fn measure_level(
         idle_rss,
         after_rss: after.rss_bytes,
         usage,
+        db_usage,
         startup: run.startup,
     });
     cx.observer.event(&Event::LoadEnded {
@@ -277,7 +292,7 @@ pub fn plan_for(
     level: &Level,
     port: u16,
 ) -> Result<Plan, shootout_engine::PlanError> {
-    let url = format!("http://127.0.0.1:{port}{}", sc.path);
+    let url = format!("http://127.0.0.1:{port}{}", sc.path_for(level));
     let mut headers = Vec::new();
     if !sc.body.is_empty() {
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
@@ -310,6 +325,7 @@ struct MeasurementParts<'a> {
     idle_rss: u64,
     after_rss: u64,
     usage: crate::sampler::LoadUsage,
+    db_usage: Option<crate::sampler::LoadUsage>,
     startup: Duration,
 }
 
@@ -335,8 +351,8 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         server_cpu_s: cpu,
         req_per_cpu_s: if cpu > 0.0 { completed / cpu } else { 0.0 },
         startup_s: p.startup.as_secs_f64(),
-        db_cpu_s: None,
-        db_rss_peak_mib: None,
+        db_cpu_s: p.db_usage.map(|u| u.cpu_s),
+        db_rss_peak_mib: p.db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
     }
 }
 

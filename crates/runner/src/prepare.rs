@@ -1,13 +1,16 @@
 //! Getting targets ready before any measurement: build each one if needed
 //! (one at a time: builds use every core), then verify them against
 //! targets/SPEC.md, a few at a time since verification mostly waits on
-//! timers. A missing toolchain skips the target; a failed build, start or
-//! check marks it failed with the log tail; the study goes on without it.
+//! timers. With a database, one at a time: its checks count queries and
+//! connections database-wide, so two servers at once would blur each
+//! other's counts. A missing toolchain skips the target; a failed build,
+//! start or check marks it failed with the log tail; the study goes on
+//! without it.
 
 use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
 use crate::study::scale::VERIFY_S;
-use shootout_servers::{BuildOutcome, Target, VerifyOptions};
+use shootout_servers::{BuildOutcome, DatabaseAccess, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
 use std::sync::Mutex;
 
@@ -24,7 +27,12 @@ pub struct Entry {
 
 /// Builds every target (in order), then verifies the built ones, filling
 /// their records. Stops early, marking the rest skipped, on Ctrl-C.
-pub fn prepare_all(entries: &mut [Entry], observer: &dyn Observer, interrupt: &Interrupt) {
+pub fn prepare_all(
+    entries: &mut [Entry],
+    database: Option<&DatabaseAccess>,
+    observer: &dyn Observer,
+    interrupt: &Interrupt,
+) {
     let mut to_verify = Vec::new();
     for e in entries.iter_mut() {
         if interrupt.is_stopped() {
@@ -43,15 +51,20 @@ pub fn prepare_all(entries: &mut [Entry], observer: &dyn Observer, interrupt: &I
         targets: to_verify.len(),
     }));
     let queue = Mutex::new(to_verify);
+    let parallel = if database.is_some() { 1 } else { PARALLEL_VERIFY };
+    let opts = VerifyOptions {
+        database: database.cloned(),
+        ..VerifyOptions::default()
+    };
     std::thread::scope(|s| {
-        for _ in 0..PARALLEL_VERIFY {
+        for _ in 0..parallel {
             s.spawn(|| loop {
                 let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
                 let Some(e) = next else { break };
                 if interrupt.is_stopped() {
                     continue;
                 }
-                verify(e, observer);
+                verify(e, &opts, observer);
                 observer.event(&Event::Credit {
                     estimate_s: VERIFY_S,
                 });
@@ -110,10 +123,10 @@ fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
 }
 
 /// Verifies one built target against SPEC.md.
-fn verify(e: &mut Entry, observer: &dyn Observer) {
+fn verify(e: &mut Entry, opts: &VerifyOptions, observer: &dyn Observer) {
     let Some(target) = &e.target else { return };
     let rec = &mut e.record;
-    let report = shootout_servers::verify_target(target, &VerifyOptions::default());
+    let report = shootout_servers::verify_target(target, opts);
     rec.verify = Some(verify_json(&report));
     if report.passed() {
         observer.event(&Event::Prepared {

@@ -6,6 +6,7 @@
 //! it ends; [`close`] closes the run as complete, interrupted or failed.
 //! Everything the user should see goes to the [`Observer`].
 
+use crate::database::Database;
 use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
@@ -51,6 +52,9 @@ pub enum RunError {
         study: String,
         known: String,
     },
+    /// The database scenarios' PostgreSQL could not be started.
+    #[error("cannot start PostgreSQL for the database scenarios: {0}")]
+    Database(#[from] shootout_servers::database::DatabaseError),
     #[error("cannot mark the run as alive: {0}")]
     Lock(std::io::Error),
     #[error("cannot record a measurement: {0}")]
@@ -98,6 +102,8 @@ struct Run<'a> {
     interrupt: &'a Interrupt,
     observer: &'a dyn Observer,
     measurements: usize,
+    /// The database scenarios' PostgreSQL, stopped and removed on drop.
+    database: Option<Database>,
 }
 
 /// A target that passed preparation and is being measured.
@@ -140,7 +146,7 @@ fn open<'a>(
     interrupt: &'a Interrupt,
     observer: &'a dyn Observer,
 ) -> Result<(Run<'a>, Vec<Entry>), RunError> {
-    let study = cfg.study.scaled(cfg.scale);
+    let mut study = cfg.study.scaled(cfg.scale);
     let allowed = crate::host::allowed_cpus();
     let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(RunError::Cpus)?;
     let entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
@@ -151,6 +157,7 @@ fn open<'a>(
             killed_group: dead.killed_group,
         });
     }
+    let database = crate::database::start_for(&mut study, &pinning, observer)?;
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
         started_at: shootout_store::now_rfc3339(),
@@ -160,7 +167,7 @@ fn open<'a>(
         pinning: pinning.clone(),
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
-        database: None,
+        database: database.as_ref().map(Database::record),
     })?;
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let est = study.estimate(entries.len(), cfg.scale);
@@ -183,6 +190,7 @@ fn open<'a>(
         interrupt,
         observer,
         measurements: 0,
+        database,
     };
     Ok((run, entries))
 }
@@ -191,7 +199,8 @@ impl Run<'_> {
     /// Builds and verifies every target, records each, and takes the work of
     /// the unusable ones off the plan.
     fn prepare(&mut self, entries: &mut [Entry]) -> Result<(), RunError> {
-        crate::prepare::prepare_all(entries, self.observer, self.interrupt);
+        let access = self.database.as_ref().map(Database::access);
+        crate::prepare::prepare_all(entries, access.as_ref(), self.observer, self.interrupt);
         let one = self.study.estimate(1, self.cfg.scale);
         for e in entries.iter() {
             self.store.record_target(self.run_id, &e.record)?;
@@ -240,6 +249,7 @@ impl Run<'_> {
                 interrupt: self.interrupt,
                 observer: self.observer,
                 alive: &self.alive,
+                database: self.database.as_ref(),
             };
             let (store, run_id, count) = (&self.store, self.run_id, &mut self.measurements);
             let mut record = |ms: &shootout_store::Measurement| {

@@ -18,6 +18,16 @@ pub struct DatabaseAccess {
     pub pool_size: u32,
 }
 
+impl DatabaseAccess {
+    /// The environment a server gets: `DATABASE_URL` and `DB_POOL_SIZE`.
+    pub fn server_env(&self) -> Vec<(String, String)> {
+        vec![
+            ("DATABASE_URL".to_string(), self.app_url.clone()),
+            ("DB_POOL_SIZE".to_string(), self.pool_size.to_string()),
+        ]
+    }
+}
+
 /// The role servers log in as, and its password (TechEmpower's names).
 pub const APP_USER: &str = "benchmarkdbuser";
 pub const APP_PASSWORD: &str = "benchmarkdbpass";
