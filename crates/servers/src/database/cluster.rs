@@ -15,6 +15,7 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The superuser `initdb` creates; the verifier and the seeding use it.
@@ -101,6 +102,27 @@ pub struct DatabaseInfo {
     pub settings: Vec<Setting>,
     /// CPUs the cluster was pinned to (empty: not pinned).
     pub cpus: Vec<usize>,
+}
+
+/// Live clusters (postmaster group, folder), for [`stop_all_clusters`].
+static LIVE: Mutex<Vec<(i32, PathBuf)>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<(i32, PathBuf)>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kills every cluster of this process and removes its folder: for a
+/// command that must exit at once (a second Ctrl-C), where no destructor
+/// runs. Returns how many there were.
+pub fn stop_all_clusters() -> usize {
+    let all = std::mem::take(&mut *live());
+    for (pgid, dir) in &all {
+        // SAFETY: kill only sends a signal, to a group this process started.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        wait_group_gone(*pgid, Duration::from_secs(5));
+        let _ = fs::remove_dir_all(dir);
+    }
+    all.len()
 }
 
 /// The OS identity the cluster's programs run as.
@@ -194,6 +216,7 @@ impl Cluster {
             return;
         }
         self.stopped = true;
+        live().retain(|(pgid, _)| *pgid != self.postmaster);
         if self.postmaster > 0 {
             let _ = self
                 .tool("pg_ctl")
@@ -273,6 +296,7 @@ impl Cluster {
         // failed: record it first so stop() can clean up.
         self.postmaster = read_postmaster_pid(&self.data()).unwrap_or(0);
         if self.postmaster > 0 {
+            live().push((self.postmaster, self.dir.clone()));
             // pg_ctl starts the postmaster in a new session: its pid is its
             // process group, which the backends inherit.
             self.watchdog = Some(Watchdog::start(self.postmaster).map_err(io("watchdog"))?);
