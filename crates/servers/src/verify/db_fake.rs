@@ -45,6 +45,8 @@ pub enum Flaw {
     /// A pool of 8 x `pool_size`, like 8 workers each taking the whole
     /// `DB_POOL_SIZE` instead of their share.
     PoolPerWorker,
+    /// `/db` answers 503 when every connection is busy instead of waiting.
+    NoQueueing,
 }
 
 /// A running fake; dropping it closes its database connections.
@@ -101,6 +103,9 @@ fn handle(state: &State, req: &Req) -> Reply {
         _ => clamp_queries(param),
     };
     match path {
+        "/db" if state.flaw == Flaw::NoQueueing && state.pool.busy() => {
+            Reply::new(503, "text/plain", "pool exhausted")
+        }
         "/db" => Reply::json(db(state)),
         "/queries" => Reply::json(rows_json(&queries(state, q))),
         "/fortunes" => fortunes(state),
@@ -287,6 +292,12 @@ impl Pool {
         }
         self.freed.notify_one();
         out
+    }
+
+    /// Every connection is open and in use.
+    fn busy(&self) -> bool {
+        let idle = self.state.lock().expect("pool");
+        idle.clients.is_empty() && idle.open >= self.size
     }
 
     fn checkout(&self) -> Client {

@@ -185,6 +185,11 @@ fn pool_per_worker_fails_the_pool_limit() {
 }
 
 #[test]
+fn failing_when_the_pool_is_busy_fails_pool_status() {
+    assert_fails(Flaw::NoQueueing, &[("db_pool", "Status")]);
+}
+
+#[test]
 fn unreachable_database_fails_every_database_column() {
     let addr = super::fake::serve(super::fake::correct, false);
     let access = DatabaseAccess {
