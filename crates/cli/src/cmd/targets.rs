@@ -6,6 +6,8 @@ use crate::exit::Outcome;
 use anyhow::{bail, Context};
 use comfy_table::{presets, Cell, Color, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_runner::database::POOL_PER_SERVER_CPU;
+use shootout_servers::database::{Cluster, ClusterOptions, DatabaseError};
 use shootout_servers::verify::{verify_target, Column, VerifyOptions, VerifyReport};
 use shootout_servers::{BuildError, BuildOutcome, Target};
 use std::io::IsTerminal;
@@ -100,16 +102,23 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     // terminal's SIGINT: kill them ourselves on Ctrl-C.
     crate::interrupt::on_ctrl_c(|_| {
         shootout_servers::kill_all_servers();
+        shootout_servers::database::stop_all_clusters();
         crate::interrupt::exit_now();
     })?;
+    let database = start_database()?;
+    let opts = VerifyOptions {
+        database: database.as_ref().map(Cluster::access),
+        ..VerifyOptions::default()
+    };
     let mut rows = Vec::new();
     for t in &targets {
         if !t.toolchain.is_present() {
             eprintln!("{}: skipped: {} not found on PATH", t.name, t.toolchain);
             continue;
         }
-        rows.push(verify_one(t, args.no_build));
+        rows.push(verify_one(t, args.no_build, &opts));
     }
+    drop(database);
     if !rows.is_empty() {
         print_verify_table(&rows);
     }
@@ -134,7 +143,25 @@ impl Row {
     }
 }
 
-fn verify_one(t: &Target, no_build: bool) -> Row {
+/// The PostgreSQL the database routes are checked against; None, said in
+/// one line, on a machine without it (those columns then show "-").
+fn start_database() -> anyhow::Result<Option<Cluster>> {
+    let spinner = spinner("starting PostgreSQL for the database routes".into());
+    let started = Cluster::start(&ClusterOptions::for_pool(POOL_PER_SERVER_CPU, vec![]));
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+    match started {
+        Ok(c) => Ok(Some(c)),
+        Err(e @ DatabaseError::NotInstalled) => {
+            eprintln!("database routes not checked: {e}");
+            Ok(None)
+        }
+        Err(e) => Err(e).context("cannot start PostgreSQL for the database routes"),
+    }
+}
+
+fn verify_one(t: &Target, no_build: bool, opts: &VerifyOptions) -> Row {
     if !no_build {
         match build_with_spinner(t) {
             Ok(BuildOutcome::Built { took }) => {
@@ -145,7 +172,7 @@ fn verify_one(t: &Target, no_build: bool) -> Row {
         }
     }
     let spinner = spinner(format!("verifying {}", t.name));
-    let report = verify_target(t, &VerifyOptions::default());
+    let report = verify_target(t, opts);
     if let Some(s) = spinner {
         s.finish_and_clear();
     }

@@ -39,13 +39,7 @@ const QUERIES: usize = 20;
 /// The environment a server gets for `access`: `DATABASE_URL` and
 /// `DB_POOL_SIZE` (SPEC.md "Database routes"); nothing without a database.
 pub fn database_env(access: Option<&DatabaseAccess>) -> Vec<(String, String)> {
-    match access {
-        None => Vec::new(),
-        Some(a) => vec![
-            ("DATABASE_URL".into(), a.app_url.clone()),
-            ("DB_POOL_SIZE".into(), a.pool_size.to_string()),
-        ],
-    }
+    access.map(DatabaseAccess::server_env).unwrap_or_default()
 }
 
 /// The database columns, each reported once when they cannot be checked.

@@ -1,12 +1,12 @@
 //! Proves each database check can fail: every test serves the database
 //! fake with one deliberate flaw and asserts that exactly the expected
 //! checks fail, while a correct fake passes everything. They need a real,
-//! seeded PostgreSQL with `pg_stat_statements` ([`test_database`]) and
-//! SKIP without one. They run one at a time: the query counts reset shared
+//! seeded PostgreSQL with `pg_stat_statements` ([`test_database`], the
+//! runner's own cluster) and SKIP on a machine without PostgreSQL. They run one at a time: the query counts reset shared
 //! statistics and the pool check counts every connection of the app role.
 
 use std::collections::BTreeSet;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use postgres::{Client, NoTls};
@@ -14,30 +14,37 @@ use postgres::{Client, NoTls};
 use super::db::check_database;
 use super::db_fake::{serve_db, DbFake, Flaw};
 use super::*;
-use crate::database::{DatabaseAccess, APP_USER};
+use crate::database::{Cluster, ClusterOptions, DatabaseAccess, DatabaseError, APP_USER};
 
 /// The connections each fake may open (`DB_POOL_SIZE`).
 const POOL_SIZE: u32 = 4;
 
-/// The database the tests check against, from `SHOOTOUT_TEST_DB_APP_URL`
-/// (the app role's URL) and `SHOOTOUT_TEST_DB_ADMIN_URL` (a superuser
-/// connection string); `None`, with a SKIP line, when either is unset.
+/// The database the tests check against: one runner-style cluster for the
+/// whole test binary, started on first use and removed at exit; `None`,
+/// with a SKIP line, on a machine without PostgreSQL.
 fn test_database() -> Option<DatabaseAccess> {
-    let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
-    match (
-        var("SHOOTOUT_TEST_DB_APP_URL"),
-        var("SHOOTOUT_TEST_DB_ADMIN_URL"),
-    ) {
-        (Some(app_url), Some(admin_url)) => Some(DatabaseAccess {
-            app_url,
-            admin_url,
-            pool_size: POOL_SIZE,
-        }),
-        _ => {
-            eprintln!("SKIP: set SHOOTOUT_TEST_DB_APP_URL and SHOOTOUT_TEST_DB_ADMIN_URL to run the database checks' tests");
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    let cluster = CLUSTER.get_or_init(|| {
+        // Statics are never dropped: remove the cluster when the binary exits.
+        extern "C" fn remove_clusters() {
+            crate::database::stop_all_clusters();
+        }
+        // SAFETY: registers a plain function; atexit has no other effect.
+        unsafe { libc::atexit(remove_clusters) };
+        Cluster::start(&ClusterOptions::for_pool(POOL_SIZE, vec![])).map_err(|e| e.to_string())
+    });
+    match cluster {
+        Ok(c) => Some(c.access()),
+        Err(e) if is_missing(e) => {
+            eprintln!("SKIP: {e}");
             None
         }
+        Err(e) => panic!("the test database did not start: {e}"),
     }
+}
+
+fn is_missing(message: &str) -> bool {
+    message == DatabaseError::NotInstalled.to_string()
 }
 
 /// Held by every test that talks to the database.
