@@ -158,7 +158,9 @@ struct FortunesTemplate<'a> {
 /// connections for the whole server, shared by every worker. Connections
 /// open on first use.
 fn pool_from_env() -> Option<Pool> {
-    let url = env::var("DATABASE_URL").ok().filter(|url| !url.is_empty())?;
+    let url = env::var("DATABASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())?;
     let size = env::var("DB_POOL_SIZE")
         .ok()
         .and_then(|size| size.parse::<usize>().ok())
@@ -230,10 +232,16 @@ fn query_failed<E>(_: E) -> DbError {
 
 /// Reads the rows with these ids, one query (prepared statement) each.
 async fn read_worlds(client: &Object, ids: &[i32]) -> Result<Vec<World>, DbError> {
-    let select = client.prepare_cached(SELECT_WORLD).await.map_err(query_failed)?;
+    let select = client
+        .prepare_cached(SELECT_WORLD)
+        .await
+        .map_err(query_failed)?;
     let mut worlds = Vec::with_capacity(ids.len());
     for id in ids {
-        let row = client.query_one(&select, &[id]).await.map_err(query_failed)?;
+        let row = client
+            .query_one(&select, &[id])
+            .await
+            .map_err(query_failed)?;
         worlds.push(World {
             id: row.get(0),
             random_number: row.get(1),
@@ -257,7 +265,9 @@ async fn queries(
 ) -> Result<web::Json<Vec<World>>, DbError> {
     let ids: Vec<i32> = {
         let mut rng = rand::rng();
-        (0..query_count(&params)).map(|_| random_id(&mut rng)).collect()
+        (0..query_count(&params))
+            .map(|_| random_id(&mut rng))
+            .collect()
     };
     let client = connection(&pool).await?;
     Ok(web::Json(read_worlds(&client, &ids).await?))
@@ -317,7 +327,10 @@ async fn updates(
     for (world, number) in worlds.iter_mut().zip(&numbers) {
         world.random_number = *number;
     }
-    let update = client.prepare_cached(UPDATE_WORLDS).await.map_err(query_failed)?;
+    let update = client
+        .prepare_cached(UPDATE_WORLDS)
+        .await
+        .map_err(query_failed)?;
     client
         .execute(&update, &[&ids, &numbers])
         .await

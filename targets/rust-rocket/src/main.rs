@@ -168,10 +168,16 @@ fn query_failed<E>(_: E) -> Status {
 
 /// Reads the rows with these ids, one query (prepared statement) each.
 async fn read_worlds(client: &Connection<Db>, ids: &[i32]) -> Result<Vec<World>, Status> {
-    let select = client.prepare_cached(SELECT_WORLD).await.map_err(query_failed)?;
+    let select = client
+        .prepare_cached(SELECT_WORLD)
+        .await
+        .map_err(query_failed)?;
     let mut worlds = Vec::with_capacity(ids.len());
     for id in ids {
-        let row = client.query_one(&select, &[id]).await.map_err(query_failed)?;
+        let row = client
+            .query_one(&select, &[id])
+            .await
+            .map_err(query_failed)?;
         worlds.push(World {
             id: row.get(0),
             random_number: row.get(1),
@@ -188,10 +194,15 @@ async fn db(client: Connection<Db>) -> Result<Json<World>, Status> {
 }
 
 #[get("/queries?<queries>")]
-async fn queries(client: Connection<Db>, queries: Option<&str>) -> Result<Json<Vec<World>>, Status> {
+async fn queries(
+    client: Connection<Db>,
+    queries: Option<&str>,
+) -> Result<Json<Vec<World>>, Status> {
     let ids: Vec<i32> = {
         let mut rng = rand::rng();
-        (0..query_count(queries)).map(|_| random_id(&mut rng)).collect()
+        (0..query_count(queries))
+            .map(|_| random_id(&mut rng))
+            .collect()
     };
     Ok(Json(read_worlds(&client, &ids).await?))
 }
@@ -220,7 +231,10 @@ async fn fortunes(client: Connection<Db>) -> Result<Template, Status> {
 }
 
 #[get("/updates?<queries>")]
-async fn updates(client: Connection<Db>, queries: Option<&str>) -> Result<Json<Vec<World>>, Status> {
+async fn updates(
+    client: Connection<Db>,
+    queries: Option<&str>,
+) -> Result<Json<Vec<World>>, Status> {
     // Distinct ids, so every answered row carries the value written for it;
     // sorted, so concurrent batched updates lock rows in the same order.
     let (mut ids, numbers): (Vec<i32>, Vec<i32>) = {
@@ -238,7 +252,10 @@ async fn updates(client: Connection<Db>, queries: Option<&str>) -> Result<Json<V
     for (world, number) in worlds.iter_mut().zip(&numbers) {
         world.random_number = *number;
     }
-    let update = client.prepare_cached(UPDATE_WORLDS).await.map_err(query_failed)?;
+    let update = client
+        .prepare_cached(UPDATE_WORLDS)
+        .await
+        .map_err(query_failed)?;
     client
         .execute(&update, &[&ids, &numbers])
         .await
