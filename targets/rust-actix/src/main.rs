@@ -1,10 +1,19 @@
 //! rust-actix: the shootout API contract (see `../SPEC.md`) on actix-web 4
-//! with the default number of workers.
+//! with the default number of workers. The database routes use
+//! tokio-postgres through one deadpool-postgres pool of `DB_POOL_SIZE`
+//! connections shared by all workers, and render fortunes with askama.
 
-use std::{env, io, path::PathBuf, time::Duration};
+use std::{collections::HashMap, env, fmt, io, path::PathBuf, time::Duration};
 
-use actix_web::{error, get, post, rt::time::sleep, web, App, HttpResponse, HttpServer, Responder};
+use actix_web::{
+    error, get, http::StatusCode, post, rt::time::sleep, web, App, HttpResponse, HttpServer,
+    Responder, ResponseError,
+};
+use askama::Template;
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use rand::Rng;
 use serde::{Deserialize, Serialize};
+use tokio_postgres::NoTls;
 
 #[derive(Serialize)]
 struct Message {
@@ -93,6 +102,242 @@ async fn bcrypt_hash(body: web::Json<Payload>) -> actix_web::Result<impl Respond
     Ok(web::Json(Payload { payload }))
 }
 
+// ---- database routes -------------------------------------------------------
+
+const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
+const SELECT_FORTUNES: &str = "SELECT id, message FROM fortune";
+/// One batched UPDATE for all rows of a request; the ids arrive sorted.
+const UPDATE_WORLDS: &str = "UPDATE world SET randomnumber = new.randomnumber \
+     FROM UNNEST($1::int[], $2::int[]) AS new(id, randomnumber) \
+     WHERE world.id = new.id";
+
+/// `None` when the server runs without `DATABASE_URL`.
+type Db = web::Data<Option<Pool>>;
+
+/// A database route's failure: 503 without a database, 500 when a query fails.
+#[derive(Debug)]
+struct DbError(StatusCode, &'static str);
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.1)
+    }
+}
+
+impl ResponseError for DbError {
+    fn status_code(&self) -> StatusCode {
+        self.0
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.0)
+            .content_type("text/plain")
+            .body(self.1)
+    }
+}
+
+#[derive(Serialize)]
+struct World {
+    id: i32,
+    #[serde(rename = "randomNumber")]
+    random_number: i32,
+}
+
+struct Fortune {
+    id: i32,
+    message: String,
+}
+
+#[derive(Template)]
+#[template(path = "fortunes.html")]
+struct FortunesTemplate<'a> {
+    fortunes: &'a [Fortune],
+}
+
+/// The pool from `DATABASE_URL`, with at most `DB_POOL_SIZE` (default 4)
+/// connections for the whole server, shared by every worker. Connections
+/// open on first use.
+fn pool_from_env() -> Option<Pool> {
+    let url = env::var("DATABASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())?;
+    let size = env::var("DB_POOL_SIZE")
+        .ok()
+        .and_then(|size| size.parse::<usize>().ok())
+        .filter(|&size| size > 0)
+        .unwrap_or(4);
+    let config: tokio_postgres::Config = match url.parse() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("rust-actix: DATABASE_URL is not a PostgreSQL URL: {err}");
+            std::process::exit(2);
+        }
+    };
+    let manager = Manager::from_config(
+        config,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    match Pool::builder(manager).max_size(size).build() {
+        Ok(pool) => {
+            eprintln!("rust-actix: database pool of {size} connections");
+            Some(pool)
+        }
+        Err(err) => {
+            eprintln!("rust-actix: cannot build the database pool: {err}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// `queries` clamped to 1..=500; missing, empty or not an integer means 1.
+fn query_count(params: &HashMap<String, String>) -> usize {
+    let Some(raw) = params.get("queries") else {
+        return 1;
+    };
+    match raw.parse::<i64>() {
+        Ok(n) => n.clamp(1, 500) as usize,
+        Err(_) => {
+            // An integer too long for i64 still clamps.
+            let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+            let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            if integer && !raw.starts_with('-') {
+                500
+            } else {
+                1
+            }
+        }
+    }
+}
+
+fn random_id(rng: &mut impl Rng) -> i32 {
+    rng.random_range(1..=10_000)
+}
+
+async fn connection(pool: &Db) -> Result<Object, DbError> {
+    let pool = pool.get_ref().as_ref().ok_or(DbError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "no database configured",
+    ))?;
+    pool.get()
+        .await
+        .map_err(|_| DbError(StatusCode::SERVICE_UNAVAILABLE, "database unavailable"))
+}
+
+fn query_failed<E>(_: E) -> DbError {
+    DbError(StatusCode::INTERNAL_SERVER_ERROR, "database query failed")
+}
+
+/// Reads the rows with these ids, one query (prepared statement) each.
+async fn read_worlds(client: &Object, ids: &[i32]) -> Result<Vec<World>, DbError> {
+    let select = client
+        .prepare_cached(SELECT_WORLD)
+        .await
+        .map_err(query_failed)?;
+    let mut worlds = Vec::with_capacity(ids.len());
+    for id in ids {
+        let row = client
+            .query_one(&select, &[id])
+            .await
+            .map_err(query_failed)?;
+        worlds.push(World {
+            id: row.get(0),
+            random_number: row.get(1),
+        });
+    }
+    Ok(worlds)
+}
+
+#[get("/db")]
+async fn db(pool: Db) -> Result<web::Json<World>, DbError> {
+    let id = random_id(&mut rand::rng());
+    let client = connection(&pool).await?;
+    let mut worlds = read_worlds(&client, &[id]).await?;
+    Ok(web::Json(worlds.remove(0)))
+}
+
+#[get("/queries")]
+async fn queries(
+    pool: Db,
+    params: web::Query<HashMap<String, String>>,
+) -> Result<web::Json<Vec<World>>, DbError> {
+    let ids: Vec<i32> = {
+        let mut rng = rand::rng();
+        (0..query_count(&params))
+            .map(|_| random_id(&mut rng))
+            .collect()
+    };
+    let client = connection(&pool).await?;
+    Ok(web::Json(read_worlds(&client, &ids).await?))
+}
+
+#[get("/fortunes")]
+async fn fortunes(pool: Db) -> Result<HttpResponse, DbError> {
+    let client = connection(&pool).await?;
+    let select = client
+        .prepare_cached(SELECT_FORTUNES)
+        .await
+        .map_err(query_failed)?;
+    let rows = client.query(&select, &[]).await.map_err(query_failed)?;
+    drop(client);
+    let mut fortunes: Vec<Fortune> = rows
+        .iter()
+        .map(|row| Fortune {
+            id: row.get(0),
+            message: row.get(1),
+        })
+        .collect();
+    fortunes.push(Fortune {
+        id: 0,
+        message: "Additional fortune added at request time.".to_owned(),
+    });
+    fortunes.sort_by(|a, b| a.message.cmp(&b.message));
+    let html = FortunesTemplate {
+        fortunes: &fortunes,
+    }
+    .render()
+    .map_err(|_| DbError(StatusCode::INTERNAL_SERVER_ERROR, "template failed"))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(html))
+}
+
+#[get("/updates")]
+async fn updates(
+    pool: Db,
+    params: web::Query<HashMap<String, String>>,
+) -> Result<web::Json<Vec<World>>, DbError> {
+    // Distinct ids, so every answered row carries the value written for it;
+    // sorted, so concurrent batched updates lock rows in the same order.
+    let (mut ids, numbers): (Vec<i32>, Vec<i32>) = {
+        let mut rng = rand::rng();
+        let count = query_count(&params);
+        let ids = rand::seq::index::sample(&mut rng, 10_000, count)
+            .into_iter()
+            .map(|index| index as i32 + 1)
+            .collect();
+        let numbers = (0..count).map(|_| random_id(&mut rng)).collect();
+        (ids, numbers)
+    };
+    ids.sort_unstable();
+    let client = connection(&pool).await?;
+    let mut worlds = read_worlds(&client, &ids).await?;
+    for (world, number) in worlds.iter_mut().zip(&numbers) {
+        world.random_number = *number;
+    }
+    let update = client
+        .prepare_cached(UPDATE_WORLDS)
+        .await
+        .map_err(query_failed)?;
+    client
+        .execute(&update, &[&ids, &numbers])
+        .await
+        .map_err(query_failed)?;
+    Ok(web::Json(worlds))
+}
+
 /// Plain-text 404 (actix-web's default one has no body and no content type).
 async fn not_found() -> impl Responder {
     HttpResponse::NotFound()
@@ -113,8 +358,10 @@ async fn main() -> io::Result<()> {
     let host = env::var("HOST").unwrap_or_else(|_| "127.0.0.1".to_owned());
     eprintln!("rust-actix: listening on {host}:{port}");
 
-    HttpServer::new(|| {
+    let pool = web::Data::new(pool_from_env());
+    HttpServer::new(move || {
         App::new()
+            .app_data(pool.clone())
             .service(plaintext)
             .service(json)
             .service(file_read)
@@ -122,6 +369,10 @@ async fn main() -> io::Result<()> {
             .service(simple)
             .service(timed)
             .service(bcrypt_hash)
+            .service(db)
+            .service(queries)
+            .service(fortunes)
+            .service(updates)
             .default_service(web::to(not_found))
     })
     .bind((host.as_str(), port))?

@@ -1,12 +1,15 @@
 //! rust-rocket: the shootout API contract (see `../SPEC.md`) on Rocket 0.5
 //! with its default configuration, except for the address, the port and
-//! logging, which is off.
+//! logging, which is off. The database routes use rocket_db_pools with its
+//! deadpool_postgres driver (one pool of `DB_POOL_SIZE` connections) and
+//! render fortunes with rocket_dyn_templates (Tera).
 
 #[macro_use]
 extern crate rocket;
 
 use std::{env, path::PathBuf, time::Duration};
 
+use rand::Rng;
 use rocket::{
     config::LogLevel,
     http::Status,
@@ -14,6 +17,8 @@ use rocket::{
     tokio::{task, time::sleep},
     Build, Config, Rocket,
 };
+use rocket_db_pools::{deadpool_postgres, Connection, Database};
+use rocket_dyn_templates::{context, Template};
 
 #[derive(Serialize)]
 #[serde(crate = "rocket::serde")]
@@ -104,6 +109,187 @@ async fn bcrypt_hash(body: Json<Payload>) -> Result<Json<Payload>, Status> {
     Ok(Json(Payload { payload }))
 }
 
+// ---- database routes -------------------------------------------------------
+
+const SELECT_WORLD: &str = "SELECT id, randomnumber FROM world WHERE id = $1";
+const SELECT_FORTUNES: &str = "SELECT id, message FROM fortune";
+/// One batched UPDATE for all rows of a request; the ids arrive sorted.
+const UPDATE_WORLDS: &str = "UPDATE world SET randomnumber = new.randomnumber \
+     FROM UNNEST($1::int[], $2::int[]) AS new(id, randomnumber) \
+     WHERE world.id = new.id";
+
+/// The pool, configured at launch from `DATABASE_URL` and `DB_POOL_SIZE`.
+#[derive(Database)]
+#[database("hello_world")]
+struct Db(deadpool_postgres::Pool);
+
+#[derive(Serialize)]
+#[serde(crate = "rocket::serde")]
+struct World {
+    id: i32,
+    #[serde(rename = "randomNumber")]
+    random_number: i32,
+}
+
+#[derive(Serialize)]
+#[serde(crate = "rocket::serde")]
+struct Fortune {
+    id: i32,
+    message: String,
+}
+
+/// `queries` clamped to 1..=500; missing, empty or not an integer means 1.
+fn query_count(raw: Option<&str>) -> usize {
+    let Some(raw) = raw else {
+        return 1;
+    };
+    match raw.parse::<i64>() {
+        Ok(n) => n.clamp(1, 500) as usize,
+        Err(_) => {
+            // An integer too long for i64 still clamps.
+            let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+            let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            if integer && !raw.starts_with('-') {
+                500
+            } else {
+                1
+            }
+        }
+    }
+}
+
+fn random_id(rng: &mut impl Rng) -> i32 {
+    rng.random_range(1..=10_000)
+}
+
+fn query_failed<E>(_: E) -> Status {
+    Status::InternalServerError
+}
+
+/// Reads the rows with these ids, one query (prepared statement) each.
+async fn read_worlds(client: &Connection<Db>, ids: &[i32]) -> Result<Vec<World>, Status> {
+    let select = client
+        .prepare_cached(SELECT_WORLD)
+        .await
+        .map_err(query_failed)?;
+    let mut worlds = Vec::with_capacity(ids.len());
+    for id in ids {
+        let row = client
+            .query_one(&select, &[id])
+            .await
+            .map_err(query_failed)?;
+        worlds.push(World {
+            id: row.get(0),
+            random_number: row.get(1),
+        });
+    }
+    Ok(worlds)
+}
+
+#[get("/db")]
+async fn db(client: Connection<Db>) -> Result<Json<World>, Status> {
+    let id = random_id(&mut rand::rng());
+    let mut worlds = read_worlds(&client, &[id]).await?;
+    Ok(Json(worlds.remove(0)))
+}
+
+#[get("/queries?<queries>")]
+async fn queries(
+    client: Connection<Db>,
+    queries: Option<&str>,
+) -> Result<Json<Vec<World>>, Status> {
+    let ids: Vec<i32> = {
+        let mut rng = rand::rng();
+        (0..query_count(queries))
+            .map(|_| random_id(&mut rng))
+            .collect()
+    };
+    Ok(Json(read_worlds(&client, &ids).await?))
+}
+
+#[get("/fortunes")]
+async fn fortunes(client: Connection<Db>) -> Result<Template, Status> {
+    let select = client
+        .prepare_cached(SELECT_FORTUNES)
+        .await
+        .map_err(query_failed)?;
+    let rows = client.query(&select, &[]).await.map_err(query_failed)?;
+    drop(client);
+    let mut fortunes: Vec<Fortune> = rows
+        .iter()
+        .map(|row| Fortune {
+            id: row.get(0),
+            message: row.get(1),
+        })
+        .collect();
+    fortunes.push(Fortune {
+        id: 0,
+        message: "Additional fortune added at request time.".to_owned(),
+    });
+    fortunes.sort_by(|a, b| a.message.cmp(&b.message));
+    Ok(Template::render("fortunes", context! { fortunes }))
+}
+
+#[get("/updates?<queries>")]
+async fn updates(
+    client: Connection<Db>,
+    queries: Option<&str>,
+) -> Result<Json<Vec<World>>, Status> {
+    // Distinct ids, so every answered row carries the value written for it;
+    // sorted, so concurrent batched updates lock rows in the same order.
+    let (mut ids, numbers): (Vec<i32>, Vec<i32>) = {
+        let mut rng = rand::rng();
+        let count = query_count(queries);
+        let ids = rand::seq::index::sample(&mut rng, 10_000, count)
+            .into_iter()
+            .map(|index| index as i32 + 1)
+            .collect();
+        let numbers = (0..count).map(|_| random_id(&mut rng)).collect();
+        (ids, numbers)
+    };
+    ids.sort_unstable();
+    let mut worlds = read_worlds(&client, &ids).await?;
+    for (world, number) in worlds.iter_mut().zip(&numbers) {
+        world.random_number = *number;
+    }
+    let update = client
+        .prepare_cached(UPDATE_WORLDS)
+        .await
+        .map_err(query_failed)?;
+    client
+        .execute(&update, &[&ids, &numbers])
+        .await
+        .map_err(query_failed)?;
+    Ok(Json(worlds))
+}
+
+/// The database routes of a server started without `DATABASE_URL`: the real
+/// ones would abort launch (their `Connection<Db>` guard is a sentinel for
+/// the pool's fairing, which cannot start without a URL).
+mod no_database {
+    use rocket::http::Status;
+
+    #[get("/db")]
+    pub fn db() -> Status {
+        Status::ServiceUnavailable
+    }
+
+    #[get("/queries")]
+    pub fn queries() -> Status {
+        Status::ServiceUnavailable
+    }
+
+    #[get("/fortunes")]
+    pub fn fortunes() -> Status {
+        Status::ServiceUnavailable
+    }
+
+    #[get("/updates")]
+    pub fn updates() -> Status {
+        Status::ServiceUnavailable
+    }
+}
+
 #[launch]
 fn rocket() -> Rocket<Build> {
     let Ok(port) = env::var("PORT") else {
@@ -117,11 +303,23 @@ fn rocket() -> Rocket<Build> {
     let host = env::var("HOST").unwrap_or_else(|_| "127.0.0.1".to_owned());
     eprintln!("rust-rocket: listening on {host}:{port}");
 
-    let figment = Config::figment()
+    let mut figment = Config::figment()
         .merge(("address", host))
         .merge(("port", port))
         .merge(("log_level", LogLevel::Off));
-    rocket::custom(figment).mount(
+    let database_url = env::var("DATABASE_URL").ok().filter(|url| !url.is_empty());
+    if let Some(url) = &database_url {
+        let size = env::var("DB_POOL_SIZE")
+            .ok()
+            .and_then(|size| size.parse::<usize>().ok())
+            .filter(|&size| size > 0)
+            .unwrap_or(4);
+        eprintln!("rust-rocket: database pool of {size} connections");
+        figment = figment
+            .merge(("databases.hello_world.url", url))
+            .merge(("databases.hello_world.max_connections", size));
+    }
+    let rocket = rocket::custom(figment).mount(
         "/",
         routes![
             plaintext,
@@ -132,5 +330,21 @@ fn rocket() -> Rocket<Build> {
             timed,
             bcrypt_hash
         ],
-    )
+    );
+    if database_url.is_some() {
+        rocket
+            .attach(Db::init())
+            .attach(Template::fairing())
+            .mount("/", routes![db, queries, fortunes, updates])
+    } else {
+        rocket.mount(
+            "/",
+            routes![
+                no_database::db,
+                no_database::queries,
+                no_database::fortunes,
+                no_database::updates
+            ],
+        )
+    }
 }
