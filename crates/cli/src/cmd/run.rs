@@ -148,15 +148,18 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
             return;
         }
         shootout_servers::kill_all_servers();
+        shootout_servers::database::stop_all_clusters();
         if let Some(id) = shown.run_id() {
             // Best effort: the next run marks it interrupted anyway.
             if let Ok(store) = shootout_store::Store::open(&db) {
                 let _ = store.finish_run(id, RunStatus::Interrupted);
             }
         }
-        eprintln!("\ninterrupted twice: servers killed, exiting");
+        eprintln!("\ninterrupted twice: servers and database killed, exiting");
         crate::interrupt::exit_now();
     })?;
+    let studies_dir = study.file.parent().map(Path::to_path_buf);
+    let needs_database = study.needs_database();
     let cfg = RunConfig {
         study,
         scale,
@@ -196,11 +199,33 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     for f in &out.failed {
         eprintln!("{} {}: {}", f.status, f.target, f.reason);
     }
+    if !needs_database {
+        if let Some(line) = studies_dir.as_deref().and_then(database_studies_line) {
+            eprintln!("{line}");
+        }
+    }
     match out.status {
         RunStatus::Interrupted => Ok(Outcome::Interrupted),
         RunStatus::Complete if out.failed.is_empty() => Ok(Outcome::Ok),
         _ => Ok(Outcome::Failed),
     }
+}
+
+/// `with a database behind the framework: shootout run tfb, shootout run ...`.
+fn database_studies_line(dir: &Path) -> Option<String> {
+    let names: Vec<String> = study::discover(dir)
+        .ok()?
+        .into_iter()
+        .flatten()
+        .filter(|s| s.needs_database())
+        .map(|s| format!("shootout run {}", s.name))
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "with a database behind the framework (PostgreSQL): {}",
+            names.join(", ")
+        )
+    })
 }
 
 pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
