@@ -288,20 +288,28 @@ fn alive(pid: i32) -> bool {
 /// Starts a run of `target` whose second scenario loads for 60 s, and
 /// waits until the first measurement is committed and the second runs.
 fn start_long_run(tmp: &Path, target: &str) -> std::process::Child {
+    start_long_run_of(tmp, target, ["plaintext", "json"])
+}
+
+/// [`start_long_run`] with the two scenarios named.
+fn start_long_run_of(tmp: &Path, target: &str, scenarios: [&str; 2]) -> std::process::Child {
+    let [first, second] = scenarios;
     let study = study_file(
         tmp,
         &[target],
-        r#"restart = "per-repetition"
+        &format!(
+            r#"restart = "per-repetition"
 warmup = "250ms"
 
 [[scenario]]
-name = "plaintext"
-load = { connections = 4, duration = "1s" }
+name = "{first}"
+load = {{ connections = 4, duration = "1s" }}
 
 [[scenario]]
-name = "json"
-load = { connections = 4, duration = "60s" }
-"#,
+name = "{second}"
+load = {{ connections = 4, duration = "60s" }}
+"#
+        ),
     );
     let dir = fixture_targets(tmp);
     let mut child = shootout(tmp, &study, &dir)
@@ -502,4 +510,77 @@ fn a_run_killed_with_sigkill_leaves_no_server_and_is_marked_interrupted_by_the_n
         first.measurements, 1,
         "the committed measurement survives kill -9"
     );
+}
+
+/// The cluster folders of shootout process `pid`, with their postmasters.
+fn clusters_of(pid: u32) -> Vec<(PathBuf, Option<i32>)> {
+    let prefix = format!("shootout-pg-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| {
+            let pm = std::fs::read_to_string(e.path().join("data/postmaster.pid"))
+                .ok()
+                .and_then(|t| t.lines().next()?.trim().parse().ok());
+            (e.path(), pm)
+        })
+        .collect()
+}
+
+/// Ctrl-C (once, or twice) during a database study: the PostgreSQL the run
+/// started is stopped and its temporary cluster deleted.
+fn database_study_interrupted(presses: u32) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if shootout_servers::database::find_bin_dir().is_none() {
+        eprintln!("SKIP database ctrl-c test: PostgreSQL is not installed");
+        return;
+    }
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP database ctrl-c test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new(&format!("db-sigint{presses}"));
+    let mut child = start_long_run_of(&tmp.0, target, ["db", "fortunes"]);
+    let clusters = clusters_of(child.id());
+    assert_eq!(
+        clusters.len(),
+        1,
+        "one cluster while the study runs: {clusters:?}"
+    );
+    let (dir, postmaster) = clusters[0].clone();
+    let postmaster = postmaster.expect("a running postmaster");
+    assert!(alive(postmaster));
+    let t0 = Instant::now();
+    for _ in 0..presses {
+        sigint(&child);
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let (status, _took, err) = wait_exit(&mut child, t0);
+    assert_eq!(status.code(), Some(130), "{err}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(postmaster) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(postmaster), "PostgreSQL survived Ctrl-C\n{err}");
+    assert!(!dir.exists(), "{} survived Ctrl-C\n{err}", dir.display());
+    let data = load(&tmp.0);
+    assert_eq!(data.measurements.len(), 1, "{err}");
+    assert_eq!(data.measurements[0].scenario, "db");
+    assert!(
+        data.measurements[0].db_cpu_s.is_some_and(|s| s > 0.0),
+        "{err}"
+    );
+    let db = data.run.database.expect("the run records its database");
+    assert!(db.version.starts_with(char::is_numeric), "{db:?}");
+}
+
+#[test]
+fn ctrl_c_in_a_database_study_leaves_no_database_behind() {
+    database_study_interrupted(1);
+}
+
+#[test]
+fn a_second_ctrl_c_in_a_database_study_still_removes_the_database() {
+    database_study_interrupted(2);
 }

@@ -51,7 +51,11 @@ pub fn prepare_all(
         targets: to_verify.len(),
     }));
     let queue = Mutex::new(to_verify);
-    let parallel = if database.is_some() { 1 } else { PARALLEL_VERIFY };
+    let parallel = if database.is_some() {
+        1
+    } else {
+        PARALLEL_VERIFY
+    };
     let opts = VerifyOptions {
         database: database.cloned(),
         ..VerifyOptions::default()

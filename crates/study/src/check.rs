@@ -220,7 +220,10 @@ fn queries_fit(
     for (table, level) in tables.iter().zip(levels) {
         let Some(q) = level.queries else { continue };
         let problem = if !route.takes_queries() {
-            Some(format!("scenario '{}' takes no `queries` (only queries and updates do)", s.name))
+            Some(format!(
+                "scenario '{}' takes no `queries` (only queries and updates do)",
+                s.name
+            ))
         } else if q == 0 || q as usize > MAX_QUERIES {
             Some(format!("{q} is outside 1..={MAX_QUERIES}"))
         } else if s.path.is_some() {

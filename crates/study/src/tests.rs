@@ -359,14 +359,22 @@ fn query_counts_set_each_level_path_and_label() {
     let paths: Vec<String> = q.levels.iter().map(|l| q.path_for(l)).collect();
     assert_eq!(paths, ["/queries?queries=1", "/queries?queries=20"]);
     assert_eq!(q.levels[1].label, "q=20 c=4 1s");
-    assert!(!parse(Path::new("m.toml"), MINIMAL).unwrap().needs_database());
+    assert!(!parse(Path::new("m.toml"), MINIMAL)
+        .unwrap()
+        .needs_database());
 }
 
 #[test]
 fn a_bad_query_count_names_its_line_and_key() {
     let cases = [
-        (DB_STUDY.replace("queries = 20", "queries = 501"), "501 is outside 1..=500"),
-        (DB_STUDY.replace("queries = 20", "queries = 0"), "0 is outside"),
+        (
+            DB_STUDY.replace("queries = 20", "queries = 501"),
+            "501 is outside 1..=500",
+        ),
+        (
+            DB_STUDY.replace("queries = 20", "queries = 0"),
+            "0 is outside",
+        ),
         (
             DB_STUDY.replace("name = \"queries\"", "name = \"db\""),
             "takes no `queries`",
@@ -383,5 +391,9 @@ fn a_bad_query_count_names_its_line_and_key() {
         assert!(e.to_string().contains(want), "{e}");
     }
     let e = parse_err(&DB_STUDY.replace("db_pool_size = 8", "db_pool_size = 0"));
-    assert_eq!((e.key.as_deref(), e.line), (Some("db_pool_size"), Some(5)), "{e}");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("db_pool_size"), Some(5)),
+        "{e}"
+    );
 }

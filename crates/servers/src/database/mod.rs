@@ -41,6 +41,7 @@ mod settings;
 mod stale;
 
 pub use cluster::{
-    find_bin_dir, stop_all_clusters, Cluster, ClusterOptions, DatabaseError, DatabaseInfo, PACKAGE, SUPERUSER,
+    find_bin_dir, stop_all_clusters, Cluster, ClusterOptions, DatabaseError, DatabaseInfo, PACKAGE,
+    SUPERUSER,
 };
 pub use settings::Setting;
