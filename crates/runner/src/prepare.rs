@@ -9,7 +9,7 @@
 
 use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
-use crate::study::scale::VERIFY_S;
+use crate::study::scale::{VERIFY_DB_S, VERIFY_S};
 use shootout_servers::{BuildOutcome, DatabaseAccess, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
 use std::sync::Mutex;
@@ -33,6 +33,11 @@ pub fn prepare_all(
     observer: &dyn Observer,
     interrupt: &Interrupt,
 ) {
+    let verify_s = if database.is_some() {
+        VERIFY_DB_S
+    } else {
+        VERIFY_S
+    };
     let mut to_verify = Vec::new();
     for e in entries.iter_mut() {
         if interrupt.is_stopped() {
@@ -43,7 +48,7 @@ pub fn prepare_all(
             to_verify.push(e);
         } else {
             observer.event(&Event::Credit {
-                estimate_s: VERIFY_S,
+                estimate_s: verify_s,
             });
         }
     }
@@ -70,7 +75,7 @@ pub fn prepare_all(
                 }
                 verify(e, &opts, observer);
                 observer.event(&Event::Credit {
-                    estimate_s: VERIFY_S,
+                    estimate_s: verify_s,
                 });
             });
         }

@@ -26,19 +26,14 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
         Mode::Stages => stages(l)?,
     };
     let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
-    let label = l.label.clone().unwrap_or_else(|| {
-        let load = auto_label(workload.load(), workload.stop());
-        match l.queries {
-            Some(q) => format!("q={q} {load}"),
-            None => load,
-        }
-    });
-    Ok(Level {
-        label,
+    let mut level = Level {
+        label: String::new(),
         workload,
         keepalive,
         queries: l.queries,
-    })
+    };
+    level.label = l.label.clone().unwrap_or_else(|| level.auto_label());
+    Ok(level)
 }
 
 /// The study key that sets an engine field.

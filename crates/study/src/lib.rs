@@ -71,6 +71,16 @@ impl Level {
     pub fn stop(&self) -> &Stop {
         self.workload.stop()
     }
+
+    /// The label a level gets when the study gives none: its query count,
+    /// if any, then its load (`q=20 c=64 4s`).
+    pub fn auto_label(&self) -> String {
+        let load = auto_label(self.load(), self.stop());
+        match self.queries {
+            Some(q) => format!("q={q} {load}"),
+            None => load,
+        }
+    }
 }
 
 /// One `[[scenario]]`: a route of SPEC.md and its load levels.

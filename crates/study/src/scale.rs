@@ -18,6 +18,9 @@ pub const START_S: f64 = 1.5;
 pub const STOP_S: f64 = 0.3;
 /// Per target; verification runs three at a time.
 pub const VERIFY_S: f64 = 2.0;
+/// Per target with a database: one at a time, plus the database checks
+/// (6 s measured for the nine shipped targets, 5 to 13 s each).
+pub const VERIFY_DB_S: f64 = 6.0;
 
 /// How long a study is expected to take.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,6 +79,15 @@ impl Study {
         s
     }
 
+    /// Expected seconds to verify one target for this study.
+    pub fn verify_s(&self) -> f64 {
+        if self.needs_database() {
+            VERIFY_DB_S
+        } else {
+            VERIFY_S
+        }
+    }
+
     /// Expected duration with `targets` targets at scale `scale` (the study
     /// must already be scaled; `scale` only sets the settle pauses).
     pub fn estimate(&self, targets: usize, scale: f64) -> Estimate {
@@ -101,7 +113,7 @@ impl Study {
         let total_s = load_s
             + measurements as f64 * settle_after
             + server_starts as f64 * (START_S + settle + STOP_S)
-            + targets as f64 * VERIFY_S;
+            + targets as f64 * self.verify_s();
         Estimate {
             measurements,
             server_starts,
@@ -139,7 +151,7 @@ fn scale_dur(d: Duration, f: f64, floor_s: f64) -> Duration {
 }
 
 fn scale_level(level: &mut Level, f: f64) {
-    let auto = level.label == super::auto_label(level.load(), level.stop());
+    let auto = level.label == level.auto_label();
     let conns = level.load().max_connections() as u64;
     let requests = level.stop().requests.map(|n| {
         ((n as f64 * f).round() as u64)
@@ -164,6 +176,6 @@ fn scale_level(level: &mut Level, f: f64) {
         level.workload = w;
     }
     if auto {
-        level.label = super::auto_label(level.load(), level.stop());
+        level.label = level.auto_label();
     }
 }

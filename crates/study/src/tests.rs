@@ -359,6 +359,13 @@ fn query_counts_set_each_level_path_and_label() {
     let paths: Vec<String> = q.levels.iter().map(|l| q.path_for(l)).collect();
     assert_eq!(paths, ["/queries?queries=1", "/queries?queries=20"]);
     assert_eq!(q.levels[1].label, "q=20 c=4 1s");
+    let half = s.scaled(0.5);
+    assert_eq!(
+        half.scenarios[0].levels[1].label, "q=20 c=4 1s",
+        "the floor"
+    );
+    let double = s.scaled(2.0);
+    assert_eq!(double.scenarios[0].levels[1].label, "q=20 c=4 2s");
     assert!(!parse(Path::new("m.toml"), MINIMAL)
         .unwrap()
         .needs_database());
