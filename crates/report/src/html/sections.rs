@@ -40,6 +40,12 @@ pub fn header(out: &mut String, ctx: &Context) {
             esc(&study.description)
         );
     }
+    if let Some(db) = crate::database::line(r) {
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&db));
+    }
+    if let Some(note) = crate::database::sharing_note(r) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
@@ -251,7 +257,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for m in Metric::ALL {
+    for m in g.metrics() {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
         let digits = spread_decimals(&spreads);
