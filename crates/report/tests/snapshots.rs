@@ -107,6 +107,7 @@ fn the_html_report_states_the_database_and_its_cost() {
         "<td>DB CPU (s)</td>",
         "<td>DB RSS peak (MiB)</td>",
         "<th>Database CPUs</th><td>0</td>",
+        "id=\"chart-db-l0-cpu\"",
     ] {
         assert!(html.contains(needle), "missing {needle}");
     }
@@ -123,6 +124,6 @@ fn reports_without_a_database_have_no_database_rows() {
         shootout_report::json(&data),
     ] {
         assert!(!text.contains("DB CPU") && !text.contains("db_cpu_s"));
-        assert!(!text.contains("PostgreSQL"));
+        assert!(!text.contains("PostgreSQL") && !text.contains("-cpu\""));
     }
 }

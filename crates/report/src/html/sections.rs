@@ -143,6 +143,15 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         "Resident memory: idle before the load, peak under it, after it",
         memory(g),
     );
+    if g.metrics().contains(&Metric::DbCpuS) {
+        figure(
+            out,
+            &slug,
+            "cpu",
+            "CPU seconds during the load: the server's beside PostgreSQL's (medians)",
+            cpu(g),
+        );
+    }
     let eff = metric_bars(g, Metric::ReqPerCpuS, &name);
     figure(
         out,
@@ -245,6 +254,23 @@ fn memory(g: &Group) -> Result<String, String> {
         })
         .collect();
     charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
+}
+
+/// The server's and the database's CPU seconds side by side, so that a
+/// framework that hands work to the database does not look frugal.
+fn cpu(g: &Group) -> Result<String, String> {
+    let groups: Vec<(String, Vec<f64>)> = g
+        .columns
+        .iter()
+        .map(|c| {
+            let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
+            (
+                c.target.to_string(),
+                vec![v(Metric::CpuS), v(Metric::DbCpuS)],
+            )
+        })
+        .collect();
+    charts::grouped_bars("CPU during the load", "s", &["server", "database"], &groups)
 }
 
 fn table(out: &mut String, ctx: &Context, g: &Group) {
