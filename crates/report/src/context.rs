@@ -46,11 +46,12 @@ impl<'a> Context<'a> {
         self.data.targets.iter().find(|t| t.target == name)
     }
 
-    /// The environment as (label, value) pairs, in display order.
+    /// The environment as (label, value) pairs, in display order; the
+    /// database's (if any) right after the pinning it is compared with.
     pub fn environment(&self) -> Vec<(&'static str, String)> {
         let r = &self.data.run;
         let h = &r.host;
-        vec![
+        let mut env = vec![
             ("Study", r.study.clone()),
             ("Run", r.id.to_string()),
             ("Status", r.status.to_string()),
@@ -65,13 +66,17 @@ impl<'a> Context<'a> {
             ("Kernel", h.kernel.clone()),
             ("Server CPUs", cpu_list(&r.pinning.server_cpus)),
             ("Generator CPUs", cpu_list(&r.pinning.generator_cpus)),
+        ];
+        env.extend(crate::database::facts(r));
+        env.extend(vec![
             ("Scale", crate::metric::num(r.scale)),
             ("Tool version", r.tool_version.clone()),
             (
                 "Git commit",
                 r.git_commit.clone().unwrap_or_else(|| "—".into()),
             ),
-        ]
+        ]);
+        env
     }
 
     /// One line for the Markdown header.

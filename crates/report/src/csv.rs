@@ -1,6 +1,8 @@
 //! The CSV report: a header and one row per measurement, RFC 4180 quoting.
 //! Text cells that a spreadsheet would run as a formula (leading `=`, `+`,
-//! `-`, `@`) get a leading apostrophe.
+//! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
+//! database columns appended after the others; runs without keep exactly
+//! the columns they always had.
 
 use shootout_store::{Measurement, RunData};
 
@@ -29,15 +31,39 @@ const HEADER: &[&str] = &[
     "startup_s",
 ];
 
+/// Appended when any measurement of the run has database numbers.
+const DATABASE_HEADER: &[&str] = &["db_cpu_s", "db_rss_peak_mib", "req_per_total_cpu_s"];
+
 /// Renders the CSV of a run.
 pub fn render(data: &RunData) -> String {
-    let mut out = HEADER.join(",");
+    let database = data
+        .measurements
+        .iter()
+        .any(|m| m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some());
+    let mut header = HEADER.to_vec();
+    if database {
+        header.extend(DATABASE_HEADER);
+    }
+    let mut out = header.join(",");
     out.push('\n');
     for m in &data.measurements {
-        out.push_str(&row(data.run.id, m).join(","));
+        let mut cells = row(data.run.id, m);
+        if database {
+            cells.extend(database_cells(m));
+        }
+        out.push_str(&cells.join(","));
         out.push('\n');
     }
     out
+}
+
+/// The database columns: empty cells where a measurement has no value.
+fn database_cells(m: &Measurement) -> Vec<String> {
+    vec![
+        m.db_cpu_s.map_or(String::new(), f),
+        m.db_rss_peak_mib.map_or(String::new(), f),
+        f(crate::metric::req_per_total_cpu_s(m)),
+    ]
 }
 
 fn row(run_id: i64, m: &Measurement) -> Vec<String> {

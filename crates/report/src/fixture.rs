@@ -2,12 +2,15 @@
 //! demos: three Rust targets (one generator-bound once), one that failed to
 //! build, a single-level scenario and a two-level sweep, three repetitions,
 //! with histograms and timelines drawn from a seeded generator. Optionally
-//! one target is slowed down, or a hostile target name is added.
+//! one target is slowed down, a hostile target name is added, or the run is
+//! a database run instead (`db` and `fortunes` against a PostgreSQL pinned
+//! to the server's CPU, as on a two-core machine, with its own CPU and RSS).
 
 use hdrhistogram::Histogram;
 use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
 use shootout_store::{
-    Host, Measurement, NewRun, Pinning, RunStatus, Store, TargetRecord, TargetStatus,
+    DatabaseRecord, Host, Measurement, NewRun, Pinning, RunStatus, Store, TargetRecord,
+    TargetStatus,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,6 +37,21 @@ rss_peak_mib = { axum = 71, actix = 71, rocket = 102 }
 rps = { rust-actix = [10412, 10761], rust-axum = [nan, 9000] }
 "#;
 
+/// The study text of the database fixture.
+pub const DATABASE_STUDY_TEXT: &str = r#"name = "rust-trio-db"
+description = "Axum, Actix and Rocket on TechEmpower's single query and fortunes."
+source = "a synthetic fixture"
+targets = ["rust-axum", "rust-actix", "rust-rocket"]
+
+[[scenario]]
+name = "db"
+load = { connections = 64, duration = "5s" }
+
+[[scenario]]
+name = "fortunes"
+load = { connections = 64, duration = "5s" }
+"#;
+
 /// How to vary the fixture.
 #[derive(Debug, Clone, Default)]
 pub struct FixtureOptions {
@@ -43,6 +61,8 @@ pub struct FixtureOptions {
     pub slow: Option<(String, f64)>,
     /// Add a target named `<script>alert(1)</script>`.
     pub hostile_name: bool,
+    /// Make it a database run (`DATABASE_STUDY_TEXT`) instead.
+    pub database: bool,
 }
 
 /// The hostile target name used by the XSS tests.
@@ -136,13 +156,39 @@ pub fn new_run() -> NewRun {
     }
 }
 
+/// The PostgreSQL of the database fixture: pinned to CPU 0, the server's.
+pub fn database_record() -> DatabaseRecord {
+    DatabaseRecord {
+        version: "16.4 (Debian 16.4-1.pgdg120+2)".into(),
+        settings: BTreeMap::from([
+            ("max_connections".to_string(), "200".to_string()),
+            ("shared_buffers".to_string(), "128MB".to_string()),
+            ("synchronous_commit".to_string(), "off".to_string()),
+            ("fsync".to_string(), "off".to_string()),
+        ]),
+        cpus: vec![0],
+        pool_size: 16,
+    }
+}
+
+/// The run header for these options.
+fn run_header(opts: &FixtureOptions) -> NewRun {
+    let mut run = new_run();
+    if opts.database {
+        run.study = "rust-trio-db".into();
+        run.study_text = DATABASE_STUDY_TEXT.into();
+        run.database = Some(database_record());
+    }
+    run
+}
+
 /// Writes one fixture run into the database at `path` and returns its id.
 pub fn write_fixture_run(
     path: &Path,
     opts: &FixtureOptions,
 ) -> Result<i64, shootout_store::StoreError> {
     let store = Store::open(path)?;
-    let id = store.begin_run(&new_run())?;
+    let id = store.begin_run(&run_header(opts))?;
     let mut rng = Rng(opts.seed.wrapping_mul(7919).wrapping_add(17));
     for (t, base) in targets(opts) {
         store.record_target(id, &t)?;
@@ -153,7 +199,12 @@ pub fn write_fixture_run(
             Some((name, f)) if *name == t.target => *f,
             _ => 1.0,
         };
-        for m in measurements(&t.target, base / factor, &mut rng) {
+        let ms = if opts.database {
+            database_measurements(&t.target, base / factor, &mut rng)
+        } else {
+            measurements(&t.target, base / factor, &mut rng)
+        };
+        for m in ms {
             store.record_measurement(id, &m)?;
         }
     }
@@ -175,6 +226,31 @@ fn measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measurement> {
             out.push(measurement(
                 target, scenario, level, label, rep, r, bound, rng,
             ));
+        }
+    }
+    out
+}
+
+/// The database scenarios: a single query and fortunes, at a fraction of
+/// the plaintext rate. The server and PostgreSQL share CPU 0, so their CPU
+/// seconds add up to a little under the 5 s measured.
+fn database_measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measurement> {
+    // (scenario, label, share of the plaintext rate, server's share of the CPU)
+    let plan = [
+        ("db", "c=64 5s", 0.55, 0.45),
+        ("fortunes", "c=64 5s", 0.4, 0.55),
+    ];
+    let mut out = Vec::new();
+    for rep in 0..3 {
+        for &(scenario, label, scale, share) in &plan {
+            let r = rps * scale * (1.0 + 0.01 * rng.noise());
+            let mut m = measurement(target, scenario, 0, label, rep, r, false, rng);
+            let busy = m.summary.duration_s * (0.9 + 0.02 * rng.noise());
+            m.server_cpu_s = busy * share;
+            m.req_per_cpu_s = m.summary.requests.completed as f64 / m.server_cpu_s;
+            m.db_cpu_s = Some(busy * (1.0 - share));
+            m.db_rss_peak_mib = Some(148.0 + 6.0 * rng.next());
+            out.push(m);
         }
     }
     out

@@ -56,6 +56,15 @@ impl Group<'_> {
         }
     }
 
+    /// The rows of this table: every metric, less the database ones when
+    /// no repetition here has them (so other scenarios render as before).
+    pub fn metrics(&self) -> Vec<Metric> {
+        Metric::ALL
+            .into_iter()
+            .filter(|m| !m.database_only() || self.columns.iter().any(|c| c.spread(*m).is_some()))
+            .collect()
+    }
+
     /// A stable id for anchors and chart ids (scenario and level only).
     pub fn slug(&self) -> String {
         let base: String = self

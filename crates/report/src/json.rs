@@ -1,7 +1,9 @@
 //! The JSON report (the shape promised in the runner issue, schema in
 //! `docs/report.schema.json`): `run`, `targets`, `results` (one per
 //! measurement) and `summary` (one per target × scenario × level, with the
-//! RPS median, 95% CI and coefficient of variation).
+//! RPS median, 95% CI and coefficient of variation). `run.database` and the
+//! `db_*` result fields appear only for runs and measurements that have a
+//! database, so other reports are unchanged.
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -32,7 +34,7 @@ pub fn render(data: &RunData) -> Value {
 
 fn run(data: &RunData) -> Value {
     let r = &data.run;
-    json!({
+    let mut v = json!({
         "id": r.id,
         "study": r.study,
         "status": r.status.as_str(),
@@ -52,7 +54,16 @@ fn run(data: &RunData) -> Value {
             "server_cpus": r.pinning.server_cpus,
             "generator_cpus": r.pinning.generator_cpus,
         },
-    })
+    });
+    if let Some(db) = &r.database {
+        v["database"] = json!({
+            "version": db.version,
+            "settings": db.settings,
+            "cpus": db.cpus,
+            "pool_size": db.pool_size,
+        });
+    }
+    v
 }
 
 fn finite(v: f64) -> Value {
@@ -65,7 +76,7 @@ fn finite(v: f64) -> Value {
 
 fn result(m: &Measurement) -> Value {
     let l = &m.summary.latency_ms;
-    json!({
+    let mut v = json!({
         "target": m.target,
         "scenario": m.scenario,
         "level": m.level,
@@ -83,7 +94,13 @@ fn result(m: &Measurement) -> Value {
         "server_cpu_s": finite(m.server_cpu_s),
         "req_per_cpu_s": finite(m.req_per_cpu_s),
         "generator_bound": m.generator_bound,
-    })
+    });
+    if m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some() {
+        v["db_cpu_s"] = m.db_cpu_s.map_or(Value::Null, finite);
+        v["db_rss_peak_mib"] = m.db_rss_peak_mib.map_or(Value::Null, finite);
+        v["req_per_total_cpu_s"] = finite(crate::metric::req_per_total_cpu_s(m));
+    }
+    v
 }
 
 fn summary(data: &RunData) -> Vec<Value> {

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod context;
 pub mod csv;
+pub mod database;
 pub mod escape;
 pub mod group;
 pub mod html;

@@ -26,6 +26,12 @@ fn header(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let mut s = format!("# {} — run {}\n\n", md(&run.study), run.id);
     let _ = writeln!(s, "{}\n", md(&ctx.environment_line()));
+    if let Some(db) = crate::database::line(run) {
+        let _ = writeln!(s, "{}\n", md(&db));
+    }
+    if let Some(note) = crate::database::sharing_note(run) {
+        let _ = writeln!(s, "> **{}**\n", md(&note));
+    }
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(s, "> {}\n", md(&note));
     }
@@ -52,7 +58,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     let _ = writeln!(out, "{head}\n{rule}");
-    for metric in Metric::ALL {
+    for metric in g.metrics() {
         row(out, ctx, g, metric, published);
     }
     footnotes(out, g);

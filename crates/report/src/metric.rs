@@ -2,6 +2,8 @@
 //! used: how each is read from a stored measurement, its unit, which
 //! direction is better, and its name in the one list of metric names
 //! (`shootout_study::MetricName`). Also the number formatting shared by all formats.
+//! The database metrics only have values for database scenarios; tables
+//! show their rows only where some measurement has them.
 
 use shootout_store::Measurement;
 use shootout_study::MetricName;
@@ -19,12 +21,15 @@ pub enum Metric {
     RssIdle,
     RssPeak,
     RssAfter,
+    DbRssPeak,
     CpuS,
+    DbCpuS,
     ReqPerCpuS,
+    ReqPerTotalCpuS,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 15] = [
         Metric::Rps,
         Metric::Mean,
         Metric::Median,
@@ -35,8 +40,11 @@ impl Metric {
         Metric::RssIdle,
         Metric::RssPeak,
         Metric::RssAfter,
+        Metric::DbRssPeak,
         Metric::CpuS,
+        Metric::DbCpuS,
         Metric::ReqPerCpuS,
+        Metric::ReqPerTotalCpuS,
     ];
 
     /// The row label, with its unit.
@@ -52,8 +60,11 @@ impl Metric {
             Metric::RssIdle => "RSS idle (MiB)",
             Metric::RssPeak => "RSS peak (MiB)",
             Metric::RssAfter => "RSS after (MiB)",
+            Metric::DbRssPeak => "DB RSS peak (MiB)",
             Metric::CpuS => "Server CPU (s)",
+            Metric::DbCpuS => "DB CPU (s)",
             Metric::ReqPerCpuS => "Req per CPU-s",
+            Metric::ReqPerTotalCpuS => "Req per CPU-s (server + DB)",
         }
     }
 
@@ -71,17 +82,33 @@ impl Metric {
             Metric::RssIdle => MetricName::RssIdleMib,
             Metric::RssPeak => MetricName::RssPeakMib,
             Metric::RssAfter => MetricName::RssAfterMib,
+            Metric::DbRssPeak => MetricName::DbRssPeakMib,
             Metric::CpuS => MetricName::ServerCpuS,
+            Metric::DbCpuS => MetricName::DbCpuS,
             Metric::ReqPerCpuS => MetricName::ReqPerCpuS,
+            Metric::ReqPerTotalCpuS => MetricName::ReqPerTotalCpuS,
         }
+    }
+
+    /// True for the metrics only database scenarios have.
+    pub fn database_only(self) -> bool {
+        matches!(
+            self,
+            Metric::DbRssPeak | Metric::DbCpuS | Metric::ReqPerTotalCpuS
+        )
     }
 
     /// True when a larger value is better.
     pub fn higher_is_better(self) -> bool {
-        matches!(self, Metric::Rps | Metric::ReqPerCpuS)
+        matches!(
+            self,
+            Metric::Rps | Metric::ReqPerCpuS | Metric::ReqPerTotalCpuS
+        )
     }
 
-    /// The metric's value in one measurement.
+    /// The metric's value in one measurement; NaN where it has none (a
+    /// database metric outside a database scenario), which the statistics
+    /// skip and the renderers show as "—".
     pub fn value(self, m: &Measurement) -> f64 {
         let l = &m.summary.latency_ms;
         match self {
@@ -99,7 +126,22 @@ impl Metric {
             // Undefined when the server's CPU time was below the clock's resolution.
             Metric::ReqPerCpuS if m.server_cpu_s <= 0.0 => f64::NAN,
             Metric::ReqPerCpuS => m.req_per_cpu_s,
+            Metric::DbRssPeak => m.db_rss_peak_mib.unwrap_or(f64::NAN),
+            Metric::DbCpuS => m.db_cpu_s.unwrap_or(f64::NAN),
+            Metric::ReqPerTotalCpuS => req_per_total_cpu_s(m),
         }
+    }
+}
+
+/// Completed requests per CPU second of the server and the database
+/// together: the one definition of `req_per_total_cpu_s`. NaN outside
+/// database scenarios and when the total is below the clock's resolution.
+pub fn req_per_total_cpu_s(m: &Measurement) -> f64 {
+    match m.db_cpu_s {
+        Some(db) if m.server_cpu_s + db > 0.0 => {
+            m.summary.requests.completed as f64 / (m.server_cpu_s + db)
+        }
+        _ => f64::NAN,
     }
 }
 

@@ -40,6 +40,31 @@ fn json_report_matches_the_committed_schema() {
 }
 
 #[test]
+fn database_json_report_matches_the_committed_schema() {
+    let opts = FixtureOptions {
+        database: true,
+        ..FixtureOptions::default()
+    };
+    let (db, ids) = common::fixture_db("json-db", &[opts]);
+    let data = common::load(&db, ids[0]);
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("report is JSON");
+    assert_eq!(errors_of(&doc), Vec::<String>::new());
+    assert_eq!(doc["run"]["database"]["pool_size"], 16);
+    assert_eq!(
+        doc["run"]["database"]["settings"]["synchronous_commit"],
+        "off"
+    );
+    let r = &doc["results"][0];
+    let (server, db_cpu) = (r["server_cpu_s"].as_f64(), r["db_cpu_s"].as_f64());
+    let total = r["req_per_total_cpu_s"].as_f64().expect("total");
+    assert!(db_cpu.is_some_and(|d| d > 0.0) && r["db_rss_peak_mib"].as_f64().is_some());
+    assert!(
+        total < r["req_per_cpu_s"].as_f64().expect("rpc"),
+        "{r} {server:?}"
+    );
+}
+
+#[test]
 fn the_validator_rejects_a_broken_report() {
     let mut doc = fixture_json();
     doc["results"][0]["rps"] = Value::String("fast".into());

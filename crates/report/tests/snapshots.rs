@@ -70,3 +70,60 @@ fn a_stored_study_that_no_longer_parses_is_reported_not_hidden() {
     let html = shootout_report::html(&data);
     assert!(html.contains("Published figures are not shown"));
 }
+
+fn database_run(tag: &str) -> shootout_report::RunData {
+    let opts = FixtureOptions {
+        database: true,
+        ..FixtureOptions::default()
+    };
+    let (db, ids) = common::fixture_db(tag, &[opts]);
+    common::load(&db, ids[0])
+}
+
+#[test]
+fn markdown_report_of_the_database_fixture_run() {
+    let data = database_run("db-md");
+    insta::assert_snapshot!(
+        "database_fixture_md",
+        common::scrub_times(&shootout_report::markdown(&data))
+    );
+}
+
+#[test]
+fn csv_report_of_the_database_fixture_run() {
+    let data = database_run("db-csv");
+    let csv = shootout_report::csv(&data);
+    assert_eq!(csv.lines().count(), 1 + data.measurements.len());
+    insta::assert_snapshot!("database_fixture_csv", common::scrub_times(&csv));
+}
+
+#[test]
+fn the_html_report_states_the_database_and_its_cost() {
+    let html = shootout_report::html(&database_run("db-html"));
+    for needle in [
+        "PostgreSQL 16.4",
+        "max_connections=200, shared_buffers=128MB, synchronous_commit=off",
+        "The database shares CPU 0 with the server: database time competes with the framework&#39;s.",
+        "<td>DB CPU (s)</td>",
+        "<td>DB RSS peak (MiB)</td>",
+        "<th>Database CPUs</th><td>0</td>",
+        "id=\"chart-db-l0-cpu\"",
+    ] {
+        assert!(html.contains(needle), "missing {needle}");
+    }
+}
+
+#[test]
+fn reports_without_a_database_have_no_database_rows() {
+    let (db, ids) = common::fixture_db("no-db", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    for text in [
+        shootout_report::markdown(&data),
+        shootout_report::html(&data),
+        shootout_report::csv(&data),
+        shootout_report::json(&data),
+    ] {
+        assert!(!text.contains("DB CPU") && !text.contains("db_cpu_s"));
+        assert!(!text.contains("PostgreSQL") && !text.contains("-cpu\""));
+    }
+}

@@ -53,3 +53,25 @@ fn csv_and_json_keep_the_name_as_data() {
     assert!(names.contains(&HOSTILE));
     assert!(shootout_report::csv(&data).contains(HOSTILE));
 }
+
+/// The database's version and settings come from the PostgreSQL server;
+/// they are data too, escaped in the header and the environment table.
+#[test]
+fn hostile_database_facts_render_as_text() {
+    let opts = FixtureOptions {
+        database: true,
+        hostile_name: true,
+        ..Default::default()
+    };
+    let (db, ids) = common::fixture_db("xss-db", &[opts]);
+    let mut data = common::load(&db, ids[0]);
+    let record = data.run.database.as_mut().expect("database run");
+    record.version = HOSTILE.into();
+    record.settings.insert(HOSTILE.into(), HOSTILE.into());
+    let page = shootout_report::html(&data);
+    assert!(!page.to_lowercase().contains("<script"), "raw script tag");
+    assert!(page.contains("PostgreSQL &lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(page.contains("Content-Security-Policy"));
+    let md = shootout_report::markdown(&data);
+    assert!(!md.contains("<script") && md.contains("&lt;script&gt;"));
+}

@@ -98,8 +98,8 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (study, started_at, status, tool_version, git_commit,
                 host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
-                server_cpus, generator_cpus, scale, study_text)
-             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                server_cpus, generator_cpus, scale, study_text, database)
+             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 run.study,
                 run.started_at,
@@ -114,6 +114,10 @@ impl Store {
                 serde_json::to_string(&run.pinning.generator_cpus)?,
                 run.scale,
                 run.study_text,
+                run.database
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?,
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -153,9 +157,9 @@ impl Store {
             "INSERT OR REPLACE INTO measurements (run_id, target, scenario, level, level_label,
                 repetition, started_at, summary, histogram, histogram_uncorrected, timeline,
                 rss_idle_mib, rss_peak_mib, rss_after_mib, pss_peak_mib, server_cpu_s,
-                req_per_cpu_s, generator_bound, startup_s)
+                req_per_cpu_s, generator_bound, startup_s, db_cpu_s, db_rss_peak_mib)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?18, ?19)",
+                ?17, ?18, ?19, ?20, ?21)",
             params![
                 run_id,
                 m.target,
@@ -176,6 +180,8 @@ impl Store {
                 m.req_per_cpu_s,
                 m.generator_bound,
                 m.startup_s,
+                m.db_cpu_s,
+                m.db_rss_peak_mib,
             ],
         )?;
         Ok(())
@@ -247,7 +253,7 @@ impl Store {
             .query_row(
                 "SELECT id, study, started_at, finished_at, status, tool_version, git_commit,
                     host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
-                    server_cpus, generator_cpus, scale, study_text
+                    server_cpus, generator_cpus, scale, study_text, database
                  FROM runs WHERE id = ?1",
                 [id],
                 |r| {
@@ -266,7 +272,7 @@ impl Store {
                         },
                         scale: r.get(14)?,
                         study_text: r.get(15)?,
-                        database: None,
+                        database: opt_json_col(r, 16)?,
                     })
                 },
             )
@@ -317,7 +323,7 @@ impl Store {
             "SELECT target, scenario, level, level_label, repetition, started_at, summary,
                 histogram, histogram_uncorrected, timeline, rss_idle_mib, rss_peak_mib,
                 rss_after_mib, pss_peak_mib, server_cpu_s, req_per_cpu_s, generator_bound,
-                startup_s
+                startup_s, db_cpu_s, db_rss_peak_mib
              FROM measurements WHERE run_id = ?1
              ORDER BY target, scenario, level, repetition",
         )?;
@@ -346,8 +352,8 @@ impl Store {
                 req_per_cpu_s: r.get(15)?,
                 generator_bound: r.get(16)?,
                 startup_s: r.get(17)?,
-                db_cpu_s: None,
-                db_rss_peak_mib: None,
+                db_cpu_s: r.get(18)?,
+                db_rss_peak_mib: r.get(19)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -380,6 +386,16 @@ fn host_from(r: &Row<'_>, first: usize) -> rusqlite::Result<Host> {
 fn json_col<T: serde::de::DeserializeOwned>(r: &Row<'_>, col: usize) -> rusqlite::Result<T> {
     let s: String = r.get(col)?;
     serde_json::from_str(&s).map_err(|e| bad_col(col, e.to_string()))
+}
+
+/// A nullable JSON column: NULL is `None`, anything else must parse.
+fn opt_json_col<T: serde::de::DeserializeOwned>(
+    r: &Row<'_>,
+    col: usize,
+) -> rusqlite::Result<Option<T>> {
+    let s: Option<String> = r.get(col)?;
+    s.map(|s| serde_json::from_str(&s).map_err(|e| bad_col(col, e.to_string())))
+        .transpose()
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 use rusqlite::{Connection, OptionalExtension};
 
 /// Migration `i` brings the schema from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[r#"
+pub(crate) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE schema_version (
     version    INTEGER NOT NULL,
     applied_at TEXT NOT NULL
@@ -66,7 +67,15 @@ CREATE TABLE measurements (
     UNIQUE (run_id, target, scenario, level, repetition)
 );
 CREATE INDEX measurements_run ON measurements(run_id);
-"#];
+"#,
+    // 2: the PostgreSQL of database scenarios (JSON of `DatabaseRecord`) and
+    // its own cost, kept apart from the server's. NULL for everything older.
+    r#"
+ALTER TABLE runs ADD COLUMN database TEXT;
+ALTER TABLE measurements ADD COLUMN db_cpu_s REAL;
+ALTER TABLE measurements ADD COLUMN db_rss_peak_mib REAL;
+"#,
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -251,3 +251,96 @@ fn uses_wal() {
         .unwrap();
     assert_eq!(mode, "wal");
 }
+
+fn database_record() -> DatabaseRecord {
+    DatabaseRecord {
+        version: "16.4 (Debian 16.4-1.pgdg120+1)".into(),
+        settings: BTreeMap::from([
+            ("max_connections".to_string(), "200".to_string()),
+            ("shared_buffers".to_string(), "128MB".to_string()),
+            ("synchronous_commit".to_string(), "off".to_string()),
+        ]),
+        cpus: vec![0],
+        pool_size: 16,
+    }
+}
+
+#[test]
+fn round_trips_the_database_and_its_cost() {
+    let tmp = TempDb::new("database");
+    let store = Store::open(tmp.path()).unwrap();
+    let with = store
+        .begin_run(&NewRun {
+            database: Some(database_record()),
+            ..new_run()
+        })
+        .unwrap();
+    let without = store.begin_run(&new_run()).unwrap();
+    let mut m = measurement("rust-actix", 0, &[100]);
+    m.scenario = "db".into();
+    m.db_cpu_s = Some(0.75);
+    m.db_rss_peak_mib = Some(41.5);
+    store.record_measurement(with, &m).unwrap();
+    store
+        .record_measurement(without, &measurement("rust-actix", 0, &[100]))
+        .unwrap();
+
+    let data = store.load_run(with).unwrap();
+    assert_eq!(data.run.database, Some(database_record()));
+    assert_eq!(data.measurements[0].db_cpu_s, Some(0.75));
+    assert_eq!(data.measurements[0].db_rss_peak_mib, Some(41.5));
+    let data = store.load_run(without).unwrap();
+    assert_eq!(data.run.database, None);
+    assert_eq!(data.measurements[0].db_cpu_s, None);
+    assert_eq!(data.measurements[0].db_rss_peak_mib, None);
+}
+
+/// A file written by the first schema (before the database columns) opens,
+/// migrates, and reads its old rows with no database and no database cost.
+#[test]
+fn migrates_a_version_1_database() {
+    let tmp = TempDb::new("v1");
+    std::fs::create_dir_all(tmp.path().parent().unwrap()).unwrap();
+    {
+        let conn = Connection::open(tmp.path()).unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.execute(
+            "INSERT INTO schema_version (version, applied_at) VALUES (1, 'then')",
+            [],
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
+                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
+                generator_cpus, scale, study_text)
+             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
+                '6.1', 'box', '[0]', '[1]', 1.0, '')",
+            [],
+        )
+        .unwrap();
+        let m = measurement("rust-actix", 0, &[100]);
+        conn.execute(
+            "INSERT INTO measurements (run_id, target, scenario, level, level_label,
+                repetition, started_at, summary, histogram, timeline, rss_idle_mib,
+                rss_peak_mib, rss_after_mib, server_cpu_s, req_per_cpu_s, generator_bound,
+                startup_s)
+             VALUES (1, 'rust-actix', 'plaintext', 0, 'c=64', 0, 'then', ?1, ?2, '[]',
+                5.0, 9.5, 7.0, 1.25, 800.0, 0, 0.05)",
+            params![
+                serde_json::to_string(&m.summary).unwrap(),
+                encode_histogram(&m.histogram).unwrap()
+            ],
+        )
+        .unwrap();
+    }
+    let store = Store::open(tmp.path()).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let data = store.load_run(1).unwrap();
+    assert_eq!(data.run.study, "old");
+    assert_eq!(data.run.database, None);
+    assert_eq!(data.measurements.len(), 1);
+    assert_eq!(data.measurements[0].server_cpu_s, 1.25);
+    assert_eq!(data.measurements[0].db_cpu_s, None);
+    assert_eq!(data.measurements[0].db_rss_peak_mib, None);
+}

@@ -49,8 +49,11 @@ metrics! {
     RssIdleMib = "rss_idle_mib",
     RssPeakMib = "rss_peak_mib",
     RssAfterMib = "rss_after_mib",
+    DbRssPeakMib = "db_rss_peak_mib",
     ServerCpuS = "server_cpu_s",
+    DbCpuS = "db_cpu_s",
     ReqPerCpuS = "req_per_cpu_s",
+    ReqPerTotalCpuS = "req_per_total_cpu_s",
     FootprintMib = "footprint_mib",
     StartupS = "startup_s",
 }

@@ -40,6 +40,12 @@ pub fn header(out: &mut String, ctx: &Context) {
             esc(&study.description)
         );
     }
+    if let Some(db) = crate::database::line(r) {
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&db));
+    }
+    if let Some(note) = crate::database::sharing_note(r) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
@@ -137,6 +143,15 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         "Resident memory: idle before the load, peak under it, after it",
         memory(g),
     );
+    if g.metrics().contains(&Metric::DbCpuS) {
+        figure(
+            out,
+            &slug,
+            "cpu",
+            "CPU seconds during the load: the server's beside PostgreSQL's (medians)",
+            cpu(g),
+        );
+    }
     let eff = metric_bars(g, Metric::ReqPerCpuS, &name);
     figure(
         out,
@@ -241,6 +256,23 @@ fn memory(g: &Group) -> Result<String, String> {
     charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
 }
 
+/// The server's and the database's CPU seconds side by side, so that a
+/// framework that hands work to the database does not look frugal.
+fn cpu(g: &Group) -> Result<String, String> {
+    let groups: Vec<(String, Vec<f64>)> = g
+        .columns
+        .iter()
+        .map(|c| {
+            let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
+            (
+                c.target.to_string(),
+                vec![v(Metric::CpuS), v(Metric::DbCpuS)],
+            )
+        })
+        .collect();
+    charts::grouped_bars("CPU during the load", "s", &["server", "database"], &groups)
+}
+
 fn table(out: &mut String, ctx: &Context, g: &Group) {
     let published = ctx.published.has_any(g.scenario, g.level);
     out.push_str("<table class=\"metrics\">\n<thead><tr><th>Metric</th>");
@@ -251,7 +283,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for m in Metric::ALL {
+    for m in g.metrics() {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
         let digits = spread_decimals(&spreads);
