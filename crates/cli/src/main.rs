@@ -45,6 +45,8 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Compare two recorded runs with significance tests.
     Compare(cmd::report::CompareArgs),
+    /// Start the database routes' PostgreSQL and print its DATABASE_URL, until Ctrl-C.
+    Database(cmd::database::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::History(a) => cmd::report::history(a),
         Command::Report(a) => cmd::report::report(a),
         Command::Compare(a) => cmd::report::compare(a),
+        Command::Database(a) => cmd::database::run(a),
     };
     exit::finish(result)
 }

@@ -266,6 +266,9 @@ impl Observer for RunView {
                 eprintln!("error: the load engine refused to run: {reason}");
             }
             Event::Database(d) => self.println(&database_line(d)),
+            Event::StillBusy { target, waited_s } => self.println(&format!(
+                "warning: {target} was still busy {waited_s:.1} s after the load; the next level may include its backlog"
+            )),
         }
     }
 }

@@ -60,6 +60,10 @@ pub enum Event<'a> {
     /// A prepared target failed to start (or died) during the study; its
     /// remaining sessions are skipped.
     StartFailed { target: &'a str, reason: &'a str },
+    /// The server (or its database) was still busy with the previous
+    /// load's queued requests after `waited_s`: the next level may be
+    /// slowed by them.
+    StillBusy { target: &'a str, waited_s: f64 },
     /// Processes of a stopped server survived SIGKILL to its group.
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).

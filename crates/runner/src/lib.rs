@@ -8,6 +8,7 @@
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
 pub mod database;
+pub mod drain;
 pub mod event;
 #[cfg(test)]
 mod event_tests;

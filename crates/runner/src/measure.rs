@@ -223,6 +223,7 @@ fn measure_level(
         Ok(r) => r,
         Err(e) => return dropped(SessionError::Engine(e.to_string())),
     };
+    drain(cx, run, sc);
     sleep_unless_stopped(cx.settle_after, cx.interrupt);
     let after = procfs::sample(run.pgid, run.root, false);
     let m = measurement(MeasurementParts {
@@ -244,6 +245,22 @@ fn measure_level(
         measurement: Some(&m),
     });
     Ok((m, after.rss_bytes))
+}
+
+/// Waits for the server (and the database) to finish what the load left
+/// queued, so it does not spill into the next level; warns when it did not.
+fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
+    let mut trees = vec![(run.pgid, run.root)];
+    if let Some(db) = cx.database {
+        trees.push((db.postmaster(), db.postmaster()));
+    }
+    let d = crate::drain::wait_quiet(&trees, sc.timeout, cx.interrupt);
+    if !d.quiet && !cx.interrupt.is_stopped() {
+        cx.observer.event(&Event::StillBusy {
+            target: &cx.target.name,
+            waited_s: d.waited.as_secs_f64(),
+        });
+    }
 }
 
 /// Stops the server: SIGKILL at once when interrupted (no 5 s grace while

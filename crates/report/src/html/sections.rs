@@ -242,34 +242,28 @@ fn timeline(g: &Group) -> Result<String, String> {
 }
 
 fn memory(g: &Group) -> Result<String, String> {
-    let groups: Vec<(String, Vec<f64>)> = g
-        .columns
+    let groups = medians(g, &[Metric::RssIdle, Metric::RssPeak, Metric::RssAfter]);
+    charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
+}
+
+/// Per target, the median of each metric (0 where it has none).
+fn medians(g: &Group, metrics: &[Metric]) -> Vec<(String, Vec<f64>)> {
+    g.columns
         .iter()
         .map(|c| {
             let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
             (
                 c.target.to_string(),
-                vec![v(Metric::RssIdle), v(Metric::RssPeak), v(Metric::RssAfter)],
+                metrics.iter().map(|&m| v(m)).collect(),
             )
         })
-        .collect();
-    charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
+        .collect()
 }
 
 /// The server's and the database's CPU seconds side by side, so that a
 /// framework that hands work to the database does not look frugal.
 fn cpu(g: &Group) -> Result<String, String> {
-    let groups: Vec<(String, Vec<f64>)> = g
-        .columns
-        .iter()
-        .map(|c| {
-            let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
-            (
-                c.target.to_string(),
-                vec![v(Metric::CpuS), v(Metric::DbCpuS)],
-            )
-        })
-        .collect();
+    let groups = medians(g, &[Metric::CpuS, Metric::DbCpuS]);
     charts::grouped_bars("CPU during the load", "s", &["server", "database"], &groups)
 }
 

@@ -204,6 +204,11 @@ impl Cluster {
         self.postmaster
     }
 
+    /// The TCP port on 127.0.0.1 (also the unix socket's number).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The temporary folder that holds the cluster (gone after stop).
     pub fn dir(&self) -> &Path {
         &self.dir
