@@ -264,16 +264,32 @@ fn scaling_shrinks_with_floors() {
         q.scenarios[0].levels[0].stop().duration,
         Some(Duration::from_millis(1200))
     );
-    // Every study's --quick estimate stays near a couple of minutes at most.
+    // Every study's --quick run stays near a couple of minutes at most,
+    // unless it has so many levels that the floors (1 s loads) alone take
+    // longer: tfb's 108 loads; then every load is at its floor and the
+    // overheads on top stay bounded.
     for s in all.iter().flatten() {
         let n = match &s.targets {
             TargetSelection::All => 9,
             TargetSelection::List(l) => l.len(),
         };
         let f = quick_scale(s, n);
-        let est = s.scaled(f).estimate(n, f);
-        assert!(est.total_s < 180.0, "{}: {est:?} at scale {f}", s.name);
-        assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
+        let quick = s.scaled(f);
+        let est = quick.estimate(n, f);
+        let at_floors = quick
+            .scenarios
+            .iter()
+            .flat_map(|sc| &sc.levels)
+            .all(|l| l.stop().duration == Some(Duration::from_secs(1)));
+        if !at_floors {
+            assert!(est.total_s < 180.0, "{}: {est:?} at scale {f}", s.name);
+            assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
+        }
+        assert!(
+            est.total_s - est.load_s < 90.0,
+            "{}: {est:?} at scale {f}",
+            s.name
+        );
     }
 }
 
