@@ -584,3 +584,54 @@ fn ctrl_c_in_a_database_study_leaves_no_database_behind() {
 fn a_second_ctrl_c_in_a_database_study_still_removes_the_database() {
     database_study_interrupted(2);
 }
+
+#[test]
+fn without_postgresql_the_database_scenarios_are_skipped_in_one_line_and_the_rest_runs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP no-database test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("no-postgres");
+    let empty = tmp.0.join("no-postgresql-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    let study = study_file(
+        &tmp.0,
+        &[target],
+        r#"warmup = "250ms"
+
+[[scenario]]
+name = "db"
+load = { connections = 4, duration = "1s" }
+
+[[scenario]]
+name = "plaintext"
+load = { connections = 4, duration = "1s" }
+"#,
+    );
+    let out = shootout(&tmp.0, &study, &fixture_targets(&tmp.0))
+        .env("SHOOTOUT_POSTGRES_DIR", &empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("database scenario"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("skipping 1 database scenario(s): no PostgreSQL server found in")
+            && lines[0].contains("apt-get install postgresql"),
+        "{err}"
+    );
+    let data = load(&tmp.0);
+    assert_eq!(data.run.status, RunStatus::Complete);
+    assert!(data.run.database.is_none());
+    let scenarios: Vec<&str> = data
+        .measurements
+        .iter()
+        .map(|m| m.scenario.as_str())
+        .collect();
+    assert_eq!(scenarios, ["plaintext"], "{err}");
+}

@@ -6,7 +6,7 @@
 
 use crate::event::{DatabaseEvent, Event, Observer};
 use crate::study::Study;
-use shootout_servers::database::{Cluster, ClusterOptions, DatabaseError};
+use shootout_servers::database::{self, Cluster, ClusterOptions, DatabaseError};
 use shootout_servers::DatabaseAccess;
 use shootout_store::{DatabaseRecord, Pinning};
 
@@ -64,8 +64,17 @@ pub fn start_for(
         return Ok(None);
     }
     let pool = pool_size(study, pinning);
-    observer.event(&Event::Database(DatabaseEvent::Starting));
-    match Cluster::start(&ClusterOptions::for_pool(pool, pinning.server_cpus.clone())) {
+    // Without PostgreSQL the one line is the skip, not a start that fails.
+    let started = match database::find_bin_dir() {
+        None => Err(DatabaseError::NotInstalled {
+            searched: database::postgres_dir(),
+        }),
+        Some(_) => {
+            observer.event(&Event::Database(DatabaseEvent::Starting));
+            Cluster::start(&ClusterOptions::for_pool(pool, pinning.server_cpus.clone()))
+        }
+    };
+    match started {
         Ok(cluster) => {
             let info = cluster.info();
             observer.event(&Event::Database(DatabaseEvent::Started {
@@ -76,7 +85,7 @@ pub fn start_for(
             }));
             Ok(Some(Database { cluster }))
         }
-        Err(e @ DatabaseError::NotInstalled) => {
+        Err(e @ DatabaseError::NotInstalled { .. }) => {
             let before = study.scenarios.len();
             study.scenarios.retain(|s| !s.needs_database());
             observer.event(&Event::Database(DatabaseEvent::Unavailable {

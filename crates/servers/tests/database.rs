@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 fn cluster() -> Option<Cluster> {
     match Cluster::start(&ClusterOptions::for_pool(4, vec![0])) {
         Ok(c) => Some(c),
-        Err(DatabaseError::NotInstalled) => {
+        Err(DatabaseError::NotInstalled { .. }) => {
             eprintln!("SKIP: PostgreSQL is not installed (apt-get install postgresql)");
             None
         }

@@ -153,7 +153,7 @@ fn start_database() -> anyhow::Result<Option<Cluster>> {
     }
     match started {
         Ok(c) => Ok(Some(c)),
-        Err(e @ DatabaseError::NotInstalled) => {
+        Err(e @ DatabaseError::NotInstalled { .. }) => {
             eprintln!("database routes not checked: {e}");
             Ok(None)
         }

@@ -28,8 +28,8 @@ pub const PACKAGE: &str = "postgresql";
 /// Why a cluster could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum DatabaseError {
-    #[error("no PostgreSQL server found in /usr/lib/postgresql/*/bin (install the `{PACKAGE}` package: apt-get install {PACKAGE})")]
-    NotInstalled,
+    #[error("no PostgreSQL server found in {}/*/bin (install the `{PACKAGE}` package: apt-get install {PACKAGE}, or set {POSTGRES_DIR_ENV})", .searched.display())]
+    NotInstalled { searched: PathBuf },
     #[error("running as root, and initdb refuses root, but there is no `{UNPRIVILEGED_USER}` user to run the cluster as (install the `{PACKAGE}` package, which creates it)")]
     NoUnprivilegedUser,
     #[error("{what}: {source}")]
@@ -152,7 +152,9 @@ impl Cluster {
     /// Creates, starts and seeds a fresh cluster, after removing any that a
     /// dead shootout left behind.
     pub fn start(opts: &ClusterOptions) -> Result<Cluster, DatabaseError> {
-        let bin = find_bin_dir().ok_or(DatabaseError::NotInstalled)?;
+        let bin = find_bin_dir().ok_or_else(|| DatabaseError::NotInstalled {
+            searched: postgres_dir(),
+        })?;
         let owner = cluster_owner()?;
         stale::remove_abandoned();
         let (dir, lock) = stale::create_dir().map_err(io("creating the cluster folder"))?;
@@ -364,9 +366,20 @@ impl Drop for Cluster {
     }
 }
 
-/// The newest `/usr/lib/postgresql/<major>/bin` that has a server and initdb.
+/// Where Debian installs PostgreSQL, one folder per major version;
+/// [`POSTGRES_DIR_ENV`] names another such folder.
+pub const POSTGRES_DIR: &str = "/usr/lib/postgresql";
+/// Environment variable that replaces [`POSTGRES_DIR`].
+pub const POSTGRES_DIR_ENV: &str = "SHOOTOUT_POSTGRES_DIR";
+
+/// The folder searched for PostgreSQL versions.
+pub fn postgres_dir() -> PathBuf {
+    std::env::var_os(POSTGRES_DIR_ENV).map_or_else(|| PathBuf::from(POSTGRES_DIR), PathBuf::from)
+}
+
+/// The newest `<postgres_dir>/<major>/bin` that has a server and initdb.
 pub fn find_bin_dir() -> Option<PathBuf> {
-    newest_bin_dir(Path::new("/usr/lib/postgresql"))
+    newest_bin_dir(&postgres_dir())
 }
 
 fn newest_bin_dir(root: &Path) -> Option<PathBuf> {

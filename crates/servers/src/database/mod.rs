@@ -41,7 +41,7 @@ mod settings;
 mod stale;
 
 pub use cluster::{
-    find_bin_dir, stop_all_clusters, Cluster, ClusterOptions, DatabaseError, DatabaseInfo, PACKAGE,
-    SUPERUSER,
+    find_bin_dir, postgres_dir, stop_all_clusters, Cluster, ClusterOptions, DatabaseError,
+    DatabaseInfo, PACKAGE, POSTGRES_DIR, POSTGRES_DIR_ENV, SUPERUSER,
 };
 pub use settings::Setting;
