@@ -609,7 +609,8 @@ name = "plaintext"
 load = { connections = 4, duration = "1s" }
 "#,
     );
-    let out = shootout(&tmp.0, &study, &fixture_targets(&tmp.0))
+    let targets = fixture_targets(&tmp.0);
+    let out = shootout(&tmp.0, &study, &targets)
         .env("SHOOTOUT_POSTGRES_DIR", &empty)
         .output()
         .unwrap();
@@ -634,4 +635,23 @@ load = { connections = 4, duration = "1s" }
         .map(|m| m.scenario.as_str())
         .collect();
     assert_eq!(scenarios, ["plaintext"], "{err}");
+
+    // A study of database scenarios only would measure nothing: exit 2.
+    let db_only = study_file(
+        &tmp.0,
+        &[target],
+        "[[scenario]]\nname = \"db\"\nload = { connections = 4, duration = \"1s\" }\n",
+    );
+    let out = shootout(&tmp.0, &db_only, &targets)
+        .env("SHOOTOUT_POSTGRES_DIR", &empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "cannot start PostgreSQL for the database scenarios: no PostgreSQL server found"
+        ),
+        "{err}"
+    );
 }

@@ -53,8 +53,9 @@ impl Database {
 }
 
 /// Starts the database when the study needs one. Without PostgreSQL, the
-/// database scenarios are removed from `study` (and the caller is told);
-/// any other failure to start is an error, since it would hide a problem.
+/// database scenarios are removed from `study` (and the caller is told),
+/// unless nothing would be left to measure; any other failure to start is
+/// an error, since it would hide a problem.
 pub fn start_for(
     study: &mut Study,
     pinning: &Pinning,
@@ -85,7 +86,10 @@ pub fn start_for(
             }));
             Ok(Some(Database { cluster }))
         }
-        Err(e @ DatabaseError::NotInstalled { .. }) => {
+        // A study of database scenarios only would measure nothing.
+        Err(e @ DatabaseError::NotInstalled { .. })
+            if study.scenarios.iter().any(|s| !s.needs_database()) =>
+        {
             let before = study.scenarios.len();
             study.scenarios.retain(|s| !s.needs_database());
             observer.event(&Event::Database(DatabaseEvent::Unavailable {

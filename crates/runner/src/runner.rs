@@ -53,7 +53,7 @@ pub enum RunError {
         known: String,
     },
     /// The database scenarios' PostgreSQL could not be started.
-    #[error("cannot start PostgreSQL for the database scenarios: {0}")]
+    #[error("cannot start PostgreSQL for the database scenarios")]
     Database(#[from] shootout_servers::database::DatabaseError),
     #[error("cannot mark the run as alive: {0}")]
     Lock(std::io::Error),
