@@ -45,3 +45,20 @@ pub use cluster::{
     DatabaseInfo, PACKAGE, POSTGRES_DIR, POSTGRES_DIR_ENV, SUPERUSER,
 };
 pub use settings::Setting;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_carries_url_and_pool_size() {
+        let access = DatabaseAccess {
+            app_url: "postgres://x".into(),
+            admin_url: "host=/tmp".into(),
+            pool_size: 8,
+        };
+        let env = access.server_env();
+        assert_eq!(env[0], ("DATABASE_URL".into(), "postgres://x".into()));
+        assert_eq!(env[1], ("DB_POOL_SIZE".into(), "8".into()));
+    }
+}

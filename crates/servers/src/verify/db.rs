@@ -36,12 +36,6 @@ const UPDATE_COUNTS: [usize; 3] = [1, 5, 20];
 /// The rows of the main `/queries` request.
 const QUERIES: usize = 20;
 
-/// The environment a server gets for `access`: `DATABASE_URL` and
-/// `DB_POOL_SIZE` (SPEC.md "Database routes"); nothing without a database.
-pub fn database_env(access: Option<&DatabaseAccess>) -> Vec<(String, String)> {
-    access.map(DatabaseAccess::server_env).unwrap_or_default()
-}
-
 /// The database columns, each reported once when they cannot be checked.
 fn columns() -> [Column; 5] {
     [
@@ -388,18 +382,5 @@ mod unit {
         ];
         assert_eq!(persisted(&rows, &HashMap::from([(5, 2)])), Ok(()));
         assert!(persisted(&rows, &HashMap::from([(5, 3)])).is_err());
-    }
-
-    #[test]
-    fn env_carries_url_and_pool_size() {
-        assert!(database_env(None).is_empty());
-        let access = DatabaseAccess {
-            app_url: "postgres://x".into(),
-            admin_url: "host=/tmp".into(),
-            pool_size: 8,
-        };
-        let env = database_env(Some(&access));
-        assert_eq!(env[0], ("DATABASE_URL".into(), "postgres://x".into()));
-        assert_eq!(env[1], ("DB_POOL_SIZE".into(), "8".into()));
     }
 }

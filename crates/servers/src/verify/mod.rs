@@ -20,7 +20,6 @@ mod payload;
 mod tests;
 
 pub use checks::{check_server, CheckOptions};
-pub use db::database_env;
 pub use payload::random_payload;
 
 use std::fmt;
@@ -377,7 +376,11 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     let started = free_port()
         .map_err(|e| format!("no free port: {e}"))
         .and_then(|port| {
-            let env = database_env(opts.database.as_ref());
+            let env = opts
+                .database
+                .as_ref()
+                .map(DatabaseAccess::server_env)
+                .unwrap_or_default();
             Server::start_env(target, port, &log, &[], &env).map_err(|e| e.to_string())
         });
     let mut server = match started {
