@@ -10,7 +10,6 @@ mod load_output;
 mod progress;
 mod run_view;
 mod term;
-mod threshold;
 mod units;
 
 use clap::{Parser, Subcommand};

@@ -8,12 +8,16 @@
 //! and the transport (how to send and parse).
 
 pub mod affinity;
+pub mod expect;
 pub mod plan;
 pub mod report;
+pub mod threshold;
 pub mod units;
 pub mod workload;
 
+pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
 pub use plan::{Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec};
+pub use threshold::Threshold;
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 

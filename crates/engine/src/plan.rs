@@ -4,6 +4,7 @@
 //! reported by the field it concerns ([`PlanField`]) and nothing is sent.
 //! Front ends name the field in their own terms (a flag, a study key).
 
+use crate::expect::Expect;
 use crate::workload::Workload;
 use std::fmt;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -179,6 +180,7 @@ pub struct Plan {
     threads: usize,
     cpus: Vec<usize>,
     keepalive: bool,
+    expect: Expect,
 }
 
 impl Plan {
@@ -195,6 +197,7 @@ impl Plan {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cpus: Vec::new(),
             keepalive: true,
+            expect: Expect::default(),
         })
     }
 
@@ -231,6 +234,10 @@ impl Plan {
     }
     pub fn keepalive(&self) -> bool {
         self.keepalive
+    }
+    /// What every response must look like; the default checks nothing.
+    pub fn expect(&self) -> &Expect {
+        &self.expect
     }
 
     /// The worker threads actually used: never more than the connections.
@@ -275,6 +282,10 @@ impl PlanBuilder {
     }
     pub fn keepalive(mut self, keepalive: bool) -> Self {
         self.0.keepalive = keepalive;
+        self
+    }
+    pub fn expect(mut self, expect: Expect) -> Self {
+        self.0.expect = expect;
         self
     }
 

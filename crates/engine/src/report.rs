@@ -32,11 +32,15 @@ pub struct ErrorCounts {
     pub timeout: u64,
     /// A malformed response.
     pub parse: u64,
+    /// A whole response that failed the run's expectations (status, media
+    /// type or body; see `Expect`). Never counted as completed or ok.
+    #[serde(default)]
+    pub mismatch: u64,
 }
 
 impl ErrorCounts {
     pub fn total(&self) -> u64 {
-        self.connect + self.write + self.read + self.timeout + self.parse
+        self.connect + self.write + self.read + self.timeout + self.parse + self.mismatch
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
@@ -45,6 +49,7 @@ impl ErrorCounts {
         self.read += other.read;
         self.timeout += other.timeout;
         self.parse += other.parse;
+        self.mismatch += other.mismatch;
     }
 }
 
@@ -89,6 +94,10 @@ pub struct LagSummary {
     pub mean_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
+    /// Requests whose intended send time came while every connection was
+    /// busy: the connection pool, not the server, delayed them.
+    #[serde(default)]
+    pub all_busy: u64,
 }
 
 /// The generator's own cost.

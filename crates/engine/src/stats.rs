@@ -20,6 +20,8 @@ pub(crate) enum ErrorClass {
     Read,
     Timeout,
     Parse,
+    /// A whole response that failed the expectations.
+    Mismatch,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -119,6 +121,7 @@ impl Recorder {
             ErrorClass::Read => e.read += 1,
             ErrorClass::Timeout => e.timeout += 1,
             ErrorClass::Parse => e.parse += 1,
+            ErrorClass::Mismatch => e.mismatch += 1,
         }
         self.slot(now).errors += 1;
         self.progress.1 += 1;

@@ -59,6 +59,7 @@ pub(crate) fn build(
             mean_ms: h.mean() / 1000.0,
             p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
             max_ms: h.max() as f64 / 1000.0,
+            all_busy: 0,
         }),
         generator: GeneratorUsage {
             cpu_seconds,

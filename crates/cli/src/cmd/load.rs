@@ -4,7 +4,7 @@
 
 use crate::exit::Outcome;
 use crate::load_output::{self, Format};
-use crate::threshold::Threshold;
+use shootout_engine::Threshold;
 use crate::units;
 use anyhow::{bail, Context};
 use shootout_engine::{

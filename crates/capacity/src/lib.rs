@@ -1,0 +1,74 @@
+//! Capacity under a latency service-level objective: how many requests per
+//! second a server sustains while every SLO (`p99<=10ms`,
+//! `error_rate<=0.1%`, in the engine's [`Threshold`] language) holds on
+//! intended-start latency, and how its latency grows on the way there.
+//!
+//! The search (`search`) is pure: it decides the next rate from the levels
+//! seen so far and never touches a socket, so it is tested against simulated
+//! servers. The driver ([`run`]) runs each level through the engine at a
+//! constant rate and feeds the outcome back. Data flows one way: levels,
+//! records, [`CapacityResult`].
+
+mod record;
+
+pub use record::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+
+use shootout_engine::{Plan, Threshold};
+use std::time::Duration;
+
+/// The default SLOs when none is given.
+pub const DEFAULT_SLO: [&str; 2] = ["p99<=10ms", "error_rate<=0.1%"];
+/// The curve's fractions of the capacity found.
+pub const CURVE: [f64; 5] = [0.25, 0.5, 0.75, 0.9, 1.0];
+
+/// How to search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub slo: Vec<Threshold>,
+    /// Load before each level's measured step, not counted.
+    pub warmup: Duration,
+    /// Each level's measured step.
+    pub step: Duration,
+    /// Bisection ends when the bracket is within this fraction (0.02).
+    pub precision: f64,
+    /// Connections per level; None sizes them by Little's law with headroom.
+    pub connections: Option<usize>,
+}
+
+/// What the search reports while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A level is about to run; `bracket` is (highest pass, lowest fail) so far.
+    LevelStarting {
+        index: usize,
+        phase: Phase,
+        target_rps: f64,
+        bracket: (Option<f64>, Option<f64>),
+    },
+    /// A level finished.
+    LevelDone { index: usize, record: LevelRecord },
+}
+
+/// Why a search could not run (a server's failures are levels, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum CapacityError {
+    #[error("{0}")]
+    Engine(#[from] shootout_engine::EngineError),
+    #[error("invalid load: {0}")]
+    Plan(#[from] shootout_engine::PlanError),
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Runs the search against the endpoint, request, expectations, threads and
+/// CPUs of `template` (its workload and warm-up are replaced per level).
+/// `cancelled` is polled while levels run; `on_event` sees each level.
+pub fn run(
+    template: &Plan,
+    settings: &Settings,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    on_event: &mut dyn FnMut(Event),
+) -> Result<CapacityResult, CapacityError> {
+    let _ = (template, settings, cancelled, on_event);
+    Err(CapacityError::Interrupted) // replaced by the search driver
+}

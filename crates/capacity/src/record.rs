@@ -1,0 +1,105 @@
+//! What a capacity search produces: every level tried, in order, the curve,
+//! and the verdict. This is the JSON contract of `shootout capacity -o json`
+//! (`docs/capacity.schema.json`) and what the store keeps for studies.
+
+use serde::{Deserialize, Serialize};
+use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
+
+/// Which part of the search a level belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The closed-loop run that estimates the maximum rate.
+    Probe,
+    /// Exponential search, then bisection.
+    Search,
+    /// The best passing rate, run again (and 5% lower if it fails).
+    Confirm,
+    /// A fraction of the capacity found, for the latency-vs-load curve.
+    Curve,
+}
+
+/// How one level ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LevelVerdict {
+    Pass,
+    Fail,
+    /// The generator could not keep the schedule (send lag or its own CPU):
+    /// says nothing about the server.
+    GeneratorLimited,
+}
+
+/// One level: a constant rate held for the measured step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelRecord {
+    pub phase: Phase,
+    /// The offered rate (requests/s); the probe's is its achieved rate.
+    pub target_rps: f64,
+    /// Completed requests per second of the measured step.
+    pub achieved_rps: f64,
+    pub connections: usize,
+    /// Corrected (intended-start) latency in open loop.
+    pub latency_ms: LatencySummary,
+    pub sent: u64,
+    pub completed: u64,
+    pub errors: ErrorCounts,
+    /// `errors.total() / sent`.
+    pub error_rate: f64,
+    /// Requests whose send time found every connection busy.
+    pub all_busy: u64,
+    /// The p99 of how late requests were sent (ms).
+    pub send_lag_p99_ms: f64,
+    /// Generator CPU utilisation (1.0: every generator thread busy).
+    pub generator_cpu: f64,
+    /// `verdict == pass`.
+    pub pass: bool,
+    pub verdict: LevelVerdict,
+    /// Why it passed or failed, e.g. `p99 was 14.2 ms (p99<=10ms)`.
+    pub reason: String,
+    /// Curve levels only: the fraction of the capacity offered.
+    pub fraction: Option<f64>,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A rate met every SLO and was confirmed.
+    Found,
+    /// No rate met the SLO (the lowest tried failed).
+    None,
+    /// The generator, not the server, limited every level that would decide.
+    GeneratorLimited,
+}
+
+/// The settings a search ran with, recorded beside its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    pub warmup_s: f64,
+    pub step_s: f64,
+    /// The bracket width at which bisection stops, as a fraction (0.02).
+    pub precision: f64,
+    pub threads: usize,
+}
+
+/// Everything `shootout capacity` reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityResult {
+    pub url: String,
+    pub method: String,
+    /// The parsed rules; a level passes when every one holds.
+    pub slo: Vec<Threshold>,
+    /// The highest confirmed rate meeting every SLO; null when none did.
+    pub capacity_rps: Option<f64>,
+    pub verdict: Verdict,
+    /// A higher level passed after a lower one failed; the lower is reported.
+    pub unstable: bool,
+    /// The closed-loop probe's rate, the search's starting estimate.
+    pub probe_rps: f64,
+    pub search: SearchRecord,
+    /// Every level tried, in order (probe first).
+    pub levels: Vec<LevelRecord>,
+    /// 25, 50, 75, 90 and 100% of the capacity; empty when none was found.
+    pub curve: Vec<LevelRecord>,
+}

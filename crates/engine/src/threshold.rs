@@ -1,0 +1,222 @@
+//! The one expression language over a run's [`Summary`]: `p99>50ms`,
+//! `errors>0`, `rps<1000`, `error_rate<=0.1%`. `shootout load --fail-if`
+//! fails a run when an expression holds; a capacity search's service-level
+//! objectives (`--slo p99<=10ms`, study `capacity.slo`) pass a level when
+//! every one holds. Parsed up front, evaluated against a finished run.
+
+use crate::report::Summary;
+use crate::units::parse_duration;
+use serde::{Serialize, Serializer};
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    Eq,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Eq => "==",
+        }
+    }
+
+    fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Op::Gt => a > b,
+            Op::Ge => a >= b,
+            Op::Lt => a < b,
+            Op::Le => a <= b,
+            Op::Eq => a == b,
+        }
+    }
+}
+
+impl Serialize for Op {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One parsed condition over a summary, e.g. `p99<=10ms`.
+///
+/// Serialised as `{"text", "metric", "op", "value", "unit"}`; latencies are
+/// in milliseconds, `error_rate` is a fraction (0.001 for `0.1%`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Threshold {
+    text: String,
+    metric: String,
+    op: Op,
+    value: f64,
+    unit: &'static str,
+}
+
+/// Latency metrics, in milliseconds (corrected latency in open loop).
+pub const LATENCY: [&str; 8] = ["min", "mean", "stdev", "p50", "p90", "p99", "p999", "max"];
+/// Every other metric.
+pub const PLAIN: [&str; 7] = [
+    "rps",
+    "errors",
+    "error_rate",
+    "timeouts",
+    "non_ok",
+    "cut",
+    "mismatches",
+];
+
+/// Read back from its serialised form by re-parsing `text`, so a stored
+/// rule means what it meant when it was written.
+impl<'de> serde::Deserialize<'de> for Threshold {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Stored {
+            text: String,
+        }
+        let stored = Stored::deserialize(d)?;
+        Threshold::parse(&stored.text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Threshold {
+    pub fn parse(text: &str) -> Result<Threshold, String> {
+        let t = text.replace(' ', "");
+        let (pos, op, len) = [
+            (">=", Op::Ge),
+            ("<=", Op::Le),
+            ("==", Op::Eq),
+            (">", Op::Gt),
+            ("<", Op::Lt),
+        ]
+        .iter()
+        .find_map(|(sym, op)| t.find(sym).map(|p| (p, *op, sym.len())))
+        .ok_or_else(|| format!("'{text}' has no comparison; write e.g. p99>50ms or errors>0"))?;
+        let metric = t[..pos].to_ascii_lowercase();
+        let raw = &t[pos + len..];
+        let value = if LATENCY.contains(&metric.as_str()) {
+            let d = parse_duration(raw).map_err(|e| format!("in '{text}': {e}"))?;
+            d.as_secs_f64() * 1000.0
+        } else if PLAIN.contains(&metric.as_str()) {
+            match raw.strip_suffix('%') {
+                Some(p) if metric == "error_rate" => p.parse::<f64>().map(|v| v / 100.0),
+                _ => raw.parse::<f64>(),
+            }
+            .map_err(|_| format!("in '{text}': '{raw}' is not a number"))?
+        } else {
+            return Err(format!(
+                "'{text}': unknown metric '{metric}'; use one of {}, {}",
+                LATENCY.join(", "),
+                PLAIN.join(", ")
+            ));
+        };
+        let unit = match metric.as_str() {
+            m if LATENCY.contains(&m) => "ms",
+            "rps" => "req/s",
+            "error_rate" => "fraction",
+            _ => "requests",
+        };
+        Ok(Threshold {
+            text: text.to_string(),
+            metric,
+            op,
+            value,
+            unit,
+        })
+    }
+
+    /// The expression as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+    pub fn metric(&self) -> &str {
+        &self.metric
+    }
+    pub fn op(&self) -> Op {
+        self.op
+    }
+    /// The bound, in the metric's unit (ms for latencies, a fraction for `error_rate`).
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+    /// Whether the metric is a latency (in ms).
+    pub fn is_latency(&self) -> bool {
+        LATENCY.contains(&self.metric.as_str())
+    }
+
+    /// The metric's value in the summary (latencies in ms).
+    pub fn actual(&self, s: &Summary) -> f64 {
+        let l = &s.latency_ms;
+        let errors = s.errors.total();
+        match self.metric.as_str() {
+            "min" => l.min,
+            "mean" => l.mean,
+            "stdev" => l.stdev,
+            "p50" => l.p50,
+            "p90" => l.p90,
+            "p99" => l.p99,
+            "p999" => l.p999,
+            "max" => l.max,
+            "rps" => s.rps,
+            "errors" => errors as f64,
+            "error_rate" => errors as f64 / (s.requests.sent.max(1)) as f64,
+            "timeouts" => s.errors.timeout as f64,
+            "non_ok" => (s.requests.completed - s.requests.ok) as f64,
+            "mismatches" => s.errors.mismatch as f64,
+            _ => s.requests.cut as f64,
+        }
+    }
+
+    /// Whether the condition is true of the summary.
+    pub fn holds(&self, s: &Summary) -> bool {
+        self.op.holds(self.actual(s), self.value)
+    }
+
+    /// `Some(message)` when the condition holds, i.e. a run fails it as a
+    /// `--fail-if`.
+    pub fn violation(&self, s: &Summary) -> Option<String> {
+        let a = self.actual(s);
+        self.holds(s).then(|| {
+            format!(
+                "--fail-if {}: {} was {}",
+                self.text,
+                self.metric,
+                fmt_num(a)
+            )
+        })
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let t = Threshold::parse("p99>50ms").unwrap();
+        assert_eq!((t.metric.as_str(), t.op, t.value), ("p99", Op::Gt, 50.0));
+        assert_eq!(Threshold::parse("p99 >= 1s").unwrap().value, 1000.0);
+        assert_eq!(Threshold::parse("error_rate>1%").unwrap().value, 0.01);
+        assert!(Threshold::parse("p99")
+            .unwrap_err()
+            .contains("no comparison"));
+        assert!(Threshold::parse("speed>5")
+            .unwrap_err()
+            .contains("unknown metric"));
+        assert!(Threshold::parse("p99>fast").is_err());
+    }
+}
