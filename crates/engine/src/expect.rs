@@ -149,8 +149,7 @@ impl Expect {
                 )),
             },
             Some(BodyMatch::Shape { prefix, suffix }) => {
-                if let Some(at) = first_difference(prefix, &body[..body.len().min(prefix.len())])
-                {
+                if let Some(at) = first_difference(prefix, &body[..body.len().min(prefix.len())]) {
                     return Err(fail(
                         format!("body does not start as expected (byte {at})"),
                         prefix,
@@ -211,8 +210,14 @@ mod tests {
         assert_eq!((m.expected.as_str(), m.got.as_str()), ("World!", "world!"));
         assert!(e.check(200, ct, b"Hello, World!!").is_err(), "longer");
         assert!(e.check(200, ct, b"Hello").is_err(), "shorter");
-        assert!(e.check(500, ct, b"Hello, World!").unwrap_err().reason.contains("500"));
-        assert!(e.check(200, Some(b"application/json"), b"Hello, World!").is_err());
+        assert!(e
+            .check(500, ct, b"Hello, World!")
+            .unwrap_err()
+            .reason
+            .contains("500"));
+        assert!(e
+            .check(200, Some(b"application/json"), b"Hello, World!")
+            .is_err());
         assert!(e.check(200, None, b"Hello, World!").is_err());
     }
 
@@ -225,10 +230,18 @@ mod tests {
             }),
             ..Expect::default()
         };
-        assert_eq!(e.check(200, None, b"[{\"id\":1,\"randomNumber\":2}]\n"), Ok(()));
+        assert_eq!(
+            e.check(200, None, b"[{\"id\":1,\"randomNumber\":2}]\n"),
+            Ok(())
+        );
         assert!(e.check(200, None, b"{\"id\":1}").is_err());
-        assert!(e.check(200, None, b"[{\"id\":1,\"randomNumber\":2}").is_err());
-        assert!(e.check(200, None, b"[{\"id\":").is_err(), "too short for both");
+        assert!(e
+            .check(200, None, b"[{\"id\":1,\"randomNumber\":2}")
+            .is_err());
+        assert!(
+            e.check(200, None, b"[{\"id\":").is_err(),
+            "too short for both"
+        );
         assert!(Expect::default().check(599, None, b"anything").is_ok());
     }
 }

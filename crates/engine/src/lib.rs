@@ -17,8 +17,8 @@ pub mod workload;
 
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
 pub use plan::{Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec};
-pub use threshold::Threshold;
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
+pub use threshold::Threshold;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 
 mod conn;

@@ -4,9 +4,9 @@
 
 use crate::exit::Outcome;
 use crate::load_output::{self, Format};
-use shootout_engine::Threshold;
 use crate::units;
 use anyhow::{bail, Context};
+use shootout_engine::Threshold;
 use shootout_engine::{
     Control, Endpoint, Load, Plan, PlanError, PlanField, RequestSpec, StageUnit, Stop, Workload,
 };
