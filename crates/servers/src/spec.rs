@@ -6,7 +6,10 @@
 //! [`Route::expected_body`] from here too. The database routes' bodies
 //! depend on the table ([`Answer::Database`]); their query parameter and its
 //! clamping rule are defined here too ([`Route::path_with_queries`],
-//! [`clamp_queries`]).
+//! [`clamp_queries`]). What a load checks on every response of a route is
+//! derived from this table in [`expect`].
+
+pub mod expect;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -177,9 +180,16 @@ const fn post(
 /// The payload sent when a study gives no body.
 pub const DEFAULT_PAYLOAD: &str = "shootout";
 
+/// What comes before the payload string in POST bodies and their answers.
+const PAYLOAD_OPEN: &str = r#"{"payload":""#;
+/// What closes the payload string and its object.
+const PAYLOAD_CLOSE: &str = r#""}"#;
+/// What simple and timed put before the payload they echo.
+const GREETING: &str = "Hello, ";
+
 /// The JSON body a POST route expects: `{"payload":"<payload>"}`.
 pub fn request_body(payload: &str) -> String {
-    format!(r#"{{"payload":"{payload}"}}"#)
+    format!("{PAYLOAD_OPEN}{payload}{PAYLOAD_CLOSE}")
 }
 
 impl Route {
@@ -220,7 +230,7 @@ impl Route {
     pub fn expected_body(&self, payload: &str) -> Option<String> {
         match self.answer {
             Answer::Exact(body) => Some(body.to_owned()),
-            Answer::Greet => Some(format!(r#"{{"payload":"Hello, {payload}"}}"#)),
+            Answer::Greet => Some(format!("{PAYLOAD_OPEN}{GREETING}{payload}{PAYLOAD_CLOSE}")),
             Answer::Bcrypt | Answer::Database => None,
         }
     }

@@ -414,3 +414,32 @@ fn output_while_serving_is_a_note_not_a_failure() {
     assert_eq!(noisy.result, Ok(()));
     assert!(noisy.note.is_some_and(|n| n.contains("120 bytes")));
 }
+
+/// The run's expectations (`Route::expect`) never call an answer wrong that
+/// the verifier accepts: the verifier's correct fake, over real HTTP, meets
+/// every non-database route's expectation, and a database route answering
+/// 503 (no database) does not.
+#[test]
+fn answers_the_verifier_accepts_meet_the_runs_expectations() {
+    use crate::http::{send, Request};
+    let addr = serve(correct, false);
+    for route in crate::spec::ROUTES.iter() {
+        let body = match route.method {
+            crate::spec::Method::Get => Vec::new(),
+            crate::spec::Method::Post => crate::spec::request_body(&random_payload()).into_bytes(),
+        };
+        let request = match body.is_empty() {
+            true => Request::get(route.path),
+            false => Request::post_json(route.path, &body),
+        };
+        let resp = send(addr, &request, Duration::from_secs(5)).expect("fake answers");
+        let ct = resp.header("content-type").map(str::as_bytes);
+        let verdict = route.expect(&body).check(resp.status, ct, &resp.body);
+        assert_eq!(
+            verdict.is_ok(),
+            !route.needs_database(),
+            "{}: {verdict:?}",
+            route.name
+        );
+    }
+}
