@@ -13,7 +13,8 @@ use crate::procfs::{self, MIB};
 use crate::sampler::Sampler;
 use crate::schedule::Session;
 use crate::study::{Level, Scenario, Study};
-use shootout_engine::{Control, LoadReport, Plan, RequestSpec};
+use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
+use shootout_servers::spec::expect::expect_request;
 use shootout_servers::{Server, Target};
 use shootout_store::{Measurement, Pinning};
 use std::path::PathBuf;
@@ -302,14 +303,17 @@ pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
 
 /// The engine plan for one level against the server on `port`. The level's
 /// workload is already valid; what can still fail is the part known only
-/// now (threads, generator CPUs).
+/// now (threads, generator CPUs). Every response is checked against
+/// [`expect_for`] the level.
 pub fn plan_for(
     cx: &SessionContext<'_>,
     sc: &Scenario,
     level: &Level,
     port: u16,
 ) -> Result<Plan, shootout_engine::PlanError> {
-    let url = format!("http://127.0.0.1:{port}{}", sc.path_for(level));
+    let path = sc.path_for(level);
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let expect = expect_for(sc, level);
     let mut headers = Vec::new();
     if !sc.body.is_empty() {
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
@@ -328,7 +332,15 @@ pub fn plan_for(
     .threads(cx.threads)
     .cpus(cx.pinning.generator_cpus.clone())
     .keepalive(level.keepalive)
+    .expect(expect)
     .build()
+}
+
+/// What every response of a level must be: what SPEC.md says the
+/// request's route answers (see [`shootout_servers::spec::expect`]), so a
+/// wrong answer counts as a mismatch, not as a request served.
+pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
+    expect_request(&sc.method, &sc.path_for(level), &sc.body)
 }
 
 struct MeasurementParts<'a> {
@@ -389,4 +401,43 @@ pub fn brief(m: &Measurement) -> String {
             ""
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shootout_engine::{BodyMatch, StatusMatch};
+
+    fn study(scenarios: &str) -> crate::study::Study {
+        let text = format!(
+            "name = \"e\"\ndescription = \"d\"\nsource = \"s\"\ntargets = [\"t\"]\n{scenarios}"
+        );
+        crate::study::parse(std::path::Path::new("e.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn every_level_expects_what_its_route_answers() {
+        let s = study(
+            "[[scenario]]\nname = \"simple\"\nbody = '{\"payload\":\"abc\"}'\n\
+             load = { connections = 1, requests = 5 }\n\
+             [[scenario]]\nname = \"queries\"\n\
+             levels = [{ connections = 1, requests = 5, queries = 20 }]\n\
+             [[scenario]]\nname = \"json\"\npath = \"/plaintext\"\n\
+             load = { connections = 1, requests = 5 }\n\
+             [[scenario]]\nname = \"json\"\npath = \"/elsewhere\"\n\
+             load = { connections = 1, requests = 5 }\n",
+        );
+        let e: Vec<Expect> = s
+            .scenarios
+            .iter()
+            .map(|sc| expect_for(sc, &sc.levels[0]))
+            .collect();
+        let exact = |b: &[u8]| Some(BodyMatch::Exact(b.to_vec()));
+        assert_eq!(e[0].body, exact(br#"{"payload":"Hello, abc"}"#));
+        assert_eq!(e[0].status, vec![StatusMatch::Code(200)]);
+        assert!(matches!(e[1].body, Some(BodyMatch::Shape { .. })));
+        assert_eq!(e[1].media_type.as_deref(), Some("application/json"));
+        assert_eq!(e[2].body, exact(b"Hello, World!"), "the path's route");
+        assert!(e[3].is_empty(), "no route, nothing known");
+    }
 }
