@@ -385,21 +385,25 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
     }
 }
 
-/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`.
+/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
+/// wrong answers (responses that failed the SPEC.md check) and
+/// generator-bound.
 pub fn brief(m: &Measurement) -> String {
     let s = &m.summary;
+    let mut flags = String::new();
+    if s.errors.mismatch > 0 {
+        flags.push_str(&format!(" ({} wrong answers)", s.errors.mismatch));
+    }
+    if m.generator_bound {
+        flags.push_str(" (generator-bound)");
+    }
     format!(
-        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{}",
+        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
         s.rps,
         s.latency_ms.p99,
         s.errors.total(),
         m.rss_peak_mib,
         m.server_cpu_s,
-        if m.generator_bound {
-            " (generator-bound)"
-        } else {
-            ""
-        }
     )
 }
 
