@@ -1,6 +1,7 @@
 //! A deterministic, synthetic run for tests, snapshots, the browser test and
-//! demos: three Rust targets (one generator-bound once), one that failed to
-//! build, a single-level scenario and a two-level sweep, three repetitions,
+//! demos: three Rust targets (one generator-bound once, one that answered
+//! some requests wrongly once), one that failed to build, a single-level
+//! scenario and a two-level sweep, three repetitions,
 //! with histograms and timelines drawn from a seeded generator. Optionally
 //! one target is slowed down, a hostile target name is added, or the run is
 //! a database run instead (`db` and `fortunes` against a PostgreSQL pinned
@@ -223,12 +224,25 @@ fn measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measurement> {
         for &(scenario, level, label, scale) in &plan {
             let bound = target == "rust-actix" && scenario == "plaintext" && level == 1;
             let r = rps * scale * (1.0 + 0.01 * rng.noise());
-            out.push(measurement(
-                target, scenario, level, label, rep, r, bound, rng,
-            ));
+            let mut m = measurement(target, scenario, level, label, rep, r, bound, rng);
+            if target == "rust-rocket" && scenario == "simple" && rep == 1 {
+                wrong_answers(&mut m, WRONG_ANSWERS);
+            }
+            out.push(m);
         }
     }
     out
+}
+
+/// How many responses of one fixture measurement failed the SPEC.md check.
+pub const WRONG_ANSWERS: u64 = 37;
+
+/// Adds `n` responses that failed the check (answered 500), keeping
+/// `sent = completed + cut + errors`.
+fn wrong_answers(m: &mut Measurement, n: u64) {
+    m.summary.errors.mismatch += n;
+    m.summary.requests.sent += n;
+    *m.summary.status.entry("500".into()).or_default() += n;
 }
 
 /// The database scenarios: a single query and fortunes, at a fraction of

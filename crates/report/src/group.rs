@@ -26,6 +26,62 @@ impl Column<'_> {
     pub fn generator_bound(&self) -> bool {
         self.reps.iter().any(|m| m.generator_bound)
     }
+
+    /// Responses of all repetitions that failed the SPEC.md check of the
+    /// run (wrong status, media type or body; counted under `mismatch`).
+    pub fn mismatches(&self) -> u64 {
+        self.reps.iter().map(|m| m.summary.errors.mismatch).sum()
+    }
+
+    /// Requests sent over all repetitions, to put the mismatches beside.
+    pub fn sent(&self) -> u64 {
+        self.reps.iter().map(|m| m.summary.requests.sent).sum()
+    }
+
+    /// The target's name with the marks of its flags: `‡` generator-bound,
+    /// `≠` wrong answers.
+    pub fn marked_name(&self) -> String {
+        format!("{}{}", self.target, self.marks(" "))
+    }
+
+    /// The flags' marks, each after `sep` (empty when none applies).
+    pub fn marks(&self, sep: &str) -> String {
+        let mut s = String::new();
+        if self.generator_bound() {
+            s.push_str(sep);
+            s.push_str(BOUND_MARK);
+        }
+        if self.mismatches() > 0 {
+            s.push_str(sep);
+            s.push_str(MISMATCH_MARK);
+        }
+        s
+    }
+}
+
+/// Marks a generator-bound column.
+pub const BOUND_MARK: &str = "‡";
+/// Marks a column with responses that failed the SPEC.md check.
+pub const MISMATCH_MARK: &str = "≠";
+
+/// The note under a table with wrong answers: which targets and how many,
+/// e.g. `rust-rocket 37 of 30037 responses`; None when every answer
+/// passed.
+pub fn mismatch_note(g: &Group) -> Option<String> {
+    let parts: Vec<String> = g
+        .columns
+        .iter()
+        .filter(|c| c.mismatches() > 0)
+        .map(|c| format!("{} {} of {} responses", c.target, c.mismatches(), c.sent()))
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{MISMATCH_MARK} Wrong answers (status, content type or body not as SPEC.md \
+             says), over all repetitions: {}. Throughput counts only the right answers; the \
+             server spent time on both.",
+            parts.join("; ")
+        )
+    })
 }
 
 /// One table: a scenario at one level.

@@ -88,6 +88,7 @@ fn result(m: &Measurement) -> Value {
             "max": finite(l.max), "mean": finite(l.mean),
         },
         "errors": m.summary.errors.total(),
+        "mismatches": m.summary.errors.mismatch,
         "rss_mib": {
             "idle": finite(m.rss_idle_mib), "peak": finite(m.rss_peak_mib), "after": finite(m.rss_after_mib),
         },
@@ -123,6 +124,7 @@ fn summary(data: &RunData) -> Vec<Value> {
                     "cv": s.cv.map_or(Value::Null, finite),
                 },
                 "generator_bound": c.generator_bound(),
+                "mismatches": c.mismatches(),
             }));
         }
     }

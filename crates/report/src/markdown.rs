@@ -4,13 +4,11 @@
 //! italic; with repetitions each cell is `median ± half-CI`.
 
 use crate::escape::md;
-use crate::group::{groups, Column, Group};
+use crate::group::{groups, mismatch_note, Column, Group, BOUND_MARK};
 use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
 use crate::{context::Context, stats::Spread};
 use std::fmt::Write;
-
-const BOUND_MARK: &str = "‡";
 
 /// Renders the whole Markdown report.
 pub fn render(ctx: &Context) -> String {
@@ -49,8 +47,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
     let mut head = String::from("| Metric |");
     let mut rule = String::from("|---|");
     for c in &g.columns {
-        let mark = if c.generator_bound() { BOUND_MARK } else { "" };
-        let _ = write!(head, " {}{mark} |", md(c.target));
+        let _ = write!(head, " {}{} |", md(c.target), c.marks(""));
         rule.push_str("---:|");
         if published {
             let _ = write!(head, " {} published |", md(c.target));
@@ -138,6 +135,9 @@ fn footnotes(out: &mut String, g: &Group) {
             "\n{BOUND_MARK} Generator-bound: the load generator used 90% or more of its cores \
              in at least one repetition, so these numbers are a floor for the server, not its limit."
         );
+    }
+    if let Some(note) = mismatch_note(g) {
+        let _ = writeln!(out, "\n{}", md(&note));
     }
 }
 

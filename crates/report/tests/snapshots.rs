@@ -127,3 +127,45 @@ fn reports_without_a_database_have_no_database_rows() {
         assert!(!text.contains("PostgreSQL") && !text.contains("-cpu\""));
     }
 }
+
+#[test]
+fn wrong_answers_are_flagged_in_every_format() {
+    use shootout_report::fixture::WRONG_ANSWERS;
+    let (db, ids) = common::fixture_db("mismatch", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    let note = format!("rust-rocket {WRONG_ANSWERS} of ");
+    let md = shootout_report::markdown(&data);
+    assert!(
+        md.contains("| rust-rocket≠ |") && md.contains(&note),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("≠ Wrong answers").count(),
+        1,
+        "only under simple"
+    );
+    let html = shootout_report::html(&data);
+    assert!(html.contains("<th>rust-rocket ≠</th>") && html.contains(&note));
+    let json: serde_json::Value =
+        serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
+    let flagged: Vec<_> = json["summary"]
+        .as_array()
+        .expect("summary")
+        .iter()
+        .filter(|s| s["mismatches"].as_u64() != Some(0))
+        .map(|s| {
+            (
+                s["target"].clone(),
+                s["scenario"].clone(),
+                s["mismatches"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        flagged,
+        vec![("rust-rocket".into(), "simple".into(), WRONG_ANSWERS.into())]
+    );
+    let clean = database_run("no-mismatch");
+    assert!(!shootout_report::markdown(&clean).contains('≠'));
+    assert!(!shootout_report::html(&clean).contains('≠'));
+}

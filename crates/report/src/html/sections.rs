@@ -4,7 +4,7 @@
 use super::charts::{self, Bar, Line};
 use crate::context::Context;
 use crate::escape::html as esc;
-use crate::group::{Column, Group};
+use crate::group::{mismatch_note, Column, Group};
 use crate::markdown::{cell_text, extremes, spread_decimals};
 use crate::metric::{num, second_rate, second_span, Metric};
 use shootout_store::TargetRecord;
@@ -106,14 +106,11 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
              of its cores, so its numbers are a floor for the server, not its limit.</p>\n",
         );
     }
+    if let Some(note) = mismatch_note(g) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     out.push_str("<div class=\"charts\">\n");
-    let name = |c: &Column| {
-        format!(
-            "{}{}",
-            c.target,
-            if c.generator_bound() { " ‡" } else { "" }
-        )
-    };
+    let name = |c: &Column| c.marked_name();
     let rps = metric_bars(g, Metric::Rps, &name);
     figure(
         out,
@@ -271,7 +268,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
     let published = ctx.published.has_any(g.scenario, g.level);
     out.push_str("<table class=\"metrics\">\n<thead><tr><th>Metric</th>");
     for c in &g.columns {
-        let _ = write!(out, "<th>{}</th>", esc(c.target));
+        let _ = write!(out, "<th>{}</th>", esc(&c.marked_name()));
         if published {
             let _ = write!(out, "<th>{} published</th>", esc(c.target));
         }
