@@ -67,7 +67,7 @@ fn precision_sets_how_close_the_bracket_gets() {
     let (coarse, _) = simulate(1200.0, 0.2, limit(1000.0));
     let (fine, _) = simulate(1200.0, 0.005, limit(1000.0));
     let (c, f) = (coarse.capacity.unwrap(), fine.capacity.unwrap());
-    assert!(f >= 1000.0 / 1.005 && f <= 1000.0, "{f}");
+    assert!((1000.0 / 1.005..=1000.0).contains(&f), "{f}");
     assert!(
         c < f,
         "a coarse search stops further from the limit: {c} vs {f}"
