@@ -4,8 +4,9 @@
 //! schedule. The reason is written in words, e.g. `p99 was 14.2 ms
 //! (p99<=10ms)`.
 //!
-//! Generator-limited rule: the generator's CPU was at least 90% busy, or
-//! the send-lag p99 exceeded a quarter of the tightest latency bound (1 ms
+//! Generator-limited rule, for a level that failed: the generator's CPU was
+//! at least 90% busy, or the server's own answers (latency from the actual
+//! send) met every latency rule while the send-lag p99 exceeded a quarter of the tightest latency bound (1 ms
 //! at least) while the connection pool was not exhausted. Lag with the pool
 //! exhausted is the server's doing (connections are sized so a server within
 //! the SLO cannot exhaust them) and is judged as latency; lag without it is
@@ -59,9 +60,6 @@ fn latency_bounds(slo: &[Threshold]) -> impl Iterator<Item = f64> + '_ {
 /// A level's verdict and why. `target` is None for the closed-loop probe,
 /// which has no schedule to keep.
 pub fn judge(s: &Summary, target: Option<f64>, slo: &[Threshold]) -> (LevelVerdict, String) {
-    if let Some(why) = target.and_then(|_| generator_limited(s, slo)) {
-        return (LevelVerdict::GeneratorLimited, why);
-    }
     let mut failed: Vec<String> = slo
         .iter()
         .filter(|t| !t.holds(s))
@@ -77,9 +75,12 @@ pub fn judge(s: &Summary, target: Option<f64>, slo: &[Threshold]) -> (LevelVerdi
     }
     if failed.is_empty() {
         let held: Vec<String> = slo.iter().map(|t| describe(t, s)).collect();
-        (LevelVerdict::Pass, held.join(", "))
-    } else {
-        (LevelVerdict::Fail, failed.join(", "))
+        return (LevelVerdict::Pass, held.join(", "));
+    }
+    // A failure the generator may have caused says nothing about the server.
+    match target.and_then(|_| generator_limited(s, slo)) {
+        Some(why) => (LevelVerdict::GeneratorLimited, why),
+        None => (LevelVerdict::Fail, failed.join(", ")),
     }
 }
 
@@ -112,24 +113,37 @@ fn round(v: f64) -> String {
     }
 }
 
+/// Why a failed level is the generator's doing, if it is: its CPU was
+/// saturated, or it sent late with connections free while the server's own
+/// answers (latency from the actual send) met every latency rule.
 fn generator_limited(s: &Summary, slo: &[Threshold]) -> Option<String> {
     let cpu = s.generator.cpu_utilization;
     if cpu >= CPU_SATURATED {
-        return Some(format!(
-            "generator-limited: its CPU was {:.0}% busy",
-            cpu * 100.0
-        ));
+        return Some(format!("its CPU was {:.0}% busy", cpu * 100.0));
     }
     let lag = s.lag.as_ref()?;
     let allowed =
         tightest_latency_ms(slo).map_or(LAG_FLOOR_MS, |b| (b * LAG_FRACTION).max(LAG_FLOOR_MS));
     let pool_exhausted = lag.all_busy as f64 > 0.01 * s.requests.sent as f64 || mostly_busy(s);
-    (lag.p99_ms > allowed && !pool_exhausted).then(|| {
+    (lag.p99_ms > allowed && !pool_exhausted && server_met_latency(s, slo)).then(|| {
         format!(
-            "generator-limited: send lag p99 was {:.1} ms (allowed {allowed:.1} ms) with connections free",
+            "send lag p99 was {:.1} ms (allowed {allowed:.1} ms) with connections free",
             lag.p99_ms
         )
     })
+}
+
+/// Whether every latency rule holds on the latency from the actual send
+/// (true when it was not measured: nothing shows the server was slow).
+fn server_met_latency(s: &Summary, slo: &[Threshold]) -> bool {
+    let Some(own) = &s.latency_uncorrected_ms else {
+        return true;
+    };
+    let mut server = s.clone();
+    server.latency_ms = own.clone();
+    slo.iter()
+        .filter(|t| t.is_latency())
+        .all(|t| t.holds(&server))
 }
 
 /// Little's law on the sends: mean connections in use, from the rate and the
@@ -147,6 +161,17 @@ mod tests {
     use shootout_engine::{LagSummary, LatencySummary, RequestCounts};
 
     fn summary(p99: f64, completed: u64, errors: u64, lag_p99: f64, all_busy: u64) -> Summary {
+        summary_sent_at(p99, p99 - lag_p99, completed, errors, lag_p99, all_busy)
+    }
+
+    fn summary_sent_at(
+        p99: f64,
+        own_p99: f64,
+        completed: u64,
+        errors: u64,
+        lag_p99: f64,
+        all_busy: u64,
+    ) -> Summary {
         let json = serde_json::json!({
             "mode": "open", "url": "http://127.0.0.1:1/", "method": "GET",
             "connections": 4, "threads": 1, "keepalive": true, "rate": 100.0,
@@ -155,7 +180,7 @@ mod tests {
             "errors": {"connect": 0, "write": 0, "read": errors, "timeout": 0, "parse": 0},
             "status": {}, "bytes_received": 0,
             "latency_ms": LatencySummary { p99, ..LatencySummary::default() },
-            "latency_uncorrected_ms": null,
+            "latency_uncorrected_ms": LatencySummary { p99: own_p99, ..LatencySummary::default() },
             "lag": LagSummary { p99_ms: lag_p99, all_busy, ..LagSummary::default() },
             "generator": {"cpu_seconds": 0.1, "cpu_utilization": 0.1, "cpu_us_per_request": 1.0}
         });
