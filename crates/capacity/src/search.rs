@@ -27,6 +27,9 @@ pub const DESCENT: f64 = 0.25;
 pub const LOWEST_FRACTION: f64 = 1.0 / 512.0;
 /// The lowest rate tried (req/s).
 pub const MIN_RATE: f64 = 1.0;
+/// Generator-limited levels tolerated before any pass: each is retried at
+/// the same rate (a busy machine's hiccup), then the search gives up.
+pub const GENERATOR_RETRIES: usize = 3;
 
 /// One level already run, as the search sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -165,6 +168,13 @@ fn search_step(tried: &[Tried], probe_rps: f64, precision: f64) -> Option<Action
         };
     }
     let Some(pass) = high_pass else {
+        let limited = tried
+            .iter()
+            .filter(|t| t.verdict == LevelVerdict::GeneratorLimited)
+            .count();
+        if limited >= GENERATOR_RETRIES {
+            return done(Verdict::GeneratorLimited, None);
+        }
         return match (low_fail, ceiling) {
             (None, None) => run(probe_rps / 2.0),
             (Some(f), _) if f * DESCENT < (probe_rps * LOWEST_FRACTION).max(MIN_RATE) => {

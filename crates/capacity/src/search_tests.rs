@@ -192,3 +192,24 @@ fn the_bracket_ignores_passes_above_the_lowest_fail() {
     assert_eq!(bracket(&tried), (Some(500.0), Some(800.0)));
     assert!(unstable(&tried));
 }
+
+#[test]
+fn a_generator_limited_descent_is_retried_a_bounded_number_of_times() {
+    // The first level fails; below it the generator never keeps the schedule.
+    let server = |_, rate: f64| {
+        if rate > 500.0 {
+            LevelVerdict::Fail
+        } else {
+            LevelVerdict::GeneratorLimited
+        }
+    };
+    let (out, tried) = simulate(1200.0, 0.02, server);
+    assert_eq!(
+        (out.verdict, out.capacity),
+        (Verdict::GeneratorLimited, None)
+    );
+    assert_eq!(
+        rates(&tried, Phase::Search),
+        vec![600.0, 150.0, 150.0, 150.0]
+    );
+}
