@@ -181,7 +181,8 @@ fn search_step(tried: &[Tried], probe_rps: f64, precision: f64) -> Option<Action
                 done(Verdict::None, None)
             }
             (Some(f), _) => run(f * DESCENT),
-            (None, Some(_)) => done(Verdict::GeneratorLimited, None),
+            // The generator missed the first rate: half of it.
+            (None, Some(c)) => run(c / 2.0),
         };
     };
     // The upper end the generator can decide: a fail, else its ceiling.

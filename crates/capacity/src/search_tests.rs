@@ -174,7 +174,7 @@ fn a_generator_limited_start_is_generator_limited() {
         (out.verdict, out.capacity),
         (Verdict::GeneratorLimited, None)
     );
-    assert_eq!(tried.len(), 1);
+    assert_eq!(rates(&tried, Phase::Search), vec![600.0, 300.0, 150.0]);
 }
 
 #[test]
