@@ -9,8 +9,13 @@
 //! constant rate and feeds the outcome back. Data flows one way: levels,
 //! records, [`CapacityResult`].
 
+mod driver;
+pub mod judge;
 mod record;
+pub mod search;
+pub mod sizing;
 
+pub use driver::PROBE_CONNECTIONS;
 pub use record::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
 
 use shootout_engine::{Plan, Threshold};
@@ -58,6 +63,9 @@ pub enum CapacityError {
     Plan(#[from] shootout_engine::PlanError),
     #[error("interrupted")]
     Interrupted,
+    /// The probe got no successful answer at all: nothing to search.
+    #[error("{url} gave no successful answer to the probe: {why}")]
+    Unreachable { url: String, why: String },
 }
 
 /// Runs the search against the endpoint, request, expectations, threads and
@@ -69,6 +77,5 @@ pub fn run(
     cancelled: &(dyn Fn() -> bool + Sync),
     on_event: &mut dyn FnMut(Event),
 ) -> Result<CapacityResult, CapacityError> {
-    let _ = (template, settings, cancelled, on_event);
-    Err(CapacityError::Interrupted) // replaced by the search driver
+    driver::run(template, settings, cancelled, on_event)
 }

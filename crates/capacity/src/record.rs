@@ -92,13 +92,18 @@ pub struct CapacityResult {
     pub slo: Vec<Threshold>,
     /// The highest confirmed rate meeting every SLO; null when none did.
     pub capacity_rps: Option<f64>,
+    /// Generator-limited only: the highest rate that passed, a lower bound
+    /// of the capacity (null otherwise).
+    #[serde(default)]
+    pub lower_bound_rps: Option<f64>,
     pub verdict: Verdict,
     /// A higher level passed after a lower one failed; the lower is reported.
     pub unstable: bool,
     /// The closed-loop probe's rate, the search's starting estimate.
     pub probe_rps: f64,
     pub search: SearchRecord,
-    /// Every level tried, in order (probe first).
+    /// Every level tried before the curve, in order: the probe, the search
+    /// and the confirm runs.
     pub levels: Vec<LevelRecord>,
     /// 25, 50, 75, 90 and 100% of the capacity; empty when none was found.
     pub curve: Vec<LevelRecord>,

@@ -3,6 +3,7 @@
 //! to stderr. Exit codes: 0 ok, 1 a threshold or comparison failed, 2 a usage
 //! or environment error, 130 interrupted ([`exit`], [`interrupt`]).
 
+mod capacity_output;
 mod cmd;
 mod exit;
 mod interrupt;
@@ -28,6 +29,8 @@ struct Cli {
 enum Command {
     /// Load one URL and report throughput, latency and errors.
     Load(Box<cmd::load::Args>),
+    /// Find the highest rate a server sustains under a latency SLO, and its latency-vs-load curve.
+    Capacity(Box<cmd::capacity::Args>),
     /// List the reference servers in targets/.
     Targets(cmd::targets::ListArgs),
     /// Build reference servers.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Load(a) => cmd::load::run(*a),
+        Command::Capacity(a) => cmd::capacity::run(*a),
         Command::Targets(a) => cmd::targets::list(a),
         Command::Build(a) => cmd::targets::build(a),
         Command::Verify(a) => cmd::targets::verify(a),

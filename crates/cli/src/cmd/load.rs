@@ -149,11 +149,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         duration,
     };
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
-    let threads = match args.threads {
-        Some(t) => t,
-        None if !cpus.is_empty() => cpus.len(),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = threads(args.threads, &cpus);
     let workload = Workload::new(load, stop).map_err(flag_error)?;
     Plan::builder(endpoint, workload)
         .request(request_spec(args)?)
@@ -164,6 +160,16 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .keepalive(!args.no_keepalive)
         .build()
         .map_err(flag_error)
+}
+
+/// -t, else one thread per pinned CPU, else one per CPU this process may
+/// use. Shared with `shootout capacity`.
+pub(crate) fn threads(threads: Option<usize>, cpus: &[usize]) -> usize {
+    match threads {
+        Some(t) => t,
+        None if !cpus.is_empty() => cpus.len(),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
 }
 
 /// The flag that sets an engine field.
@@ -183,7 +189,7 @@ fn flag(field: PlanField) -> &'static str {
 }
 
 /// A plan error in the CLI's terms: the flag, then why.
-fn flag_error(e: PlanError) -> anyhow::Error {
+pub(crate) fn flag_error(e: PlanError) -> anyhow::Error {
     match e.field() {
         PlanField::Url => anyhow::anyhow!("{e}"),
         field => anyhow::anyhow!("{}: {} (see --help)", flag(field), e.reason()),
@@ -191,12 +197,27 @@ fn flag_error(e: PlanError) -> anyhow::Error {
 }
 
 fn request_spec(args: &Args) -> anyhow::Result<RequestSpec> {
-    let method = args.method.to_ascii_uppercase();
+    parse_request(
+        &args.method,
+        &args.headers,
+        args.body.as_deref(),
+        args.body_file.as_deref(),
+    )
+}
+
+/// The request flags -m, -H, -d and --body-file as a request. Shared with
+/// `shootout capacity`.
+pub(crate) fn parse_request(
+    method_flag: &str,
+    header_flags: &[String],
+    body: Option<&str>,
+    body_file: Option<&std::path::Path>,
+) -> anyhow::Result<RequestSpec> {
+    let method = method_flag.to_ascii_uppercase();
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
-        bail!("--method '{}' is not an HTTP method", args.method);
+        bail!("--method '{method_flag}' is not an HTTP method");
     }
-    let headers = args
-        .headers
+    let headers = header_flags
         .iter()
         .map(|h| match h.split_once(':') {
             Some((k, v))
@@ -209,8 +230,8 @@ fn request_spec(args: &Args) -> anyhow::Result<RequestSpec> {
             _ => bail!("--header '{h}' should look like 'Name: value'"),
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let body = match (&args.body, &args.body_file) {
-        (Some(b), _) => b.clone().into_bytes(),
+    let body = match (body, body_file) {
+        (Some(b), _) => b.as_bytes().to_vec(),
         (None, Some(path)) => std::fs::read(path)
             .with_context(|| format!("--body-file {}: cannot read", path.display()))?,
         (None, None) => Vec::new(),

@@ -1,0 +1,215 @@
+//! `shootout capacity`: the highest rate a server sustains while every SLO
+//! holds, and its latency-vs-load curve. Turns flags into an engine plan
+//! (the request flags are `shootout load`'s own parsers) and search
+//! settings, runs `shootout_capacity::run` with a progress line on stderr,
+//! and prints the result. Exit 0 when a capacity was found, 1 when no rate
+//! met the SLO, 2 for usage errors, a dead server or a generator that could
+//! not offer the rates needed to decide, 130 on Ctrl-C.
+
+use crate::capacity_output;
+use crate::cmd::load::{flag_error, parse_request, threads};
+use crate::exit::Outcome;
+use crate::load_output::Format;
+use crate::units;
+use anyhow::{bail, Context};
+use shootout_capacity::{CapacityError, Event, Settings, Verdict, DEFAULT_SLO};
+use shootout_engine::{Endpoint, Load, Plan, Stop, Threshold, Workload};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Find the highest rate a server sustains under a latency SLO.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  shootout capacity http://127.0.0.1:8080/plaintext\n  \
+    shootout capacity --slo 'p99<=10ms' --slo 'p999<=50ms' -o json http://127.0.0.1:8080/json\n  \
+    shootout capacity --slo 'p99<=5ms' --step 10s --precision 1% http://localhost:8080/\n\n\
+    The search: a closed-loop probe, then open-loop levels at constant rates (doubling, then \
+    bisection to --precision), a confirm run of the best pass (5% lower if it fails), then the \
+    curve at 25, 50, 75, 90 and 100% of the capacity.\n\
+    Exit codes: 0 capacity found, 1 no rate met the SLO, 2 usage error, no successful answer, \
+    or the generator could not offer the rates needed to decide; 130 Ctrl-C."
+)]
+pub struct Args {
+    /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] only.
+    pub url: String,
+    /// A rule every passing level meets, e.g. p99<=10ms, p999<=50ms, error_rate<=0.1% (repeatable) [default: p99<=10ms, error_rate<=0.1%].
+    #[arg(long = "slo", value_parser = Threshold::parse, allow_hyphen_values = true)]
+    pub slo: Vec<Threshold>,
+    /// Each level's measured step.
+    #[arg(long, default_value = "5s", value_parser = units::parse_duration, allow_hyphen_values = true)]
+    pub step: Duration,
+    /// Load before each level's step, not counted.
+    #[arg(long, default_value = "2s", value_parser = units::parse_duration, allow_hyphen_values = true)]
+    pub warmup: Duration,
+    /// Bisection stops when the bracket is within this (e.g. 2%, 0.05).
+    #[arg(long, default_value = "2%", value_parser = parse_precision, allow_hyphen_values = true)]
+    pub precision: f64,
+    /// Connections for every level [default: sized per level by Little's law with headroom].
+    #[arg(short = 'c', long = "connections", value_parser = units::parse_count, allow_hyphen_values = true)]
+    pub connections: Option<u64>,
+    /// Worker threads [default: the CPUs this process may use].
+    #[arg(short = 't', long = "threads", allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// Pin generator threads to these CPUs (e.g. 1 or 2-3).
+    #[arg(long, value_parser = units::parse_cpu_list, allow_hyphen_values = true)]
+    pub cpus: Option<units::CpuList>,
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+    /// Extra header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header")]
+    pub headers: Vec<String>,
+    /// Request body.
+    #[arg(short = 'd', long = "body", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Read the request body from a file.
+    #[arg(long)]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Open a new connection for every request.
+    #[arg(long)]
+    pub no_keepalive: bool,
+    /// Per-request timeout.
+    #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Output format on stdout.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: Format,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The largest `--precision`: a wider bracket is not a measurement.
+const MAX_PRECISION: f64 = 0.5;
+
+/// `2%` or `0.02`, above 0 and at most 50%.
+fn parse_precision(s: &str) -> Result<f64, String> {
+    let v = match s.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("'{s}' is not a precision (e.g. 2% or 0.02)"))?;
+    if !(v > 0.0 && v <= MAX_PRECISION) {
+        return Err(format!(
+            "'{s}' is out of range: give more than 0 and at most 50%"
+        ));
+    }
+    Ok(v)
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let (template, settings) = plan(&args)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    // First press: stop after the level running now; second: quit at once.
+    crate::interrupt::on_ctrl_c(move |press| match press {
+        1 => flag.store(true, Ordering::SeqCst),
+        _ => crate::interrupt::exit_now(),
+    })?;
+    let mut progress = capacity_output::Progress::new(!args.quiet);
+    let cancelled = || stop.load(Ordering::SeqCst);
+    let result = shootout_capacity::run(&template, &settings, &cancelled, &mut |e: Event| {
+        progress.event(&e)
+    });
+    let result = match result {
+        Ok(r) => r,
+        Err(CapacityError::Interrupted) => {
+            eprintln!(
+                "interrupted: the search stopped before a result; the levels above were finished"
+            );
+            return Ok(Outcome::Interrupted);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    print!("{}", capacity_output::render(&result, args.output));
+    match result.verdict {
+        Verdict::Found => Ok(Outcome::Ok),
+        Verdict::None => {
+            eprintln!(
+                "no rate met the SLO ({})",
+                capacity_output::slo_text(&result)
+            );
+            Ok(Outcome::Failed)
+        }
+        Verdict::GeneratorLimited => bail!(
+            "the generator could not offer the rates needed to find the server's limit{}; \
+             give it more CPU (-t/--threads, --cpus) or run the server elsewhere",
+            result
+                .lower_bound_rps
+                .map(|r| format!(" (the server met the SLO at {r:.0} req/s and above)"))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The template plan (endpoint, request, threads, CPUs; its workload is
+/// replaced per level) and the search settings; every error names its flag.
+pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
+    let endpoint = Endpoint::parse(&args.url)?;
+    if args.step.is_zero() {
+        bail!("--step: must be more than 0 (see --help)");
+    }
+    let connections = args
+        .connections
+        .map(usize::try_from)
+        .transpose()
+        .context("--connections is too large")?;
+    if connections == Some(0) {
+        bail!("-c/--connections: must be at least 1 (see --help)");
+    }
+    let placeholder = Workload::new(
+        Load::Closed { connections: 1 },
+        Stop {
+            requests: None,
+            duration: Some(args.step),
+        },
+    )
+    .map_err(flag_error)?;
+    let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
+    let template = Plan::builder(endpoint, placeholder)
+        .request(parse_request(
+            &args.method,
+            &args.headers,
+            args.body.as_deref(),
+            args.body_file.as_deref(),
+        )?)
+        .timeout(args.timeout)
+        .threads(threads(args.threads, &cpus))
+        .cpus(cpus)
+        .keepalive(!args.no_keepalive)
+        .build()
+        .map_err(flag_error)?;
+    let slo = if args.slo.is_empty() {
+        DEFAULT_SLO
+            .iter()
+            .map(|t| Threshold::parse(t).map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        args.slo.clone()
+    };
+    let settings = Settings {
+        slo,
+        warmup: args.warmup,
+        step: args.step,
+        precision: args.precision,
+        connections,
+    };
+    Ok((template, settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_precision;
+
+    #[test]
+    fn precision_takes_percent_or_fraction_within_bounds() {
+        assert_eq!(parse_precision("2%"), Ok(0.02));
+        assert_eq!(parse_precision("0.05"), Ok(0.05));
+        assert!(parse_precision("0").unwrap_err().contains("out of range"));
+        assert!(parse_precision("60%").unwrap_err().contains("out of range"));
+        assert!(parse_precision("fine")
+            .unwrap_err()
+            .contains("not a precision"));
+    }
+}
