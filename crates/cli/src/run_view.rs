@@ -2,11 +2,14 @@
 //! terminal (target, scenario, repetition, ETA and live req/s read from the
 //! engine's counters four times a second) with log lines above it, plain
 //! log lines when stderr is not a terminal, or nothing with `--quiet`.
+//! A capacity search shows the level it tries and its bracket on the bar,
+//! and one line with the capacity found when it ends.
 //! Colour only when NO_COLOR is unset. The runner only emits events; every
 //! word the user reads is written here.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shootout_engine::Control;
+use shootout_runner::capacity::{brief as capacity_brief, SearchEvent, SearchPhase};
 use shootout_runner::event::{DatabaseEvent, Event, Observer, Phase, Prepared};
 use shootout_runner::measure::brief;
 use shootout_runner::schedule::{eta_seconds, format_eta};
@@ -199,6 +202,15 @@ impl RunView {
         }
     }
 
+    /// A capacity search starts: counted like a measurement, with no live
+    /// counters (its levels say where it is).
+    fn begin_search(&self, what: String, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.what = what;
+        s.control = None;
+        s.current = Some((estimate_s, Instant::now()));
+    }
+
     fn status(&self, what: String) {
         let mut s = lock(&self.state);
         s.what = what;
@@ -256,6 +268,17 @@ impl Observer for RunView {
                 estimate_s,
                 measurement,
             } => self.end(estimate_s, measurement.map(brief).as_deref()),
+            Event::CapacityStarted { load, estimate_s } => {
+                self.begin_search(load.to_string(), estimate_s);
+            }
+            Event::Capacity { load, event } => {
+                if let SearchEvent::LevelStarting { .. } = event {
+                    self.status(format!("{load} · {}", search_line(event)));
+                }
+            }
+            Event::CapacityEnded { estimate_s, result } => {
+                self.end(estimate_s, result.map(capacity_brief).as_deref());
+            }
             Event::StartFailed { target, reason } => {
                 self.println(&format!("{target}: failed to start: {reason}"));
             }
@@ -271,6 +294,31 @@ impl Observer for RunView {
             )),
         }
     }
+}
+
+/// `search 8000 req/s · bracket [6000, 9000)`: the level being tried.
+fn search_line(e: &SearchEvent) -> String {
+    let SearchEvent::LevelStarting {
+        phase,
+        target_rps,
+        bracket,
+        ..
+    } = e
+    else {
+        return String::new();
+    };
+    let bound = |b: &Option<f64>| b.map_or("?".to_string(), |v| format!("{v:.0}"));
+    let phase = match phase {
+        SearchPhase::Probe => "probe",
+        SearchPhase::Search => "search",
+        SearchPhase::Confirm => "confirm",
+        SearchPhase::Curve => "curve",
+    };
+    format!(
+        "{phase} {target_rps:.0} req/s · bracket [{}, {})",
+        bound(&bracket.0),
+        bound(&bracket.1)
+    )
 }
 
 /// `PostgreSQL 15.14 ready: pinned to CPUs [0] (shared with the servers), DB_POOL_SIZE=4`.

@@ -87,7 +87,7 @@ impl Rng {
     }
 }
 
-fn target_record(name: &str, framework: &str, status: TargetStatus) -> TargetRecord {
+pub(crate) fn target_record(name: &str, framework: &str, status: TargetStatus) -> TargetRecord {
     let failed = status != TargetStatus::Ok;
     TargetRecord {
         target: name.to_string(),

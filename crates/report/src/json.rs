@@ -15,7 +15,7 @@ pub const SCHEMA_ID: &str = "shootout-report/1";
 
 /// Builds the JSON document of a run.
 pub fn render(data: &RunData) -> Value {
-    json!({
+    let mut v = json!({
         "schema": SCHEMA_ID,
         "run": run(data),
         "targets": data.targets.iter().map(|t| json!({
@@ -29,7 +29,12 @@ pub fn render(data: &RunData) -> Value {
         })).collect::<Vec<_>>(),
         "results": data.measurements.iter().map(result).collect::<Vec<_>>(),
         "summary": summary(data),
-    })
+    });
+    // Only runs with capacity searches have the key, so others are unchanged.
+    if !data.capacity.is_empty() {
+        v["capacity"] = crate::capacity::json(data);
+    }
+    v
 }
 
 fn run(data: &RunData) -> Value {

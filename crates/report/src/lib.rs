@@ -3,6 +3,7 @@
 //! and `compare` with real significance tests. Everything starts from a
 //! [`shootout_store::RunData`]; the statistics live in [`stats`].
 
+pub mod capacity;
 pub mod compare;
 pub mod context;
 pub mod csv;
@@ -41,6 +42,7 @@ pub fn markdown(data: &RunData) -> String {
 }
 
 pub mod fixture;
+pub mod fixture_capacity;
 
 use std::path::{Path, PathBuf};
 

@@ -16,6 +16,7 @@ pub fn render(ctx: &Context) -> String {
     for g in groups(ctx.data) {
         table(&mut out, ctx, &g);
     }
+    crate::capacity::markdown(&mut out, ctx.data);
     failures(&mut out, ctx);
     out
 }

@@ -57,6 +57,21 @@ pub enum Event<'a> {
         estimate_s: f64,
         measurement: Option<&'a Measurement>,
     },
+    /// A capacity search starts (one per target, scenario and repetition).
+    CapacityStarted {
+        load: &'a LoadLabel<'a>,
+        estimate_s: f64,
+    },
+    /// A level of the search in flight starts or ends.
+    Capacity {
+        load: &'a LoadLabel<'a>,
+        event: &'a crate::capacity::SearchEvent,
+    },
+    /// The search in flight ended: committed (`Some`) or dropped.
+    CapacityEnded {
+        estimate_s: f64,
+        result: Option<&'a crate::capacity::CapacityResult>,
+    },
     /// A prepared target failed to start (or died) during the study; its
     /// remaining sessions are skipped.
     StartFailed { target: &'a str, reason: &'a str },

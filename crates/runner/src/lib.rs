@@ -3,10 +3,13 @@
 //! built if needed and verified once, then started pinned to the server
 //! CPUs, loaded through the engine (the generator pinned to its own CPUs)
 //! while its whole process tree is sampled from /proc, stopped, and every
-//! measurement is committed to the store the moment it ends. The runner
+//! measurement is committed to the store the moment it ends. A scenario
+//! may instead ask for a capacity search ([`capacity`]), run per target on
+//! a pinned server start and recorded with all its levels. The runner
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
+pub mod capacity;
 pub mod database;
 pub mod drain;
 pub mod event;

@@ -2,17 +2,19 @@
 //! pinning, study text) after marking dead runs interrupted; [`prepare`]
 //! gets every target ready once (build if needed, verify against SPEC.md;
 //! failures and missing toolchains are recorded and the study goes on);
-//! [`measure`] runs the scheduled sessions, committing each measurement as
-//! it ends; [`close`] closes the run as complete, interrupted or failed.
+//! [`measure`] runs the scheduled sessions (load levels through
+//! `crate::measure`, capacity searches through `crate::capacity`),
+//! committing each measurement as it ends; [`close`] closes the run as complete, interrupted or failed.
 //! Everything the user should see goes to the [`Observer`].
 
+use crate::capacity::run_capacity_session;
 use crate::database::Database;
 use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::measure::{run_session, SessionContext, SessionError};
 use crate::prepare::Entry;
-use crate::schedule::sessions;
+use crate::schedule::{sessions, Session};
 use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
 use crate::study::{Study, TargetSelection};
 use shootout_servers::Target;
@@ -252,10 +254,7 @@ impl Run<'_> {
                 database: self.database.as_ref(),
             };
             let (store, run_id, count) = (&self.store, self.run_id, &mut self.measurements);
-            let mut record = |ms: &shootout_store::Measurement| {
-                store.record_measurement(run_id, ms).map(|()| *count += 1)
-            };
-            let result = run_session(&cx, session, &estimate_of, &mut record);
+            let result = run_split(&cx, session, &estimate_of, store, run_id, count);
             let levels: usize = session
                 .scenarios
                 .iter()
@@ -334,6 +333,38 @@ impl Run<'_> {
             elapsed: Duration::ZERO,
         })
     }
+}
+
+/// A session's load scenarios on one server start, then its capacity
+/// searches on another; each measurement or search (counted in `count`)
+/// is committed the moment it ends.
+fn run_split(
+    cx: &SessionContext<'_>,
+    session: &Session,
+    estimate_of: &dyn Fn(&crate::study::Scenario, &crate::study::Level) -> f64,
+    store: &Store,
+    run_id: i64,
+    count: &mut usize,
+) -> Result<(), SessionError> {
+    let (searches, loads): (Vec<usize>, Vec<usize>) = session
+        .scenarios
+        .iter()
+        .partition(|&&i| cx.study.scenarios[i].capacity.is_some());
+    if !loads.is_empty() {
+        let loads = Session {
+            scenarios: loads,
+            ..session.clone()
+        };
+        run_session(cx, &loads, estimate_of, &mut |m| {
+            store.record_measurement(run_id, m).map(|()| *count += 1)
+        })?;
+    }
+    if !searches.is_empty() {
+        run_capacity_session(cx, session, &searches, &mut |s| {
+            store.record_capacity(run_id, s).map(|()| *count += 1)
+        })?;
+    }
+    Ok(())
 }
 
 /// Resolves the study's target names against the targets directory.

@@ -4,12 +4,15 @@
 //! recorded so that a killed run loses at most the measurement in flight.
 //! Histograms are stored as HdrHistogram V2 blobs so that repetitions and
 //! runs can be merged exactly later. See [`Store`] for the API and
-//! [`model`] for the data.
+//! [`model`] for the data; capacity searches are kept in their own
+//! tables ([`CapacitySearch`]).
 
+mod capacity;
 pub mod model;
 mod schema;
 mod time;
 
+pub use capacity::CapacitySearch;
 pub use model::{
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
     RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
@@ -310,10 +313,12 @@ impl Store {
             })?
             .collect::<Result<Vec<_>, _>>()?;
         let measurements = self.measurements(id)?;
+        let capacity = self.capacity_searches(id)?;
         Ok(RunData {
             run,
             targets,
             measurements,
+            capacity,
         })
     }
 
@@ -398,5 +403,7 @@ fn opt_json_col<T: serde::de::DeserializeOwned>(
         .transpose()
 }
 
+#[cfg(test)]
+mod capacity_tests;
 #[cfg(test)]
 mod tests;

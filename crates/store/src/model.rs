@@ -235,6 +235,9 @@ pub struct RunData {
     pub targets: Vec<TargetRecord>,
     /// Ordered by target, scenario, level, repetition.
     pub measurements: Vec<Measurement>,
+    /// Capacity searches, ordered by target, scenario, repetition.
+    #[serde(default)]
+    pub capacity: Vec<crate::CapacitySearch>,
 }
 
 /// Encodes a histogram as an HdrHistogram V2 blob.

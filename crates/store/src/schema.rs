@@ -75,6 +75,56 @@ ALTER TABLE runs ADD COLUMN database TEXT;
 ALTER TABLE measurements ADD COLUMN db_cpu_s REAL;
 ALTER TABLE measurements ADD COLUMN db_rss_peak_mib REAL;
 "#,
+    // 3: capacity searches of studies (`capacity = {..}` scenarios): one row
+    // per search, and every level it ran; `list` says whether a level is one
+    // of the search's (`levels`) or of the latency-vs-load curve (`curve`).
+    r#"
+CREATE TABLE capacity_searches (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    target       TEXT NOT NULL,
+    scenario     TEXT NOT NULL,
+    repetition   INTEGER NOT NULL,
+    started_at   TEXT NOT NULL,
+    url          TEXT NOT NULL,
+    method       TEXT NOT NULL,
+    slo          TEXT NOT NULL,
+    capacity_rps REAL,
+    verdict      TEXT NOT NULL,
+    unstable     INTEGER NOT NULL,
+    probe_rps    REAL NOT NULL,
+    settings     TEXT NOT NULL,
+    UNIQUE (run_id, target, scenario, repetition)
+);
+CREATE TABLE capacity_levels (
+    search_id       INTEGER NOT NULL REFERENCES capacity_searches(id) ON DELETE CASCADE,
+    list            TEXT NOT NULL,
+    idx             INTEGER NOT NULL,
+    phase           TEXT NOT NULL,
+    target_rps      REAL NOT NULL,
+    achieved_rps    REAL NOT NULL,
+    connections     INTEGER NOT NULL,
+    lat_min_ms      REAL NOT NULL,
+    lat_mean_ms     REAL NOT NULL,
+    lat_stdev_ms    REAL NOT NULL,
+    lat_p50_ms      REAL NOT NULL,
+    lat_p90_ms      REAL NOT NULL,
+    lat_p99_ms      REAL NOT NULL,
+    lat_p999_ms     REAL NOT NULL,
+    lat_max_ms      REAL NOT NULL,
+    sent            INTEGER NOT NULL,
+    completed       INTEGER NOT NULL,
+    errors          TEXT NOT NULL,
+    error_rate      REAL NOT NULL,
+    all_busy        INTEGER NOT NULL,
+    send_lag_p99_ms REAL NOT NULL,
+    generator_cpu   REAL NOT NULL,
+    verdict         TEXT NOT NULL,
+    reason          TEXT NOT NULL,
+    fraction        REAL,
+    PRIMARY KEY (search_id, list, idx)
+);
+"#,
 ];
 
 /// The schema version this build writes.

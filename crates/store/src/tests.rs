@@ -5,10 +5,10 @@ use hdrhistogram::Histogram;
 use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
 use std::collections::BTreeMap;
 
-struct TempDb(PathBuf);
+pub(crate) struct TempDb(PathBuf);
 
 impl TempDb {
-    fn new(name: &str) -> TempDb {
+    pub(crate) fn new(name: &str) -> TempDb {
         let dir = std::env::temp_dir().join(format!(
             "shootout-store-{}-{}-{}",
             name,
@@ -20,7 +20,7 @@ impl TempDb {
         ));
         TempDb(dir)
     }
-    fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.0.join("nested").join("t.db")
     }
 }
@@ -31,7 +31,7 @@ impl Drop for TempDb {
     }
 }
 
-fn new_run() -> NewRun {
+pub(crate) fn new_run() -> NewRun {
     NewRun {
         study: "default".into(),
         started_at: now_rfc3339(),

@@ -172,6 +172,18 @@ fn scenario(
     let s = raw.get_ref();
     let route = s.name.route();
     let keepalive = s.keepalive.unwrap_or(true);
+    let warmup = s.warmup.map_or(defaults.warmup, |d| d.0);
+    let capacity = match &s.capacity {
+        Some(_) if s.load.is_some() || s.levels.is_some() => {
+            return Err(at.at(
+                raw,
+                "capacity",
+                "give either `load`/`levels` or `capacity`, not both",
+            ))
+        }
+        Some(c) => Some(crate::capacity::check(at, c, warmup, keepalive)?),
+        None => None,
+    };
     let levels = load_tables(at, raw)?
         .into_iter()
         .map(|l| {
@@ -200,9 +212,10 @@ fn scenario(
             Some(b) => b.clone().into_bytes(),
             None => route.default_body(),
         },
-        warmup: s.warmup.map_or(defaults.warmup, |d| d.0),
+        warmup,
         timeout,
         levels,
+        capacity,
     })
 }
 
@@ -238,13 +251,15 @@ fn queries_fit(
     Ok(())
 }
 
-/// A scenario's load tables: its one `load` or its non-empty `levels`.
+/// A scenario's load tables: its one `load` or its non-empty `levels`
+/// (none for a capacity search).
 fn load_tables<'r>(
     at: &Locator<'_>,
     raw: &'r Spanned<RawScenario>,
 ) -> Result<Vec<&'r Spanned<RawLoad>>, StudyError> {
     let s = raw.get_ref();
     match (&s.load, &s.levels) {
+        (None, None) if s.capacity.is_some() => Ok(Vec::new()),
         (Some(l), None) => Ok(vec![l]),
         (None, Some(ls)) if !ls.is_empty() => Ok(ls.iter().collect()),
         (Some(_), Some(_)) => Err(at.at(raw, "load", "give either `load` or `levels`, not both")),
@@ -252,7 +267,7 @@ fn load_tables<'r>(
             raw,
             "load",
             format!(
-                "scenario '{}' needs a `load` or a non-empty `levels`",
+                "scenario '{}' needs a `load`, a non-empty `levels` or `capacity`",
                 s.name
             ),
         )),

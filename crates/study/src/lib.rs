@@ -9,6 +9,7 @@
 //! (`shootout_engine::Workload`), default routes come from
 //! `shootout_servers::spec`.
 
+pub mod capacity;
 mod check;
 mod level;
 pub mod metric;
@@ -16,6 +17,7 @@ mod published;
 mod raw;
 pub mod scale;
 
+pub use capacity::Capacity;
 pub use level::auto_label;
 pub use metric::MetricName;
 pub use raw::{Order, Restart, ScenarioName};
@@ -93,7 +95,10 @@ pub struct Scenario {
     /// Warm-up before every level.
     pub warmup: Duration,
     pub timeout: Duration,
+    /// Empty for a capacity search.
     pub levels: Vec<Level>,
+    /// A capacity search instead of levels (`capacity = { slo = [..] }`).
+    pub capacity: Option<Capacity>,
 }
 
 impl Scenario {
@@ -221,5 +226,7 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
     Ok(paths.iter().map(|p| load(p)).collect())
 }
 
+#[cfg(test)]
+mod capacity_tests;
 #[cfg(test)]
 mod tests;

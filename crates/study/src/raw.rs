@@ -94,6 +94,27 @@ pub(super) struct RawScenario {
     pub timeout: Option<Dur>,
     pub load: Option<Spanned<RawLoad>>,
     pub levels: Option<Vec<Spanned<RawLoad>>>,
+    pub capacity: Option<Spanned<RawCapacity>>,
+}
+
+/// `capacity = { slo = ["p99<=10ms"], step = "5s", ... }`: a capacity search
+/// instead of load levels.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCapacity {
+    pub slo: Option<Vec<Spanned<String>>>,
+    pub step: Option<Spanned<Dur>>,
+    pub warmup: Option<Spanned<Dur>>,
+    pub precision: Option<Spanned<RawFraction>>,
+    pub connections: Option<Spanned<usize>>,
+}
+
+/// `"2%"` or `0.02`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawFraction {
+    Text(String),
+    Number(f64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -4,6 +4,9 @@
 //! five requests per connection and 100 in all), rounds repetitions, and caps
 //! request-counted loads in time so that a slow server cannot stretch a
 //! scaled run. `--quick` picks F so the study's load phases take about 25 s.
+//! Capacity searches shrink their steps, warm-ups and precision
+//! ([`crate::Capacity::scaled`]) and are estimated from their expected
+//! number of levels.
 
 use super::{Level, Study};
 use shootout_engine::{Load, Stop, Workload};
@@ -75,6 +78,9 @@ impl Study {
             for level in &mut sc.levels {
                 scale_level(level, f);
             }
+            if let Some(c) = &mut sc.capacity {
+                c.scaled(f);
+            }
         }
         s
     }
@@ -101,6 +107,11 @@ impl Study {
                 measurements += 1;
                 per_rep_load +=
                     sc.warmup.as_secs_f64() + level_seconds(level, sc.name.nominal_service_s());
+            }
+            // A search counts as one measurement; its levels run back to back.
+            if let Some(c) = &sc.capacity {
+                measurements += 1;
+                per_rep_load += c.expected_seconds();
             }
         }
         let starts_per_rep = match self.restart {

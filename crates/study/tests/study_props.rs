@@ -76,11 +76,17 @@ fn check_runnable(s: &study::Study) -> Result<(), TestCaseError> {
         let endpoint = Endpoint::parse(&url)
             .map_err(|e| TestCaseError::fail(format!("accepted path {:?}: {e}", sc.path)))?;
         prop_assert!(
-            !sc.levels.is_empty(),
-            "scenario {:?} has no levels",
+            !sc.levels.is_empty() || sc.capacity.is_some(),
+            "scenario {:?} has no levels and no capacity search",
             sc.name
         );
-        for level in &sc.levels {
+        if let Some(c) = &sc.capacity {
+            prop_assert!(c.step <= MAX_DURATION && c.warmup <= MAX_DURATION);
+            prop_assert!(c.precision > 0.0 && c.precision <= 0.5 && !c.slo.is_empty());
+        }
+        // A capacity search builds its plan from its template level.
+        let template = sc.capacity.as_ref().map(|c| c.template_level());
+        for level in sc.levels.iter().chain(template.as_ref()) {
             // A staged level lasts as long as its stages, so this bounds
             // their sum too (two 720h stages once made a 60-day level).
             prop_assert!(level.stop().duration.is_none_or(|d| d <= MAX_DURATION));

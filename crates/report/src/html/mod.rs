@@ -2,6 +2,7 @@
 //! charts, no scripts and no network requests (a Content-Security-Policy
 //! forbids them). Every string from data goes through [`crate::escape::html`].
 
+mod capacity;
 mod charts;
 mod sections;
 
@@ -33,6 +34,7 @@ pub fn render(ctx: &Context) -> String {
     for g in groups(ctx.data) {
         sections::group(&mut out, ctx, &g);
     }
+    capacity::render(&mut out, ctx);
     sections::environment(&mut out, ctx);
     out.push_str("</main>\n");
     let _ = write!(

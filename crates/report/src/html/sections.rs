@@ -162,7 +162,13 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
     out.push_str("</section>\n");
 }
 
-fn figure(out: &mut String, slug: &str, kind: &str, caption: &str, svg: Result<String, String>) {
+pub(super) fn figure(
+    out: &mut String,
+    slug: &str,
+    kind: &str,
+    caption: &str,
+    svg: Result<String, String>,
+) {
     let body = match svg {
         Ok(s) => s,
         Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", esc(&e)),

@@ -38,7 +38,7 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
     })
 }
 
-fn draw_lines<'a, X, Y>(
+pub(super) fn draw_lines<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     lines: &[Line],
 ) -> Result<(), String>

@@ -1,14 +1,17 @@
 //! The HTML report's charts, drawn with `plotters` into SVG strings that are
 //! inlined into the page: bars with 95% CI whiskers (throughput,
 //! efficiency), grouped memory bars ([`bars`]), the latency percentile
-//! spectrum on a log 1/(1−p) axis and the per-second timeline ([`lines`]).
+//! spectrum on a log 1/(1−p) axis and the per-second timeline ([`lines`]),
+//! and latency against offered load for capacity searches ([`capacity`]).
 //! Every series is named in text on the chart (not by colour alone);
 //! plotters escapes the SVG text.
 
 mod bars;
+mod capacity;
 mod lines;
 
 pub use bars::{bars, grouped_bars};
+pub use capacity::{latency_curves, SloLine};
 pub use lines::{spectrum, spectrum_points, timeline};
 
 use plotters::prelude::*;

@@ -1,0 +1,256 @@
+//! The capacity searches of a run (`capacity = {..}` scenarios), grouped for
+//! the reports: per scenario, one row per target with the capacity found
+//! (median over repetitions, 95% CI when there are two or more), the
+//! verdicts, the SLO, and the latency-vs-offered-load curve of the median
+//! repetition. Markdown tables ([`markdown`]) and the JSON part ([`json`])
+//! live here; the HTML charts in `html::capacity`. The CSV report stays one
+//! row per load measurement with fixed columns: a search has a different
+//! shape (levels, a curve), and its numbers are in the JSON.
+
+use crate::escape::md;
+use crate::metric::num;
+use crate::stats::Spread;
+use serde_json::{json, Value};
+use shootout_capacity::{LevelRecord, Verdict};
+use shootout_store::{CapacitySearch, RunData};
+use std::fmt::Write;
+
+/// One target of one capacity scenario.
+#[derive(Debug, Clone)]
+pub struct Row<'a> {
+    pub target: &'a str,
+    /// Over the repetitions that found one; None when none did.
+    pub capacity: Option<Spread>,
+    pub searches: Vec<&'a CapacitySearch>,
+    /// The curve of the repetition whose capacity is nearest the median.
+    pub curve: &'a [LevelRecord],
+}
+
+impl Row<'_> {
+    /// `found`, or each verdict with its count when repetitions differ;
+    /// `, unstable` when a search was.
+    pub fn verdict(&self) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for s in &self.searches {
+            let v = verdict_text(s.result.verdict);
+            match counts.iter_mut().find(|c| c.0 == v) {
+                Some(c) => c.1 += 1,
+                None => counts.push((v, 1)),
+            }
+        }
+        let mut text = match counts.as_slice() {
+            [(v, _)] => v.to_string(),
+            many => many
+                .iter()
+                .map(|(v, n)| format!("{v} ×{n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        if self.searches.iter().any(|s| s.result.unstable) {
+            text.push_str(", unstable");
+        }
+        text
+    }
+
+    /// `52000 ± 1200`, `52000`, or `none`.
+    pub fn capacity_cell(&self) -> String {
+        match &self.capacity {
+            None => "none".to_string(),
+            Some(s) => match s.half_ci {
+                Some(h) => format!("{} ± {}", num(s.median), num(h)),
+                None => num(s.median),
+            },
+        }
+    }
+}
+
+/// One capacity scenario: its SLO and its targets, best first.
+#[derive(Debug, Clone)]
+pub struct Section<'a> {
+    pub scenario: &'a str,
+    /// The rules as written, joined (`p99<=10ms, error_rate<=0.1%`).
+    pub slo: String,
+    pub rows: Vec<Row<'a>>,
+}
+
+/// `found`, `none`, `generator-limited`.
+pub fn verdict_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Found => "found",
+        Verdict::None => "none",
+        Verdict::GeneratorLimited => "generator-limited",
+    }
+}
+
+/// The run's capacity scenarios in the order first measured.
+pub fn sections(data: &RunData) -> Vec<Section<'_>> {
+    let mut scenarios: Vec<&str> = Vec::new();
+    for s in &data.capacity {
+        if !scenarios.contains(&s.scenario.as_str()) {
+            scenarios.push(&s.scenario);
+        }
+    }
+    scenarios.into_iter().map(|sc| section(data, sc)).collect()
+}
+
+fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
+    let searches: Vec<&CapacitySearch> = data
+        .capacity
+        .iter()
+        .filter(|s| s.scenario == scenario)
+        .collect();
+    let slo = searches.first().map_or(String::new(), |s| {
+        let rules: Vec<&str> = s.result.slo.iter().map(|t| t.text()).collect();
+        rules.join(", ")
+    });
+    let mut targets: Vec<&str> = searches.iter().map(|s| s.target.as_str()).collect();
+    targets.dedup();
+    let mut rows: Vec<Row> = targets
+        .into_iter()
+        .map(|t| {
+            row(
+                t,
+                searches.iter().copied().filter(|s| s.target == t).collect(),
+            )
+        })
+        .collect();
+    // Best first; targets without a capacity last, by name.
+    rows.sort_by(|a, b| {
+        let key = |r: &Row| r.capacity.map_or(f64::NEG_INFINITY, |s| s.median);
+        key(b).total_cmp(&key(a)).then(a.target.cmp(b.target))
+    });
+    Section {
+        scenario,
+        slo,
+        rows,
+    }
+}
+
+fn row<'a>(target: &'a str, searches: Vec<&'a CapacitySearch>) -> Row<'a> {
+    let found: Vec<f64> = searches
+        .iter()
+        .filter_map(|s| s.result.capacity_rps)
+        .collect();
+    let capacity = Spread::of(&found);
+    let median = capacity.map_or(0.0, |s| s.median);
+    let curve = searches
+        .iter()
+        .filter(|s| !s.result.curve.is_empty())
+        .min_by(|a, b| {
+            let d = |s: &CapacitySearch| (s.result.capacity_rps.unwrap_or(0.0) - median).abs();
+            d(a).total_cmp(&d(b))
+        })
+        .map_or(&[][..], |s| &s.result.curve[..]);
+    Row {
+        target,
+        capacity,
+        searches,
+        curve,
+    }
+}
+
+/// The Markdown sections of the capacity scenarios (nothing without any).
+pub fn markdown(out: &mut String, data: &RunData) {
+    for sec in sections(data) {
+        let _ = writeln!(
+            out,
+            "\n## {} — capacity under {}\n",
+            md(sec.scenario),
+            md(&sec.slo)
+        );
+        out.push_str(
+            "The highest constant rate (open loop, intended-start latency) meeting every SLO, \
+             confirmed; median over the repetitions `± half-width of the 95% CI` when there \
+             are two or more. Best first.\n\n",
+        );
+        out.push_str("| Target | Capacity (req/s) | Verdict | SLO |\n|---|---:|---|---|\n");
+        for r in &sec.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                md(r.target),
+                r.capacity_cell(),
+                md(&r.verdict()),
+                md(&sec.slo)
+            );
+        }
+        curve_table(out, &sec);
+    }
+}
+
+/// Latency against offered load: one row per target, one column per
+/// fraction of its capacity.
+fn curve_table(out: &mut String, sec: &Section) {
+    if sec.rows.iter().all(|r| r.curve.is_empty()) {
+        return;
+    }
+    out.push_str(
+        "\nLatency vs offered load (the repetition nearest the median): each cell is \
+         `target req/s: p50 / p99 ms`.\n\n| Target |",
+    );
+    let fractions = shootout_capacity::CURVE;
+    for f in fractions {
+        let _ = write!(out, " {:.0}% |", f * 100.0);
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---:|".repeat(fractions.len()));
+    out.push('\n');
+    for r in sec.rows.iter().filter(|r| !r.curve.is_empty()) {
+        let _ = write!(out, "| {} |", md(r.target));
+        for f in fractions {
+            let cell = r
+                .curve
+                .iter()
+                .find(|l| l.fraction.is_some_and(|x| (x - f).abs() < 1e-6))
+                .map_or("—".to_string(), |l| {
+                    format!(
+                        "{}: {} / {}",
+                        num(l.target_rps),
+                        num(l.latency_ms.p50),
+                        num(l.latency_ms.p99)
+                    )
+                });
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+}
+
+/// The JSON part: every search whole, and a summary per scenario and target.
+pub fn json(data: &RunData) -> Value {
+    let searches: Vec<Value> = data
+        .capacity
+        .iter()
+        .map(|s| {
+            json!({
+                "target": s.target,
+                "scenario": s.scenario,
+                "repetition": s.repetition,
+                "result": serde_json::to_value(&s.result).unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    let mut summary = Vec::new();
+    for sec in sections(data) {
+        for r in &sec.rows {
+            let cap = r.capacity.as_ref();
+            let ci = |f: fn(&Spread) -> f64| {
+                cap.filter(|s| s.half_ci.is_some())
+                    .map_or(Value::Null, |s| json!(f(s)))
+            };
+            summary.push(json!({
+                "target": r.target,
+                "scenario": sec.scenario,
+                "slo": sec.slo,
+                "repetitions": r.searches.len(),
+                "capacity_rps": {
+                    "median": cap.map_or(Value::Null, |s| json!(s.median)),
+                    "ci_low": ci(Spread::ci_low),
+                    "ci_high": ci(Spread::ci_high),
+                },
+                "verdict": r.verdict(),
+            }));
+        }
+    }
+    json!({ "searches": searches, "summary": summary })
+}

@@ -1,0 +1,145 @@
+//! A deterministic capacity run for tests and snapshots: the `capacity`
+//! study's shape (plaintext and json under `p99<=10ms, error_rate<=0.1%`)
+//! with two repetitions, three targets (one of which meets the SLO at no
+//! rate, one unstable once), every level and the curve drawn from a simple
+//! latency model (p99 reaches 10 ms at the capacity).
+
+use crate::fixture::{new_run, target_record};
+use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
+use shootout_store::{CapacitySearch, RunStatus, Store, StoreError, TargetStatus};
+use std::path::Path;
+
+/// The study text of the capacity fixture.
+pub const CAPACITY_STUDY_TEXT: &str = r#"name = "capacity"
+description = "A synthetic capacity fixture."
+source = "a synthetic fixture"
+targets = ["rust-actix", "rust-axum", "python-django"]
+repetitions = 2
+
+[[scenario]]
+name = "plaintext"
+capacity = { slo = ["p99<=10ms", "error_rate<=0.1%"], step = "1s", warmup = "0.5s", precision = "5%" }
+
+[[scenario]]
+name = "json"
+capacity = { slo = ["p99<=10ms", "error_rate<=0.1%"], step = "1s", warmup = "0.5s", precision = "5%" }
+"#;
+
+/// (target, capacity per repetition of plaintext; None: no rate met the SLO).
+const TARGETS: [(&str, [Option<f64>; 2]); 3] = [
+    ("rust-actix", [Some(9000.0), Some(9400.0)]),
+    ("rust-axum", [Some(8000.0), Some(8200.0)]),
+    ("python-django", [None, None]),
+];
+
+/// Writes the capacity fixture run into the database at `path`; its id.
+pub fn write_capacity_run(path: &Path) -> Result<i64, StoreError> {
+    let store = Store::open(path)?;
+    let mut header = new_run();
+    header.study = "capacity".into();
+    header.study_text = CAPACITY_STUDY_TEXT.into();
+    let id = store.begin_run(&header)?;
+    for (target, caps) in TARGETS {
+        store.record_target(id, &target_record(target, target, TargetStatus::Ok))?;
+        for (scenario, share) in [("plaintext", 1.0), ("json", 0.8)] {
+            for (rep, cap) in caps.iter().enumerate() {
+                let result = search(scenario, cap.map(|c| c * share), rep == 1);
+                store.record_capacity(
+                    id,
+                    &CapacitySearch {
+                        target: target.into(),
+                        scenario: scenario.into(),
+                        repetition: rep as u32,
+                        started_at: "2026-01-02T03:04:05Z".into(),
+                        result,
+                    },
+                )?;
+            }
+        }
+    }
+    store.finish_run(id, RunStatus::Complete)?;
+    Ok(id)
+}
+
+/// One search: probe, a few search levels around the capacity, the
+/// confirmation and the curve; `cap` None fails from the lowest rate.
+fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
+    let slo = ["p99<=10ms", "error_rate<=0.1%"]
+        .iter()
+        .filter_map(|t| Threshold::parse(t).ok())
+        .collect();
+    let knee = cap.unwrap_or(50.0);
+    let mut levels = vec![level(Phase::Probe, knee * 1.5, knee, None)];
+    for f in [0.5, 1.0, 2.0, 1.5, 1.02] {
+        levels.push(level(Phase::Search, knee * f, knee, None));
+    }
+    let mut curve = Vec::new();
+    if let Some(c) = cap {
+        levels.push(level(Phase::Confirm, c, knee, None));
+        curve = shootout_capacity::CURVE
+            .iter()
+            .map(|&f| level(Phase::Curve, c * f, knee, Some(f)))
+            .collect();
+    }
+    CapacityResult {
+        url: format!("http://127.0.0.1:1/{scenario}"),
+        method: "GET".into(),
+        slo,
+        capacity_rps: cap,
+        verdict: if cap.is_some() {
+            Verdict::Found
+        } else {
+            Verdict::None
+        },
+        unstable: unstable && cap.is_some_and(|c| c < 8500.0),
+        probe_rps: knee * 1.5,
+        search: SearchRecord {
+            warmup_s: 0.5,
+            step_s: 1.0,
+            precision: 0.05,
+            threads: 1,
+        },
+        levels,
+        curve,
+    }
+}
+
+/// A level at `rate` against a server whose p99 is 10 ms at `knee`.
+fn level(phase: Phase, rate: f64, knee: f64, fraction: Option<f64>) -> LevelRecord {
+    let load = rate / knee;
+    let p99 = 1.0 + 9.0 * load.powi(4);
+    let pass = p99 <= 10.0 + 1e-9;
+    let sent = rate.round() as u64;
+    LevelRecord {
+        phase,
+        target_rps: rate,
+        achieved_rps: rate * if pass { 0.998 } else { 0.93 },
+        connections: 16,
+        latency_ms: LatencySummary {
+            min: 0.05,
+            mean: p99 / 4.0,
+            stdev: p99 / 8.0,
+            p50: p99 / 5.0,
+            p90: p99 / 2.0,
+            p99,
+            p999: p99 * 1.4,
+            max: p99 * 2.0,
+        },
+        sent,
+        completed: sent,
+        errors: ErrorCounts::default(),
+        error_rate: 0.0,
+        all_busy: 0,
+        send_lag_p99_ms: 0.1,
+        generator_cpu: 0.3,
+        pass,
+        verdict: if pass {
+            LevelVerdict::Pass
+        } else {
+            LevelVerdict::Fail
+        },
+        reason: format!("p99 was {p99:.1} ms (p99<=10ms)"),
+        fraction,
+    }
+}

@@ -1,0 +1,105 @@
+//! The HTML sections of capacity scenarios: per scenario, the capacity bars
+//! (req/s meeting the SLO, best first, the SLO in the chart's title, 95% CI
+//! whiskers with repetitions) and the latency-vs-offered-load curves.
+
+use super::charts::{self, Bar, Line, SloLine};
+use super::esc;
+use super::sections::figure;
+use crate::capacity::{sections, Section};
+use crate::context::Context;
+use std::fmt::Write;
+
+/// Every capacity scenario of the run (nothing without any).
+pub fn render(out: &mut String, ctx: &Context) {
+    for sec in sections(ctx.data) {
+        let slug = format!("capacity-{}", sec.scenario);
+        let _ = writeln!(
+            out,
+            "<section id=\"s-{}\">\n<h2>{} — capacity under {}</h2>",
+            esc(&slug),
+            esc(sec.scenario),
+            esc(&sec.slo)
+        );
+        out.push_str("<div class=\"charts\">\n");
+        figure(
+            out,
+            &slug,
+            "bars",
+            "Capacity: the highest confirmed constant rate meeting every SLO (median, 95% CI \
+             whiskers with 2+ repetitions), best first; targets without one are left out",
+            charts::bars(
+                &format!("{}: req/s meeting {}", sec.scenario, sec.slo),
+                "req/s at the SLO",
+                &bars(&sec),
+            ),
+        );
+        let (p50, p99) = curves(&sec);
+        figure(
+            out,
+            &slug,
+            "curves",
+            "Latency against offered load at 25, 50, 75, 90 and 100% of each target's capacity \
+             (intended-start latency); dashed: the SLO",
+            charts::latency_curves(
+                &format!("{}: p50 latency against the offered rate", sec.scenario),
+                &p50,
+                &p99,
+                &slo_lines(ctx, &sec),
+            ),
+        );
+        out.push_str("</div>\n</section>\n");
+    }
+}
+
+fn bars(sec: &Section) -> Vec<Bar> {
+    sec.rows
+        .iter()
+        .filter_map(|r| {
+            let s = r.capacity?;
+            Some(Bar {
+                label: r.target.to_string(),
+                value: s.median,
+                ci: s.half_ci.map(|_| (s.ci_low(), s.ci_high())),
+            })
+        })
+        .collect()
+}
+
+fn curves(sec: &Section) -> (Vec<Line>, Vec<Line>) {
+    let line = |r: &crate::capacity::Row, f: fn(&shootout_engine::LatencySummary) -> f64| Line {
+        label: r.target.to_string(),
+        points: r
+            .curve
+            .iter()
+            .map(|l| (l.target_rps, f(&l.latency_ms)))
+            .collect(),
+    };
+    let rows = sec.rows.iter().filter(|r| !r.curve.is_empty());
+    (
+        rows.clone().map(|r| line(r, |l| l.p50)).collect(),
+        rows.map(|r| line(r, |l| l.p99)).collect(),
+    )
+}
+
+/// The latency rules of the scenario's SLO (error-rate rules have no line).
+fn slo_lines(ctx: &Context, sec: &Section) -> Vec<SloLine> {
+    let Some(search) = ctx
+        .data
+        .capacity
+        .iter()
+        .find(|s| s.scenario == sec.scenario)
+    else {
+        return Vec::new();
+    };
+    search
+        .result
+        .slo
+        .iter()
+        .filter(|t| t.is_latency())
+        .map(|t| SloLine {
+            ms: t.value(),
+            text: t.text().to_string(),
+            median: matches!(t.metric(), "p50" | "median" | "mean"),
+        })
+        .collect()
+}

@@ -1,0 +1,104 @@
+//! Latency against offered load for capacity searches: p50 (top) and p99
+//! (bottom) over the target rate, one line per target, each latency SLO as
+//! a dashed horizontal line named on the chart. The capacity bars are
+//! ordinary [`super::bars`] with the SLO in their title.
+
+use super::lines::draw_lines;
+use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// A latency rule to draw: its value (ms), its text, and whether it is
+/// about the median (drawn on the p50 panel) or a tail (the p99 panel).
+#[derive(Debug, Clone)]
+pub struct SloLine {
+    pub ms: f64,
+    pub text: String,
+    pub median: bool,
+}
+
+/// Two stacked panels over the offered rate: p50 on top, p99 below.
+pub fn latency_curves(
+    title: &str,
+    p50: &[Line],
+    p99: &[Line],
+    slo: &[SloLine],
+) -> Result<String, String> {
+    let x_max = axis_max(p99.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
+    let (top_slo, low_slo): (Vec<SloLine>, Vec<SloLine>) =
+        slo.iter().cloned().partition(|s| s.median);
+    svg((SIZE.0, 640), |root| {
+        let (upper, lower) = root.split_vertically(320);
+        panel(&upper, title, "p50 (ms)", x_max, p50, &top_slo)?;
+        panel(
+            &lower,
+            "p99 latency against the offered rate",
+            "p99 (ms)",
+            x_max,
+            p99,
+            &low_slo,
+        )
+    })
+}
+
+fn panel(
+    area: &Draw,
+    title: &str,
+    y_desc: &str,
+    x_max: f64,
+    lines: &[Line],
+    slo: &[SloLine],
+) -> Result<(), String> {
+    let values = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+    // Headroom above the lines for the legend.
+    let y_max = 1.5 * axis_max(values.chain(slo.iter().map(|s| s.ms)));
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 20))
+        .margin(10)
+        .x_label_area_size(46)
+        .y_label_area_size(84)
+        .margin_right(150)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("offered rate (req/s)")
+        .x_label_formatter(&|v| crate::metric::axis_num(*v))
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| crate::metric::axis_num(*v))
+        .label_style((FONT, 15))
+        .draw()
+        .map_err(e)?;
+    for s in slo {
+        draw_slo(&mut chart, x_max, s)?;
+    }
+    draw_lines(&mut chart, lines)
+}
+
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// A dashed line across the panel at the SLO, named at its left end.
+fn draw_slo(chart: &mut Chart, x_max: f64, s: &SloLine) -> Result<(), String> {
+    let dashes = 24;
+    let w = x_max / (2 * dashes) as f64;
+    chart
+        .draw_series((0..dashes).map(|i| {
+            let x = 2.0 * i as f64 * w;
+            PathElement::new(vec![(x, s.ms), (x + w, s.ms)], BLACK.stroke_width(2))
+        }))
+        .map_err(e)?;
+    let style = (FONT, 15)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Bottom));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((0.0, s.ms)) + Text::new(format!("SLO {}", s.text), (6, -4), style),
+        ))
+        .map_err(e)?;
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! The capacity sections of the reports, from the capacity fixture stored
+//! through the real SQLite store and read back: the Markdown snapshot, the
+//! HTML bars and curves, and the JSON against the committed schema.
+
+mod common;
+
+use serde_json::{json, Value};
+use shootout_report::fixture_capacity::write_capacity_run;
+
+const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
+
+fn capacity_run(tag: &str) -> shootout_report::RunData {
+    let db = common::temp_dir(tag).join("shootout.db");
+    let id = write_capacity_run(&db).expect("capacity fixture");
+    common::load(&db, id)
+}
+
+#[test]
+fn markdown_has_a_capacity_table_and_curve_per_scenario() {
+    let data = capacity_run("cap-md");
+    let md = shootout_report::markdown(&data);
+    insta::assert_snapshot!("capacity_fixture_md", common::scrub_times(&md));
+    let plain = md
+        .find("## plaintext — capacity under p99<=10ms, error\\_rate<=0.1%")
+        .or_else(|| md.find("## plaintext — capacity under"))
+        .expect("plaintext section");
+    let section = &md[plain..];
+    // Best first: actix (9200 median) before axum, django (none) last.
+    let (actix, axum, django) = (
+        section
+            .find("| rust-actix | 9200 ±")
+            .expect("actix row with a CI"),
+        section.find("| rust-axum |").expect("axum"),
+        section
+            .find("| python-django | none | none |")
+            .expect("django"),
+    );
+    assert!(actix < axum && axum < django, "{section}");
+    assert!(section.contains("found, unstable"), "{section}");
+    assert!(
+        section.contains("| 25% | 50% | 75% | 90% | 100% |"),
+        "{section}"
+    );
+}
+
+#[test]
+fn html_has_capacity_bars_and_latency_curves_with_the_slo() {
+    let data = capacity_run("cap-html");
+    let html = shootout_report::html(&data);
+    for scenario in ["plaintext", "json"] {
+        for kind in ["bars", "curves"] {
+            let id = format!("id=\"chart-capacity-{scenario}-{kind}\"");
+            assert!(html.contains(&id), "no {id}");
+        }
+    }
+    let start = html.find("chart-capacity-plaintext-bars").expect("bars");
+    let bars = &html[start..html[start..].find("</figure>").expect("end") + start];
+    assert!(
+        bars.contains("req/s meeting p99&lt;=10ms"),
+        "SLO not on the bars"
+    );
+    let (a, b) = (
+        bars.find("\nrust-actix\n").expect("actix bar"),
+        bars.find("\nrust-axum\n").expect("axum bar"),
+    );
+    assert!(a < b, "bars are not sorted best first");
+    assert!(
+        !bars.contains(">python-django<"),
+        "a target with no capacity has no bar"
+    );
+    let start = html
+        .find("chart-capacity-plaintext-curves")
+        .expect("curves");
+    let curves = &html[start..html[start..].find("</figure>").expect("end") + start];
+    assert!(curves.contains("SLO p99&lt;=10ms"), "no SLO line label");
+    assert!(curves.contains("offered rate (req/s)"));
+    assert!(curves.contains("1. rust-actix") && curves.contains("2. rust-axum"));
+    assert!(!html.contains("<script"));
+    assert!(html.contains("default-src 'none'"), "the CSP stays");
+}
+
+#[test]
+fn capacity_json_matches_the_committed_schema() {
+    let data = capacity_run("cap-json");
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
+    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let cap = &doc["capacity"];
+    assert_eq!(cap["searches"].as_array().map(Vec::len), Some(12));
+    assert_eq!(cap["summary"].as_array().map(Vec::len), Some(6));
+    // Scenarios in stored order (json, plaintext), targets best first.
+    let best = &cap["summary"][3];
+    assert_eq!(
+        (&best["scenario"], &best["target"]),
+        (&json!("plaintext"), &json!("rust-actix"))
+    );
+    assert_eq!(cap["summary"][5]["verdict"], "none");
+    assert_eq!(best["capacity_rps"]["median"], 9200.0);
+    assert!(best["capacity_rps"]["ci_low"].as_f64() < Some(9200.0));
+    let search = cap["searches"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["target"] == "rust-actix"))
+        .map(|s| &s["result"])
+        .expect("an actix search");
+    assert_eq!(search["slo"][0]["text"], "p99<=10ms");
+    assert_eq!(search["curve"].as_array().map(Vec::len), Some(5));
+    // A report without capacity searches has no `capacity` key.
+    let plain: Value = serde_json::from_str(&shootout_report::json(&shootout_report::RunData {
+        capacity: Vec::new(),
+        ..data
+    }))
+    .expect("JSON");
+    assert!(plain.get("capacity").is_none());
+}

@@ -1,0 +1,154 @@
+//! Capacity searches: recorded and read back whole, and a version-2
+//! database (before the capacity tables) opens and migrates.
+
+use super::*;
+use crate::tests::{new_run, TempDb};
+use rusqlite::Connection;
+use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
+
+fn level(phase: Phase, rate: f64, p99: f64, verdict: LevelVerdict) -> LevelRecord {
+    LevelRecord {
+        phase,
+        target_rps: rate,
+        achieved_rps: rate * 0.995,
+        connections: 16,
+        latency_ms: LatencySummary {
+            min: 0.1,
+            mean: p99 / 4.0,
+            stdev: 0.5,
+            p50: p99 / 5.0,
+            p90: p99 / 2.0,
+            p99,
+            p999: p99 * 1.5,
+            max: p99 * 2.0,
+        },
+        sent: rate as u64,
+        completed: rate as u64 - 3,
+        errors: ErrorCounts {
+            timeout: 1,
+            mismatch: 2,
+            ..ErrorCounts::default()
+        },
+        error_rate: 3.0 / rate,
+        all_busy: 7,
+        send_lag_p99_ms: 0.25,
+        generator_cpu: 0.4,
+        pass: verdict == LevelVerdict::Pass,
+        verdict,
+        reason: format!("p99 was {p99} ms (p99<=10ms)"),
+        fraction: (phase == Phase::Curve).then_some(0.5),
+    }
+}
+
+fn result() -> CapacityResult {
+    CapacityResult {
+        url: "http://127.0.0.1:1/plaintext".into(),
+        method: "GET".into(),
+        slo: vec![
+            Threshold::parse("p99<=10ms").unwrap(),
+            Threshold::parse("error_rate<=0.1%").unwrap(),
+        ],
+        capacity_rps: Some(8000.0),
+        verdict: Verdict::Found,
+        unstable: true,
+        probe_rps: 12000.0,
+        search: SearchRecord {
+            warmup_s: 0.5,
+            step_s: 1.0,
+            precision: 0.05,
+            threads: 1,
+        },
+        levels: vec![
+            level(Phase::Probe, 12000.0, 30.0, LevelVerdict::Fail),
+            level(Phase::Search, 8000.0, 6.0, LevelVerdict::Pass),
+            level(Phase::Search, 10000.0, 40.0, LevelVerdict::GeneratorLimited),
+            level(Phase::Confirm, 8000.0, 7.0, LevelVerdict::Pass),
+        ],
+        curve: vec![
+            level(Phase::Curve, 4000.0, 1.0, LevelVerdict::Pass),
+            level(Phase::Curve, 8000.0, 7.5, LevelVerdict::Pass),
+        ],
+    }
+}
+
+#[test]
+fn round_trips_capacity_searches_in_order() {
+    let tmp = TempDb::new("capacity");
+    let store = Store::open(tmp.path()).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let mut none = result();
+    none.capacity_rps = None;
+    none.verdict = Verdict::None;
+    none.curve.clear();
+    let searches = [
+        CapacitySearch {
+            target: "rust-axum".into(),
+            scenario: "json".into(),
+            repetition: 0,
+            started_at: now_rfc3339(),
+            result: none,
+        },
+        CapacitySearch {
+            target: "go-nethttp".into(),
+            scenario: "plaintext".into(),
+            repetition: 1,
+            started_at: now_rfc3339(),
+            result: result(),
+        },
+    ];
+    for s in &searches {
+        store.record_capacity(id, s).unwrap();
+    }
+    // Recording the same search again replaces it.
+    store.record_capacity(id, &searches[1]).unwrap();
+    let data = store.load_run(id).unwrap();
+    assert_eq!(data.capacity, [searches[1].clone(), searches[0].clone()]);
+    assert!(data.measurements.is_empty());
+    let other = store.begin_run(&new_run()).unwrap();
+    assert!(store.load_run(other).unwrap().capacity.is_empty());
+}
+
+/// A file written before the capacity tables opens, migrates, reads as a
+/// run without searches, and takes new ones.
+#[test]
+fn migrates_a_version_2_database() {
+    let tmp = TempDb::new("v2");
+    std::fs::create_dir_all(tmp.path().parent().unwrap()).unwrap();
+    {
+        let conn = Connection::open(tmp.path()).unwrap();
+        for (i, sql) in schema::MIGRATIONS[..2].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_version (version, applied_at) VALUES (?1, 'then')",
+                [i as i64 + 1],
+            )
+            .unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute(
+            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
+                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
+                generator_cpus, scale, study_text)
+             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
+                '6.1', 'box', '[0]', '[1]', 1.0, '')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(tmp.path()).unwrap();
+    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let data = store.load_run(1).unwrap();
+    assert_eq!(data.run.study, "old");
+    assert!(data.capacity.is_empty());
+    let s = CapacitySearch {
+        target: "t".into(),
+        scenario: "simple".into(),
+        repetition: 0,
+        started_at: now_rfc3339(),
+        result: result(),
+    };
+    store.record_capacity(1, &s).unwrap();
+    assert_eq!(store.load_run(1).unwrap().capacity, [s]);
+}
