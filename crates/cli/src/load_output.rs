@@ -1,7 +1,9 @@
 //! Renders one load run for `shootout load -o text|json|markdown|csv`.
 //! Text reads like wrk's or oha's; JSON follows docs/load.schema.json.
+//! Every format counts mismatches (responses that failed `--expect-*`), and
+//! text and Markdown name the first one.
 
-use shootout_engine::{LatencySummary, LoadReport, Summary};
+use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary};
 use std::fmt::Write;
 
 /// Output formats of `shootout load`.
@@ -128,9 +130,12 @@ fn text(report: &LoadReport) -> String {
     let e = &s.errors;
     let _ = writeln!(
         o,
-        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}",
-        e.connect, e.write, e.read, e.timeout, e.parse
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}",
+        e.connect, e.write, e.read, e.timeout, e.parse, e.mismatch
     );
+    if let Some(m) = &s.first_mismatch {
+        let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
+    }
     if let Some(hint) = nothing_connected(s) {
         let _ = writeln!(o, "  {hint}");
     }
@@ -150,6 +155,16 @@ fn text(report: &LoadReport) -> String {
         );
     }
     o
+}
+
+/// `status 200, body differs at byte 7: expected "World!", got "world!"`;
+/// quoted with escapes so control bytes and trailing spaces show.
+pub fn first_mismatch(m: &Mismatch) -> String {
+    let mut line = format!("status {}, {}", m.status, m.reason);
+    if !(m.expected.is_empty() && m.got.is_empty()) {
+        let _ = write!(line, ": expected {:?}, got {:?}", m.expected, m.got);
+    }
+    line
 }
 
 fn latency_row(o: &mut String, label: &str, l: &LatencySummary) {
@@ -209,7 +224,7 @@ fn markdown(s: &Summary) -> String {
         "**Load:** {}\n\n| metric | value |\n|---|---:|\n",
         describe(s)
     );
-    let rows: [(&str, String); 16] = [
+    let rows: [(&str, String); 17] = [
         ("requests/s", format!("{:.2}", s.rps)),
         ("sent", s.requests.sent.to_string()),
         ("completed", s.requests.completed.to_string()),
@@ -231,6 +246,7 @@ fn markdown(s: &Summary) -> String {
                 e.connect, e.write, e.read, e.timeout, e.parse
             ),
         ),
+        ("mismatches", e.mismatch.to_string()),
         (
             "generator CPU",
             format!(
@@ -243,12 +259,15 @@ fn markdown(s: &Summary) -> String {
     for (k, v) in rows {
         let _ = writeln!(o, "| {k} | {v} |");
     }
+    if let Some(m) = &s.first_mismatch {
+        let _ = writeln!(o, "\n**First mismatch:** {}", first_mismatch(m));
+    }
     o
 }
 
 const CSV_HEADER: &str = "mode,url,method,connections,threads,keepalive,rate,duration_s,rps,sent,completed,ok,cut,\
 err_connect,err_write,err_read,err_timeout,err_parse,bytes_received,lat_min_ms,lat_mean_ms,lat_stdev_ms,\
-lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization";
+lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization,err_mismatch";
 
 fn csv(s: &Summary) -> String {
     let l = &s.latency_ms;
@@ -256,12 +275,12 @@ fn csv(s: &Summary) -> String {
     let r = &s.requests;
     let url = format!("\"{}\"", s.url.replace('"', "\"\""));
     format!(
-        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4}\n",
+        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{}\n",
         s.mode, s.method, s.connections, s.threads, s.keepalive,
         s.rate.map(|r| r.to_string()).unwrap_or_default(),
         s.duration_s, s.rps, r.sent, r.completed, r.ok, r.cut,
         e.connect, e.write, e.read, e.timeout, e.parse, s.bytes_received,
         l.min, l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max,
-        s.generator.cpu_seconds, s.generator.cpu_utilization
+        s.generator.cpu_seconds, s.generator.cpu_utilization, e.mismatch
     )
 }

@@ -2,6 +2,8 @@
 //! It knows how to connect, write the pre-encoded request and read a
 //! response, and reports what happened; it never decides when to send.
 
+use crate::checker::Checker;
+use crate::expect::Mismatch;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
 use socket2::{Domain, Protocol, Socket, Type};
@@ -51,15 +53,22 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub fn new(is_head_request: bool) -> Conn {
+    /// A slot; `check` is None when the run expects nothing of responses.
+    pub fn new(is_head_request: bool, check: Option<Checker>) -> Conn {
         Conn {
             sock: None,
             phase: Phase::Reading,
             written: 0,
-            reader: ResponseReader::new(is_head_request),
+            reader: ResponseReader::new(is_head_request, check),
             job: None,
             registered: false,
         }
+    }
+
+    /// Why the last whole response failed the expectations, if it did.
+    /// Valid until the next request begins.
+    pub fn mismatch(&self) -> Option<Mismatch> {
+        self.reader.mismatch()
     }
 
     pub fn has_socket(&self) -> bool {

@@ -21,6 +21,7 @@ pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second,
 pub use threshold::Threshold;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 
+mod checker;
 mod conn;
 mod control;
 mod pacer;
@@ -67,6 +68,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         t0,
         measure_start,
         control,
+        expect: plan.expect(),
     };
     let deadline = plan.stop().duration.map(|d| measure_start + d);
     let (outcomes, cpu) = std::thread::scope(|scope| {

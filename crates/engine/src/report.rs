@@ -2,6 +2,7 @@
 //! of `shootout load -o json`), plus the merged histograms and the per-second
 //! timeline that the runner stores and the reports chart.
 
+use crate::expect::Mismatch;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -127,7 +128,9 @@ pub struct Summary {
     pub rps: f64,
     pub requests: RequestCounts,
     pub errors: ErrorCounts,
-    /// Exact status-code counts, keyed by the code as a string.
+    /// Exact status-code counts, keyed by the code as a string. Every whole
+    /// response is counted, mismatches included (the map says what the
+    /// server answered), so its sum is `completed + errors.mismatch`.
     pub status: BTreeMap<String, u64>,
     pub bytes_received: u64,
     /// Latency of completed requests. Open loop: from the intended send time.
@@ -136,6 +139,10 @@ pub struct Summary {
     pub latency_uncorrected_ms: Option<LatencySummary>,
     /// Open loop only: how late requests were sent.
     pub lag: Option<LagSummary>,
+    /// The first response that failed the expectations (the earliest to
+    /// arrive across threads); null when none did or nothing was expected.
+    #[serde(default)]
+    pub first_mismatch: Option<Mismatch>,
     pub generator: GeneratorUsage,
 }
 

@@ -1,7 +1,11 @@
 //! An incremental HTTP/1.x response reader: `httparse` for the head, then a
 //! framing state machine (Content-Length, chunked, or until close) that
 //! counts body bytes without copying them. It never buffers a body, so a body
-//! larger than the read buffer costs nothing extra.
+//! larger than the read buffer costs nothing extra. When the run has
+//! expectations, the reader hands the head and each body slice to its
+//! [`Checker`] as they pass; without them it has none and skips that.
+
+use crate::checker::Checker;
 
 /// Heads larger than this are treated as malformed (a "huge headers" server).
 const MAX_HEAD: usize = 64 * 1024;
@@ -24,6 +28,8 @@ pub(crate) struct Complete {
     pub keep_alive: bool,
     /// Bytes of the last fed slice that were not part of this response.
     pub extra: usize,
+    /// False when the response failed the run's expectations (a mismatch).
+    pub passed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,16 +79,18 @@ pub(crate) struct ResponseReader {
     status: u16,
     keep_alive: bool,
     no_body: bool,
+    check: Option<Checker>,
 }
 
 impl ResponseReader {
-    pub fn new(is_head_request: bool) -> ResponseReader {
+    pub fn new(is_head_request: bool, check: Option<Checker>) -> ResponseReader {
         ResponseReader {
             head: Vec::new(),
             state: State::Head,
             status: 0,
             keep_alive: true,
             no_body: is_head_request,
+            check,
         }
     }
 
@@ -90,6 +98,18 @@ impl ResponseReader {
         self.head.clear();
         self.state = State::Head;
         self.status = 0;
+        if let Some(c) = &mut self.check {
+            c.reset();
+        }
+    }
+
+    /// Why the last whole response failed its expectations, if it did.
+    pub fn mismatch(&self) -> Option<crate::expect::Mismatch> {
+        self.check.as_ref().and_then(Checker::mismatch)
+    }
+
+    fn passed(&self) -> bool {
+        self.check.as_ref().is_none_or(Checker::passed)
     }
 
     /// Feeds bytes; returns `Ok(Some(..))` once the response is whole.
@@ -102,7 +122,7 @@ impl ResponseReader {
                     None => return Ok(None),
                 },
                 State::Body(ref mut body) => {
-                    let (used, done) = advance_body(body, &data[pos..])?;
+                    let (used, done) = advance_body(body, &data[pos..], self.check.as_mut())?;
                     pos += used;
                     if !done {
                         return Ok(None);
@@ -111,6 +131,7 @@ impl ResponseReader {
                         status: self.status,
                         keep_alive: self.keep_alive,
                         extra: data.len() - pos,
+                        passed: self.passed(),
                     }));
                 }
             }
@@ -124,6 +145,7 @@ impl ResponseReader {
                 status: self.status,
                 keep_alive: false,
                 extra: 0,
+                passed: self.passed(),
             }),
             _ => Err(ReadFailure::Eof),
         }
@@ -133,11 +155,12 @@ impl ResponseReader {
     /// bytes of `data` it consumed, or `None` when more are needed.
     fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, ReadFailure> {
         let buffered = self.head.len();
+        let check = self.check.as_mut();
         let parsed = if buffered == 0 {
-            parse_head_bytes(data)?
+            parse_head_bytes(data, check)?
         } else {
             self.head.extend_from_slice(data);
-            parse_head_bytes(&self.head)?
+            parse_head_bytes(&self.head, check)?
         };
         let Some(head) = parsed else {
             if buffered == 0 {
@@ -150,7 +173,7 @@ impl ResponseReader {
         };
         self.head.clear();
         let used = head.len - buffered;
-        if (100..200).contains(&head.status) && head.status != 101 {
+        if is_interim(head.status) {
             return Ok(Some(used)); // stay in Head for the final response
         }
         self.status = head.status;
@@ -182,7 +205,8 @@ struct Head {
     length: Option<u64>,
 }
 
-fn parse_head_bytes(buf: &[u8]) -> Result<Option<Head>, ReadFailure> {
+/// Parses a head; a final (not 1xx) head is also shown to `check`.
+fn parse_head_bytes(buf: &[u8], check: Option<&mut Checker>) -> Result<Option<Head>, ReadFailure> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
     let len = match resp.parse(buf) {
@@ -218,7 +242,24 @@ fn parse_head_bytes(buf: &[u8]) -> Result<Option<Head>, ReadFailure> {
             }
         }
     }
+    if let Some(c) = check.filter(|_| !is_interim(head.status)) {
+        let content_type = c
+            .wants_media_type()
+            .then(|| {
+                resp.headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+            })
+            .flatten()
+            .map(|h| h.value);
+        c.on_head(head.status, content_type);
+    }
     Ok(Some(head))
+}
+
+/// A 1xx head other than 101 is followed by the final response.
+fn is_interim(status: u16) -> bool {
+    (100..200).contains(&status) && status != 101
 }
 
 fn parse_decimal(v: &[u8]) -> Option<u64> {
@@ -234,24 +275,44 @@ fn last_token(v: &[u8]) -> &[u8] {
 }
 
 /// Advances the body state over `data`; returns bytes used and whether the body ended.
-fn advance_body(body: &mut Body, data: &[u8]) -> Result<(usize, bool), ReadFailure> {
-    match body {
+/// Advances the body state over `data`, showing body bytes to `check`;
+/// returns bytes used and whether the body ended.
+fn advance_body(
+    body: &mut Body,
+    data: &[u8],
+    check: Option<&mut Checker>,
+) -> Result<(usize, bool), ReadFailure> {
+    let (used, done, content) = match body {
         Body::Length(left) => {
             let take = (*left).min(data.len() as u64);
             *left -= take;
-            Ok((take as usize, *left == 0))
+            (take as usize, *left == 0, take as usize)
         }
-        Body::UntilClose => Ok((data.len(), false)),
-        Body::Chunked(chunk) => advance_chunked(chunk, data),
+        Body::UntilClose => (data.len(), false, data.len()),
+        Body::Chunked(chunk) => {
+            let (used, done) = advance_chunked(chunk, data, check)?;
+            return Ok((used, done));
+        }
+    };
+    if let Some(c) = check {
+        c.on_body(&data[..content]);
     }
+    Ok((used, done))
 }
 
-fn advance_chunked(c: &mut Chunk, data: &[u8]) -> Result<(usize, bool), ReadFailure> {
+fn advance_chunked(
+    c: &mut Chunk,
+    data: &[u8],
+    mut check: Option<&mut Checker>,
+) -> Result<(usize, bool), ReadFailure> {
     let mut i = 0;
     while i < data.len() {
         if let Chunk::Data(left) = c {
             let take = (*left).min((data.len() - i) as u64);
             *left -= take;
+            if let Some(check) = check.as_deref_mut() {
+                check.on_body(&data[i..i + take as usize]);
+            }
             i += take as usize;
             if *left == 0 {
                 *c = Chunk::DataCr;
@@ -339,7 +400,7 @@ mod tests {
 
     /// Feeds `wire` in pieces of `step` bytes; returns the completion.
     fn feed_in_steps(wire: &[u8], step: usize) -> Result<Option<Complete>, ReadFailure> {
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         for piece in wire.chunks(step) {
             if let Some(done) = r.feed(piece)? {
                 return Ok(Some(done));
@@ -388,7 +449,7 @@ mod tests {
 
     #[test]
     fn reports_extra_bytes_after_the_response() {
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         let done = r
             .feed(b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1")
             .unwrap()
@@ -398,19 +459,19 @@ mod tests {
 
     #[test]
     fn connection_close_and_http10() {
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         let done = r
             .feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
             .unwrap()
             .unwrap();
         assert!(!done.keep_alive);
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         let done = r
             .feed(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n")
             .unwrap()
             .unwrap();
         assert!(!done.keep_alive);
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         assert_eq!(
             r.feed(b"HTTP/1.0 200 OK\r\n\r\nbody until close").unwrap(),
             None
@@ -420,7 +481,7 @@ mod tests {
 
     #[test]
     fn large_body_is_counted_not_buffered() {
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         assert_eq!(
             r.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
                 .unwrap(),
@@ -437,7 +498,7 @@ mod tests {
 
     #[test]
     fn skips_interim_continue() {
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         let done = r
             .feed(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
             .unwrap()
@@ -456,7 +517,7 @@ mod tests {
         assert_eq!(feed_in_steps(&huge, 4096), Err(ReadFailure::Parse));
         let bad_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
         assert_eq!(feed_in_steps(bad_chunk, 3), Err(ReadFailure::Parse));
-        let mut r = ResponseReader::new(false);
+        let mut r = ResponseReader::new(false, None);
         assert_eq!(
             r.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab")
                 .unwrap(),
@@ -467,7 +528,7 @@ mod tests {
 
     #[test]
     fn head_request_has_no_body() {
-        let mut r = ResponseReader::new(true);
+        let mut r = ResponseReader::new(true, None);
         let done = r
             .feed(b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n")
             .unwrap()

@@ -101,7 +101,7 @@ fn feed_pieces(r: &mut ResponseReader, pieces: &[&[u8]], eof: bool) -> Outcome {
 /// parsing after each one would: every completion must make progress, so
 /// the number of responses is bounded by the number of bytes.
 fn read_all_noise(wire: &[u8], cuts: &[usize], head_request: bool) {
-    let mut r = ResponseReader::new(head_request);
+    let mut r = ResponseReader::new(head_request, None);
     let mut rest = wire;
     let mut responses = 0;
     while !rest.is_empty() {
@@ -458,10 +458,10 @@ proptest! {
         };
         // Close-delimited bodies end at EOF; everything else must end by itself.
         let eof = wire.len == wire.bytes.len();
-        let whole = feed_pieces(&mut ResponseReader::new(s.head_request), &[&wire.bytes], eof);
+        let whole = feed_pieces(&mut ResponseReader::new(s.head_request, None), &[&wire.bytes], eof);
         prop_assert_eq!(whole, expected, "whole: {:?}", String::from_utf8_lossy(&wire.bytes));
         let split = feed_pieces(
-            &mut ResponseReader::new(s.head_request),
+            &mut ResponseReader::new(s.head_request, None),
             &pieces(&wire.bytes, &cuts),
             eof,
         );
@@ -473,7 +473,173 @@ proptest! {
     fn truncated_never_completes(s in spec(), cut in any::<usize>(), cuts in cuts()) {
         let wire = render(&s);
         let short = &wire.bytes[..cut % wire.len];
-        let got = feed_pieces(&mut ResponseReader::new(s.head_request), &pieces(short, &cuts), false);
+        let got = feed_pieces(&mut ResponseReader::new(s.head_request, None), &pieces(short, &cuts), false);
         prop_assert_eq!(got, Outcome::Pending, "{:?}", String::from_utf8_lossy(short));
+    }
+}
+
+// ---- the streaming checker against `Expect::check` ----
+
+/// How a test derives the expectations from the response it generated, so
+/// that both passing and each kind of failing response are common.
+#[derive(Debug, Clone)]
+struct ExpectRecipe {
+    /// 0 none, 1 the status, 2 its class, 3 another code, 4 another class.
+    status: u8,
+    other_status: u16,
+    /// The Content-Type header sent, if any.
+    content_type: Option<&'static str>,
+    /// 0 none, 1 a prefix of the header sent, 2 another type.
+    media: u8,
+    /// 0 none, 1 exact, 2 one byte changed, 3 cut, 4 extended, 5 the
+    /// body's own shape, 6 a shape from `[]{}` and whitespace.
+    body: u8,
+    at: usize,
+    cut: usize,
+    extra: Vec<u8>,
+    /// Replace the body with one rich in brackets and trailing whitespace.
+    ws_body: Option<Vec<u8>>,
+}
+
+fn ws_alphabet() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(&b"[]{}ab \t\r\n\x0c"[..]), 0..40)
+}
+
+fn recipe() -> impl Strategy<Value = ExpectRecipe> {
+    let types = &[
+        "text/plain",
+        "text/plain; charset=utf-8",
+        " TEXT/Plain",
+        "application/json",
+    ][..];
+    (
+        (0u8..5, 100u16..600),
+        (prop::option::of(prop::sample::select(types)), 0u8..3),
+        (0u8..7, any::<usize>(), any::<usize>()),
+        ws_alphabet(),
+        prop::option::weighted(0.4, ws_alphabet()),
+    )
+        .prop_map(
+            |((status, other_status), (content_type, media), (body, at, cut), extra, ws_body)| {
+                ExpectRecipe {
+                    status,
+                    other_status,
+                    content_type,
+                    media,
+                    body,
+                    at,
+                    cut,
+                    extra,
+                    ws_body,
+                }
+            },
+        )
+}
+
+/// Applies the recipe: the response to send (spec) and what to expect of it.
+fn with_expect(mut s: Spec, r: &ExpectRecipe) -> (Spec, Expect) {
+    use crate::expect::{BodyMatch, StatusMatch};
+    if let Some(body) = &r.ws_body {
+        s.body = body.clone();
+        if let Framing::Chunked { sizes, .. } = &mut s.framing {
+            *sizes = chunk_sizes(body.len(), &[r.cut, r.at]);
+        }
+    }
+    s.extra_headers
+        .retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+    if let Some(ct) = r.content_type {
+        s.extra_headers
+            .insert(0, ("Content-Type".into(), ct.into()));
+    }
+    let status = match r.status {
+        1 => vec![StatusMatch::Code(s.status)],
+        2 => vec![StatusMatch::Class((s.status / 100) as u8)],
+        3 => vec![StatusMatch::Code(r.other_status), StatusMatch::Code(204)],
+        4 => vec![StatusMatch::Class((r.other_status / 100) as u8)],
+        _ => vec![],
+    };
+    let media_type = match (r.media, r.content_type) {
+        (1, Some(ct)) => Some(ct.trim()[..ct.trim().len().min(10)].to_string()),
+        (1, None) | (2, _) => Some("application/json".to_string()),
+        _ => None,
+    };
+    let b = &s.body;
+    let at = |n: usize| if b.is_empty() { 0 } else { n % b.len() };
+    let body = match r.body {
+        1 => Some(BodyMatch::Exact(b.clone())),
+        2 if !b.is_empty() => {
+            let mut w = b.clone();
+            w[at(r.at)] ^= 0x20;
+            Some(BodyMatch::Exact(w))
+        }
+        3 => Some(BodyMatch::Exact(b[..at(r.cut)].to_vec())),
+        4 => Some(BodyMatch::Exact([&b[..], &r.extra[..]].concat())),
+        5 => {
+            let trimmed = b.trim_ascii_end();
+            // The suffix may overlap the prefix: then only a longer body fits.
+            let p = at(r.at);
+            let from = r.cut % (trimmed.len() + 1);
+            Some(BodyMatch::Shape {
+                prefix: b[..p].to_vec(),
+                suffix: trimmed[from..].to_vec(),
+            })
+        }
+        6 => {
+            let half = r.extra.len() / 2;
+            Some(BodyMatch::Shape {
+                prefix: r.extra[..half.min(2)].to_vec(),
+                suffix: r.extra[half..].trim_ascii_end().to_vec(),
+            })
+        }
+        _ => None,
+    };
+    let expect = Expect {
+        status,
+        media_type,
+        body,
+    };
+    (s, expect)
+}
+
+/// Reads the response through a checker; the verdict on the whole response.
+fn streamed_verdict(
+    s: &Spec,
+    expect: &Expect,
+    pieces: &[&[u8]],
+    eof: bool,
+) -> Option<Option<Mismatch>> {
+    let shared = std::sync::Arc::new(expect.clone());
+    let mut r = ResponseReader::new(s.head_request, Checker::for_expect(&shared));
+    match feed_pieces(&mut r, pieces, eof) {
+        Outcome::Done { .. } => {}
+        _ => return None,
+    }
+    let mismatch = r.mismatch();
+    // `passed` is what the worker counts by; it must agree with the details.
+    assert_eq!(r.passed(), mismatch.is_none());
+    Some(mismatch)
+}
+
+use crate::expect::{Expect, Mismatch};
+
+proptest! {
+    #![proptest_config(config(1024))]
+
+    /// The streaming checker, fed a response cut anywhere, gives the verdict
+    /// (and the very same `Mismatch`) that `Expect::check` gives on the
+    /// whole response.
+    #[test]
+    fn streaming_check_agrees_with_the_reference(s in spec(), r in recipe(), cuts in cuts()) {
+        let (s, expect) = with_expect(s, &r);
+        let wire = render(&s);
+        let eof = wire.len == wire.bytes.len();
+        let no_body = s.head_request || s.status == 204 || s.status == 304;
+        let body: &[u8] = if no_body { b"" } else { &s.body };
+        let content_type = r.content_type.map(|c| c.trim().as_bytes());
+        let want = Some(expect.check(s.status, content_type, body).err());
+        let whole = streamed_verdict(&s, &expect, &[&wire.bytes], eof);
+        prop_assert_eq!(&whole, &want, "whole, expect {:?}", expect);
+        let split = streamed_verdict(&s, &expect, &pieces(&wire.bytes, &cuts), eof);
+        prop_assert_eq!(&split, &want, "split, expect {:?}", expect);
     }
 }

@@ -2,6 +2,7 @@
 //! nothing here is shared or locked. Recorders are merged once, at the end,
 //! into the run's [`LoadReport`](crate::LoadReport).
 
+use crate::expect::Mismatch;
 use crate::report::{ErrorCounts, RequestCounts, Second};
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
@@ -58,6 +59,10 @@ pub(crate) struct Recorder {
     pub uncorrected: Option<Histogram<u64>>,
     pub lag: Option<Histogram<u64>>,
     pub late: u64,
+    /// Open loop: requests whose intended send time found every connection busy.
+    pub all_busy: u64,
+    /// This thread's first mismatch and when it arrived.
+    pub first_mismatch: Option<(Instant, Mismatch)>,
     pub timeline: Vec<Slot>,
     measure_start: Instant,
     /// Unflushed progress since the last [`Recorder::take_progress`].
@@ -79,6 +84,8 @@ impl Recorder {
             uncorrected: open_loop.then(latency_histogram),
             lag: open_loop.then(latency_histogram),
             late: 0,
+            all_busy: 0,
+            first_mismatch: None,
             timeline: Vec::new(),
             measure_start,
             progress: (0, 0),
@@ -127,6 +134,18 @@ impl Recorder {
         self.progress.1 += 1;
     }
 
+    /// A whole response that failed the expectations: an error of class
+    /// mismatch, never completed or ok. Its status is still counted in the
+    /// status map, which says what the server answered. `details` is only
+    /// built for the thread's first mismatch.
+    pub fn mismatched(&mut self, status: u16, details: Option<Mismatch>, now: Instant) {
+        self.status[usize::from(status).min(999)] += 1;
+        self.failed(ErrorClass::Mismatch, now);
+        if let Some(m) = details.filter(|_| self.first_mismatch.is_none()) {
+            self.first_mismatch = Some((now, m));
+        }
+    }
+
     pub fn cut(&mut self) {
         self.counts.cut += 1;
     }
@@ -157,6 +176,17 @@ impl Recorder {
         }
         self.bytes += other.bytes;
         self.late += other.late;
+        self.all_busy += other.all_busy;
+        // Across threads, the first mismatch is the earliest to arrive.
+        if let Some((at, m)) = other.first_mismatch {
+            if self
+                .first_mismatch
+                .as_ref()
+                .is_none_or(|(mine, _)| at < *mine)
+            {
+                self.first_mismatch = Some((at, m));
+            }
+        }
         merge_hist(&mut self.latency, &other.latency);
         merge_opt(&mut self.uncorrected, &other.uncorrected);
         merge_opt(&mut self.lag, &other.lag);

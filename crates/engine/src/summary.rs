@@ -59,8 +59,9 @@ pub(crate) fn build(
             mean_ms: h.mean() / 1000.0,
             p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
             max_ms: h.max() as f64 / 1000.0,
-            all_busy: 0,
+            all_busy: rec.all_busy,
         }),
+        first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
         generator: GeneratorUsage {
             cpu_seconds,
             cpu_utilization: if secs > 0.0 {

@@ -2,9 +2,13 @@
 //! [`Recorder`], and combines three independent parts: the [`Pacer`] (when a
 //! request may start), the [`StopRule`] (when the run ends) and the transport
 //! ([`Conn`]: how to send and read). Every load mode runs through this loop.
+//! When the run has expectations, each connection's reader checks its
+//! responses as they stream in and a failed one is recorded as a mismatch.
 
+use crate::checker::Checker;
 use crate::conn::{Conn, Job, Step};
 use crate::control::Control;
+use crate::expect::Expect;
 use crate::pacer::Pacer;
 use crate::request::EncodedRequest;
 use crate::stats::{ErrorClass, Recorder};
@@ -12,6 +16,7 @@ use crate::stop::StopRule;
 use crate::sys::{Poller, EDGE, HANGUP, READABLE, WRITABLE};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const READ_BUF: usize = 64 * 1024;
@@ -29,6 +34,8 @@ pub(crate) struct Setup<'a> {
     pub t0: Instant,
     pub measure_start: Instant,
     pub control: &'a Control,
+    /// What every response must look like (often nothing).
+    pub expect: &'a Expect,
 }
 
 /// A worker's result.
@@ -60,13 +67,14 @@ impl<'a> Worker<'a> {
         open_loop: bool,
         conns: usize,
     ) -> std::io::Result<Self> {
+        let expect = Arc::new(setup.expect.clone());
         Ok(Worker {
             setup,
             pacer,
             stop,
             open_loop,
             conns: (0..conns)
-                .map(|_| Conn::new(setup.request.is_head))
+                .map(|_| Conn::new(setup.request.is_head, Checker::for_expect(&expect)))
                 .collect(),
             idle: (0..conns).rev().collect(),
             pending: VecDeque::new(),
@@ -92,7 +100,7 @@ impl<'a> Worker<'a> {
             if self.stop.exhausted() && self.busy == 0 {
                 break now;
             }
-            self.pacer.release(now, &mut self.pending);
+            self.release(now);
             self.fill_idle(now);
             if now >= next_sweep {
                 self.sweep_timeouts(now);
@@ -110,6 +118,23 @@ impl<'a> Worker<'a> {
             recorder: self.rec,
             finished_at,
         }
+    }
+
+    /// Queues the requests whose intended time has come, and counts those
+    /// that found every connection busy: more of them were due than
+    /// connections were free once the requests already waiting are served.
+    /// Sampled when released, i.e. within one loop turn of the intended time.
+    fn release(&mut self, now: Instant) {
+        let before = self.pending.len();
+        self.pacer.release(now, &mut self.pending);
+        if self.pending.len() == before {
+            return;
+        }
+        let free = self.conns.len() - self.busy;
+        let first_unserved = before.max(free);
+        let measure_start = self.setup.measure_start;
+        let waiting = self.pending.iter().skip(first_unserved);
+        self.rec.all_busy += waiting.filter(|&&t| t >= measure_start).count() as u64;
     }
 
     /// How long epoll may sleep: until the next pacer, sweep or stop event.
@@ -170,9 +195,13 @@ impl<'a> Worker<'a> {
         self.busy -= 1;
         let reusable = match step {
             Step::Done(done) => {
-                if job.measured {
+                if job.measured && done.passed {
                     self.rec
                         .completed(done.status, job.intended, job.sent_at, now);
+                } else if job.measured {
+                    let first = self.rec.first_mismatch.is_none();
+                    let details = first.then(|| conn.mismatch()).flatten();
+                    self.rec.mismatched(done.status, details, now);
                 }
                 done.keep_alive && done.extra == 0 && self.setup.keepalive
             }

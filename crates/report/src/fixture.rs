@@ -362,6 +362,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         latency_ms: LatencySummary::from_histogram(h),
         latency_uncorrected_ms: None,
         lag: None,
+        first_mismatch: None,
         generator: Default::default(),
     }
 }

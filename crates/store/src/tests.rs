@@ -77,6 +77,7 @@ fn summary(rps: f64) -> Summary {
         latency_ms: LatencySummary::default(),
         latency_uncorrected_ms: None,
         lag: None,
+        first_mismatch: None,
         generator: Default::default(),
     }
 }

@@ -1,12 +1,14 @@
 //! `shootout load`: turns hey/oha-style flags into a validated engine plan,
 //! runs it with a progress bar on stderr, prints the result to stdout and
-//! applies `--fail-if` thresholds.
+//! applies `--fail-if` thresholds. The `--expect-*` flags become the plan's
+//! [`Expect`]: every response is then checked as it arrives, and one that
+//! fails counts as a mismatch.
 
 use crate::exit::Outcome;
 use crate::load_output::{self, Format};
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::Threshold;
+use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
 use shootout_engine::{
     Control, Endpoint, Load, Plan, PlanError, PlanField, RequestSpec, StageUnit, Stop, Workload,
 };
@@ -17,6 +19,7 @@ use std::time::Duration;
 #[command(
     after_help = "Examples:\n  shootout load -c 64 -z 10s http://127.0.0.1:8080/plaintext\n  \
     shootout load -q 1000 -z 30s -o json http://127.0.0.1:8080/json\n  \
+    shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
@@ -74,6 +77,22 @@ pub struct Args {
     /// Exit 1 when a condition holds, e.g. p99>50ms, errors>0, rps<1000 (repeatable).
     #[arg(long = "fail-if", value_parser = Threshold::parse)]
     pub fail_if: Vec<Threshold>,
+    /// Count a response whose status is not this as a mismatch: a code (200) or a class (2xx). Repeatable: any listed status passes.
+    #[arg(long = "expect-status", value_name = "CODE", value_parser = StatusMatch::parse, allow_hyphen_values = true)]
+    pub expect_status: Vec<StatusMatch>,
+    /// Count a response whose body is not exactly this as a mismatch.
+    #[arg(
+        long = "expect-body",
+        value_name = "TEXT",
+        conflicts_with = "expect_body_file"
+    )]
+    pub expect_body: Option<String>,
+    /// Like --expect-body, with the exact bytes of a file.
+    #[arg(long = "expect-body-file", value_name = "FILE")]
+    pub expect_body_file: Option<std::path::PathBuf>,
+    /// Count a response whose Content-Type does not start with this (case-insensitive) as a mismatch, e.g. application/json.
+    #[arg(long = "expect-type", value_name = "MEDIA", value_parser = parse_media_type, allow_hyphen_values = true)]
+    pub expect_type: Option<String>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -158,6 +177,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .threads(threads)
         .cpus(cpus)
         .keepalive(!args.no_keepalive)
+        .expect(expect(args)?)
         .build()
         .map_err(flag_error)
 }
@@ -193,6 +213,35 @@ pub(crate) fn flag_error(e: PlanError) -> anyhow::Error {
     match e.field() {
         PlanField::Url => anyhow::anyhow!("{e}"),
         field => anyhow::anyhow!("{}: {} (see --help)", flag(field), e.reason()),
+    }
+}
+
+/// The `--expect-*` flags as the plan's expectations (empty: none checked).
+pub fn expect(args: &Args) -> anyhow::Result<Expect> {
+    let body = match (&args.expect_body, &args.expect_body_file) {
+        (Some(b), _) => Some(b.clone().into_bytes()),
+        (None, Some(path)) => Some(
+            std::fs::read(path)
+                .with_context(|| format!("--expect-body-file {}: cannot read", path.display()))?,
+        ),
+        (None, None) => None,
+    };
+    Ok(Expect {
+        status: args.expect_status.clone(),
+        media_type: args.expect_type.clone(),
+        body: body.map(BodyMatch::Exact),
+    })
+}
+
+/// A media type (prefix) for --expect-type: `type/subtype`, visible ASCII.
+fn parse_media_type(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    let visible = t.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+    match t.split_once('/') {
+        Some((a, _)) if visible && !a.is_empty() => Ok(t.to_string()),
+        _ => Err(format!(
+            "'{s}' is not a media type such as text/plain or application/json"
+        )),
     }
 }
 
