@@ -25,6 +25,35 @@ use std::time::Duration;
 pub const DEFAULT_SLO: [&str; 2] = ["p99<=10ms", "error_rate<=0.1%"];
 /// The curve's fractions of the capacity found.
 pub const CURVE: [f64; 5] = [0.25, 0.5, 0.75, 0.9, 1.0];
+/// Each level's measured step when none is given.
+pub const DEFAULT_STEP: Duration = Duration::from_secs(5);
+/// Each level's uncounted warm-up when none is given.
+pub const DEFAULT_WARMUP: Duration = Duration::from_secs(2);
+/// Bisection stops when the bracket is within 2% unless told otherwise.
+pub const DEFAULT_PRECISION: f64 = 0.02;
+/// The widest precision accepted: a wider bracket is not a measurement.
+pub const MAX_PRECISION: f64 = 0.5;
+
+/// Parses a precision, `2%` or `0.02`, and checks its range.
+pub fn parse_precision(s: &str) -> Result<f64, String> {
+    let v = match s.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("'{s}' is not a precision (e.g. 2% or 0.02)"))?;
+    check_precision(v)
+}
+
+/// A precision must be above 0 and at most [`MAX_PRECISION`] (50%).
+pub fn check_precision(v: f64) -> Result<f64, String> {
+    if v > 0.0 && v <= MAX_PRECISION {
+        Ok(v)
+    } else {
+        Err(format!(
+            "precision {v} is out of range: give more than 0 and at most 50%"
+        ))
+    }
+}
 
 /// How to search.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,4 +107,20 @@ pub fn run(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<CapacityResult, CapacityError> {
     driver::run(template, settings, cancelled, on_event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_precision;
+
+    #[test]
+    fn precision_takes_percent_or_fraction_within_bounds() {
+        assert_eq!(parse_precision("2%"), Ok(0.02));
+        assert_eq!(parse_precision("0.05"), Ok(0.05));
+        assert!(parse_precision("0").unwrap_err().contains("out of range"));
+        assert!(parse_precision("60%").unwrap_err().contains("out of range"));
+        assert!(parse_precision("fine")
+            .unwrap_err()
+            .contains("not a precision"));
+    }
 }

@@ -94,6 +94,7 @@ fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
         },
         unstable: unstable && cap.is_some_and(|c| c < 8500.0),
         probe_rps: knee * 1.5,
+        lower_bound_rps: None,
         search: SearchRecord {
             warmup_s: 0.5,
             step_s: 1.0,

@@ -8,7 +8,9 @@
 //! [`crate::measure::run_session`] on their own server start.
 
 use crate::event::{Event, LoadLabel};
-use crate::measure::{plan_for, sleep_unless_stopped, SessionContext, SessionError, READY_TIMEOUT};
+use crate::measure::{
+    drain, plan_for, sleep_unless_stopped, start, stop, SessionContext, SessionError,
+};
 use crate::schedule::Session;
 use crate::study::Scenario;
 use shootout_capacity::CapacityError;
@@ -26,28 +28,21 @@ pub fn run_capacity_session(
     scenarios: &[usize],
     record: &mut dyn FnMut(&CapacitySearch) -> Result<(), StoreError>,
 ) -> Result<(), SessionError> {
-    let (mut server, port) = start(cx)?;
+    let run = start(cx)?;
     sleep_unless_stopped(cx.settle, cx.interrupt);
     let mut result = Ok(());
     for &si in scenarios {
         let sc = &cx.study.scenarios[si];
-        if let Err(e) = search(cx, session, sc, &server, port)
-            .and_then(|s| record(&s).map_err(SessionError::Record))
-        {
+        let searched = search(cx, session, sc, &run.server, run.port);
+        if searched.is_ok() {
+            drain(cx, &run, sc);
+        }
+        if let Err(e) = searched.and_then(|s| record(&s).map_err(SessionError::Record)) {
             result = Err(e);
             break;
         }
     }
-    cx.alive.note_server(None);
-    if cx.interrupt.is_stopped() {
-        drop(server); // SIGKILL at once: the user is waiting
-        return Err(SessionError::Interrupted);
-    }
-    if server.stop().leftovers {
-        cx.observer.event(&Event::Leftovers {
-            target: &cx.target.name,
-        });
-    }
+    stop(cx, run)?;
     result
 }
 
@@ -119,35 +114,6 @@ fn search(
                 _ if cx.interrupt.is_stopped() => SessionError::Interrupted,
                 e => SessionError::Engine(e.to_string()),
             })
-        }
-    }
-}
-
-/// Starts the target pinned to the server CPUs, as for a load session
-/// (`measure`'s own start is private to it).
-fn start(cx: &SessionContext<'_>) -> Result<(Server, u16), SessionError> {
-    let start_err = |reason: String, log_tail: String| SessionError::Start { reason, log_tail };
-    let log = cx.target.server_log("run");
-    let port = shootout_servers::free_port()
-        .map_err(|e| start_err(format!("no free port: {e}"), String::new()))?;
-    let env = cx
-        .database
-        .map(|db| db.access().server_env())
-        .unwrap_or_default();
-    let mut server = Server::start_env(cx.target, port, &log, &cx.pinning.server_cpus, &env)
-        .map_err(|e| start_err(e.to_string(), String::new()))?;
-    cx.alive.note_server(Some(server.pgid()));
-    match server.wait_ready(READY_TIMEOUT) {
-        Ok(_) => Ok((server, port)),
-        Err(e) => {
-            drop(server);
-            cx.alive.note_server(None);
-            if cx.interrupt.is_stopped() {
-                return Err(SessionError::Interrupted);
-            }
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or_default().to_string();
-            Err(start_err(first, shootout_servers::tail::log_tail(&log, 20)))
         }
     }
 }

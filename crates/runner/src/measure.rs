@@ -64,9 +64,9 @@ impl std::fmt::Debug for SessionContext<'_> {
 }
 
 /// A started server and what is known of it.
-struct Running {
-    server: Server,
-    port: u16,
+pub(crate) struct Running {
+    pub(crate) server: Server,
+    pub(crate) port: u16,
     log: PathBuf,
     startup: Duration,
     pgid: i32,
@@ -114,7 +114,7 @@ pub fn run_session(
 }
 
 /// Starts the target pinned to the server CPUs and waits until it is ready.
-fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
+pub(crate) fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
     let target = cx.target;
     let log = target.server_log("run");
     let port =
@@ -250,7 +250,7 @@ fn measure_level(
 
 /// Waits for the server (and the database) to finish what the load left
 /// queued, so it does not spill into the next level; warns when it did not.
-fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
+pub(crate) fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
     let mut trees = vec![(run.pgid, run.root)];
     if let Some(db) = cx.database {
         trees.push((db.postmaster(), db.postmaster()));
@@ -266,7 +266,7 @@ fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
 
 /// Stops the server: SIGKILL at once when interrupted (no 5 s grace while
 /// the user waits), else SIGTERM with grace, warning about leftovers.
-fn stop(cx: &SessionContext<'_>, mut run: Running) -> Result<(), SessionError> {
+pub(crate) fn stop(cx: &SessionContext<'_>, mut run: Running) -> Result<(), SessionError> {
     if cx.interrupt.is_stopped() {
         drop(run);
         cx.alive.note_server(None);

@@ -36,8 +36,9 @@ impl Store {
         )?;
         tx.execute(
             "INSERT INTO capacity_searches (run_id, target, scenario, repetition, started_at,
-                url, method, slo, capacity_rps, verdict, unstable, probe_rps, settings)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                url, method, slo, capacity_rps, verdict, unstable, probe_rps, settings,
+                lower_bound_rps)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 run_id,
                 s.target,
@@ -52,6 +53,7 @@ impl Store {
                 r.unstable,
                 r.probe_rps,
                 serde_json::to_string(&r.search)?,
+                r.lower_bound_rps,
             ],
         )?;
         let search = tx.last_insert_rowid();
@@ -69,7 +71,7 @@ impl Store {
     pub fn capacity_searches(&self, run_id: i64) -> Result<Vec<CapacitySearch>> {
         let mut stmt = self.conn.prepare(
             "SELECT id, target, scenario, repetition, started_at, url, method, slo,
-                capacity_rps, verdict, unstable, probe_rps, settings
+                capacity_rps, verdict, unstable, probe_rps, settings, lower_bound_rps
              FROM capacity_searches WHERE run_id = ?1
              ORDER BY target, scenario, repetition",
         )?;
@@ -89,6 +91,7 @@ impl Store {
                     unstable: r.get(10)?,
                     probe_rps: r.get(11)?,
                     search: json_col(r, 12)?,
+                    lower_bound_rps: r.get(13)?,
                     levels: Vec::new(),
                     curve: Vec::new(),
                 },

@@ -53,6 +53,8 @@ fn result() -> CapacityResult {
         verdict: Verdict::Found,
         unstable: true,
         probe_rps: 12000.0,
+        // Only generator-limited searches have one; any value must survive.
+        lower_bound_rps: Some(7000.0),
         search: SearchRecord {
             warmup_s: 0.5,
             step_s: 1.0,

@@ -90,6 +90,7 @@ CREATE TABLE capacity_searches (
     method       TEXT NOT NULL,
     slo          TEXT NOT NULL,
     capacity_rps REAL,
+    lower_bound_rps REAL,
     verdict      TEXT NOT NULL,
     unstable     INTEGER NOT NULL,
     probe_rps    REAL NOT NULL,

@@ -13,10 +13,6 @@ use shootout_engine::{Load, Stop, Threshold, Workload};
 use std::time::Duration;
 use toml::Spanned;
 
-/// The measured step of each level when the study gives none (the CLI's).
-pub const DEFAULT_STEP: Duration = Duration::from_secs(5);
-/// Bisection stops when the bracket is within 2%.
-pub const DEFAULT_PRECISION: f64 = 0.02;
 /// Levels the search runs besides bisection: the probe, about three of the
 /// exponential search, the confirmation and the five of the curve
 /// (`shootout_capacity::CURVE`).
@@ -118,12 +114,15 @@ pub(crate) fn check(
             .map(|s| Threshold::parse(s.get_ref()).map_err(|m| err(s.span(), "slo", m)))
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let step = c.step.as_ref().map_or(DEFAULT_STEP, |d| d.get_ref().0);
+    let step = c
+        .step
+        .as_ref()
+        .map_or(shootout_capacity::DEFAULT_STEP, |d| d.get_ref().0);
     if let Some(d) = c.step.as_ref().filter(|d| d.get_ref().0.is_zero()) {
         return Err(err(d.span(), "step", "must be more than 0".into()));
     }
     let precision = match &c.precision {
-        None => DEFAULT_PRECISION,
+        None => shootout_capacity::DEFAULT_PRECISION,
         Some(p) => fraction(p.get_ref()).map_err(|m| err(p.span(), "precision", m))?,
     };
     if let Some(n) = c.connections.as_ref().filter(|n| *n.get_ref() == 0) {
@@ -139,25 +138,10 @@ pub(crate) fn check(
     })
 }
 
-/// `"2%"` or `0.02`, within (0, 0.5]: a wider bracket says little.
+/// `"2%"` or `0.02`: the capacity crate's one precision rule.
 fn fraction(raw: &RawFraction) -> Result<f64, String> {
-    let v = match raw {
-        RawFraction::Number(v) => *v,
-        RawFraction::Text(t) => match t.trim().strip_suffix('%') {
-            Some(p) => p
-                .trim()
-                .parse::<f64>()
-                .map(|v| v / 100.0)
-                .map_err(|_| format!("'{t}' is not a percentage such as \"2%\""))?,
-            None => t
-                .trim()
-                .parse::<f64>()
-                .map_err(|_| format!("'{t}' is not a percentage such as \"2%\""))?,
-        },
-    };
-    if v > 0.0 && v <= 0.5 {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside (0, 50%]"))
+    match raw {
+        RawFraction::Number(v) => shootout_capacity::check_precision(*v),
+        RawFraction::Text(t) => shootout_capacity::parse_precision(t),
     }
 }

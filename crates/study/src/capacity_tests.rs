@@ -50,8 +50,8 @@ fn an_empty_capacity_table_takes_the_capacity_crate_defaults() {
     let c = s.scenarios[0].capacity.as_ref().unwrap();
     let texts: Vec<&str> = c.slo.iter().map(|t| t.text()).collect();
     assert_eq!(texts, shootout_capacity::DEFAULT_SLO);
-    assert_eq!(c.step, capacity::DEFAULT_STEP);
-    assert_eq!(c.precision, capacity::DEFAULT_PRECISION);
+    assert_eq!(c.step, shootout_capacity::DEFAULT_STEP);
+    assert_eq!(c.precision, shootout_capacity::DEFAULT_PRECISION);
     assert_eq!(c.connections, None);
     assert!(c.keepalive);
     let w = parse(
@@ -91,12 +91,12 @@ fn each_bad_capacity_key_names_file_line_and_key() {
         (
             r#"capacity = { precision = "80%" }"#,
             "capacity.precision",
-            "outside",
+            "out of range",
         ),
         (
             r#"capacity = { precision = 0 }"#,
             "capacity.precision",
-            "outside",
+            "out of range",
         ),
         (
             r#"capacity = { connections = 0 }"#,

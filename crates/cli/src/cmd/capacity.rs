@@ -36,15 +36,15 @@ pub struct Args {
     /// A rule every passing level meets, e.g. p99<=10ms, p999<=50ms, error_rate<=0.1% (repeatable) [default: p99<=10ms, error_rate<=0.1%].
     #[arg(long = "slo", value_parser = Threshold::parse, allow_hyphen_values = true)]
     pub slo: Vec<Threshold>,
-    /// Each level's measured step.
-    #[arg(long, default_value = "5s", value_parser = units::parse_duration, allow_hyphen_values = true)]
-    pub step: Duration,
-    /// Load before each level's step, not counted.
-    #[arg(long, default_value = "2s", value_parser = units::parse_duration, allow_hyphen_values = true)]
-    pub warmup: Duration,
-    /// Bisection stops when the bracket is within this (e.g. 2%, 0.05).
-    #[arg(long, default_value = "2%", value_parser = parse_precision, allow_hyphen_values = true)]
-    pub precision: f64,
+    /// Each level's measured step [default: 5s].
+    #[arg(long, value_parser = units::parse_duration, allow_hyphen_values = true)]
+    pub step: Option<Duration>,
+    /// Load before each level's step, not counted [default: 2s].
+    #[arg(long, value_parser = units::parse_duration, allow_hyphen_values = true)]
+    pub warmup: Option<Duration>,
+    /// Bisection stops when the bracket is within this, e.g. 2% or 0.05 [default: 2%].
+    #[arg(long, value_parser = shootout_capacity::parse_precision, allow_hyphen_values = true)]
+    pub precision: Option<f64>,
     /// Connections for every level [default: sized per level by Little's law with headroom].
     #[arg(short = 'c', long = "connections", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub connections: Option<u64>,
@@ -78,24 +78,6 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// The largest `--precision`: a wider bracket is not a measurement.
-const MAX_PRECISION: f64 = 0.5;
-
-/// `2%` or `0.02`, above 0 and at most 50%.
-fn parse_precision(s: &str) -> Result<f64, String> {
-    let v = match s.trim().strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => s.trim().parse::<f64>(),
-    }
-    .map_err(|_| format!("'{s}' is not a precision (e.g. 2% or 0.02)"))?;
-    if !(v > 0.0 && v <= MAX_PRECISION) {
-        return Err(format!(
-            "'{s}' is out of range: give more than 0 and at most 50%"
-        ));
-    }
-    Ok(v)
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -147,7 +129,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 /// replaced per level) and the search settings; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     let endpoint = Endpoint::parse(&args.url)?;
-    if args.step.is_zero() {
+    let step = args.step.unwrap_or(shootout_capacity::DEFAULT_STEP);
+    if step.is_zero() {
         bail!("--step: must be more than 0 (see --help)");
     }
     let connections = args
@@ -162,7 +145,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
         Load::Closed { connections: 1 },
         Stop {
             requests: None,
-            duration: Some(args.step),
+            duration: Some(step),
         },
     )
     .map_err(flag_error)?;
@@ -190,26 +173,12 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     };
     let settings = Settings {
         slo,
-        warmup: args.warmup,
-        step: args.step,
-        precision: args.precision,
+        warmup: args.warmup.unwrap_or(shootout_capacity::DEFAULT_WARMUP),
+        step,
+        precision: args
+            .precision
+            .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
         connections,
     };
     Ok((template, settings))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_precision;
-
-    #[test]
-    fn precision_takes_percent_or_fraction_within_bounds() {
-        assert_eq!(parse_precision("2%"), Ok(0.02));
-        assert_eq!(parse_precision("0.05"), Ok(0.05));
-        assert!(parse_precision("0").unwrap_err().contains("out of range"));
-        assert!(parse_precision("60%").unwrap_err().contains("out of range"));
-        assert!(parse_precision("fine")
-            .unwrap_err()
-            .contains("not a precision"));
-    }
 }
