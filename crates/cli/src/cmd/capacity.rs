@@ -7,7 +7,7 @@
 //! not offer the rates needed to decide, 130 on Ctrl-C.
 
 use crate::capacity_output;
-use crate::cmd::load::{flag_error, parse_request, threads};
+use crate::cmd::load::{expect, flag_error, parse_request, threads, ExpectArgs};
 use crate::exit::Outcome;
 use crate::load_output::Format;
 use crate::units;
@@ -75,6 +75,8 @@ pub struct Args {
     /// Output format on stdout.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: Format,
+    #[command(flatten)]
+    pub expect: ExpectArgs,
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -158,6 +160,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
             args.body_file.as_deref(),
         )?)
         .timeout(args.timeout)
+        .expect(expect(&args.expect)?)
         .threads(threads(args.threads, &cpus))
         .cpus(cpus)
         .keepalive(!args.no_keepalive)

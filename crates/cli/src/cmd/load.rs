@@ -77,6 +77,16 @@ pub struct Args {
     /// Exit 1 when a condition holds, e.g. p99>50ms, errors>0, rps<1000 (repeatable).
     #[arg(long = "fail-if", value_parser = Threshold::parse)]
     pub fail_if: Vec<Threshold>,
+    #[command(flatten)]
+    pub expect: ExpectArgs,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The response checks, shared by `load` and `capacity`.
+#[derive(Debug, clap::Args)]
+pub struct ExpectArgs {
     /// Count a response whose status is not this as a mismatch: a code (200) or a class (2xx). Repeatable: any listed status passes.
     #[arg(long = "expect-status", value_name = "CODE", value_parser = StatusMatch::parse, allow_hyphen_values = true)]
     pub expect_status: Vec<StatusMatch>,
@@ -93,9 +103,6 @@ pub struct Args {
     /// Count a response whose Content-Type does not start with this (case-insensitive) as a mismatch, e.g. application/json.
     #[arg(long = "expect-type", value_name = "MEDIA", value_parser = parse_media_type, allow_hyphen_values = true)]
     pub expect_type: Option<String>,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -177,7 +184,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .threads(threads)
         .cpus(cpus)
         .keepalive(!args.no_keepalive)
-        .expect(expect(args)?)
+        .expect(expect(&args.expect)?)
         .build()
         .map_err(flag_error)
 }
@@ -217,7 +224,7 @@ pub(crate) fn flag_error(e: PlanError) -> anyhow::Error {
 }
 
 /// The `--expect-*` flags as the plan's expectations (empty: none checked).
-pub fn expect(args: &Args) -> anyhow::Result<Expect> {
+pub fn expect(args: &ExpectArgs) -> anyhow::Result<Expect> {
     let body = match (&args.expect_body, &args.expect_body_file) {
         (Some(b), _) => Some(b.clone().into_bytes()),
         (None, Some(path)) => Some(
