@@ -148,9 +148,11 @@ fn search_step(tried: &[Tried], probe_rps: f64, precision: f64) -> Option<Action
     let unstable = unstable(tried);
     // The lowest generator-limited rate above the best pass: the ceiling
     // of what this generator can offer.
+    // A rate counts only once the generator missed it twice: on a shared
+    // machine one descheduled moment is common and says nothing.
     let ceiling = min(tried
         .iter()
-        .filter(|t| t.phase == Phase::Search && t.verdict == LevelVerdict::GeneratorLimited)
+        .filter(|t| t.phase == Phase::Search && limited_at(tried, t.rate) >= 2)
         .map(|t| t.rate)
         .filter(|r| high_pass.is_none_or(|p| *r > p)));
     let searched = tried.iter().filter(|t| t.phase == Phase::Search).count();
@@ -161,6 +163,14 @@ fn search_step(tried: &[Tried], probe_rps: f64, precision: f64) -> Option<Action
             unstable,
         }))
     };
+    if let Some(last) = tried
+        .last()
+        .filter(|t| t.phase == Phase::Search && t.verdict == LevelVerdict::GeneratorLimited)
+    {
+        if limited_at(tried, last.rate) == 1 && searched < MAX_SEARCH_LEVELS {
+            return run(last.rate);
+        }
+    }
     if searched >= MAX_SEARCH_LEVELS {
         return match high_pass {
             Some(_) => None,
@@ -199,6 +209,18 @@ fn search_step(tried: &[Tried], probe_rps: f64, precision: f64) -> Option<Action
         // above what this generator can offer.
         Some(_) => done(Verdict::GeneratorLimited, Some(pass)),
     }
+}
+
+/// How many search levels at `rate` the generator could not keep.
+fn limited_at(tried: &[Tried], rate: f64) -> usize {
+    tried
+        .iter()
+        .filter(|t| {
+            t.phase == Phase::Search
+                && t.rate == rate
+                && t.verdict == LevelVerdict::GeneratorLimited
+        })
+        .count()
 }
 
 fn confirm_or_curve(tried: &[Tried], confirms: &[&Tried]) -> Action {

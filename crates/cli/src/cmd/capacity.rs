@@ -13,7 +13,7 @@ use crate::load_output::Format;
 use crate::units;
 use anyhow::{bail, Context};
 use shootout_capacity::{CapacityError, Event, Settings, Verdict, DEFAULT_SLO};
-use shootout_engine::{Endpoint, Load, Plan, Stop, Threshold, Workload};
+use shootout_engine::{Endpoint, Expect, Load, Plan, StatusMatch, Stop, Threshold, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,7 +28,9 @@ use std::time::Duration;
     bisection to --precision), a confirm run of the best pass (5% lower if it fails), then the \
     curve at 25, 50, 75, 90 and 100% of the capacity.\n\
     Exit codes: 0 capacity found, 1 no rate met the SLO, 2 usage error, no successful answer, \
-    or the generator could not offer the rates needed to decide; 130 Ctrl-C."
+    or the generator could not offer the rates needed to decide; 130 Ctrl-C.\n\
+    A response with a status other than 2xx or 3xx counts as an error (a mismatch) unless \
+    --expect-status says which statuses are right."
 )]
 pub struct Args {
     /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] only.
@@ -127,6 +129,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 }
 
+/// A search counts an error status as a failed request: an overloaded
+/// server that sheds load with 503s must not pass on their latency. Unless
+/// `--expect-status` says otherwise, any status but 2xx/3xx is a mismatch.
+fn success_expected(mut e: Expect) -> Expect {
+    if e.status.is_empty() {
+        e.status = vec![StatusMatch::Class(2), StatusMatch::Class(3)];
+    }
+    e
+}
+
 /// The template plan (endpoint, request, threads, CPUs; its workload is
 /// replaced per level) and the search settings; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
@@ -160,7 +172,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
             args.body_file.as_deref(),
         )?)
         .timeout(args.timeout)
-        .expect(expect(&args.expect)?)
+        .expect(success_expected(expect(&args.expect)?))
         .threads(threads(args.threads, &cpus))
         .cpus(cpus)
         .keepalive(!args.no_keepalive)
