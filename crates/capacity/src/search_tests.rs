@@ -234,7 +234,9 @@ fn a_rate_the_generator_missed_once_is_run_again_and_then_decides() {
     let c = out.capacity.unwrap();
     assert!((1000.0 / 1.02..=1000.0).contains(&c), "{c} {tried:?}");
     // Every missed rate was retried at once (and there was one).
-    assert!(tried.iter().any(|t| t.verdict == LevelVerdict::GeneratorLimited));
+    assert!(tried
+        .iter()
+        .any(|t| t.verdict == LevelVerdict::GeneratorLimited));
     for (i, t) in tried.iter().enumerate() {
         if t.verdict == LevelVerdict::GeneratorLimited {
             assert_eq!(tried[i + 1].rate, t.rate, "{tried:?}");

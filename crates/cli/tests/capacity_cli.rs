@@ -8,10 +8,8 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
+use std::net::TcpListener;
+use std::sync::Mutex;
 use std::time::Duration;
 
 const SCHEMA: &str = include_str!("../../../docs/capacity.schema.json");
@@ -21,51 +19,19 @@ const SERVICE: Duration = Duration::from_millis(5);
 /// the other's load as the server's (or the generator's) limit.
 static LOADS: Mutex<()> = Mutex::new(());
 
+mod common;
+use common::{shootout, stderr};
+
 /// A keep-alive server on any number of connections that serves one
 /// request at a time, each taking [`SERVICE`].
 fn serial_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let one_at_a_time = Arc::new(Mutex::new(()));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let lock = one_at_a_time.clone();
-            std::thread::spawn(move || serve(stream, &lock));
-        }
+    let one_at_a_time = Mutex::new(());
+    let url = common::server(move || {
+        let _serving = one_at_a_time.lock().unwrap();
+        std::thread::sleep(SERVICE);
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".to_string()
     });
-    format!("http://{addr}/")
-}
-
-fn serve(stream: TcpStream, one_at_a_time: &Mutex<()>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut out = stream;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" => {
-                let _serving = one_at_a_time.lock().unwrap();
-                std::thread::sleep(SERVICE);
-                let reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-                if out.write_all(reply.as_bytes()).is_err() {
-                    return;
-                }
-            }
-            Ok(_) => {}
-        }
-    }
-}
-
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    format!("{url}/")
 }
 
 /// The server's throughput at one connection, measured with `shootout load`.

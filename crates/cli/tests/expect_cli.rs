@@ -6,70 +6,28 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+
+mod common;
+use common::{ok, shootout, stderr, stdout};
 
 /// A keep-alive server answering `Hello, World!`, except every tenth answer
 /// (counted across connections), which says `Hello, world!`.
 fn every_tenth_wrong() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let count = Arc::new(AtomicU64::new(0));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let count = count.clone();
-            std::thread::spawn(move || serve(stream, &count));
-        }
+    let count = AtomicU64::new(0);
+    let url = common::server(move || {
+        let n = count.fetch_add(1, Ordering::Relaxed);
+        let body = if n % 10 == 9 {
+            "Hello, world!"
+        } else {
+            "Hello, World!"
+        };
+        ok(Some("text/plain"), body)
     });
-    format!("http://{addr}/plaintext")
-}
-
-fn serve(stream: TcpStream, count: &AtomicU64) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut out = stream;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" => {
-                let n = count.fetch_add(1, Ordering::Relaxed);
-                let body = if n % 10 == 9 {
-                    "Hello, world!"
-                } else {
-                    "Hello, World!"
-                };
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                if out.write_all(reply.as_bytes()).is_err() {
-                    return;
-                }
-            }
-            Ok(_) => {}
-        }
-    }
-}
-
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    format!("{url}/plaintext")
 }
 
 /// `-n 1000` against the server: exactly 100 answers are wrong.

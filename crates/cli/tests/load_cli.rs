@@ -4,56 +4,16 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Output};
+use std::net::TcpListener;
 
 const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
 
+mod common;
+use common::{ok, shootout, stderr};
+
 /// A keep-alive server answering every request with `Hello, World!`.
 fn hello_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream));
-        }
-    });
-    format!("http://{addr}/plaintext")
-}
-
-fn serve(stream: TcpStream) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut out = stream;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" => {
-                let body = "Hello, World!";
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                if out.write_all(reply.as_bytes()).is_err() {
-                    return;
-                }
-            }
-            Ok(_) => {}
-        }
-    }
-}
-
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    format!("{}/plaintext", common::server(|| ok(None, "Hello, World!")))
 }
 
 #[test]
