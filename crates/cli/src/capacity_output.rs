@@ -76,11 +76,11 @@ fn busy_note(r: &CapacityResult) -> Option<String> {
         .chain(&r.curve)
         .enumerate()
         .filter(|(_, l)| l.all_busy > 0)
-        .map(|(i, l)| format!("#{i} ({} of {} sends)", l.all_busy, l.sent))
+        .map(|(i, l)| format!("#{i} ({} requests)", l.all_busy))
         .collect();
     (!busy.is_empty()).then(|| {
         format!(
-            "all connections were busy at a send time on levels {}: those requests waited for a connection (counted in their latency)",
+            "requests came due with every connection busy on levels {}: they waited for a connection, and the wait is in their latency",
             busy.join(", ")
         )
     })
