@@ -73,6 +73,17 @@ pub enum Verdict {
     GeneratorLimited,
 }
 
+impl Verdict {
+    /// The name used in every output: `found`, `none`, `generator-limited`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Found => "found",
+            Verdict::None => "none",
+            Verdict::GeneratorLimited => "generator-limited",
+        }
+    }
+}
+
 /// The settings a search ran with, recorded beside its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchRecord {

@@ -11,7 +11,7 @@ use crate::escape::md;
 use crate::metric::num;
 use crate::stats::Spread;
 use serde_json::{json, Value};
-use shootout_capacity::{LevelRecord, Verdict};
+use shootout_capacity::LevelRecord;
 use shootout_store::{CapacitySearch, RunData};
 use std::fmt::Write;
 
@@ -32,7 +32,7 @@ impl Row<'_> {
     pub fn verdict(&self) -> String {
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for s in &self.searches {
-            let v = verdict_text(s.result.verdict);
+            let v = s.result.verdict.as_str();
             match counts.iter_mut().find(|c| c.0 == v) {
                 Some(c) => c.1 += 1,
                 None => counts.push((v, 1)),
@@ -52,10 +52,21 @@ impl Row<'_> {
         text
     }
 
-    /// `52000 ± 1200`, `52000`, or `none`.
+    /// The highest generator-limited lower bound of the repetitions.
+    pub fn lower_bound(&self) -> Option<f64> {
+        self.searches
+            .iter()
+            .filter_map(|s| s.result.lower_bound_rps)
+            .reduce(f64::max)
+    }
+
+    /// `52000 ± 1200`, `52000`, `≥ 50300` (only a generator-limited
+    /// lower bound), or `none`.
     pub fn capacity_cell(&self) -> String {
         match &self.capacity {
-            None => "none".to_string(),
+            None => self
+                .lower_bound()
+                .map_or("none".to_string(), |b| format!("≥ {}", num(b))),
             Some(s) => match s.half_ci {
                 Some(h) => format!("{} ± {}", num(s.median), num(h)),
                 None => num(s.median),
@@ -71,15 +82,6 @@ pub struct Section<'a> {
     /// The rules as written, joined (`p99<=10ms, error_rate<=0.1%`).
     pub slo: String,
     pub rows: Vec<Row<'a>>,
-}
-
-/// `found`, `none`, `generator-limited`.
-pub fn verdict_text(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Found => "found",
-        Verdict::None => "none",
-        Verdict::GeneratorLimited => "generator-limited",
-    }
 }
 
 /// The run's capacity scenarios in the order first measured.
@@ -116,7 +118,13 @@ fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
         .collect();
     // Best first; targets without a capacity last, by name.
     rows.sort_by(|a, b| {
-        let key = |r: &Row| r.capacity.map_or(f64::NEG_INFINITY, |s| s.median);
+        // A lower bound ranks where it is known to be at least.
+        let key = |r: &Row| {
+            r.capacity
+                .map(|s| s.median)
+                .or(r.lower_bound())
+                .unwrap_or(f64::NEG_INFINITY)
+        };
         key(b).total_cmp(&key(a)).then(a.target.cmp(b.target))
     });
     Section {

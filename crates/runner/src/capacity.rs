@@ -121,15 +121,14 @@ fn search(
 /// `8000 req/s under p99<=10ms, error_rate<=0.1% (found, 15 levels)`.
 pub fn brief(r: &CapacityResult) -> String {
     let slo: Vec<&str> = r.slo.iter().map(|t| t.text()).collect();
-    let verdict = match r.verdict {
-        Verdict::Found => "found",
-        Verdict::None => "none",
-        Verdict::GeneratorLimited => "generator-limited",
-    };
+    let verdict = r.verdict.as_str();
     format!(
         "{} under {} ({verdict}{}, {} levels)",
-        r.capacity_rps
-            .map_or("no rate".to_string(), |c| format!("{c:.0} req/s")),
+        match (r.capacity_rps, r.lower_bound_rps) {
+            (Some(c), _) => format!("{c:.0} req/s"),
+            (None, Some(b)) => format!("at least {b:.0} req/s"),
+            (None, None) => "no rate".to_string(),
+        },
         slo.join(", "),
         if r.unstable { ", unstable" } else { "" },
         r.levels.len() + r.curve.len()

@@ -1,0 +1,68 @@
+//! What the CLI's end-to-end tests of `load` and `capacity` share: running
+//! the real binary, and a keep-alive HTTP/1.1 server on 127.0.0.1 whose
+//! answers a closure writes (one thread per connection; request bodies are
+//! not expected).
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+/// Starts a server whose every answer is `answer()`, the whole response
+/// (head and body); returns `http://127.0.0.1:PORT`.
+pub fn server(answer: impl Fn() -> String + Send + Sync + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let answer = Arc::new(answer);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let answer = answer.clone();
+            std::thread::spawn(move || serve(stream, &*answer));
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// A 200 response with this body and optional Content-Type.
+pub fn ok(content_type: Option<&str>, body: &str) -> String {
+    let ct = content_type.map_or(String::new(), |t| format!("Content-Type: {t}\r\n"));
+    format!(
+        "HTTP/1.1 200 OK\r\n{ct}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn serve(stream: TcpStream, answer: &dyn Fn() -> String) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) if line == "\r\n" => {
+                if out.write_all(answer().as_bytes()).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+pub fn shootout(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
