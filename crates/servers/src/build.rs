@@ -43,8 +43,11 @@ pub struct BuildError {
 
 /// Builds `target` unless its stamp says it is up to date.
 pub fn build(target: &Target) -> Result<BuildOutcome, BuildError> {
-    if !target.toolchain.is_present() {
-        let reason = format!("{} not found on PATH", target.toolchain);
+    if let Some(binary) = target.toolchain.missing() {
+        let reason = format!(
+            "{binary} not found on PATH ({} toolchain)",
+            target.toolchain
+        );
         return Ok(BuildOutcome::Skipped { reason });
     }
     let fingerprint = fingerprint(target);

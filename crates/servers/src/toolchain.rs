@@ -1,5 +1,5 @@
-//! The toolchains a target may need to build (cargo, go, python3) and the
-//! check that one is on `PATH`. PATH is searched here rather than by shelling
+//! The toolchains a target may need to build and run (cargo, go, python3,
+//! node, maven) and the check that each of their programs is on `PATH`. PATH is searched here rather than by shelling
 //! out to `which`, which is not installed everywhere and costs a process.
 
 use serde::Deserialize;
@@ -14,32 +14,53 @@ pub enum Toolchain {
     Cargo,
     Go,
     Python3,
+    /// Node.js: `node` runs the server, `npm ci` installs its packages.
+    Node,
+    /// Maven builds the jar and `java` runs it.
+    Maven,
 }
 
 impl Toolchain {
-    /// The executable that must be on PATH.
-    pub fn binary(self) -> &'static str {
+    /// The name used in `target.toml`.
+    pub fn name(self) -> &'static str {
         match self {
             Toolchain::Cargo => "cargo",
             Toolchain::Go => "go",
             Toolchain::Python3 => "python3",
+            Toolchain::Node => "node",
+            Toolchain::Maven => "maven",
         }
     }
 
-    /// Where the toolchain's binary is, if it is on PATH.
-    pub fn locate(self) -> Option<PathBuf> {
-        find_on_path(self.binary(), std::env::var_os("PATH").as_deref()?)
+    /// Every executable that must be on PATH to build and run a target.
+    pub fn binaries(self) -> &'static [&'static str] {
+        match self {
+            Toolchain::Cargo => &["cargo"],
+            Toolchain::Go => &["go"],
+            Toolchain::Python3 => &["python3"],
+            Toolchain::Node => &["node", "npm"],
+            Toolchain::Maven => &["mvn", "java"],
+        }
     }
 
-    /// True when the toolchain's binary is on PATH.
+    /// The first of the toolchain's executables that is not on PATH.
+    pub fn missing(self) -> Option<&'static str> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        self.binaries()
+            .iter()
+            .copied()
+            .find(|b| find_on_path(b, &path).is_none())
+    }
+
+    /// True when every executable of the toolchain is on PATH.
     pub fn is_present(self) -> bool {
-        self.locate().is_some()
+        self.missing().is_none()
     }
 }
 
 impl fmt::Display for Toolchain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.binary())
+        f.write_str(self.name())
     }
 }
 
@@ -75,6 +96,13 @@ mod tests {
         assert_eq!(find_on_path("tool", &path), Some(exe));
         assert_eq!(find_on_path("plain", &path), None);
         assert_eq!(find_on_path("missing", &path), None);
+    }
+
+    #[test]
+    fn a_toolchain_needs_every_binary() {
+        assert_eq!(Toolchain::Node.binaries(), ["node", "npm"]);
+        assert_eq!(Toolchain::Maven.binaries(), ["mvn", "java"]);
+        assert_eq!(Toolchain::Maven.to_string(), "maven");
     }
 
     #[test]

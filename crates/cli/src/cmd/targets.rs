@@ -112,8 +112,11 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     };
     let mut rows = Vec::new();
     for t in &targets {
-        if !t.toolchain.is_present() {
-            eprintln!("{}: skipped: {} not found on PATH", t.name, t.toolchain);
+        if let Some(binary) = t.toolchain.missing() {
+            eprintln!(
+                "{}: skipped: {binary} not found on PATH ({} toolchain)",
+                t.name, t.toolchain
+            );
             continue;
         }
         rows.push(verify_one(t, args.no_build, &opts));
