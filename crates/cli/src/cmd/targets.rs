@@ -45,6 +45,11 @@ pub struct VerifyArgs {
     /// Do not build first; verify whatever is there.
     #[arg(long)]
     pub no_build: bool,
+    /// Start no PostgreSQL and skip the database routes' checks (their
+    /// columns show "-"): for a new target whose database routes are not
+    /// written yet.
+    #[arg(long)]
+    pub no_database: bool,
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
@@ -105,7 +110,12 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
         shootout_servers::database::stop_all_clusters();
         crate::interrupt::exit_now();
     })?;
-    let database = start_database()?;
+    let database = if args.no_database {
+        eprintln!("database routes not checked (--no-database)");
+        None
+    } else {
+        start_database()?
+    };
     let opts = VerifyOptions {
         database: database.as_ref().map(Cluster::access),
         ..VerifyOptions::default()
@@ -227,19 +237,30 @@ fn print_reasons(row: &Row) {
             );
             for (check, failure) in r.failures() {
                 let text = failure.to_string();
+                let request = check
+                    .request
+                    .as_deref()
+                    .map_or(String::new(), |r| format!(", {r}"));
                 println!(
-                    "  {} ({:?}): {}",
+                    "  {} ({:?}{request}): {}",
                     check.column.name(),
                     check.aspect,
                     indent(&text).trim_start()
                 );
             }
-            for (check, note) in r.notes() {
+            let (skipped, notes): (Vec<_>, Vec<_>) = r.notes().partition(|(c, _)| c.is_skipped());
+            for (check, note) in notes {
                 println!(
                     "  note: {} ({:?}): {note}",
                     check.column.name(),
                     check.aspect
                 );
+            }
+            // One line for the columns skipped for one reason (no database).
+            if let Some((_, why)) = skipped.first() {
+                let columns: Vec<&str> = skipped.iter().map(|(c, _)| c.column.name()).collect();
+                let why = why.trim_start_matches("skipped: ");
+                println!("  not checked: {} ({why})", columns.join(", "));
             }
         }
     }

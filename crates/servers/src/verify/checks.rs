@@ -99,6 +99,14 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
 }
 
 fn check_route(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Check> {
+    let (method, path) = (route.request.method, route.request.path);
+    route_checks(addr, route, timeout)
+        .into_iter()
+        .map(|c| c.on(method, path))
+        .collect()
+}
+
+fn route_checks(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Check> {
     let col = route.column;
     let resp = match http::send(addr, &route.request, timeout) {
         Ok(resp) => resp,
@@ -142,6 +150,7 @@ pub(super) fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure
         aspect,
         result,
         note: None,
+        request: None,
     }
 }
 

@@ -206,7 +206,7 @@ fn check_rows_route(
     let col = Column::Route(name);
     let resp = match get(addr, path, timeout) {
         Ok(resp) => resp,
-        Err(f) => return vec![Check::fail(col, Aspect::Request, f)],
+        Err(f) => return vec![Check::fail(col, Aspect::Request, f).on("GET", path)],
     };
     let mut checks = basics(col, &resp, name.route().media_type);
     let parsed = match rows {
@@ -220,7 +220,7 @@ fn check_rows_route(
         ]),
         Err(f) => checks.push(Check::fail(col, Aspect::Body, f)),
     }
-    checks
+    checks.into_iter().map(|c| c.on("GET", path)).collect()
 }
 
 fn row_count(request: &str, rows: Vec<World>, expected: usize) -> Result<Vec<World>, Failure> {
@@ -254,7 +254,7 @@ fn check_clamping(
                     ScenarioName::Updates => updates_in_table(client, &rows),
                     _ => rows_in_table(client, &rows),
                 });
-            verdict(col, Aspect::Clamp, result)
+            verdict(col, Aspect::Clamp, result).on("GET", &path)
         })
         .collect()
 }
@@ -296,7 +296,7 @@ fn check_update(addr: SocketAddr, timeout: Duration, client: &mut Client, n: usi
     });
     let (before, rows, after) = match result {
         Ok(found) => found,
-        Err(f) => return vec![Check::fail(col, Aspect::Persisted, f)],
+        Err(f) => return vec![Check::fail(col, Aspect::Persisted, f).on("GET", &path)],
     };
     let mut checks = vec![verdict(col, Aspect::Persisted, persisted(&rows, &after))];
     if n == UPDATE_COUNTS[UPDATE_COUNTS.len() - 1] {
@@ -307,7 +307,7 @@ fn check_update(addr: SocketAddr, timeout: Duration, client: &mut Client, n: usi
         };
         checks.push(verdict(col, Aspect::Changed, result));
     }
-    checks
+    checks.into_iter().map(|c| c.on("GET", &path)).collect()
 }
 
 /// The answered updates are what the table holds now.

@@ -263,6 +263,9 @@ pub struct Check {
     pub result: Result<(), Failure>,
     /// Something worth knowing even when the check passed.
     pub note: Option<String>,
+    /// The request the check sent (`GET /queries?queries=foo`), when one
+    /// request tells the reader how to reproduce it with curl.
+    pub request: Option<String>,
 }
 
 impl Check {
@@ -272,6 +275,7 @@ impl Check {
             aspect,
             result: Ok(()),
             note: None,
+            request: None,
         }
     }
 
@@ -281,6 +285,7 @@ impl Check {
             aspect,
             result: Err(failure),
             note: None,
+            request: None,
         }
     }
 
@@ -290,6 +295,14 @@ impl Check {
         Check {
             note: Some(format!("skipped: {why}")),
             ..Check::pass(column, Aspect::Skipped)
+        }
+    }
+
+    /// Names the request that this check sent.
+    pub fn on(self, method: &str, path: &str) -> Check {
+        Check {
+            request: Some(format!("{method} {path}")),
+            ..self
         }
     }
 
