@@ -9,6 +9,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// One test at a time: both build and start the same target, and a study
+/// run must not share the two cores with a verify.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 const NAME: &str = "hello-go";
 
@@ -62,8 +67,8 @@ impl Drop for Tmp {
 }
 
 /// A targets folder holding the guide's target and a copy of the data.
-fn targets_dir() -> Tmp {
-    let tmp = std::env::temp_dir().join(format!("shootout-guide-{}", std::process::id()));
+fn targets_dir(test: &str) -> Tmp {
+    let tmp = std::env::temp_dir().join(format!("shootout-guide-{test}-{}", std::process::id()));
     let dir = tmp.join("targets");
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::create_dir_all(dir.join(NAME)).unwrap();
@@ -109,7 +114,10 @@ fn stable(line: &str) -> String {
 fn assert_quoted(quoted: &str, output: &str) {
     let got: Vec<String> = output.lines().map(stable).collect();
     for line in quoted.lines().map(stable) {
-        assert!(got.contains(&line), "the guide quotes {line:?}; verify printed:\n{output}");
+        assert!(
+            got.contains(&line),
+            "the guide quotes {line:?}; verify printed:\n{output}"
+        );
     }
 }
 
@@ -123,10 +131,11 @@ fn go_present() -> bool {
 
 #[test]
 fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !go_present() {
         return;
     }
-    let tmp = targets_dir();
+    let tmp = targets_dir("verify");
     let quoted = text_blocks(&guide());
     assert_eq!(quoted.len(), 2, "the guide quotes a pass and a failure");
 
@@ -153,13 +162,17 @@ fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
 
 #[test]
 fn the_guides_one_target_study_runs() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !go_present() {
         return;
     }
-    let tmp = targets_dir();
+    let tmp = targets_dir("run");
     let db = tmp.0.join("results.db");
     let command = "shootout run --targets hello-go --quick";
-    assert!(guide().contains(command), "the guide no longer shows {command}");
+    assert!(
+        guide().contains(command),
+        "the guide no longer shows {command}"
+    );
     let out = shootout(
         &[
             "run",
