@@ -1,7 +1,9 @@
 //! Merges the workers' recorders into the run's [`LoadReport`]: counts,
 //! percentiles, the per-second timeline and the generator's own CPU cost.
 
-use crate::report::{GeneratorUsage, LagSummary, LatencySummary, LoadReport, Summary};
+use crate::report::{
+    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Summary,
+};
 use crate::stats::Recorder;
 use crate::worker::Outcome;
 use crate::{Load, Plan};
@@ -14,6 +16,7 @@ pub(crate) fn build(
     measure_start: Instant,
     outcomes: Vec<Outcome>,
     cpu: Duration,
+    clock: RunClock,
 ) -> LoadReport {
     let finished = outcomes
         .iter()
@@ -24,7 +27,13 @@ pub(crate) fn build(
     let mut recorders = outcomes.into_iter().map(|o| o.recorder);
     let mut rec = recorders
         .next()
-        .unwrap_or_else(|| Recorder::new(plan.load().is_open_loop(), measure_start));
+        .unwrap_or_else(|| {
+            Recorder::new(
+                plan.load().is_open_loop(),
+                measure_start,
+                plan.interval_histograms(),
+            )
+        });
     for other in recorders {
         rec.merge(other);
     }
@@ -76,11 +85,18 @@ pub(crate) fn build(
             },
         },
     };
+    let intervals = Intervals {
+        errors: rec.timeline.iter().map(|s| s.errors()).collect(),
+        latency: rec.timeline.iter().map(|s| s.latency.clone()).collect(),
+        lag: rec.lag.clone(),
+    };
     LoadReport {
         timeline: rec.seconds(duration),
         summary,
         histogram: rec.latency,
         uncorrected: rec.uncorrected,
+        clock,
+        intervals,
     }
 }
 
