@@ -118,15 +118,13 @@ impl Shard {
         };
         let requests = match whole.stop().requests {
             Some(r) => match self.share_of(r) {
-                0 => {
-                    return Err(PlanError::invalid(
-                        PlanField::Requests,
-                        format!(
-                            "{r} requests cannot be split over {} shards: give at least one per shard",
-                            self.count
-                        ),
-                    ))
-                }
+                0 => return Err(PlanError::invalid(
+                    PlanField::Requests,
+                    format!(
+                        "{r} requests cannot be split over {} shards: give at least one per shard",
+                        self.count
+                    ),
+                )),
                 share => Some(share),
             },
             None => None,

@@ -132,7 +132,11 @@ impl Recorder {
         }
         let slot = self.slot(now);
         slot.completed += 1;
-        slot.latency.saturating_record(corrected);
+        // `record`, not `saturating_record`: an exact slot grows to hold the
+        // value (values never exceed MAX_US, which a coarse one holds).
+        if slot.latency.record(corrected).is_err() {
+            slot.latency.saturating_record(corrected);
+        }
         self.progress.0 += 1;
     }
 

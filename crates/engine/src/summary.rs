@@ -25,15 +25,13 @@ pub(crate) fn build(
         .unwrap_or(measure_start);
     let duration = finished.saturating_duration_since(measure_start);
     let mut recorders = outcomes.into_iter().map(|o| o.recorder);
-    let mut rec = recorders
-        .next()
-        .unwrap_or_else(|| {
-            Recorder::new(
-                plan.load().is_open_loop(),
-                measure_start,
-                plan.interval_histograms(),
-            )
-        });
+    let mut rec = recorders.next().unwrap_or_else(|| {
+        Recorder::new(
+            plan.load().is_open_loop(),
+            measure_start,
+            plan.interval_histograms(),
+        )
+    });
     for other in recorders {
         rec.merge(other);
     }
