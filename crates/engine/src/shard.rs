@@ -84,13 +84,7 @@ impl Shard {
         let total = whole.load().max_connections();
         let connections = self.share_of(total as u64) as usize;
         if connections == 0 {
-            return Err(PlanError::invalid(
-                PlanField::Connections,
-                format!(
-                    "{total} connections cannot be split over {} shards: give at least one per shard",
-                    self.count
-                ),
-            ));
+            return Err(self.too_few(PlanField::Connections, total as u64, "connections"));
         }
         let load = match whole.load() {
             Load::Closed { .. } => Load::Closed { connections },
@@ -116,24 +110,27 @@ impl Shard {
                 }
             }
         };
-        let requests = match whole.stop().requests {
-            Some(r) => match self.share_of(r) {
-                0 => return Err(PlanError::invalid(
-                    PlanField::Requests,
-                    format!(
-                        "{r} requests cannot be split over {} shards: give at least one per shard",
-                        self.count
-                    ),
-                )),
-                share => Some(share),
-            },
-            None => None,
+        let requests = match whole.stop().requests.map(|r| (r, self.share_of(r))) {
+            Some((r, 0)) => return Err(self.too_few(PlanField::Requests, r, "requests")),
+            other => other.map(|(_, share)| share),
         };
         let stop = Stop {
             requests,
             duration: whole.stop().duration,
         };
         Workload::new(load, stop)
+    }
+}
+
+impl Shard {
+    fn too_few(&self, field: PlanField, total: u64, what: &str) -> PlanError {
+        PlanError::invalid(
+            field,
+            format!(
+                "{total} {what} cannot be split over {} shards: give at least one per shard",
+                self.count
+            ),
+        )
     }
 }
 
