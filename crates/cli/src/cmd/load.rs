@@ -258,8 +258,8 @@ fn flag(field: PlanField) -> &'static str {
 pub(crate) fn flag_error(e: PlanError) -> anyhow::Error {
     if let PlanError::NotLoopback(url) = &e {
         return anyhow::anyhow!(
-            "refusing to load '{url}': only 127.0.0.1, localhost and [::1] by default; \
-             pass --remote to load another machine on purpose"
+            "refusing to load '{url}': shootout only sends load to 127.0.0.1, localhost or [::1] \
+             unless --remote is given (to load another machine on purpose)"
         );
     }
     match e.field() {
