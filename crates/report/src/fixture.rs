@@ -347,6 +347,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         connections: 100,
         threads: 1,
         keepalive: true,
+        pipeline: 1,
         rate: None,
         duration_s,
         rps,

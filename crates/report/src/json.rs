@@ -87,6 +87,7 @@ fn result(m: &Measurement) -> Value {
         "level": m.level,
         "level_label": m.level_label,
         "repetition": m.repetition,
+        "pipeline": m.summary.pipeline,
         "rps": finite(m.summary.rps),
         "latency_ms": {
             "p50": finite(l.p50), "p90": finite(l.p90), "p99": finite(l.p99),

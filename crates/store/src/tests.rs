@@ -62,6 +62,7 @@ fn summary(rps: f64) -> Summary {
         connections: 64,
         threads: 1,
         keepalive: true,
+        pipeline: 1,
         rate: None,
         duration_s: 5.0,
         rps,
@@ -162,6 +163,7 @@ fn round_trips_a_run() {
     let mut unc = Histogram::<u64>::new(3).unwrap();
     unc.record(42).unwrap();
     m0.histogram_uncorrected = Some(unc);
+    m0.summary.pipeline = 16;
     store.record_measurement(id, &m0).unwrap();
 
     let listing = store.runs().unwrap();
@@ -182,6 +184,9 @@ fn round_trips_a_run() {
     assert_eq!(data.targets[1].footprint_bytes, Some(12_345));
     let ms = &data.measurements;
     assert_eq!(ms.len(), 2);
+    let mut depths: Vec<usize> = ms.iter().map(|m| m.summary.pipeline).collect();
+    depths.sort_unstable();
+    assert_eq!(depths, [1, 16], "each measurement keeps its pipeline depth");
     assert_eq!(ms[0].repetition, 0, "ordered by repetition");
     assert_eq!(ms[0].histogram.len(), 3);
     assert_eq!(ms[0].histogram_uncorrected.as_ref().unwrap().len(), 1);

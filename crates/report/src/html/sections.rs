@@ -43,6 +43,9 @@ pub fn header(out: &mut String, ctx: &Context) {
     if let Some(db) = crate::database::line(r) {
         let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&db));
     }
+    if let Some(line) = ctx.pipelining_line() {
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&line));
+    }
     if let Some(note) = crate::database::sharing_note(r) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
