@@ -104,6 +104,8 @@ pub(crate) fn target_record(name: &str, framework: &str, status: TargetStatus) -
         verify: (!failed).then(|| serde_json::json!({"plaintext": "ok", "json": "ok"})),
         footprint_bytes: (!failed).then_some(4_200_000),
         build_s: Some(31.5),
+        description: Some(format!("{framework}, default workers")),
+        run_command: Some(format!("exec ../target/release/{name}")),
     }
 }
 

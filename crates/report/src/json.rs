@@ -26,6 +26,8 @@ pub fn render(data: &RunData) -> Value {
             "reason": t.reason,
             "footprint_bytes": t.footprint_bytes,
             "build_s": t.build_s,
+            "description": t.description,
+            "run_command": t.run_command,
         })).collect::<Vec<_>>(),
         "results": data.measurements.iter().map(result).collect::<Vec<_>>(),
         "summary": summary(data),

@@ -137,6 +137,8 @@ fn round_trips_a_run() {
                 verify: Some(serde_json::json!([{"check": "plaintext", "ok": true}])),
                 footprint_bytes: Some(12_345),
                 build_s: Some(1.5),
+                description: Some("one JVM, -Xmx256m".into()),
+                run_command: Some("exec java -Xmx256m -jar app.jar".into()),
             },
         )
         .unwrap();
@@ -153,6 +155,8 @@ fn round_trips_a_run() {
                 verify: None,
                 footprint_bytes: None,
                 build_s: None,
+                description: None,
+                run_command: None,
             },
         )
         .unwrap();
@@ -182,6 +186,9 @@ fn round_trips_a_run() {
     assert_eq!(data.targets[0].target, "broken");
     assert_eq!(data.targets[0].status, TargetStatus::StartFailed);
     assert_eq!(data.targets[1].footprint_bytes, Some(12_345));
+    let run_command = data.targets[1].run_command.as_deref();
+    assert_eq!(run_command, Some("exec java -Xmx256m -jar app.jar"));
+    assert_eq!(data.targets[0].description, None);
     let ms = &data.measurements;
     assert_eq!(ms.len(), 2);
     let mut depths: Vec<usize> = ms.iter().map(|m| m.summary.pipeline).collect();
