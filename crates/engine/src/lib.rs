@@ -18,7 +18,10 @@ pub mod units;
 pub mod workload;
 
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
-pub use plan::{Endpoint, Plan, PlanBuilder, PlanError, PlanField, Reach, RequestSpec};
+pub use plan::{
+    check_pipeline, Endpoint, Plan, PlanBuilder, PlanError, PlanField, Reach, RequestSpec,
+    MAX_PIPELINE,
+};
 pub use report::{
     ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
 };
@@ -72,8 +75,10 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     let measure_start = t0 + plan.warmup();
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
-        request: &request,
+        wire: conn::Wire::new(&request.bytes, plan.pipeline()),
+        is_head: request.is_head,
         keepalive: plan.keepalive(),
+        depth: plan.pipeline(),
         timeout: plan.timeout(),
         t0,
         measure_start,

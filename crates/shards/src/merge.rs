@@ -159,6 +159,7 @@ fn summary(
         connections: s.iter().map(|x| x.connections).sum(),
         threads: s.iter().map(|x| x.threads).sum(),
         keepalive: first.keepalive,
+        pipeline: settings.pipeline,
         rate: settings.rate,
         duration_s,
         rps: s.iter().map(|x| x.rps).sum(),

@@ -30,6 +30,10 @@ pub struct Settings {
     pub warmup_s: f64,
     pub timeout_s: f64,
     pub keepalive: bool,
+    /// Requests in flight per connection (`--pipeline`); 1 in logs written
+    /// before pipelining.
+    #[serde(default = "one")]
+    pub pipeline: usize,
     /// The `--expect-*` checks.
     pub expect: serde_json::Value,
     /// The shared `--start-at`, in Unix milliseconds.
@@ -69,6 +73,7 @@ impl Settings {
             warmup_s: plan.warmup().as_secs_f64(),
             timeout_s: plan.timeout().as_secs_f64(),
             keepalive: plan.keepalive(),
+            pipeline: plan.pipeline(),
             expect: serde_json::to_value(plan.expect()).unwrap_or_default(),
             start_at_unix_ms: plan.start_at().map(|t| {
                 t.duration_since(std::time::UNIX_EPOCH)
@@ -95,6 +100,10 @@ impl Settings {
             })
             .collect()
     }
+}
+
+fn one() -> usize {
+    1
 }
 
 /// One shard's sidecar.

@@ -24,6 +24,7 @@ use std::time::{Duration, SystemTime};
     shootout load -q 1000 -z 30s -o json http://127.0.0.1:8080/json\n  \
     shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
+    shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
     shootout load --remote --shard 1/2 --start-at 2030-01-01T00:00:00Z -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
@@ -78,6 +79,9 @@ pub struct Args {
     /// Open a new connection for every request (like ab without -k).
     #[arg(long)]
     pub no_keepalive: bool,
+    /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
+    #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
+    pub pipeline: u64,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -220,6 +224,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .threads(threads)
         .cpus(cpus)
         .keepalive(!args.no_keepalive)
+        .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)
@@ -251,6 +256,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Threads => "-t/--threads",
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
+        PlanField::Pipeline => "--pipeline",
     }
 }
 
