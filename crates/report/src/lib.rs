@@ -4,17 +4,20 @@
 //! [`shootout_store::RunData`]; the statistics live in [`stats`].
 
 pub mod capacity;
+pub mod colour;
 pub mod compare;
 pub mod context;
 pub mod csv;
 pub mod database;
 pub mod escape;
+pub mod findings;
 pub mod group;
 pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metric;
 pub mod published;
+pub mod ranking;
 pub mod stats;
 
 pub use context::Context;

@@ -2,7 +2,7 @@
 //! a log 1/(1−p) axis, and the per-second timeline of req/s and p99. Each
 //! line has its own marker shape and is named at its end and in a legend.
 
-use super::{axis_max, color, e, svg, Draw, Line, FONT, SIZE};
+use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
 use hdrhistogram::Histogram;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -47,17 +47,10 @@ where
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
     for (i, l) in lines.iter().enumerate() {
-        let c = color(i);
-        let label = format!("{}. {}", i + 1, l.label);
+        let c = l.color;
         chart
             .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))
-            .map_err(e)?
-            .label(label)
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (22, 0)], c.stroke_width(3))
-                    + marker(i, (11, 0), c)
-            });
+            .map_err(e)?;
         let step = (l.points.len() / 12).max(1);
         chart
             .draw_series(
@@ -68,15 +61,9 @@ where
             )
             .map_err(e)?;
     }
-    end_labels(chart, lines)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()
-        .map_err(e)
+    // Each line is named at its end instead of in a legend box, which
+    // would sit over the lines it explains.
+    end_labels(chart, lines)
 }
 
 /// 1/(1−p) → "99.9%".
@@ -124,8 +111,7 @@ pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, Strin
 }
 
 fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), String> {
-    // Headroom above the lines for the legend.
-    let y_max = 1.5 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    let y_max = 1.1 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
         .margin(10)
@@ -215,8 +201,8 @@ where
     for (i, at, y) in ends {
         let shown = y.max(prev + GAP);
         prev = shown;
-        let c = color(i);
-        let label = short(&format!("{}. {}", i + 1, lines[i].label), 24);
+        let c = lines[i].color;
+        let label = short(&lines[i].label, 24);
         let style = (FONT, 15)
             .into_font()
             .color(&c)
