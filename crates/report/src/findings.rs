@@ -58,6 +58,13 @@ pub fn findings(ctx: &Context) -> Findings {
         });
         all_agreements.extend(agreements.into_iter().map(|a| (g.title(), a)));
     }
+    for sec in crate::capacity::sections(ctx.data) {
+        scenarios.push(Scenario {
+            title: format!("{} — capacity under {}", sec.scenario, sec.slo),
+            slug: format!("capacity-{}", sec.scenario),
+            lines: vec![capacity_line(&sec)],
+        });
+    }
     if let Some(v) = verdict(&all_agreements) {
         run.push(v);
     }
@@ -81,6 +88,23 @@ pub fn text(f: &Findings) -> String {
     s
 }
 
+/// The findings as Markdown: run-wide lines, then a list per scenario.
+pub fn markdown(f: &Findings) -> String {
+    use crate::escape::md;
+    let mut s = String::new();
+    for l in &f.run {
+        s.push_str(&format!("**{}**\n\n", md(l)));
+    }
+    for sc in &f.scenarios {
+        s.push_str(&format!("*{}*\n\n", md(&sc.title)));
+        for l in &sc.lines {
+            s.push_str(&format!("- {}\n", md(l)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
 fn group_lines(g: &Group, agreements: &[Agreement]) -> Vec<String> {
     let mut lines = Vec::new();
     let ranked = rank(g, Measure::Metric(Metric::Rps));
@@ -94,7 +118,7 @@ fn group_lines(g: &Group, agreements: &[Agreement]) -> Vec<String> {
         let ps: Vec<String> = run[1..]
             .iter()
             .filter_map(|&i| ranked[i].vs_above)
-            .map(|v| format!("{} p = {:.2}", v.test.as_str(), v.p_value.unwrap_or(1.0)))
+            .map(|v| format!("{}, p = {:.2}", v.test.as_str(), v.p_value.unwrap_or(1.0)))
             .collect();
         lines.push(format!(
             "Tie: {} do not differ significantly ({}).",
@@ -170,6 +194,38 @@ fn group_lines(g: &Group, agreements: &[Agreement]) -> Vec<String> {
         lines.push(agreement_text(a));
     }
     lines
+}
+
+/// `Capacity: a 9200 req/s [..]; 1.14× [..] b; none for c`: the rows of a
+/// capacity section are already best first.
+fn capacity_line(sec: &crate::capacity::Section) -> String {
+    let mut parts = Vec::new();
+    let mut best = None;
+    let mut none = Vec::new();
+    for r in &sec.rows {
+        let Some(s) = r.capacity else {
+            none.push(r.target);
+            continue;
+        };
+        match best {
+            None => {
+                let ci = s.half_ci.map_or(String::new(), |_| {
+                    format!(" [{}–{}]", num(s.ci_low()), num(s.ci_high()))
+                });
+                parts.push(format!("{} {} req/s{ci}", r.target, num(s.median)));
+                best = Some(s);
+            }
+            Some(b) => parts.push(format!(
+                "{} {}",
+                ratio_text(&crate::ranking::ratio(&b, &s, true)),
+                r.target
+            )),
+        }
+    }
+    if !none.is_empty() {
+        parts.push(format!("no rate met the SLO for {}", and_list(&none)));
+    }
+    format!("Capacity: {}.", parts.join("; "))
 }
 
 /// `a 117000 req/s [115000–119000]; 1.15× b [1.08–1.22]; 58× c`.

@@ -46,6 +46,7 @@ pub fn markdown(data: &RunData) -> String {
 
 pub mod fixture;
 pub mod fixture_capacity;
+pub mod fixture_default;
 
 use std::path::{Path, PathBuf};
 

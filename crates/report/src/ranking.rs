@@ -142,7 +142,7 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
 /// best/this (higher is better) or this/best (lower is better), with a 95%
 /// interval from the two relative half-widths added in quadrature (the
 /// delta method), which is what the small samples here support.
-fn ratio(best: &Spread, this: &Spread, higher_is_better: bool) -> Ratio {
+pub(crate) fn ratio(best: &Spread, this: &Spread, higher_is_better: bool) -> Ratio {
     let (num, den) = if higher_is_better {
         (best, this)
     } else {

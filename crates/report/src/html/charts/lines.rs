@@ -190,20 +190,30 @@ where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
-    const GAP: i32 = 17;
+    const GAP: i32 = 15;
     let mut ends: Vec<(usize, (f64, f64), i32)> = lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| l.points.last().map(|&p| (i, p, chart.backend_coord(&p).1)))
         .collect();
     ends.sort_by_key(|e| e.2);
-    let mut prev = i32::MIN / 2;
-    for (i, at, y) in ends {
-        let shown = y.max(prev + GAP);
-        prev = shown;
+    // Push labels apart downwards, then back up from the plot's bottom, so
+    // that many lines ending together neither overlap nor leave the chart.
+    let bottom = chart.plotting_area().get_pixel_range().1.end - GAP / 2;
+    let mut shown: Vec<i32> = Vec::with_capacity(ends.len());
+    for e in &ends {
+        let prev = shown.last().map_or(i32::MIN / 2, |p| p + GAP);
+        shown.push(e.2.max(prev));
+    }
+    let mut limit = bottom;
+    for y in shown.iter_mut().rev() {
+        *y = (*y).min(limit);
+        limit = *y - GAP;
+    }
+    for ((i, at, y), shown) in ends.into_iter().zip(shown) {
         let c = lines[i].color;
         let label = short(&lines[i].label, 24);
-        let style = (FONT, 15)
+        let style = (FONT, 13)
             .into_font()
             .color(&c)
             .pos(Pos::new(HPos::Left, VPos::Center));
