@@ -19,6 +19,7 @@ pub mod metric;
 pub mod published;
 pub mod ranking;
 pub mod stats;
+pub mod trend;
 
 pub use context::Context;
 pub use shootout_store::RunData;
@@ -102,4 +103,18 @@ fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Writes the trend page of `study` (None: the latest run's study) from
+/// every run of it in the database at `db` to `out` (None: beside the
+/// database, [`trend::default_path`]); returns the path and the run count.
+pub fn write_trend(
+    db: &Path,
+    study: Option<&str>,
+    out: Option<&Path>,
+) -> Result<(PathBuf, usize), ReportError> {
+    let (study, runs) = trend::load(db, study)?;
+    let path = out.map_or_else(|| trend::default_path(db, &study), Path::to_path_buf);
+    write_file(&path, &html::trend::render(&trend::trend(&study, &runs)))?;
+    Ok((path, runs.len()))
 }

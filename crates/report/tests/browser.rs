@@ -140,6 +140,17 @@ fn html_report_opens_cleanly_in_chromium() {
             must_show,
         );
     }
+    // The trend page of five runs, one slower.
+    let trend_db = common::five_runs("browser-trend");
+    let (study, runs) = shootout_report::trend::load(&trend_db, None).expect("trend");
+    let t = shootout_report::trend::trend(&study, &runs);
+    check_page(
+        &browser_dir,
+        &shootout_report::html::trend::render(&t),
+        "trend",
+        t.scenarios.len(),
+        Some("run 4 is"),
+    );
     if let Some(real) = real {
         let data = shootout_report::load(&real, "latest").expect("the screenshot database");
         check_page(

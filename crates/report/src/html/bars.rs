@@ -91,7 +91,8 @@ impl Scale {
     }
 }
 
-fn nice_step(raw: f64) -> f64 {
+/// A 1-2-5 step of about `raw`.
+pub(super) fn nice_step(raw: f64) -> f64 {
     if raw <= 0.0 || !raw.is_finite() {
         return 1.0;
     }

@@ -40,7 +40,15 @@ pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
 /// box N is checked (see [`hide_rules`]).
 fn switches(out: &mut String, ctx: &Context) {
     out.push_str("<fieldset class=\"switches\"><legend>Hide from every chart</legend>");
+    let measured = |t: &str| {
+        ctx.data.measurements.iter().any(|m| m.target == t)
+            || ctx.data.capacity.iter().any(|c| c.target == t)
+    };
     for (i, s) in ctx.colours.swatches().iter().enumerate() {
+        // A target that failed has nothing to hide.
+        if !measured(&s.target) {
+            continue;
+        }
         let _ = write!(
             out,
             "<label style=\"--c:{}\"><input type=\"checkbox\" id=\"hide-{i}\"><i></i>{}</label>",

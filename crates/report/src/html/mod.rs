@@ -13,6 +13,7 @@ pub mod csp;
 mod findings;
 mod ranked;
 mod sections;
+pub mod trend;
 
 use crate::context::Context;
 use crate::escape::html as esc;

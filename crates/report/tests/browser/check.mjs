@@ -115,7 +115,7 @@ try {
     const text = await page.evaluate(() => document.body.innerText);
     if (!text.includes(mustShow)) problems.push(`the text ${JSON.stringify(mustShow)} is not shown`);
   }
-  await page.screenshot({ path: `${pngPrefix}-1400.png`, fullPage: true });
+  await page.screenshot({ path: `${pngPrefix}-1400.png`, fullPage: true, timeout: 180000 });
 
   // A sortable table sorts: its first column, clicked twice, ends descending.
   const sortable = await page.$('table.sortable');
@@ -127,18 +127,20 @@ try {
     const sorted = [...firsts].sort((a, b) => b.toLowerCase().localeCompare(a.toLowerCase()));
     if (JSON.stringify(firsts) !== JSON.stringify(sorted)) problems.push(`a sortable table did not sort: ${firsts}`);
   }
-  // The first "hide" switch hides target 0 from every chart.
-  const hide = await page.$('#hide-0');
+  // The first "hide" switch hides its target from every chart.
+  const hide = await page.$('.switches input');
   if (hide) {
-    const before = await page.$$eval('figure.chart .t0', (e) => e.filter((x) => x.getClientRects().length > 0).length);
+    const cls = `figure.chart .t${(await hide.getAttribute('id')).replace('hide-', '')}`;
+    const visible = () => page.$$eval(cls, (e) => e.filter((x) => x.getClientRects().length > 0).length);
+    const before = await visible();
     await hide.check();
-    const after = await page.$$eval('figure.chart .t0', (e) => e.filter((x) => x.getClientRects().length > 0).length);
-    if (before === 0 || after !== 0) problems.push(`hiding target 0 left ${after} of ${before} marks visible`);
+    const after = await visible();
+    if (before === 0 || after !== 0) problems.push(`hiding ${cls} left ${after} of ${before} marks visible`);
     await hide.uncheck();
   }
 
   await checkWidth(page, 390);
-  await page.screenshot({ path: `${pngPrefix}-390.png`, fullPage: true });
+  await page.screenshot({ path: `${pngPrefix}-390.png`, fullPage: true, timeout: 180000 });
   console.log(JSON.stringify({ charts: count, screenshots: [`${pngPrefix}-1400.png`, `${pngPrefix}-390.png`], problems }, null, 1));
 } finally {
   await context.close();
