@@ -88,7 +88,7 @@ fn report_writes_every_format() {
     assert!(out.status.success());
     assert!(std::fs::read_to_string(file)
         .expect("html")
-        .contains("<figure class=\"chart\""));
+        .contains("<figure class=\"chart "));
 }
 
 #[test]
