@@ -64,8 +64,13 @@ pub fn describe(s: &Summary) -> String {
         ("stages", _) => "ramped load".to_string(),
         _ => "closed loop".to_string(),
     };
+    let pipeline = if s.pipeline > 1 {
+        format!(", pipeline {}", s.pipeline)
+    } else {
+        String::new()
+    };
     format!(
-        "{mode}, {} connections, {} thread{}, {}, {} {}",
+        "{mode}, {} connections{pipeline}, {} thread{}, {}, {} {}",
         s.connections,
         s.threads,
         if s.threads == 1 { "" } else { "s" },
@@ -224,13 +229,14 @@ fn markdown(s: &Summary) -> String {
         "**Load:** {}\n\n| metric | value |\n|---|---:|\n",
         describe(s)
     );
-    let rows: [(&str, String); 17] = [
+    let rows: [(&str, String); 18] = [
         ("requests/s", format!("{:.2}", s.rps)),
         ("sent", s.requests.sent.to_string()),
         ("completed", s.requests.completed.to_string()),
         ("ok (2xx/3xx)", s.requests.ok.to_string()),
         ("cut", s.requests.cut.to_string()),
         ("duration (s)", format!("{:.2}", s.duration_s)),
+        ("pipeline depth", s.pipeline.to_string()),
         ("latency min (ms)", format!("{:.3}", l.min)),
         ("latency mean (ms)", format!("{:.3}", l.mean)),
         ("latency stdev (ms)", format!("{:.3}", l.stdev)),
@@ -267,7 +273,7 @@ fn markdown(s: &Summary) -> String {
 
 const CSV_HEADER: &str = "mode,url,method,connections,threads,keepalive,rate,duration_s,rps,sent,completed,ok,cut,\
 err_connect,err_write,err_read,err_timeout,err_parse,bytes_received,lat_min_ms,lat_mean_ms,lat_stdev_ms,\
-lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization,err_mismatch";
+lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization,err_mismatch,pipeline";
 
 fn csv(s: &Summary) -> String {
     let l = &s.latency_ms;
@@ -275,12 +281,12 @@ fn csv(s: &Summary) -> String {
     let r = &s.requests;
     let url = format!("\"{}\"", s.url.replace('"', "\"\""));
     format!(
-        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{}\n",
+        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{},{}\n",
         s.mode, s.method, s.connections, s.threads, s.keepalive,
         s.rate.map(|r| r.to_string()).unwrap_or_default(),
         s.duration_s, s.rps, r.sent, r.completed, r.ok, r.cut,
         e.connect, e.write, e.read, e.timeout, e.parse, s.bytes_received,
         l.min, l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max,
-        s.generator.cpu_seconds, s.generator.cpu_utilization, e.mismatch
+        s.generator.cpu_seconds, s.generator.cpu_utilization, e.mismatch, s.pipeline
     )
 }

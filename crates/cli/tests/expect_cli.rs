@@ -114,10 +114,12 @@ fn markdown_and_csv_count_mismatches() {
     ));
     let lines: Vec<&str> = csv.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
-    // Appended last, so the old columns keep their positions.
-    assert_eq!(header.last(), Some(&"err_mismatch"));
+    // New columns are appended, so the old ones keep their positions:
+    // err_mismatch, then pipeline.
+    assert_eq!(header[header.len() - 2..], ["err_mismatch", "pipeline"]);
     assert_eq!(header[17], "err_parse");
-    assert_eq!(lines[1].rsplit(',').next(), Some("100"));
+    assert_eq!(lines[1].rsplit(',').nth(1), Some("100"));
+    assert_eq!(lines[1].rsplit(',').next(), Some("1"));
 }
 
 #[test]

@@ -43,7 +43,55 @@ fn json_output_follows_the_schema_and_the_invariant() {
     );
     assert_eq!(json["status"]["200"], 2000);
     assert_eq!(json["mode"], "closed");
+    assert_eq!(json["pipeline"], 1);
     assert!(json["latency_uncorrected_ms"].is_null());
+}
+
+/// `--pipeline N`: exact counts, and every output says the depth.
+#[test]
+fn pipelined_load_says_its_depth_in_every_output() {
+    let url = hello_server();
+    let args = |format| {
+        [
+            "load",
+            "-n",
+            "1000",
+            "-c",
+            "4",
+            "--pipeline",
+            "16",
+            "-o",
+            format,
+            &url,
+        ]
+        .map(str::to_string)
+    };
+    let run = |format| {
+        let a = args(format);
+        let out = shootout(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    assert!(jsonschema::validator_for(&schema).unwrap().is_valid(&json));
+    assert_eq!(json["pipeline"], 16);
+    assert_eq!(json["requests"]["sent"], 1000);
+    assert_eq!(json["requests"]["ok"], 1000);
+    let text = run("text");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .starts_with("Load: closed loop, 4 connections, pipeline 16, "),
+        "{text}"
+    );
+    assert!(run("markdown").contains("| pipeline depth | 16 |"));
+    let csv = run("csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let column = header.iter().position(|c| *c == "pipeline").unwrap();
+    assert_eq!(lines[1].split(',').nth(column), Some("16"));
 }
 
 #[test]
@@ -136,7 +184,7 @@ fn fail_if_exits_1_only_when_violated() {
 
 #[test]
 fn usage_errors_exit_2_and_name_the_bad_value() {
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 16] = [
         (&["load", "-c", "lots", "http://127.0.0.1:1/"], "'lots'"),
         (
             &["load", "-z", "5 parsecs", "http://127.0.0.1:1/"],
@@ -186,6 +234,24 @@ fn usage_errors_exit_2_and_name_the_bad_value() {
         (
             &["load", "--timeout", "0s", "http://127.0.0.1:1/"],
             "--timeout: must be more than 0",
+        ),
+        (
+            &["load", "--pipeline", "0", "http://127.0.0.1:1/"],
+            "--pipeline: 0 is not a depth from 1 to 1024",
+        ),
+        (
+            &["load", "--pipeline", "2k", "http://127.0.0.1:1/"],
+            "--pipeline: 2000 is not a depth from 1 to 1024",
+        ),
+        (
+            &[
+                "load",
+                "--pipeline",
+                "16",
+                "--no-keepalive",
+                "http://127.0.0.1:1/",
+            ],
+            "--pipeline: pipelining needs keep-alive connections",
         ),
     ];
     for (args, needle) in cases {

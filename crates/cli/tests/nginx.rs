@@ -113,3 +113,46 @@ fn sends_exactly_n_requests_as_counted_by_nginx() {
     assert_eq!(json["requests"]["ok"], 300);
     assert_eq!(nginx.logged_requests(), 10300);
 }
+
+/// HTTP/1.1 pipelining against nginx: 16 requests in flight on each
+/// connection, written back to back; nginx's access log must hold exactly
+/// the requests shootout says it sent, all answered. Eight connections keep
+/// each under nginx's `keepalive_requests` (1000): at that count nginx closes
+/// the connection, and the requests pipelined behind are lost (read errors).
+#[test]
+fn pipelined_requests_are_counted_exactly_by_nginx() {
+    if !Path::new(NGINX).exists() {
+        eprintln!("SKIP pipelined_requests_are_counted_exactly_by_nginx: {NGINX} not installed (apt-get install -y nginx)");
+        return;
+    }
+    let nginx = Nginx::start();
+    let url = format!("http://127.0.0.1:{}/", nginx.port);
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args([
+            "load",
+            "--pipeline",
+            "16",
+            "-n",
+            "5000",
+            "-c",
+            "8",
+            "-z",
+            "60s",
+            "-o",
+            "json",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pipeline"], 16);
+    assert_eq!(json["requests"]["sent"], 5000);
+    assert_eq!(json["requests"]["ok"], 5000, "{json}");
+    assert_eq!(nginx.logged_requests(), 5000);
+}

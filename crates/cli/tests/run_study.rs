@@ -144,7 +144,7 @@ load = { connections = 4, duration = "1s" }
 
 [[scenario]]
 name = "json"
-load = { connections = 4, duration = "1s" }
+load = { connections = 4, duration = "1s", pipeline = 4 }
 "#,
     );
     let dir = fixture_targets(&tmp.0);
@@ -202,6 +202,15 @@ load = { connections = 4, duration = "1s" }
         assert!(m.req_per_cpu_s > 0.0, "{what}");
         assert!(m.startup_s > 0.0, "{what}");
         assert_eq!(m.histogram.len(), m.summary.requests.completed, "{what}");
+        let depth = if m.scenario == "json" { 4 } else { 1 };
+        assert_eq!(m.summary.pipeline, depth, "{what}: the study's pipeline");
+    }
+    if !real.is_empty() {
+        assert!(
+            stdout.contains("HTTP/1.1 pipelining")
+                && stdout.contains("json (c=4 1s p=4) at depth 4"),
+            "the report header names the pipelined level:\n{stdout}"
+        );
     }
 
     // Rotation: repetition r starts with measured target r mod n.

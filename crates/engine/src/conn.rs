@@ -1,12 +1,19 @@
-//! The transport: one non-blocking TCP connection and the request it carries.
-//! It knows how to connect, write the pre-encoded request and read a
-//! response, and reports what happened; it never decides when to send.
+//! The transport: one non-blocking TCP connection and the requests it
+//! carries. It knows how to connect, write the pre-encoded requests and read
+//! responses, and reports what happened; it never decides when to send.
+//!
+//! A connection holds a FIFO of the requests in flight on it (one, or up to
+//! the pipeline depth): new requests append their bytes to what is still to
+//! be written, and responses answer the queue's front in order. A read may
+//! bring several responses; the bytes past one response are fed to the next
+//! (see [`Conn::read`] and [`Conn::read_more`]).
 
 use crate::checker::Checker;
 use crate::expect::Mismatch;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
 use socket2::{Domain, Protocol, Socket, Type};
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
@@ -23,50 +30,92 @@ pub(crate) struct Job {
     pub deadline: Instant,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Connecting,
-    Writing,
-    Reading,
-}
-
 /// What an I/O step concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
     /// Waiting for the socket; nothing to record yet.
     Pending,
-    /// The response is whole.
+    /// The front request's response is whole.
     Done(Complete),
     Failed(ErrorClass),
+}
+
+/// The request bytes a run writes: the encoded request repeated, so that
+/// several pipelined requests go out in one write.
+#[derive(Debug)]
+pub(crate) struct Wire {
+    /// One request's length.
+    pub len: usize,
+    /// Whole copies of the request, back to back (at least one).
+    pub batch: Vec<u8>,
+}
+
+impl Wire {
+    /// Copies enough for `depth` requests, but no more than about 64 KiB
+    /// (a large body is written a copy at a time).
+    pub fn new(request: &[u8], depth: usize) -> Wire {
+        let copies = depth.min((64 * 1024 / request.len().max(1)).max(1));
+        Wire {
+            len: request.len(),
+            batch: request.repeat(copies),
+        }
+    }
+
+    /// The next bytes to write when `left` bytes of queued requests are
+    /// unwritten: they start where a request's copy is cut by `left`.
+    fn next(&self, left: usize) -> &[u8] {
+        let b = &self.batch;
+        let start = if left <= b.len() {
+            b.len() - left
+        } else {
+            (self.len - left % self.len) % self.len
+        };
+        &b[start..b.len().min(start + left)]
+    }
 }
 
 /// One connection slot. It keeps its socket across requests when keep-alive holds.
 #[derive(Debug)]
 pub(crate) struct Conn {
     sock: Option<Socket>,
-    phase: Phase,
-    written: usize,
+    connecting: bool,
+    /// Bytes of the queued requests not written yet (a suffix of the queue).
+    unwritten: usize,
     reader: ResponseReader,
-    pub job: Option<Job>,
+    /// Requests in flight, oldest first; responses answer the front.
+    jobs: VecDeque<Job>,
+    /// Bytes of the worker's read buffer past the last whole response,
+    /// ending at `filled`; valid only within one readiness event.
+    left: usize,
+    filled: usize,
+    /// The last read filled the buffer, or the peer hung up: read again.
+    more: bool,
     /// Whether `sock` is in the worker's epoll set (registered once per socket).
     pub registered: bool,
+    /// Whether the worker lists this slot as able to take a request.
+    pub listed: bool,
 }
 
 impl Conn {
-    /// A slot; `check` is None when the run expects nothing of responses.
-    pub fn new(is_head_request: bool, check: Option<Checker>) -> Conn {
+    /// A slot for up to `depth` requests in flight; `check` is None when
+    /// the run expects nothing of responses.
+    pub fn new(is_head_request: bool, check: Option<Checker>, depth: usize) -> Conn {
         Conn {
             sock: None,
-            phase: Phase::Reading,
-            written: 0,
+            connecting: false,
+            unwritten: 0,
             reader: ResponseReader::new(is_head_request, check),
-            job: None,
+            jobs: VecDeque::with_capacity(depth),
+            left: 0,
+            filled: 0,
+            more: false,
             registered: false,
+            listed: false,
         }
     }
 
     /// Why the last whole response failed the expectations, if it did.
-    /// Valid until the next request begins.
+    /// Valid until the next read.
     pub fn mismatch(&self) -> Option<Mismatch> {
         self.reader.mismatch()
     }
@@ -79,14 +128,55 @@ impl Conn {
         self.sock.as_ref().map(|s| s.as_raw_fd())
     }
 
+    /// Requests in flight.
+    pub fn outstanding(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// The oldest request in flight: the one the next response answers.
+    pub fn front(&self) -> Option<&Job> {
+        self.jobs.front()
+    }
+
     pub fn wants_write(&self) -> bool {
-        self.job.is_some() && matches!(self.phase, Phase::Connecting | Phase::Writing)
+        !self.jobs.is_empty() && (self.connecting || self.unwritten > 0)
+    }
+
+    /// Whether bytes of this event remain to be parsed or read: true only
+    /// while requests are in flight (anything else is the caller's to judge).
+    pub fn has_more_input(&self) -> bool {
+        self.left > 0 || self.more
+    }
+
+    /// Bytes left over after the last whole response (unasked for when no
+    /// request is in flight).
+    pub fn has_leftover(&self) -> bool {
+        self.left > 0
+    }
+
+    /// Takes the front request, whose response is whole.
+    pub fn pop(&mut self) -> Option<Job> {
+        self.jobs.pop_front()
+    }
+
+    /// Takes every request in flight (the connection is being given up) with
+    /// how many of them were written whole, the oldest first.
+    pub fn drain(&mut self, request_len: usize) -> (VecDeque<Job>, usize) {
+        let unwritten = self.unwritten.div_ceil(request_len.max(1));
+        let jobs = std::mem::take(&mut self.jobs);
+        let written = jobs.len().saturating_sub(unwritten);
+        self.unwritten = 0;
+        (jobs, written)
     }
 
     /// Drops the socket (which also removes it from epoll).
     pub fn close(&mut self) {
         self.sock = None;
         self.registered = false;
+        self.connecting = false;
+        self.unwritten = 0;
+        self.left = 0;
+        self.more = false;
         self.reader.reset();
     }
 
@@ -99,80 +189,104 @@ impl Conn {
         )
         .map_err(|_| ErrorClass::Connect)?;
         let _ = sock.set_nodelay(true);
-        self.phase = match sock.connect(&addr.into()) {
-            Ok(()) => Phase::Writing,
-            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Phase::Connecting,
+        self.connecting = match sock.connect(&addr.into()) {
+            Ok(()) => false,
+            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => true,
             Err(_) => return Err(ErrorClass::Connect),
         };
         self.sock = Some(sock);
         Ok(())
     }
 
-    /// Begins a request on an open (or opening) socket.
-    pub fn begin(&mut self, job: Job) {
-        self.job = Some(job);
-        self.written = 0;
-        self.reader.reset();
-        if self.phase == Phase::Reading {
-            self.phase = Phase::Writing;
-        }
+    /// Queues a request of `len` bytes behind those in flight.
+    pub fn push(&mut self, job: Job, len: usize) {
+        self.jobs.push_back(job);
+        self.unwritten += len;
     }
 
-    /// Writes as much of the request as the socket takes.
-    pub fn write(&mut self, request: &[u8]) -> Step {
+    /// Writes as much of the queued requests as the socket takes.
+    pub fn write(&mut self, wire: &Wire) -> Step {
         let Some(sock) = self.sock.as_mut() else {
             return Step::Failed(ErrorClass::Write);
         };
-        if self.phase == Phase::Connecting {
+        if self.connecting {
             match sock.take_error() {
-                Ok(None) => self.phase = Phase::Writing,
+                Ok(None) => self.connecting = false,
                 _ => return Step::Failed(ErrorClass::Connect),
             }
         }
-        while self.written < request.len() {
-            match sock.write(&request[self.written..]) {
-                Ok(n) => self.written += n,
+        while self.unwritten > 0 {
+            match sock.write(wire.next(self.unwritten)) {
+                Ok(n) => self.unwritten -= n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Step::Pending,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if is_not_connected(&e) => return Step::Failed(ErrorClass::Connect),
                 Err(_) => return Step::Failed(ErrorClass::Write),
             }
         }
-        self.phase = Phase::Reading;
         Step::Pending
     }
 
-    /// Reads once into `buf` and feeds the response reader. Returns the step
-    /// and the number of bytes received.
+    /// Starts reading on a readiness event: the socket is read into `buf`
+    /// and the front request's response fed. Returns the step and the bytes
+    /// received. After [`Step::Done`] the event may hold more responses:
+    /// call [`Conn::read_more`] while [`Conn::has_more_input`].
     ///
     /// `hangup` says the peer has shut down: then the socket is read until
     /// EOF, since its FIN raises no further edge.
     pub fn read(&mut self, buf: &mut [u8], hangup: bool) -> (Step, usize) {
-        let Some(sock) = self.sock.as_mut() else {
-            return (Step::Failed(ErrorClass::Read), 0);
-        };
-        if self.phase == Phase::Connecting {
+        if self.connecting {
             // An error or hang-up while connecting is a failed connect.
-            return match sock.take_error() {
-                Ok(None) => (Step::Pending, 0),
+            return match self.sock.as_ref().map(Socket::take_error) {
+                Some(Ok(None)) => (Step::Pending, 0),
                 _ => (Step::Failed(ErrorClass::Connect), 0),
             };
         }
-        // Edge-triggered: one read drains the socket unless it filled the
-        // buffer, so a whole response usually costs exactly one recv.
+        self.left = 0;
+        self.more = true;
+        self.read_more(buf, hangup)
+    }
+
+    /// Continues after a whole response: feeds the bytes left over in `buf`
+    /// to the next response, then reads the socket again if the last read
+    /// filled the buffer or the peer hung up.
+    pub fn read_more(&mut self, buf: &mut [u8], hangup: bool) -> (Step, usize) {
         let mut total = 0;
         loop {
+            if self.left > 0 {
+                let step = feed_step(&mut self.reader, &buf[self.filled - self.left..self.filled]);
+                self.left = match step {
+                    Step::Done(done) => done.extra,
+                    _ => 0,
+                };
+                if step != Step::Pending {
+                    return (step, total);
+                }
+            }
+            if !self.more {
+                return (Step::Pending, total);
+            }
+            let Some(sock) = self.sock.as_mut() else {
+                return (Step::Failed(ErrorClass::Read), total);
+            };
+            // Edge-triggered: one read drains the socket unless it filled the
+            // buffer, so a whole response usually costs exactly one recv.
             match sock.read(buf) {
-                Ok(0) => return (eof_step(&mut self.reader), total),
+                Ok(0) => {
+                    self.more = false;
+                    return (eof_step(&mut self.reader), total);
+                }
                 Ok(n) => {
                     total += n;
-                    let step = feed_step(&mut self.reader, &buf[..n]);
-                    if step != Step::Pending || (n < buf.len() && !hangup) {
-                        return (step, total);
-                    }
+                    self.filled = n;
+                    self.left = n;
+                    self.more = n == buf.len() || hangup;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return (Step::Pending, total),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.more = false;
+                    return (Step::Pending, total);
+                }
                 Err(e) if is_not_connected(&e) => {
                     return (Step::Failed(ErrorClass::Connect), total)
                 }
@@ -199,5 +313,43 @@ fn feed_step(reader: &mut ResponseReader, data: &[u8]) -> Step {
         Ok(None) => Step::Pending,
         Err(ReadFailure::Parse) => Step::Failed(ErrorClass::Parse),
         Err(ReadFailure::Eof) => Step::Failed(ErrorClass::Read),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever is left to write, the next bytes continue the queue of
+    /// identical requests exactly, with or without a shortened batch.
+    #[test]
+    fn wire_continues_any_unwritten_suffix() {
+        let request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+        for depth in [1, 3, 16] {
+            let whole = request.repeat(depth);
+            for wire in [
+                Wire::new(request, depth),
+                Wire {
+                    len: request.len(),
+                    batch: request.to_vec(),
+                },
+            ] {
+                for left in 1..=whole.len() {
+                    let mut out = Vec::new();
+                    let mut rest = left;
+                    while rest > 0 {
+                        let next = wire.next(rest);
+                        assert!(!next.is_empty());
+                        out.extend_from_slice(next);
+                        rest -= next.len();
+                    }
+                    assert_eq!(
+                        out,
+                        &whole[whole.len() - left..],
+                        "depth {depth} left {left}"
+                    );
+                }
+            }
+        }
     }
 }

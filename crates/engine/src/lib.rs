@@ -16,7 +16,9 @@ pub mod units;
 pub mod workload;
 
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
-pub use plan::{Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec};
+pub use plan::{
+    check_pipeline, Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec, MAX_PIPELINE,
+};
 pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
 pub use threshold::Threshold;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
@@ -62,8 +64,10 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     let measure_start = t0 + plan.warmup();
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
-        request: &request,
+        wire: conn::Wire::new(&request.bytes, plan.pipeline()),
+        is_head: request.is_head,
         keepalive: plan.keepalive(),
+        depth: plan.pipeline(),
         timeout: plan.timeout(),
         t0,
         measure_start,

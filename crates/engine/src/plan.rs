@@ -26,6 +26,8 @@ pub enum PlanField {
     Threads,
     Cpus,
     Timeout,
+    /// The HTTP/1.1 pipeline depth.
+    Pipeline,
 }
 
 impl PlanField {
@@ -42,6 +44,7 @@ impl PlanField {
             PlanField::Threads => "threads",
             PlanField::Cpus => "cpus",
             PlanField::Timeout => "timeout",
+            PlanField::Pipeline => "pipeline",
         }
     }
 }
@@ -180,13 +183,17 @@ pub struct Plan {
     threads: usize,
     cpus: Vec<usize>,
     keepalive: bool,
+    pipeline: usize,
     expect: Expect,
 }
+
+/// The deepest HTTP/1.1 pipeline a plan may ask for.
+pub const MAX_PIPELINE: usize = 1024;
 
 impl Plan {
     /// Starts a plan to send `workload` to `endpoint`: GET with no extra
     /// headers, no warm-up, a 10 s timeout, one thread per CPU this process
-    /// may use, no pinning, keep-alive.
+    /// may use, no pinning, keep-alive, no pipelining.
     pub fn builder(endpoint: Endpoint, workload: Workload) -> PlanBuilder {
         PlanBuilder(Plan {
             endpoint,
@@ -197,6 +204,7 @@ impl Plan {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cpus: Vec::new(),
             keepalive: true,
+            pipeline: 1,
             expect: Expect::default(),
         })
     }
@@ -234,6 +242,11 @@ impl Plan {
     }
     pub fn keepalive(&self) -> bool {
         self.keepalive
+    }
+    /// Requests each connection keeps in flight, written back to back and
+    /// answered in order (HTTP/1.1 pipelining); 1 is none.
+    pub fn pipeline(&self) -> usize {
+        self.pipeline
     }
     /// What every response must look like; the default checks nothing.
     pub fn expect(&self) -> &Expect {
@@ -284,13 +297,18 @@ impl PlanBuilder {
         self.0.keepalive = keepalive;
         self
     }
+    /// The pipeline depth: 1 to [`MAX_PIPELINE`], and more than 1 only with keep-alive.
+    pub fn pipeline(mut self, depth: usize) -> Self {
+        self.0.pipeline = depth;
+        self
+    }
     pub fn expect(mut self, expect: Expect) -> Self {
         self.0.expect = expect;
         self
     }
 
     /// Checks the rules that are not the workload's own (those were checked
-    /// when it was made): threads, CPUs and timeout.
+    /// when it was made): threads, CPUs, timeout and pipeline depth.
     pub fn build(self) -> Result<Plan, PlanError> {
         let plan = self.0;
         if plan.threads == 0 {
@@ -302,6 +320,7 @@ impl PlanBuilder {
                 "must be more than 0",
             ));
         }
+        check_pipeline(plan.pipeline, plan.keepalive)?;
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::invalid(
@@ -311,6 +330,24 @@ impl PlanBuilder {
         }
         Ok(plan)
     }
+}
+
+/// The pipeline depth's rules: 1..=[`MAX_PIPELINE`], and a connection
+/// closed after every response cannot carry a second request.
+pub fn check_pipeline(depth: usize, keepalive: bool) -> Result<(), PlanError> {
+    if !(1..=MAX_PIPELINE).contains(&depth) {
+        return Err(PlanError::invalid(
+            PlanField::Pipeline,
+            format!("{depth} is not a depth from 1 to {MAX_PIPELINE}"),
+        ));
+    }
+    if depth > 1 && !keepalive {
+        return Err(PlanError::invalid(
+            PlanField::Pipeline,
+            "pipelining needs keep-alive connections",
+        ));
+    }
+    Ok(())
 }
 
 pub use crate::workload::{Load, Stage, StageUnit, Stop};
@@ -350,6 +387,15 @@ mod tests {
         assert_eq!(field(b().threads(0)), PlanField::Threads);
         assert_eq!(field(b().timeout(Duration::ZERO)), PlanField::Timeout);
         assert_eq!(field(b().cpus(vec![usize::MAX])), PlanField::Cpus);
+        assert_eq!(field(b().pipeline(0)), PlanField::Pipeline);
+        assert_eq!(field(b().pipeline(MAX_PIPELINE + 1)), PlanField::Pipeline);
+        let closing = b().pipeline(2).keepalive(false);
+        assert_eq!(field(closing), PlanField::Pipeline);
+        assert_eq!(
+            b().pipeline(MAX_PIPELINE).build().unwrap().pipeline(),
+            MAX_PIPELINE
+        );
+        assert_eq!(b().keepalive(false).build().unwrap().pipeline(), 1);
         let plan = b().threads(8).build().unwrap();
         assert_eq!(plan.effective_threads(), 2, "never more than connections");
         assert_eq!(plan.stop().requests, Some(10));

@@ -121,6 +121,10 @@ pub struct Summary {
     pub connections: usize,
     pub threads: usize,
     pub keepalive: bool,
+    /// Requests each connection kept in flight (HTTP/1.1 pipelining); 1 is
+    /// none. Summaries stored before pipelining existed read as 1.
+    #[serde(default = "one")]
+    pub pipeline: usize,
     /// The requested (offered) rate for open loop, else null.
     pub rate: Option<f64>,
     pub duration_s: f64,
@@ -155,6 +159,48 @@ pub struct Second {
     pub errors: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,
+}
+
+fn one() -> usize {
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Summaries stored before pipelining existed have no `pipeline`: 1.
+    #[test]
+    fn a_summary_without_pipeline_reads_as_depth_1() {
+        let mut s = Summary {
+            mode: "closed".into(),
+            url: "http://127.0.0.1:1/".into(),
+            method: "GET".into(),
+            connections: 1,
+            threads: 1,
+            keepalive: true,
+            pipeline: 16,
+            rate: None,
+            duration_s: 1.0,
+            rps: 1.0,
+            requests: RequestCounts::default(),
+            errors: ErrorCounts::default(),
+            status: BTreeMap::new(),
+            bytes_received: 0,
+            latency_ms: LatencySummary::default(),
+            latency_uncorrected_ms: None,
+            lag: None,
+            first_mismatch: None,
+            generator: GeneratorUsage::default(),
+        };
+        let mut v = serde_json::to_value(&s).unwrap_or_default();
+        assert_eq!(v["pipeline"], 16);
+        if let Some(map) = v.as_object_mut() {
+            map.remove("pipeline");
+        }
+        s.pipeline = 1;
+        assert_eq!(serde_json::from_value::<Summary>(v).ok(), Some(s));
+    }
 }
 
 /// Everything a run produces.

@@ -69,9 +69,14 @@ enum Chunk {
 enum State {
     Head,
     Body(Body),
+    /// A response completed; the next `feed` starts the next one.
+    Done,
 }
 
-/// Reads one response at a time; call [`ResponseReader::reset`] before the next.
+/// Reads one response at a time. After a whole response the next `feed`
+/// starts the next one, so the bytes left over (a pipelined response's
+/// `extra`) can be fed straight back; [`ResponseReader::reset`] drops a
+/// response half read.
 #[derive(Debug)]
 pub(crate) struct ResponseReader {
     head: Vec<u8>,
@@ -113,10 +118,12 @@ impl ResponseReader {
     }
 
     /// Feeds bytes; returns `Ok(Some(..))` once the response is whole.
+    /// Feeding after that begins the next response.
     pub fn feed(&mut self, data: &[u8]) -> Result<Option<Complete>, ReadFailure> {
         let mut pos = 0;
         loop {
             match self.state {
+                State::Done => self.reset(),
                 State::Head => match self.parse_head(&data[pos..])? {
                     Some(used) => pos += used,
                     None => return Ok(None),
@@ -127,6 +134,7 @@ impl ResponseReader {
                     if !done {
                         return Ok(None);
                     }
+                    self.state = State::Done;
                     return Ok(Some(Complete {
                         status: self.status,
                         keep_alive: self.keep_alive,
@@ -141,12 +149,15 @@ impl ResponseReader {
     /// The peer closed the connection: whole only for close-delimited bodies.
     pub fn on_eof(&mut self) -> Result<Complete, ReadFailure> {
         match self.state {
-            State::Body(Body::UntilClose) => Ok(Complete {
-                status: self.status,
-                keep_alive: false,
-                extra: 0,
-                passed: self.passed(),
-            }),
+            State::Body(Body::UntilClose) => {
+                self.state = State::Done;
+                Ok(Complete {
+                    status: self.status,
+                    keep_alive: false,
+                    extra: 0,
+                    passed: self.passed(),
+                })
+            }
             _ => Err(ReadFailure::Eof),
         }
     }

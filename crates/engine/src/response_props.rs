@@ -17,6 +17,11 @@
 //!   ends exactly where its generated body ends (`extra` is the pipelined
 //!   tail), which holds only if every body byte was counted once.
 //!
+//! - **Pipelined responses read in order**: several valid responses back to
+//!   back, cut at arbitrary points and fed with each response's leftover
+//!   bytes going to the next (as a connection does), each end where
+//!   generated.
+//!
 //! Case counts are bounded so `cargo test` stays fast; a failure is shrunk
 //! and printed, and each bug found gets a named regression test in `tests`.
 
@@ -475,6 +480,77 @@ proptest! {
         let short = &wire.bytes[..cut % wire.len];
         let got = feed_pieces(&mut ResponseReader::new(s.head_request, None), &pieces(short, &cuts), false);
         prop_assert_eq!(got, Outcome::Pending, "{:?}", String::from_utf8_lossy(short));
+    }
+}
+
+/// Pipelined responses back to back, as one connection receives them: the
+/// reader is fed each piece and, after every whole response, the bytes left
+/// over (`extra`), exactly as the connection does. Returns where each
+/// response ended in the stream, with its status and keep-alive.
+fn read_stream(r: &mut ResponseReader, pieces: &[&[u8]]) -> Vec<(u16, bool, usize)> {
+    let mut got = Vec::new();
+    let mut offset = 0;
+    for piece in pieces {
+        let mut rest: &[u8] = piece;
+        loop {
+            match r.feed(rest) {
+                Ok(Some(done)) => {
+                    let used = rest.len() - done.extra;
+                    assert!(used > 0, "a response completed on no bytes");
+                    offset += used;
+                    got.push((done.status, done.keep_alive, offset));
+                    rest = &rest[used..];
+                    if rest.is_empty() {
+                        break;
+                    }
+                }
+                Ok(None) => {
+                    offset += rest.len();
+                    break;
+                }
+                Err(e) => panic!("{e:?} at byte {offset}"),
+            }
+        }
+    }
+    got
+}
+
+/// Two to five responses for one connection: no close-delimited body (it
+/// would end the stream), all for the same request method.
+fn stream() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(spec(), 2..6).prop_map(|mut specs| {
+        let head_request = specs[0].head_request;
+        for s in &mut specs {
+            s.head_request = head_request;
+            s.tail.clear();
+            if matches!(s.framing, Framing::Close) {
+                s.framing = Framing::Length;
+            }
+        }
+        specs
+    })
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Several responses in one buffer, cut at arbitrary points (a cut may
+    /// fall anywhere in any of them, or several into one), read one after
+    /// another like the whole: each ends where it was generated to end.
+    #[test]
+    fn pipelined_responses_read_in_order_whatever_the_split(specs in stream(), cuts in cuts()) {
+        let mut bytes = Vec::new();
+        let mut expected = Vec::new();
+        for s in &specs {
+            let wire = render(s);
+            bytes.extend_from_slice(&wire.bytes);
+            expected.push((wire.status, wire.keep_alive, bytes.len()));
+        }
+        let head = specs[0].head_request;
+        let whole = read_stream(&mut ResponseReader::new(head, None), &[&bytes]);
+        prop_assert_eq!(&whole, &expected, "whole: {:?}", String::from_utf8_lossy(&bytes));
+        let split = read_stream(&mut ResponseReader::new(head, None), &pieces(&bytes, &cuts));
+        prop_assert_eq!(&split, &expected, "split: {:?}", String::from_utf8_lossy(&bytes));
     }
 }
 

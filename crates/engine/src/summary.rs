@@ -42,6 +42,7 @@ pub(crate) fn build(
         connections: plan.load().max_connections(),
         threads,
         keepalive: plan.keepalive(),
+        pipeline: plan.pipeline(),
         rate: match plan.load() {
             Load::Open { rate, .. } => Some(*rate),
             _ => None,

@@ -4,20 +4,24 @@
 //! ([`Conn`]: how to send and read). Every load mode runs through this loop.
 //! When the run has expectations, each connection's reader checks its
 //! responses as they stream in and a failed one is recorded as a mismatch.
+//! The requests in flight on each connection (one, or up to the pipeline
+//! depth) are kept by the `flight` part of the worker.
 
 use crate::checker::Checker;
-use crate::conn::{Conn, Job, Step};
+use crate::conn::{Conn, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
 use crate::pacer::Pacer;
-use crate::request::EncodedRequest;
-use crate::stats::{ErrorClass, Recorder};
+use crate::stats::Recorder;
 use crate::stop::StopRule;
-use crate::sys::{Poller, EDGE, HANGUP, READABLE, WRITABLE};
+use crate::sys::{Poller, HANGUP, WRITABLE};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "flight.rs"]
+mod flight;
 
 const READ_BUF: usize = 64 * 1024;
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -28,8 +32,13 @@ const RETRY_AFTER: Duration = Duration::from_millis(1);
 #[derive(Debug)]
 pub(crate) struct Setup<'a> {
     pub addr: SocketAddr,
-    pub request: &'a EncodedRequest,
+    /// The request's bytes, ready to write one or several at a time.
+    pub wire: Wire,
+    /// A HEAD request's responses have no body.
+    pub is_head: bool,
     pub keepalive: bool,
+    /// Requests each connection may have in flight (1: no pipelining).
+    pub depth: usize,
     pub timeout: Duration,
     pub t0: Instant,
     pub measure_start: Instant,
@@ -51,9 +60,11 @@ pub(crate) struct Worker<'a> {
     stop: StopRule,
     open_loop: bool,
     conns: Vec<Conn>,
-    idle: Vec<usize>,
+    /// Connections with fewer requests in flight than the pipeline depth.
+    available: Vec<usize>,
     pending: VecDeque<Instant>,
-    busy: usize,
+    /// Requests in flight over all connections.
+    in_flight: usize,
     poller: Poller,
     rec: Recorder,
     buf: Box<[u8]>,
@@ -74,11 +85,15 @@ impl<'a> Worker<'a> {
             stop,
             open_loop,
             conns: (0..conns)
-                .map(|_| Conn::new(setup.request.is_head, Checker::for_expect(&expect)))
+                .map(|_| {
+                    let mut c = Conn::new(setup.is_head, Checker::for_expect(&expect), setup.depth);
+                    c.listed = true;
+                    c
+                })
                 .collect(),
-            idle: (0..conns).rev().collect(),
+            available: (0..conns).rev().collect(),
             pending: VecDeque::new(),
-            busy: 0,
+            in_flight: 0,
             poller: Poller::new(conns)?,
             rec: Recorder::new(open_loop, setup.measure_start),
             buf: vec![0; READ_BUF].into_boxed_slice(),
@@ -97,7 +112,7 @@ impl<'a> Worker<'a> {
                 self.cut_in_flight();
                 break now.min(self.stop.deadline().unwrap_or(now));
             }
-            if self.stop.exhausted() && self.busy == 0 {
+            if self.stop.exhausted() && self.in_flight == 0 {
                 break now;
             }
             self.release(now);
@@ -122,7 +137,8 @@ impl<'a> Worker<'a> {
 
     /// Queues the requests whose intended time has come, and counts those
     /// that found every connection busy: more of them were due than
-    /// connections were free once the requests already waiting are served.
+    /// connections had room (free requests up to the pipeline depth) once
+    /// the requests already waiting are served.
     /// Sampled when released, i.e. within one loop turn of the intended time.
     fn release(&mut self, now: Instant) {
         let before = self.pending.len();
@@ -130,7 +146,7 @@ impl<'a> Worker<'a> {
         if self.pending.len() == before {
             return;
         }
-        let free = self.conns.len() - self.busy;
+        let free = self.conns.len() * self.setup.depth - self.in_flight;
         let first_unserved = before.max(free);
         let measure_start = self.setup.measure_start;
         let waiting = self.pending.iter().skip(first_unserved);
@@ -146,7 +162,7 @@ impl<'a> Worker<'a> {
         if let Some(t) = self.stop.deadline() {
             until = until.min(t);
         }
-        if !self.idle.is_empty() && !self.open_loop && !self.stop.exhausted() {
+        if !self.available.is_empty() && !self.open_loop && !self.stop.exhausted() {
             until = until.min(now + RETRY_AFTER);
         }
         until.saturating_duration_since(now)
@@ -161,7 +177,7 @@ impl<'a> Worker<'a> {
     }
 
     fn on_event(&mut self, idx: usize, events: u32) {
-        if self.conns[idx].job.is_none() {
+        if self.conns[idx].outstanding() == 0 {
             // Data or EOF on an idle keep-alive connection: the server closed
             // it or misbehaved; either way it cannot be reused.
             if events & !WRITABLE != 0 {
@@ -170,151 +186,13 @@ impl<'a> Worker<'a> {
             return;
         }
         if events & WRITABLE != 0 && self.conns[idx].wants_write() {
-            let step = self.conns[idx].write(&self.setup.request.bytes);
-            if let Step::Failed(class) = step {
-                return self.finish(idx, Step::Failed(class), Instant::now());
+            if let Step::Failed(class) = self.conns[idx].write(&self.setup.wire) {
+                return self.fail_all(idx, class, Instant::now());
             }
         }
         if events & !WRITABLE != 0 {
-            let (step, n) = self.conns[idx].read(&mut self.buf, events & HANGUP != 0);
-            if self.conns[idx].job.is_some_and(|j| j.measured) {
-                self.rec.bytes += n as u64;
-            }
-            if step != Step::Pending {
-                self.finish(idx, step, Instant::now());
-            }
+            self.on_readable(idx, events & HANGUP != 0);
         }
-    }
-
-    /// Records the end of the request on `idx` and starts the next one there.
-    /// After a failure the connection waits in the idle list instead, so a
-    /// start that fails at once (a refused connect) never recurses.
-    fn finish(&mut self, idx: usize, step: Step, now: Instant) {
-        let conn = &mut self.conns[idx];
-        let Some(job) = conn.job.take() else { return };
-        self.busy -= 1;
-        let reusable = match step {
-            Step::Done(done) => {
-                if job.measured && done.passed {
-                    self.rec
-                        .completed(done.status, job.intended, job.sent_at, now);
-                } else if job.measured {
-                    let first = self.rec.first_mismatch.is_none();
-                    let details = first.then(|| conn.mismatch()).flatten();
-                    self.rec.mismatched(done.status, details, now);
-                }
-                done.keep_alive && done.extra == 0 && self.setup.keepalive
-            }
-            Step::Failed(class) => {
-                if job.measured {
-                    self.rec.failed(class, now);
-                }
-                false
-            }
-            Step::Pending => true,
-        };
-        if !reusable {
-            conn.close();
-        }
-        if matches!(step, Step::Failed(_)) || !self.dispatch(idx, now) {
-            self.idle.push(idx);
-        }
-    }
-
-    /// Offers work to every idle connection once.
-    fn fill_idle(&mut self, now: Instant) {
-        if self.idle.is_empty() || (self.open_loop && self.pending.is_empty()) {
-            return;
-        }
-        let idle = std::mem::take(&mut self.idle);
-        for idx in idle {
-            if !self.dispatch(idx, now) {
-                self.idle.push(idx);
-            }
-        }
-    }
-
-    /// Starts a request on connection `idx` if the pacer and stop rule allow.
-    fn dispatch(&mut self, idx: usize, now: Instant) -> bool {
-        if self.stop.deadline_passed(now) || !self.pacer.allows_connection(idx, self.setup.t0, now)
-        {
-            return false;
-        }
-        let intended = if self.open_loop {
-            match self.pending.front() {
-                Some(&t) => t,
-                None => return false,
-            }
-        } else {
-            now
-        };
-        let measured = intended >= self.setup.measure_start;
-        if measured && !self.stop.take() {
-            return false;
-        }
-        if self.open_loop {
-            self.pending.pop_front();
-        }
-        if measured {
-            self.rec.sent(intended, now);
-        }
-        let job = Job {
-            intended,
-            sent_at: now,
-            measured,
-            deadline: now + self.setup.timeout,
-        };
-        self.busy += 1;
-        self.conns[idx].job = Some(job);
-        match self.start(idx, job) {
-            Step::Pending => {}
-            step => self.finish(idx, step, now),
-        }
-        true
-    }
-
-    /// Connects if needed and writes the request.
-    fn start(&mut self, idx: usize, job: Job) -> Step {
-        let conn = &mut self.conns[idx];
-        if !conn.has_socket() {
-            if let Err(class) = conn.connect(self.setup.addr) {
-                return Step::Failed(class);
-            }
-        }
-        conn.begin(job);
-        let step = conn.write(&self.setup.request.bytes);
-        self.register(idx);
-        step
-    }
-
-    /// Adds a new socket to the epoll set, once, for both directions.
-    fn register(&mut self, idx: usize) {
-        let conn = &mut self.conns[idx];
-        let Some(fd) = conn.fd() else { return };
-        if !conn.registered {
-            conn.registered = self
-                .poller
-                .add(fd, READABLE | WRITABLE | HANGUP | EDGE, idx)
-                .is_ok();
-        }
-    }
-
-    fn sweep_timeouts(&mut self, now: Instant) {
-        for idx in 0..self.conns.len() {
-            if self.conns[idx].job.is_some_and(|j| j.deadline <= now) {
-                self.finish(idx, Step::Failed(ErrorClass::Timeout), now);
-            }
-        }
-    }
-
-    fn cut_in_flight(&mut self) {
-        for conn in &mut self.conns {
-            if conn.job.take().is_some_and(|j| j.measured) {
-                self.rec.cut();
-            }
-            conn.close();
-        }
-        self.busy = 0;
     }
 
     fn flush_progress(&mut self) {

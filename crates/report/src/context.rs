@@ -45,6 +45,32 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// Which loads pipelined (HTTP/1.1: several requests in flight on each
+    /// connection, answered in order), each scenario level once with its
+    /// depth; None when none did.
+    pub fn pipelining_line(&self) -> Option<String> {
+        let levels: std::collections::BTreeSet<(&str, u32, &str, usize)> = self
+            .data
+            .measurements
+            .iter()
+            .filter(|m| m.summary.pipeline > 1)
+            .map(|m| {
+                let s = m.scenario.as_str();
+                (s, m.level, m.level_label.as_str(), m.summary.pipeline)
+            })
+            .collect();
+        let items: Vec<String> = levels
+            .iter()
+            .map(|(s, _, label, depth)| format!("{s} ({label}) at depth {depth}"))
+            .collect();
+        (!items.is_empty()).then(|| {
+            format!(
+                "HTTP/1.1 pipelining (requests in flight per connection, answered in order): {}",
+                items.join(", ")
+            )
+        })
+    }
+
     /// The run's record of a target, if it has one.
     pub fn target(&self, name: &str) -> Option<&'a TargetRecord> {
         self.data.targets.iter().find(|t| t.target == name)

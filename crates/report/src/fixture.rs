@@ -104,6 +104,8 @@ pub(crate) fn target_record(name: &str, framework: &str, status: TargetStatus) -
         verify: (!failed).then(|| serde_json::json!({"plaintext": "ok", "json": "ok"})),
         footprint_bytes: (!failed).then_some(4_200_000),
         build_s: Some(31.5),
+        description: Some(format!("{framework}, default workers")),
+        run_command: Some(format!("exec ../target/release/{name}")),
     }
 }
 
@@ -347,6 +349,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         connections: 100,
         threads: 1,
         keepalive: true,
+        pipeline: 1,
         rate: None,
         duration_s,
         rps,

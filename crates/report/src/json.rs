@@ -26,6 +26,8 @@ pub fn render(data: &RunData) -> Value {
             "reason": t.reason,
             "footprint_bytes": t.footprint_bytes,
             "build_s": t.build_s,
+            "description": t.description,
+            "run_command": t.run_command,
         })).collect::<Vec<_>>(),
         "results": data.measurements.iter().map(result).collect::<Vec<_>>(),
         "summary": summary(data),
@@ -87,6 +89,7 @@ fn result(m: &Measurement) -> Value {
         "level": m.level,
         "level_label": m.level_label,
         "repetition": m.repetition,
+        "pipeline": m.summary.pipeline,
         "rps": finite(m.summary.rps),
         "latency_ms": {
             "p50": finite(l.p50), "p90": finite(l.p90), "p99": finite(l.p99),

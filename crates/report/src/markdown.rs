@@ -27,6 +27,9 @@ fn header(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let mut s = format!("# {} — run {}\n\n", md(&run.study), run.id);
     let _ = writeln!(s, "{}\n", md(&ctx.environment_line()));
+    if let Some(line) = ctx.pipelining_line() {
+        let _ = writeln!(s, "{}\n", md(&line));
+    }
     if let Some(db) = crate::database::line(run) {
         let _ = writeln!(s, "{}\n", md(&db));
     }

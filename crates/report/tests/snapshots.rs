@@ -169,3 +169,35 @@ fn wrong_answers_are_flagged_in_every_format() {
     assert!(!shootout_report::markdown(&clean).contains('≠'));
     assert!(!shootout_report::html(&clean).contains('≠'));
 }
+
+/// A study whose level pipelines says so in the Markdown and HTML headers,
+/// and its JSON results carry the depth of every measurement.
+#[test]
+fn a_pipelined_level_is_named_in_the_header_and_the_json() {
+    let (db, ids) = common::fixture_db("pipeline", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    assert!(!shootout_report::markdown(&data).contains("pipelining"));
+    let mut label = String::new();
+    for m in &mut data.measurements {
+        if m.scenario == "plaintext" && m.level == 1 {
+            m.summary.pipeline = 16;
+            label = m.level_label.clone();
+        }
+    }
+    let line = format!(
+        "HTTP/1.1 pipelining (requests in flight per connection, answered in order): \
+         plaintext ({label}) at depth 16"
+    );
+    let md = shootout_report::markdown(&data);
+    assert!(md.contains(&line), "{md}");
+    assert!(shootout_report::html(&data).contains(&line));
+    let json: serde_json::Value = serde_json::from_str(&shootout_report::json(&data)).unwrap();
+    let depths: Vec<u64> = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["scenario"] == "plaintext")
+        .map(|r| r["pipeline"].as_u64().unwrap())
+        .collect();
+    assert!(depths.contains(&16) && depths.contains(&1), "{depths:?}");
+}

@@ -332,6 +332,7 @@ pub fn plan_for(
     .threads(cx.threads)
     .cpus(cx.pinning.generator_cpus.clone())
     .keepalive(level.keepalive)
+    .pipeline(level.pipeline)
     .expect(expect)
     .build()
 }

@@ -414,6 +414,8 @@ fn select_targets(
                 verify: None,
                 footprint_bytes: None,
                 build_s: None,
+                description: target.as_ref().map(|t| t.description.clone()),
+                run_command: target.as_ref().map(|t| t.run.clone()),
             };
             if target.is_none() {
                 match found

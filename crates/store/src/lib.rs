@@ -131,8 +131,8 @@ impl Store {
         let verify = t.verify.as_ref().map(serde_json::to_string).transpose()?;
         self.conn.execute(
             "INSERT OR REPLACE INTO run_targets (run_id, target, language, framework, status,
-                reason, log_tail, verify, footprint_bytes, build_s)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                reason, log_tail, verify, footprint_bytes, build_s, description, run_command)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 run_id,
                 t.target,
@@ -144,6 +144,8 @@ impl Store {
                 verify,
                 t.footprint_bytes.map(|b| b as i64),
                 t.build_s,
+                t.description,
+                t.run_command,
             ],
         )?;
         Ok(())
@@ -288,7 +290,7 @@ impl Store {
         let run = self.run(id)?;
         let mut stmt = self.conn.prepare(
             "SELECT target, language, framework, status, reason, log_tail, verify,
-                footprint_bytes, build_s
+                footprint_bytes, build_s, description, run_command
              FROM run_targets WHERE run_id = ?1 ORDER BY target",
         )?;
         let targets = stmt
@@ -309,6 +311,8 @@ impl Store {
                         .map_err(|e| bad_col(6, e.to_string()))?,
                     footprint_bytes: r.get::<_, Option<i64>>(7)?.map(|b| b as u64),
                     build_s: r.get(8)?,
+                    description: r.get(9)?,
+                    run_command: r.get(10)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

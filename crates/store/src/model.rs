@@ -166,6 +166,12 @@ pub struct TargetRecord {
     pub verify: Option<serde_json::Value>,
     pub footprint_bytes: Option<u64>,
     pub build_s: Option<f64>,
+    /// The manifest's description (workers, pools, runtime flags).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The manifest's `run` line: the exact command the server ran as.
+    #[serde(default)]
+    pub run_command: Option<String>,
 }
 
 /// One measurement: a target under one load level, one repetition.

@@ -126,6 +126,13 @@ CREATE TABLE capacity_levels (
     PRIMARY KEY (search_id, list, idx)
 );
 "#,
+    // 4: what each target ran as (the manifest's description and `run`
+    // line), so settings that change results, such as a JVM's heap, are
+    // kept with the run.
+    r#"
+ALTER TABLE run_targets ADD COLUMN description TEXT;
+ALTER TABLE run_targets ADD COLUMN run_command TEXT;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -62,6 +62,7 @@ fn summary(rps: f64) -> Summary {
         connections: 64,
         threads: 1,
         keepalive: true,
+        pipeline: 1,
         rate: None,
         duration_s: 5.0,
         rps,
@@ -136,6 +137,8 @@ fn round_trips_a_run() {
                 verify: Some(serde_json::json!([{"check": "plaintext", "ok": true}])),
                 footprint_bytes: Some(12_345),
                 build_s: Some(1.5),
+                description: Some("one JVM, -Xmx256m".into()),
+                run_command: Some("exec java -Xmx256m -jar app.jar".into()),
             },
         )
         .unwrap();
@@ -152,6 +155,8 @@ fn round_trips_a_run() {
                 verify: None,
                 footprint_bytes: None,
                 build_s: None,
+                description: None,
+                run_command: None,
             },
         )
         .unwrap();
@@ -162,6 +167,7 @@ fn round_trips_a_run() {
     let mut unc = Histogram::<u64>::new(3).unwrap();
     unc.record(42).unwrap();
     m0.histogram_uncorrected = Some(unc);
+    m0.summary.pipeline = 16;
     store.record_measurement(id, &m0).unwrap();
 
     let listing = store.runs().unwrap();
@@ -180,8 +186,14 @@ fn round_trips_a_run() {
     assert_eq!(data.targets[0].target, "broken");
     assert_eq!(data.targets[0].status, TargetStatus::StartFailed);
     assert_eq!(data.targets[1].footprint_bytes, Some(12_345));
+    let run_command = data.targets[1].run_command.as_deref();
+    assert_eq!(run_command, Some("exec java -Xmx256m -jar app.jar"));
+    assert_eq!(data.targets[0].description, None);
     let ms = &data.measurements;
     assert_eq!(ms.len(), 2);
+    let mut depths: Vec<usize> = ms.iter().map(|m| m.summary.pipeline).collect();
+    depths.sort_unstable();
+    assert_eq!(depths, [1, 16], "each measurement keeps its pipeline depth");
     assert_eq!(ms[0].repetition, 0, "ordered by repetition");
     assert_eq!(ms[0].histogram.len(), 3);
     assert_eq!(ms[0].histogram_uncorrected.as_ref().unwrap().len(), 1);

@@ -61,6 +61,7 @@ impl Capacity {
             label: "capacity".to_string(),
             workload,
             keepalive: self.keepalive,
+            pipeline: 1,
             queries: None,
         }
     }

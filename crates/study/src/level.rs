@@ -1,11 +1,12 @@
 //! Load tables of a study turned into engine loads: the mode is inferred
 //! when not given (stages, then rate, then closed), each mode's required
 //! keys are checked and named when missing, and every level gets a label in
-//! the articles' style (`n=1000 c=10`, `rate=100 c=10 30s`).
+//! the articles' style (`n=1000 c=10`, `rate=100 c=10 30s`). A level may
+//! pipeline (`pipeline = 16`, checked by the engine's rule).
 
 use super::raw::{Mode, RawLoad, Unit};
 use super::Level;
-use shootout_engine::{Load, PlanField, Stage, StageUnit, Stop, Workload};
+use shootout_engine::{check_pipeline, Load, PlanField, Stage, StageUnit, Stop, Workload};
 use std::time::Duration;
 
 /// Turns one load table into a level, or names the bad key. This decides
@@ -26,10 +27,13 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
         Mode::Stages => stages(l)?,
     };
     let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
+    let pipeline = l.pipeline.unwrap_or(1);
+    check_pipeline(pipeline, keepalive).map_err(|e| (study_key(e.field()), e.reason()))?;
     let mut level = Level {
         label: String::new(),
         workload,
         keepalive,
+        pipeline,
         queries: l.queries,
     };
     level.label = l.label.clone().unwrap_or_else(|| level.auto_label());

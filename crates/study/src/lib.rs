@@ -61,6 +61,8 @@ pub struct Level {
     #[serde(skip)]
     pub workload: Workload,
     pub keepalive: bool,
+    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 is none.
+    pub pipeline: usize,
     /// `queries=Q` for the routes that take it (queries, updates).
     pub queries: Option<u32>,
 }
@@ -75,13 +77,17 @@ impl Level {
     }
 
     /// The label a level gets when the study gives none: its query count,
-    /// if any, then its load (`q=20 c=64 4s`).
+    /// if any, then its load, then its pipeline depth if it pipelines
+    /// (`q=20 c=64 4s`, `c=64 5s p=16`).
     pub fn auto_label(&self) -> String {
-        let load = auto_label(self.load(), self.stop());
-        match self.queries {
-            Some(q) => format!("q={q} {load}"),
-            None => load,
+        let mut label = auto_label(self.load(), self.stop());
+        if let Some(q) = self.queries {
+            label = format!("q={q} {label}");
         }
+        if self.pipeline > 1 {
+            label = format!("{label} p={}", self.pipeline);
+        }
+        label
     }
 }
 

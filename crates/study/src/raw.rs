@@ -142,6 +142,8 @@ pub(super) struct RawLoad {
     pub duration: Option<Dur>,
     pub rate: Option<f64>,
     pub keepalive: Option<bool>,
+    /// HTTP/1.1 pipeline depth (requests in flight per connection).
+    pub pipeline: Option<usize>,
     pub queries: Option<u32>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,

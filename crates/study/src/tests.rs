@@ -341,6 +341,18 @@ fn engine_rules_are_reported_by_study_key_and_line() {
         ),
         ("stages = [{ duration = \"1s\", to = -1 }]", "stages"),
         ("stages = [{ duration = \"0s\", to = 1 }]", "stages"),
+        (
+            "connections = 2, duration = \"1s\", pipeline = 0",
+            "pipeline",
+        ),
+        (
+            "connections = 2, duration = \"1s\", pipeline = 1025",
+            "pipeline",
+        ),
+        (
+            "connections = 2, duration = \"1s\", pipeline = 4, keepalive = false",
+            "pipeline",
+        ),
     ] {
         let e = load(l);
         assert_eq!((e.line, e.key.as_deref()), (Some(8), Some(key)), "{l}: {e}");
@@ -419,4 +431,20 @@ fn a_bad_query_count_names_its_line_and_key() {
         (Some("db_pool_size"), Some(5)),
         "{e}"
     );
+}
+
+#[test]
+fn a_level_may_pipeline() {
+    let s = parse(
+        Path::new("studies/p.toml"),
+        &MINIMAL.replace(
+            "load = { connections = 2, duration = \"1s\" }",
+            "levels = [{ connections = 2, duration = \"1s\" }, { connections = 2, duration = \"1s\", pipeline = 16 }]",
+        ),
+    )
+    .unwrap();
+    let levels = &s.scenarios[0].levels;
+    assert_eq!((levels[0].pipeline, levels[1].pipeline), (1, 16));
+    assert_eq!(levels[0].label, "c=2 1s");
+    assert_eq!(levels[1].label, "c=2 1s p=16");
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
     shootout load -q 1000 -z 30s -o json http://127.0.0.1:8080/json\n  \
     shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
+    shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
 // Value flags take `allow_hyphen_values`: otherwise clap reads `-z -1s` as
@@ -62,6 +63,9 @@ pub struct Args {
     /// Open a new connection for every request (like ab without -k).
     #[arg(long)]
     pub no_keepalive: bool,
+    /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
+    #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
+    pub pipeline: u64,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -184,6 +188,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .threads(threads)
         .cpus(cpus)
         .keepalive(!args.no_keepalive)
+        .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .expect(expect(&args.expect)?)
         .build()
         .map_err(flag_error)
@@ -212,6 +217,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Threads => "-t/--threads",
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
+        PlanField::Pipeline => "--pipeline",
     }
 }
 

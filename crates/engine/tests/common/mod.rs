@@ -15,6 +15,10 @@ pub enum Action {
     Reply(Vec<u8>),
     /// Write these bytes, then close.
     ReplyAndClose(Vec<u8>),
+    /// Write these bytes, then shut the sending side (a FIN) and read what
+    /// else arrives without answering, so requests pipelined behind this
+    /// one are lost cleanly (a close with unread requests would be a reset).
+    ReplyAndShutdown(Vec<u8>),
     /// Close without answering.
     Close,
     /// Close with a TCP reset.
@@ -37,6 +41,17 @@ pub struct TestServer {
     pub addr: SocketAddr,
     pub requests: Arc<AtomicU64>,
     pub connections: Arc<AtomicU64>,
+    /// Requests that had the next request already waiting behind them when
+    /// read: the client pipelined.
+    pub pipelined: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+/// The counters a connection's thread updates.
+#[derive(Clone)]
+struct Counters {
+    requests: Arc<AtomicU64>,
+    pipelined: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 }
 
@@ -49,13 +64,15 @@ impl TestServer {
             addr,
             requests: Arc::new(AtomicU64::new(0)),
             connections: Arc::new(AtomicU64::new(0)),
+            pipelined: Arc::new(AtomicU64::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
         };
-        let (requests, connections, stop) = (
-            server.requests.clone(),
-            server.connections.clone(),
-            server.stop.clone(),
-        );
+        let counters = Counters {
+            requests: server.requests.clone(),
+            pipelined: server.pipelined.clone(),
+            stop: server.stop.clone(),
+        };
+        let (connections, stop) = (server.connections.clone(), server.stop.clone());
         let handler: Arc<Handler> = Arc::new(handler);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -64,8 +81,8 @@ impl TestServer {
                 }
                 let Ok(stream) = stream else { continue };
                 connections.fetch_add(1, Ordering::Relaxed);
-                let (handler, requests, stop) = (handler.clone(), requests.clone(), stop.clone());
-                std::thread::spawn(move || serve(stream, &*handler, &requests, &stop));
+                let (handler, counters) = (handler.clone(), counters.clone());
+                std::thread::spawn(move || serve(stream, &*handler, &counters));
             }
         });
         server
@@ -82,6 +99,10 @@ impl TestServer {
     pub fn connections(&self) -> u64 {
         self.connections.load(Ordering::Relaxed)
     }
+
+    pub fn pipelined(&self) -> u64 {
+        self.pipelined.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for TestServer {
@@ -91,7 +112,8 @@ impl Drop for TestServer {
     }
 }
 
-fn serve(stream: TcpStream, handler: &Handler, requests: &AtomicU64, stop: &AtomicBool) {
+fn serve(stream: TcpStream, handler: &Handler, counters: &Counters) {
+    let (requests, stop) = (&counters.requests, &counters.stop);
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut out = stream;
@@ -104,6 +126,9 @@ fn serve(stream: TcpStream, handler: &Handler, requests: &AtomicU64, stop: &Atom
             return;
         }
         let n = requests.fetch_add(1, Ordering::Relaxed);
+        if !reader.buffer().is_empty() {
+            counters.pipelined.fetch_add(1, Ordering::Relaxed);
+        }
         match handler(n) {
             Action::Reply(bytes) => {
                 if out.write_all(&bytes).is_err() {
@@ -112,6 +137,12 @@ fn serve(stream: TcpStream, handler: &Handler, requests: &AtomicU64, stop: &Atom
             }
             Action::ReplyAndClose(bytes) => {
                 let _ = out.write_all(&bytes);
+                return;
+            }
+            Action::ReplyAndShutdown(bytes) => {
+                let _ = out.write_all(&bytes);
+                let _ = out.shutdown(std::net::Shutdown::Write);
+                let _ = std::io::copy(&mut reader, &mut std::io::sink());
                 return;
             }
             Action::Close => return,

@@ -43,6 +43,9 @@ pub fn header(out: &mut String, ctx: &Context) {
     if let Some(db) = crate::database::line(r) {
         let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&db));
     }
+    if let Some(line) = ctx.pipelining_line() {
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&line));
+    }
     if let Some(note) = crate::database::sharing_note(r) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
@@ -55,19 +58,25 @@ pub fn header(out: &mut String, ctx: &Context) {
 pub fn targets(out: &mut String, ctx: &Context) {
     out.push_str(
         "<section id=\"targets\">\n<h2>Targets</h2>\n<div class=\"scroll\"><table class=\"text sortable\">\n<thead><tr><th>Target</th>\
-         <th>Language / framework</th><th>Status</th><th>Footprint</th><th>Build</th></tr></thead>\n<tbody>\n",
+         <th>Language / framework</th><th>Status</th><th>Footprint</th><th>Build</th><th>Ran as</th></tr></thead>\n<tbody>\n",
     );
     for t in &ctx.data.targets {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{} / {}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&t.target),
             esc(&t.language),
             esc(&t.framework),
+            t.description
+                .as_deref()
+                .map_or(String::new(), |d| format!("<br><small>{}</small>", esc(d))),
             badge(t),
             t.footprint_bytes
                 .map_or("—".into(), |b| format!("{:.1} MB", b as f64 / 1e6)),
             t.build_s.map_or("—".into(), |s| format!("{s:.1} s")),
+            t.run_command
+                .as_deref()
+                .map_or("—".into(), |c| format!("<code>{}</code>", esc(c))),
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");

@@ -1,0 +1,240 @@
+//! The requests in flight on each connection, for the worker: queueing them
+//! (while the pacer and stop rule allow and fewer than the pipeline depth
+//! are in flight), answering them in order as responses arrive, and failing
+//! or cutting every one of them when their connection is given up. The
+//! connections with room for another request are listed as available.
+
+use super::Worker;
+use crate::conn::{Job, Step};
+use crate::response::Complete;
+use crate::stats::ErrorClass;
+use crate::sys::{EDGE, HANGUP, READABLE, WRITABLE};
+use std::time::Instant;
+
+impl Worker<'_> {
+    /// Reads every response this event brought, answering the requests in
+    /// order, then refills the connection (once, after all of them; when
+    /// none completed it has no more room than before).
+    pub(super) fn on_readable(&mut self, idx: usize, hangup: bool) {
+        let mut first = true;
+        let mut answered = None;
+        loop {
+            let conn = &mut self.conns[idx];
+            let measured = conn.front().is_some_and(|j| j.measured);
+            let (step, n) = if first {
+                conn.read(&mut self.buf, hangup)
+            } else {
+                conn.read_more(&mut self.buf, hangup)
+            };
+            first = false;
+            if measured {
+                self.rec.bytes += n as u64;
+            }
+            match step {
+                Step::Pending => break,
+                Step::Failed(class) => return self.fail_all(idx, class, Instant::now()),
+                Step::Done(done) => {
+                    let now = Instant::now();
+                    answered = Some(now);
+                    if !self.complete(idx, done, now) {
+                        break;
+                    }
+                }
+            }
+            let conn = &mut self.conns[idx];
+            if conn.outstanding() == 0 {
+                // A peer that hung up with its last answer takes no more
+                // requests, and its FIN raises no further edge.
+                if hangup {
+                    conn.close();
+                }
+                break;
+            }
+            if !conn.has_more_input() {
+                break;
+            }
+        }
+        if let Some(now) = answered {
+            self.refill(idx, now);
+        }
+    }
+
+    /// Records the front request's whole response. Returns false when the
+    /// connection cannot carry more: then it is closed, and any request
+    /// still in flight on it is lost (a read error).
+    fn complete(&mut self, idx: usize, done: Complete, now: Instant) -> bool {
+        let conn = &mut self.conns[idx];
+        let Some(job) = conn.pop() else { return false };
+        self.in_flight -= 1;
+        if job.measured && done.passed {
+            self.rec
+                .completed(done.status, job.intended, job.sent_at, now);
+        } else if job.measured {
+            let first = self.rec.first_mismatch.is_none();
+            let details = first.then(|| conn.mismatch()).flatten();
+            self.rec.mismatched(done.status, details, now);
+        }
+        // Bytes past the response with nothing asked for are the server's
+        // error; the connection is not trusted again.
+        let garbage = conn.outstanding() == 0 && conn.has_leftover();
+        if done.keep_alive && self.setup.keepalive && !garbage {
+            return true;
+        }
+        if conn.outstanding() == 0 {
+            conn.close();
+        } else {
+            self.fail_all(idx, ErrorClass::Read, now);
+        }
+        false
+    }
+
+    /// Gives the connection up: every request in flight on it fails once,
+    /// and it waits in the available list (so a start that fails at once, a
+    /// refused connect, never recurses). The request being answered fails
+    /// with `cause`; those behind it were lost with the connection (read
+    /// errors), except that a failed connect or a timeout fails them all
+    /// alike and a failed write fails the requests it did not write.
+    pub(super) fn fail_all(&mut self, idx: usize, cause: ErrorClass, now: Instant) {
+        let conn = &mut self.conns[idx];
+        let (jobs, written) = conn.drain(self.setup.wire.len);
+        conn.close();
+        self.in_flight -= jobs.len();
+        for (i, job) in jobs.iter().enumerate() {
+            if job.measured {
+                self.rec.failed(lost_as(cause, i, written), now);
+            }
+        }
+        self.list(idx);
+    }
+
+    /// Offers work to every available connection once.
+    pub(super) fn fill_idle(&mut self, now: Instant) {
+        if self.available.is_empty() || (self.open_loop && self.pending.is_empty()) {
+            return;
+        }
+        let available = std::mem::take(&mut self.available);
+        for idx in available {
+            self.conns[idx].listed = false;
+            self.refill(idx, now);
+        }
+    }
+
+    /// Queues requests on connection `idx` while the pacer and stop rule
+    /// allow and it has fewer than the pipeline depth in flight, then
+    /// writes them together. Lists it as available when it is not full.
+    fn refill(&mut self, idx: usize, now: Instant) {
+        let mut queued = false;
+        while self.conns[idx].outstanding() < self.setup.depth && self.take(idx, now) {
+            queued = true;
+        }
+        if queued {
+            if let Step::Failed(class) = self.start(idx) {
+                return self.fail_all(idx, class, now);
+            }
+        }
+        self.list(idx);
+    }
+
+    /// Lists connection `idx` as able to take a request, once.
+    fn list(&mut self, idx: usize) {
+        let conn = &mut self.conns[idx];
+        if !conn.listed && conn.outstanding() < self.setup.depth {
+            conn.listed = true;
+            self.available.push(idx);
+        }
+    }
+
+    /// Queues one request on connection `idx` if the pacer and stop rule allow.
+    fn take(&mut self, idx: usize, now: Instant) -> bool {
+        if self.stop.deadline_passed(now) || !self.pacer.allows_connection(idx, self.setup.t0, now)
+        {
+            return false;
+        }
+        let intended = if self.open_loop {
+            match self.pending.front() {
+                Some(&t) => t,
+                None => return false,
+            }
+        } else {
+            now
+        };
+        let measured = intended >= self.setup.measure_start;
+        if measured && !self.stop.take() {
+            return false;
+        }
+        if self.open_loop {
+            self.pending.pop_front();
+        }
+        if measured {
+            self.rec.sent(intended, now);
+        }
+        let job = Job {
+            intended,
+            sent_at: now,
+            measured,
+            deadline: now + self.setup.timeout,
+        };
+        self.in_flight += 1;
+        self.conns[idx].push(job, self.setup.wire.len);
+        true
+    }
+
+    /// Connects if needed and writes the queued requests.
+    fn start(&mut self, idx: usize) -> Step {
+        let conn = &mut self.conns[idx];
+        if !conn.has_socket() {
+            if let Err(class) = conn.connect(self.setup.addr) {
+                return Step::Failed(class);
+            }
+        }
+        let step = conn.write(&self.setup.wire);
+        self.register(idx);
+        step
+    }
+
+    /// Adds a new socket to the epoll set, once, for both directions.
+    fn register(&mut self, idx: usize) {
+        let conn = &mut self.conns[idx];
+        let Some(fd) = conn.fd() else { return };
+        if !conn.registered {
+            conn.registered = self
+                .poller
+                .add(fd, READABLE | WRITABLE | HANGUP | EDGE, idx)
+                .is_ok();
+        }
+    }
+
+    /// A request unanswered within the timeout fails its connection; the
+    /// front request is the oldest, so it is the one to check.
+    pub(super) fn sweep_timeouts(&mut self, now: Instant) {
+        for idx in 0..self.conns.len() {
+            if self.conns[idx].front().is_some_and(|j| j.deadline <= now) {
+                self.fail_all(idx, ErrorClass::Timeout, now);
+            }
+        }
+    }
+
+    /// The deadline passed: every measured request in flight is cut.
+    pub(super) fn cut_in_flight(&mut self) {
+        for conn in &mut self.conns {
+            let (jobs, _) = conn.drain(self.setup.wire.len);
+            for _ in jobs.iter().filter(|j| j.measured) {
+                self.rec.cut();
+            }
+            conn.close();
+        }
+        self.in_flight = 0;
+    }
+}
+
+/// The class a request lost with its connection counts as: the `i`th in
+/// flight (oldest first) when the first `written` were written whole and
+/// the connection failed with `cause`.
+fn lost_as(cause: ErrorClass, i: usize, written: usize) -> ErrorClass {
+    match cause {
+        ErrorClass::Connect | ErrorClass::Timeout => cause,
+        ErrorClass::Write if i >= written => cause,
+        ErrorClass::Parse if i == 0 => cause,
+        _ => ErrorClass::Read,
+    }
+}
