@@ -141,6 +141,17 @@ try {
 
   await checkWidth(page, 390);
   await page.screenshot({ path: `${pngPrefix}-390.png`, fullPage: true, timeout: 180000 });
+
+  // Print: the switches and toggles are screen-only, and nothing is cut off sideways.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => ({
+    controls: [...document.querySelectorAll('.switches, .axis-toggle')].filter((e) => e.getClientRects().length > 0).length,
+    wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  }));
+  if (printed.controls > 0) problems.push(`print: ${printed.controls} switches or toggles are printed`);
+  if (printed.wide > 0) problems.push(`print: the page is ${printed.wide}px wider than the paper`);
+  await page.emulateMedia({ media: 'screen' });
   console.log(JSON.stringify({ charts: count, screenshots: [`${pngPrefix}-1400.png`, `${pngPrefix}-390.png`], problems }, null, 1));
 } finally {
   await context.close();
