@@ -5,7 +5,8 @@
 // and non-empty; no two text boxes of a chart intersecting; no sideways
 // scrolling of the page; hovering the first bar of every ranked chart
 // shows a tooltip; a sortable table sorts on click; the first "hide"
-// switch hides that target from every chart. Saves a screenshot per width.
+// switch hides that target from every chart; printing leaves the switches
+// and toggles out and fits the width. Saves a screenshot per width.
 // Usage: node check.mjs PAGE.html SCREENSHOT_PREFIX EXPECTED_CHARTS [TEXT_THAT_MUST_SHOW]
 // Screenshots: PREFIX-1400.png (full page) and PREFIX-390.png.
 import { chromium } from 'playwright-core';
