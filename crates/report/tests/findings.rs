@@ -51,3 +51,18 @@ fn an_article_whose_ranking_flips_is_said_not_to_reproduce() {
     assert!(t.contains("flipped rust-actix/rust-axum"), "{t}");
     insta::assert_snapshot!("findings_flip", t);
 }
+
+#[test]
+fn a_repetition_far_from_the_others_is_called_noisy() {
+    let (db, ids) = common::fixture_db("findings-noisy", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    let m = data
+        .measurements
+        .iter_mut()
+        .find(|m| m.target == "rust-rocket" && m.scenario == "simple" && m.repetition == 0)
+        .expect("a rocket repetition");
+    m.summary.rps *= 1.3;
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    assert!(t.contains("Noisy: rust-rocket (CV "), "{t}");
+    assert_eq!(t.matches("Noisy:").count(), 1, "only simple: {t}");
+}
