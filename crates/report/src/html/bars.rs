@@ -74,7 +74,9 @@ impl Scale {
         if self.log {
             let (a, b) = (
                 self.lo.log10().round() as i32,
-                self.hi.log10().round() as i32,
+                // Only decades inside the axis: a tick past its end would
+                // be clamped onto it, beside the last real one.
+                self.hi.log10().floor() as i32,
             );
             let step = ((b - a) as usize).div_ceil(5).max(1);
             (a..=b).step_by(step).map(|e| 10f64.powi(e)).collect()
@@ -325,6 +327,8 @@ mod tests {
         assert_eq!(log.lo, 1000.0);
         assert!((log.hi - 128_700.0).abs() < 1.0, "{}", log.hi);
         assert_eq!(log.ticks(), vec![1e3, 1e4, 1e5]);
+        let (_, log) = scales(&[row(319.0), row(5.5)]);
+        assert_eq!(log.expect("58×").ticks(), vec![1.0, 10.0, 100.0]);
         assert!(scales(&[row(12_000.0), row(7_000.0)]).1.is_none());
         let lin = Scale::linear(12_400.0);
         assert_eq!(lin.hi, 15_000.0);
