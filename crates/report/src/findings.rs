@@ -47,14 +47,23 @@ pub fn findings(ctx: &Context) -> Findings {
     if !failed.is_empty() {
         run.push(format!("✗ Failed, not measured: {}.", failed.join(", ")));
     }
+    let all = groups(ctx.data);
+    // Said once for the run when no target anywhere has two repetitions.
+    let single = !all.is_empty()
+        && all
+            .iter()
+            .all(|g| g.columns.iter().all(|c| c.reps.len() < 2));
+    if single {
+        run.push(SINGLE.to_string());
+    }
     let mut all_agreements = Vec::new();
     let mut scenarios = Vec::new();
-    for g in groups(ctx.data) {
+    for g in all {
         let agreements = agreements(ctx, &g);
         scenarios.push(Scenario {
             title: g.title(),
             slug: g.slug(),
-            lines: group_lines(&g, &agreements),
+            lines: group_lines(&g, &agreements, !single),
         });
         all_agreements.extend(agreements.into_iter().map(|a| (g.title(), a)));
     }
@@ -105,7 +114,11 @@ pub fn markdown(f: &Findings) -> String {
     s
 }
 
-fn group_lines(g: &Group, agreements: &[Agreement]) -> Vec<String> {
+/// What one repetition means for the ranking.
+const SINGLE: &str =
+    "One repetition: no confidence intervals, and the order is not tested for ties.";
+
+fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<String> {
     let mut lines = Vec::new();
     let ranked = rank(g, Measure::Metric(Metric::Rps));
     if ranked.is_empty() {
@@ -126,10 +139,8 @@ fn group_lines(g: &Group, agreements: &[Agreement]) -> Vec<String> {
             ps.join("; ")
         ));
     }
-    if ranked.iter().any(|e| e.spread.n < 2) {
-        lines.push(
-            "One repetition: no confidence intervals, and the order is not tested for ties.".into(),
-        );
+    if note_single && ranked.iter().any(|e| e.spread.n < 2) {
+        lines.push(SINGLE.into());
     }
     let p99 = rank(g, Measure::Metric(Metric::P99));
     if let (Some(best), Some(worst)) = (p99.first(), p99.last()) {

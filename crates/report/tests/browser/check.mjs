@@ -8,7 +8,8 @@
 // switch hides that target from every chart; printing leaves the switches
 // and toggles out and fits the width. Saves a screenshot per width.
 // Usage: node check.mjs PAGE.html SCREENSHOT_PREFIX EXPECTED_CHARTS [TEXT_THAT_MUST_SHOW]
-// Screenshots: PREFIX-1400.png (full page) and PREFIX-390.png.
+// Screenshots: PREFIX-1400.png and PREFIX-390.png (full pages) and
+// PREFIX-top.png (the top down to the end of the first chart).
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -117,6 +118,13 @@ try {
     if (!text.includes(mustShow)) problems.push(`the text ${JSON.stringify(mustShow)} is not shown`);
   }
   await page.screenshot({ path: `${pngPrefix}-1400.png`, fullPage: true, timeout: 180000 });
+  // The top of the page down to the end of its first chart: what a
+  // visitor sees first (the README's picture).
+  const end = await page.evaluate(() => {
+    const f = document.querySelector('figure.chart');
+    return f ? Math.min(f.getBoundingClientRect().bottom + window.scrollY + 16, 2400) : 900;
+  });
+  await page.screenshot({ path: `${pngPrefix}-top.png`, fullPage: true, clip: { x: 0, y: 0, width: 1400, height: end }, timeout: 180000 });
 
   // A sortable table sorts: its first column, clicked twice, ends descending.
   const sortable = await page.$('table.sortable');
