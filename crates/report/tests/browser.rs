@@ -151,6 +151,20 @@ fn html_report_opens_cleanly_in_chromium() {
         t.scenarios.len(),
         Some("run 4 is"),
     );
+    // And of two default-shaped runs: thirteen targets in its legends.
+    let wide = common::temp_dir("browser-trend-wide").join("shootout.db");
+    for _ in 0..2 {
+        shootout_report::fixture_default::write_default_like_run(&wide, false).expect("run");
+    }
+    let (study, runs) = shootout_report::trend::load(&wide, None).expect("trend");
+    let t = shootout_report::trend::trend(&study, &runs);
+    check_page(
+        &browser_dir,
+        &shootout_report::html::trend::render(&t),
+        "trend-default",
+        t.scenarios.len(),
+        None,
+    );
     if let Some(real) = real {
         let data = shootout_report::load(&real, "latest").expect("the screenshot database");
         check_page(
