@@ -25,6 +25,14 @@ pub fn render(report: &LoadReport, format: Format) -> String {
 }
 
 fn json(report: &LoadReport) -> String {
+    let mut out = serde_json::to_string_pretty(&json_value(report)).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// The JSON document of docs/load.schema.json, before printing (`shootout
+/// merge` adds its `shards` to it).
+pub fn json_value(report: &LoadReport) -> serde_json::Value {
     let mut value = serde_json::to_value(&report.summary).unwrap_or_default();
     if let Some(map) = value.as_object_mut() {
         map.insert(
@@ -32,9 +40,7 @@ fn json(report: &LoadReport) -> String {
             serde_json::to_value(&report.timeline).unwrap_or_default(),
         );
     }
-    let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
-    out.push('\n');
-    out
+    value
 }
 
 /// When no request completed and every failure was a refused or failed

@@ -8,6 +8,7 @@ mod cmd;
 mod exit;
 mod interrupt;
 mod load_output;
+mod merge_output;
 mod progress;
 mod run_view;
 mod term;
@@ -29,6 +30,8 @@ struct Cli {
 enum Command {
     /// Load one URL and report throughput, latency and errors.
     Load(Box<cmd::load::Args>),
+    /// Merge the interval logs of a load's shards (load --shard I/N --hdr-log FILE) into one exact report.
+    Merge(cmd::merge::Args),
     /// Find the highest rate a server sustains under a latency SLO, and its latency-vs-load curve.
     Capacity(Box<cmd::capacity::Args>),
     /// List the reference servers in targets/.
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Load(a) => cmd::load::run(*a),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Capacity(a) => cmd::capacity::run(*a),
         Command::Targets(a) => cmd::targets::list(a),
         Command::Build(a) => cmd::targets::build(a),
@@ -125,6 +129,13 @@ mod tests {
             "--fail-if",
             "errors>0",
             "--quiet",
+            "--shard",
+            "2/3",
+            "--start-at",
+            "2030-01-01T00:00:00Z",
+            "--hdr-log",
+            "x.hlog",
+            "--remote",
             "http://127.0.0.1:1/",
         ])
         .unwrap();
@@ -135,5 +146,7 @@ mod tests {
         assert_eq!(args.cpus.unwrap().0, vec![0, 1]);
         assert_eq!(args.stages.unwrap().0.len(), 2);
         assert_eq!(args.fail_if.len(), 2);
+        assert_eq!(args.shard.unwrap().to_string(), "2/3");
+        assert!(args.start_at.is_some() && args.remote);
     }
 }

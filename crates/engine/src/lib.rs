@@ -5,21 +5,27 @@
 //! (one epoll loop each, see `worker`) produce per-thread [`stats::Recorder`]s,
 //! and those are merged into one [`LoadReport`]. Each worker combines three
 //! independent parts: a pacer (when to send), a stop condition (when to end)
-//! and the transport (how to send and parse).
+//! and the transport (how to send and parse). A plan may be one [`Shard`] of
+//! a load split over processes, started at a shared wall-clock instant.
 
 pub mod affinity;
 pub mod expect;
 pub mod plan;
 pub mod report;
+pub mod shard;
 pub mod threshold;
 pub mod units;
 pub mod workload;
 
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
 pub use plan::{
-    check_pipeline, Endpoint, Plan, PlanBuilder, PlanError, PlanField, RequestSpec, MAX_PIPELINE,
+    check_pipeline, Endpoint, Plan, PlanBuilder, PlanError, PlanField, Reach, RequestSpec,
+    MAX_PIPELINE,
 };
-pub use report::{ErrorCounts, LatencySummary, LoadReport, RequestCounts, Second, Summary};
+pub use report::{
+    ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
+};
+pub use shard::Shard;
 pub use threshold::Threshold;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 
@@ -40,7 +46,7 @@ mod worker;
 pub use control::Control;
 pub use report::{GeneratorUsage, LagSummary};
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use stop::StopRule;
 
 /// Errors that stop a run before it starts (a bad server is never one: its
@@ -60,7 +66,12 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     check_fd_limit(plan.load().max_connections() as u64)?;
     let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
     let threads = plan.effective_threads();
-    let t0 = Instant::now();
+    let late_by = wait_for_start(plan.start_at(), control);
+    let (t0, wall_t0) = (Instant::now(), SystemTime::now());
+    let clock = RunClock {
+        measured_from: wall_t0 + plan.warmup(),
+        late_by,
+    };
     let measure_start = t0 + plan.warmup();
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
@@ -73,6 +84,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         measure_start,
         control,
         expect: plan.expect(),
+        exact_seconds: plan.interval_histograms(),
     };
     let deadline = plan.stop().duration.map(|d| measure_start + d);
     let (outcomes, cpu) = std::thread::scope(|scope| {
@@ -94,7 +106,14 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
             Err(_) => return Err(EngineError::Setup("a worker thread panicked".into())),
         }
     }
-    Ok(summary::build(plan, threads, measure_start, merged, cpu))
+    Ok(summary::build(
+        plan,
+        threads,
+        measure_start,
+        merged,
+        cpu,
+        clock,
+    ))
 }
 
 fn run_thread(
@@ -112,10 +131,29 @@ fn run_thread(
     }
     let conns = StopRule::share(plan.load().max_connections() as u64, i, threads) as usize;
     let budget = plan.stop().requests.map(|n| StopRule::share(n, i, threads));
-    let pacer = pacer::Pacer::new(plan.load(), plan.warmup(), setup.t0, i, threads);
+    let phase = plan.shard().phase();
+    let pacer = pacer::Pacer::new(plan.load(), plan.warmup(), setup.t0, (i, threads), phase);
     let stop = StopRule::new(budget, deadline);
     let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?;
     Ok(worker.run())
+}
+
+/// Sleeps until the planned start on the wall clock (checking for a cancel
+/// every 50 ms) and returns how late the run starts: zero without a planned
+/// start, or the time past it when this process came too late.
+fn wait_for_start(at: Option<SystemTime>, control: &Control) -> Duration {
+    let Some(at) = at else {
+        return Duration::ZERO;
+    };
+    loop {
+        match at.duration_since(SystemTime::now()) {
+            Ok(left) if !left.is_zero() && !control.is_cancelled() => {
+                std::thread::sleep(left.min(Duration::from_millis(50)));
+            }
+            Ok(_) => return Duration::ZERO,
+            Err(past) => return past.duration(),
+        }
+    }
 }
 
 /// Sleeps through the warm-up, then marks the measured phase and returns the

@@ -5,7 +5,9 @@
 //!
 //! Work is split over threads round-robin: global connection `j` and global
 //! ticket `j` belong to thread `j % threads`, so the threads together offer
-//! exactly the planned load.
+//! exactly the planned load. A shard of a load split over processes
+//! (`crate::Shard`) runs its own curve with its tickets shifted by a phase,
+//! so that the shards' schedules interleave into one generator's.
 
 use crate::plan::{Load, Stage, StageUnit};
 use std::collections::VecDeque;
@@ -138,12 +140,22 @@ pub(crate) enum Pacer {
         t0: Instant,
         next_ticket: u64,
         stride: u64,
+        /// Ticket `j` is due when the curve's count reaches `j + phase`.
+        phase: f64,
         next_at: Option<Instant>,
     },
 }
 
 impl Pacer {
-    pub fn new(load: &Load, warmup: Duration, t0: Instant, thread: usize, threads: usize) -> Pacer {
+    /// `phase` places the open-loop tickets: 1/2 for a whole load, see
+    /// `Shard::phase` for a shard.
+    pub fn new(
+        load: &Load,
+        warmup: Duration,
+        t0: Instant,
+        (thread, threads): (usize, usize),
+        phase: f64,
+    ) -> Pacer {
         let curve = Curve::from_load(load, warmup);
         if load.is_open_loop() {
             let mut p = Pacer::Open {
@@ -151,6 +163,7 @@ impl Pacer {
                 t0,
                 next_ticket: thread as u64,
                 stride: threads as u64,
+                phase,
                 next_at: None,
             };
             p.plan_next();
@@ -225,13 +238,15 @@ impl Pacer {
             t0,
             next_ticket,
             stride,
+            phase,
             next_at,
         } = self
         {
-            // Ticket j is due when the cumulative count reaches j + 1/2, so a
-            // rate of r spaces tickets 1/r apart starting at 1/(2r).
+            // Ticket j is due when the cumulative count reaches j + phase; with
+            // the whole load's 1/2 a rate of r spaces tickets 1/r apart
+            // starting at 1/(2r).
             *next_at = curve
-                .time_of_count(*next_ticket as f64 + 0.5)
+                .time_of_count(*next_ticket as f64 + *phase)
                 .filter(|s| *s < 1e9)
                 .map(|s| *t0 + Duration::from_secs_f64(s));
             *next_ticket += *stride;
@@ -278,7 +293,7 @@ mod tests {
         let t0 = Instant::now();
         let mut all = Vec::new();
         for thread in 0..2 {
-            let mut p = Pacer::new(&load, Duration::ZERO, t0, thread, 2);
+            let mut p = Pacer::new(&load, Duration::ZERO, t0, (thread, 2), 0.5);
             let mut q = VecDeque::new();
             p.release(t0 + Duration::from_secs(1), &mut q);
             all.extend(q.iter().map(|t| t.duration_since(t0).as_secs_f64()));
@@ -305,8 +320,8 @@ mod tests {
         let load = stages(&[(10, 100.0)], StageUnit::Connections);
         let t0 = Instant::now();
         let at5 = t0 + Duration::from_secs(5);
-        let p0 = Pacer::new(&load, Duration::ZERO, t0, 0, 2);
-        let p1 = Pacer::new(&load, Duration::ZERO, t0, 1, 2);
+        let p0 = Pacer::new(&load, Duration::ZERO, t0, (0, 2), 0.5);
+        let p1 = Pacer::new(&load, Duration::ZERO, t0, (1, 2), 0.5);
         let allowed: usize = (0..50)
             .map(|l| {
                 p0.allows_connection(l, t0, at5) as usize
@@ -314,5 +329,47 @@ mod tests {
             })
             .sum();
         assert_eq!(allowed, 50);
+    }
+
+    #[test]
+    fn shards_together_send_one_generators_schedule() {
+        use crate::{Shard, Stop, Workload};
+        let whole = Workload::new(
+            Load::Open {
+                rate: 300.0,
+                connections: 6,
+            },
+            Stop {
+                requests: None,
+                duration: Some(Duration::from_secs(1)),
+            },
+        )
+        .unwrap();
+        let t0 = Instant::now();
+        let end = t0 + Duration::from_secs(1);
+        let due = |load: &Load, phase: f64, threads: usize| {
+            let mut all = Vec::new();
+            for thread in 0..threads {
+                let mut p = Pacer::new(load, Duration::ZERO, t0, (thread, threads), phase);
+                let mut q = VecDeque::new();
+                p.release(end, &mut q);
+                all.extend(q.iter().map(|t| t.duration_since(t0).as_nanos()));
+            }
+            all.sort_unstable();
+            all
+        };
+        let one = due(whole.load(), 0.5, 1);
+        let mut sharded = Vec::new();
+        for i in 1..=3 {
+            let shard = Shard::new(i, 3).unwrap();
+            let part = shard.split(&whole).unwrap();
+            sharded.extend(due(part.load(), shard.phase(), 2));
+        }
+        sharded.sort_unstable();
+        assert_eq!(one.len(), 300);
+        assert_eq!(sharded.len(), one.len());
+        for (a, b) in one.iter().zip(&sharded) {
+            assert!(a.abs_diff(*b) < 1_000, "{a} ns vs {b} ns");
+        }
     }
 }

@@ -3,12 +3,17 @@
 //! through [`PlanBuilder::build`], which checks every rule, so a bad value is
 //! reported by the field it concerns ([`PlanField`]) and nothing is sent.
 //! Front ends name the field in their own terms (a flag, a study key).
+//!
+//! A plan may be one [`Shard`] of a load split over processes: it keeps the
+//! whole workload (what every shard agrees on) and runs its share of it, from
+//! a wall-clock instant all shards share ([`PlanBuilder::start_at`]).
 
 use crate::expect::Expect;
+use crate::shard::Shard;
 use crate::workload::Workload;
 use std::fmt;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// The part of a plan a rule concerns, in engine terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,7 +65,7 @@ impl fmt::Display for PlanField {
 pub enum PlanError {
     #[error("invalid URL '{0}': {1}")]
     Url(String, String),
-    #[error("refusing to load '{0}': shootout only sends load to 127.0.0.1, localhost or [::1]")]
+    #[error("refusing to load '{0}': shootout only sends load to 127.0.0.1, localhost or [::1] unless remote addresses are allowed on purpose")]
     NotLoopback(String),
     #[error("invalid value for {field}: {reason}")]
     Invalid { field: PlanField, reason: String },
@@ -91,7 +96,8 @@ impl PlanError {
     }
 }
 
-/// The server to load: a loopback socket address plus the Host header and path.
+/// The server to load: a socket address (loopback unless allowed otherwise
+/// on purpose) plus the Host header and path.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub url: String,
@@ -100,9 +106,24 @@ pub struct Endpoint {
     pub path: String,
 }
 
+/// Which addresses an [`Endpoint`] may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// 127.0.0.1, localhost or [::1] only: the default, so that a typo
+    /// cannot load a shared machine.
+    Loopback,
+    /// Any address, asked for explicitly (`shootout load --remote`).
+    Remote,
+}
+
 impl Endpoint {
     /// Parses an `http://host[:port][/path]` URL. Only loopback hosts are accepted.
     pub fn parse(url: &str) -> Result<Endpoint, PlanError> {
+        Endpoint::parse_with(url, Reach::Loopback)
+    }
+
+    /// Parses a URL whose host must be within `reach`.
+    pub fn parse_with(url: &str, reach: Reach) -> Result<Endpoint, PlanError> {
         let bad = |why: &str| PlanError::Url(url.to_string(), why.to_string());
         let rest = if let Some(r) = url.strip_prefix("http://") {
             r
@@ -132,9 +153,9 @@ impl Endpoint {
             .or_else(|| addrs.first())
             .copied()
             .ok_or_else(|| bad("host resolves to no address"))?;
-        if !(addr.ip().is_loopback()
-            && (is_loopback_name || addrs.iter().all(|a| a.ip().is_loopback())))
-        {
+        let loopback = addr.ip().is_loopback()
+            && (is_loopback_name || addrs.iter().all(|a| a.ip().is_loopback()));
+        if !loopback && reach == Reach::Loopback {
             return Err(PlanError::NotLoopback(url.to_string()));
         }
         Ok(Endpoint {
@@ -177,7 +198,13 @@ pub struct RequestSpec {
 pub struct Plan {
     endpoint: Endpoint,
     request: RequestSpec,
+    /// The whole load, as every shard was given it.
     workload: Workload,
+    shard: Shard,
+    /// This shard's part of `workload` (all of it for the whole load).
+    share: Workload,
+    start_at: Option<SystemTime>,
+    interval_histograms: bool,
     warmup: Duration,
     timeout: Duration,
     threads: usize,
@@ -198,7 +225,11 @@ impl Plan {
         PlanBuilder(Plan {
             endpoint,
             request: RequestSpec::default(),
+            share: workload.clone(),
             workload,
+            shard: Shard::WHOLE,
+            start_at: None,
+            interval_histograms: false,
             warmup: Duration::ZERO,
             timeout: Duration::from_secs(10),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -215,14 +246,31 @@ impl Plan {
     pub fn request(&self) -> &RequestSpec {
         &self.request
     }
+    /// The whole load, before any split over shards.
     pub fn workload(&self) -> &Workload {
         &self.workload
     }
+    /// The load this process offers: its shard's share of the whole.
     pub fn load(&self) -> &Load {
-        self.workload.load()
+        self.share.load()
     }
+    /// This process's stop rule (its shard's share of `-n`).
     pub fn stop(&self) -> &Stop {
-        self.workload.stop()
+        self.share.stop()
+    }
+    /// Which part of the whole load this process runs.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+    /// The wall-clock instant the run (its warm-up, then the measured
+    /// phase) starts; `None` starts at once.
+    pub fn start_at(&self) -> Option<SystemTime> {
+        self.start_at
+    }
+    /// Whether the report keeps exact per-second latency histograms (for
+    /// an interval log); otherwise the timeline keeps coarse ones.
+    pub fn interval_histograms(&self) -> bool {
+        self.interval_histograms
     }
     /// Load run before the measured phase, not counted.
     pub fn warmup(&self) -> Duration {
@@ -273,8 +321,25 @@ impl PlanBuilder {
         self.0.request = request;
         self
     }
+    /// The whole load (split by [`PlanBuilder::shard`] when one is set).
     pub fn workload(mut self, workload: Workload) -> Self {
         self.0.workload = workload;
+        self
+    }
+    /// Runs only this shard's part of the workload (see [`Shard`]).
+    pub fn shard(mut self, shard: Shard) -> Self {
+        self.0.shard = shard;
+        self
+    }
+    /// Sleeps until this wall-clock instant before starting, so that shards
+    /// on several machines share one clock. A late start is reported.
+    pub fn start_at(mut self, at: Option<SystemTime>) -> Self {
+        self.0.start_at = at;
+        self
+    }
+    /// Keeps exact (3 significant digits) per-second latency histograms.
+    pub fn interval_histograms(mut self, on: bool) -> Self {
+        self.0.interval_histograms = on;
         self
     }
     pub fn warmup(mut self, warmup: Duration) -> Self {
@@ -308,9 +373,11 @@ impl PlanBuilder {
     }
 
     /// Checks the rules that are not the workload's own (those were checked
-    /// when it was made): threads, CPUs, timeout and pipeline depth.
+    /// when it was made): the shard's split, threads, CPUs, timeout and
+    /// pipeline depth.
     pub fn build(self) -> Result<Plan, PlanError> {
-        let plan = self.0;
+        let mut plan = self.0;
+        plan.share = plan.shard.split(&plan.workload)?;
         if plan.threads == 0 {
             return Err(PlanError::invalid(PlanField::Threads, "must be at least 1"));
         }
@@ -412,5 +479,27 @@ mod tests {
         assert!(Endpoint::parse("https://127.0.0.1/").is_err());
         assert!(Endpoint::parse("127.0.0.1:80").is_err());
         assert!(Endpoint::parse("http://127.0.0.1:notaport/").is_err());
+    }
+
+    #[test]
+    fn remote_addresses_only_when_asked() {
+        let t = Endpoint::parse_with("http://10.213.0.1:8080/x", Reach::Remote).unwrap();
+        assert_eq!(t.addr.to_string(), "10.213.0.1:8080");
+        assert!(Endpoint::parse_with("http://10.213.0.1/", Reach::Loopback).is_err());
+    }
+
+    #[test]
+    fn a_shard_runs_its_share_and_keeps_the_whole() {
+        let b = Plan::builder(Endpoint::parse("http://127.0.0.1:9/").unwrap(), workload())
+            .shard(Shard::new(2, 2).unwrap());
+        let plan = b.clone().build().unwrap();
+        assert_eq!(plan.stop().requests, Some(5));
+        assert_eq!(plan.load().max_connections(), 1);
+        assert_eq!(plan.workload().stop().requests, Some(10));
+        // Rebuilding a derived plan splits the whole again, not the share.
+        let again = plan.to_builder().build().unwrap();
+        assert_eq!(again.stop().requests, Some(5));
+        let e = b.shard(Shard::new(3, 3).unwrap()).build().unwrap_err();
+        assert_eq!(e.field(), PlanField::Connections, "2 connections, 3 shards");
     }
 }

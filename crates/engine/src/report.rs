@@ -1,11 +1,14 @@
 //! What a load run produces: the serialisable [`Summary`] (the JSON contract
 //! of `shootout load -o json`), plus the merged histograms and the per-second
-//! timeline that the runner stores and the reports chart.
+//! timeline that the runner stores and the reports chart, where the run sat
+//! on the wall clock ([`RunClock`]) and what an interval log of it needs
+//! ([`Intervals`]).
 
 use crate::expect::Mismatch;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
 
 /// Request accounting. Invariant: `sent = completed + cut + errors.total()`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +164,56 @@ pub struct Second {
     pub p99_ms: f64,
 }
 
+impl Second {
+    /// Second `t`, with its percentiles from a histogram in microseconds.
+    pub fn new<C: hdrhistogram::Counter>(
+        t: u32,
+        completed: u64,
+        errors: u64,
+        latency: &Histogram<C>,
+    ) -> Second {
+        let q = |q: f64| {
+            if latency.is_empty() {
+                0.0
+            } else {
+                latency.value_at_quantile(q) as f64 / 1000.0
+            }
+        };
+        Second {
+            t,
+            completed,
+            errors,
+            p50_ms: q(0.5),
+            p99_ms: q(0.99),
+        }
+    }
+}
+
+/// Where a run sat on the wall clock, so that shards run on several
+/// machines can be put side by side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunClock {
+    /// When the measured phase started (after any warm-up).
+    pub measured_from: SystemTime,
+    /// How long after its planned start (`PlanBuilder::start_at`) the run
+    /// actually started; zero without one or when on time.
+    pub late_by: Duration,
+}
+
+/// What only an interval log needs: the run's histograms by second.
+#[derive(Debug, Clone, Default)]
+pub struct Intervals {
+    /// Latency (as in [`LoadReport::histogram`]) of the responses completed
+    /// in each second of the measured phase; exact only when the plan asked
+    /// (`PlanBuilder::interval_histograms`). Together they hold the same
+    /// counts as the run's histogram.
+    pub latency: Vec<Histogram<u32>>,
+    /// Failed requests in each second.
+    pub errors: Vec<u64>,
+    /// Open loop only: send lag in microseconds.
+    pub lag: Option<Histogram<u64>>,
+}
+
 fn one() -> usize {
     1
 }
@@ -212,4 +265,6 @@ pub struct LoadReport {
     /// Open loop only: latency from the actual send, in microseconds.
     pub uncorrected: Option<Histogram<u64>>,
     pub timeline: Vec<Second>,
+    pub clock: RunClock,
+    pub intervals: Intervals,
 }

@@ -1,6 +1,8 @@
 //! Per-thread counters and histograms. Each worker owns one [`Recorder`];
 //! nothing here is shared or locked. Recorders are merged once, at the end,
-//! into the run's [`LoadReport`](crate::LoadReport).
+//! into the run's [`LoadReport`](crate::LoadReport). The per-second
+//! timeline keeps coarse histograms, or exact ones (the same precision as
+//! the run's, so that the seconds add up to it) when an interval log wants them.
 
 use crate::expect::Mismatch;
 use crate::report::{ErrorCounts, RequestCounts, Second};
@@ -29,22 +31,33 @@ pub(crate) fn latency_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_US, 3).expect("static histogram bounds are valid")
 }
 
-/// One second of the timeline; a coarse histogram keeps memory per second small.
+/// One second of the timeline; a coarse histogram keeps memory per second
+/// small, an exact one grows only as far as the second's slowest response.
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     completed: u64,
     errors: u64,
-    latency: Histogram<u32>,
+    pub latency: Histogram<u32>,
 }
 
 impl Slot {
-    fn new() -> Slot {
+    fn new(exact: bool) -> Slot {
+        let latency = if exact {
+            // Auto-resizing, lowest value 1 and 3 digits like the run's
+            // histogram: the same buckets, so seconds add up to it exactly.
+            Histogram::new(3)
+        } else {
+            Histogram::new_with_bounds(1, MAX_US, 2)
+        };
         Slot {
             completed: 0,
             errors: 0,
-            latency: Histogram::new_with_bounds(1, MAX_US, 2)
-                .expect("static histogram bounds are valid"),
+            latency: latency.expect("static histogram bounds are valid"),
         }
+    }
+
+    pub fn errors(&self) -> u64 {
+        self.errors
     }
 }
 
@@ -64,6 +77,7 @@ pub(crate) struct Recorder {
     /// This thread's first mismatch and when it arrived.
     pub first_mismatch: Option<(Instant, Mismatch)>,
     pub timeline: Vec<Slot>,
+    exact_seconds: bool,
     measure_start: Instant,
     /// Unflushed progress since the last [`Recorder::take_progress`].
     progress: (u64, u64),
@@ -74,7 +88,8 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Recorder {
-    pub fn new(open_loop: bool, measure_start: Instant) -> Recorder {
+    /// `exact_seconds`: keep exact per-second histograms (see [`Slot`]).
+    pub fn new(open_loop: bool, measure_start: Instant, exact_seconds: bool) -> Recorder {
         Recorder {
             counts: RequestCounts::default(),
             errors: ErrorCounts::default(),
@@ -87,6 +102,7 @@ impl Recorder {
             all_busy: 0,
             first_mismatch: None,
             timeline: Vec::new(),
+            exact_seconds,
             measure_start,
             progress: (0, 0),
         }
@@ -116,7 +132,11 @@ impl Recorder {
         }
         let slot = self.slot(now);
         slot.completed += 1;
-        slot.latency.saturating_record(corrected);
+        // `record`, not `saturating_record`: an exact slot grows to hold the
+        // value (values never exceed MAX_US, which a coarse one holds).
+        if slot.latency.record(corrected).is_err() {
+            slot.latency.saturating_record(corrected);
+        }
         self.progress.0 += 1;
     }
 
@@ -158,7 +178,8 @@ impl Recorder {
     fn slot(&mut self, now: Instant) -> &mut Slot {
         let i = now.saturating_duration_since(self.measure_start).as_secs() as usize;
         if self.timeline.len() <= i {
-            self.timeline.resize_with(i + 1, Slot::new);
+            let exact = self.exact_seconds;
+            self.timeline.resize_with(i + 1, || Slot::new(exact));
         }
         &mut self.timeline[i]
     }
@@ -191,7 +212,9 @@ impl Recorder {
         merge_opt(&mut self.uncorrected, &other.uncorrected);
         merge_opt(&mut self.lag, &other.lag);
         if self.timeline.len() < other.timeline.len() {
-            self.timeline.resize_with(other.timeline.len(), Slot::new);
+            let exact = self.exact_seconds;
+            self.timeline
+                .resize_with(other.timeline.len(), || Slot::new(exact));
         }
         for (a, b) in self.timeline.iter_mut().zip(other.timeline) {
             a.completed += b.completed;
@@ -204,19 +227,9 @@ impl Recorder {
     pub fn seconds(&self, duration: Duration) -> Vec<Second> {
         let n = (duration.as_secs_f64().ceil() as usize).max(1);
         (0..n)
-            .map(|i| {
-                let slot = self.timeline.get(i);
-                let q = |q: f64| {
-                    slot.filter(|s| !s.latency.is_empty())
-                        .map_or(0.0, |s| s.latency.value_at_quantile(q) as f64 / 1000.0)
-                };
-                Second {
-                    t: i as u32,
-                    completed: slot.map_or(0, |s| s.completed),
-                    errors: slot.map_or(0, |s| s.errors),
-                    p50_ms: q(0.5),
-                    p99_ms: q(0.99),
-                }
+            .map(|i| match self.timeline.get(i) {
+                Some(s) => Second::new(i as u32, s.completed, s.errors, &s.latency),
+                None => Second::new(i as u32, 0, 0, &Slot::new(false).latency),
             })
             .collect()
     }

@@ -1,7 +1,9 @@
 //! Merges the workers' recorders into the run's [`LoadReport`]: counts,
 //! percentiles, the per-second timeline and the generator's own CPU cost.
 
-use crate::report::{GeneratorUsage, LagSummary, LatencySummary, LoadReport, Summary};
+use crate::report::{
+    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Summary,
+};
 use crate::stats::Recorder;
 use crate::worker::Outcome;
 use crate::{Load, Plan};
@@ -14,6 +16,7 @@ pub(crate) fn build(
     measure_start: Instant,
     outcomes: Vec<Outcome>,
     cpu: Duration,
+    clock: RunClock,
 ) -> LoadReport {
     let finished = outcomes
         .iter()
@@ -22,9 +25,13 @@ pub(crate) fn build(
         .unwrap_or(measure_start);
     let duration = finished.saturating_duration_since(measure_start);
     let mut recorders = outcomes.into_iter().map(|o| o.recorder);
-    let mut rec = recorders
-        .next()
-        .unwrap_or_else(|| Recorder::new(plan.load().is_open_loop(), measure_start));
+    let mut rec = recorders.next().unwrap_or_else(|| {
+        Recorder::new(
+            plan.load().is_open_loop(),
+            measure_start,
+            plan.interval_histograms(),
+        )
+    });
     for other in recorders {
         rec.merge(other);
     }
@@ -77,11 +84,18 @@ pub(crate) fn build(
             },
         },
     };
+    let intervals = Intervals {
+        errors: rec.timeline.iter().map(|s| s.errors()).collect(),
+        latency: rec.timeline.iter().map(|s| s.latency.clone()).collect(),
+        lag: rec.lag.clone(),
+    };
     LoadReport {
         timeline: rec.seconds(duration),
         summary,
         histogram: rec.latency,
         uncorrected: rec.uncorrected,
+        clock,
+        intervals,
     }
 }
 

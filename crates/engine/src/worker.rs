@@ -45,6 +45,8 @@ pub(crate) struct Setup<'a> {
     pub control: &'a Control,
     /// What every response must look like (often nothing).
     pub expect: &'a Expect,
+    /// Keep exact per-second histograms (for an interval log).
+    pub exact_seconds: bool,
 }
 
 /// A worker's result.
@@ -95,7 +97,7 @@ impl<'a> Worker<'a> {
             pending: VecDeque::new(),
             in_flight: 0,
             poller: Poller::new(conns)?,
-            rec: Recorder::new(open_loop, setup.measure_start),
+            rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds),
             buf: vec![0; READ_BUF].into_boxed_slice(),
         })
     }

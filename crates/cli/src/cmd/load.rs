@@ -2,7 +2,9 @@
 //! runs it with a progress bar on stderr, prints the result to stdout and
 //! applies `--fail-if` thresholds. The `--expect-*` flags become the plan's
 //! [`Expect`]: every response is then checked as it arrives, and one that
-//! fails counts as a mismatch.
+//! fails counts as a mismatch. `--shard I/N`, `--start-at` and `--hdr-log`
+//! run one shard of a load split over machines and write what `shootout
+//! merge` reads; `--remote` allows an address that is not loopback.
 
 use crate::exit::Outcome;
 use crate::load_output::{self, Format};
@@ -10,9 +12,10 @@ use crate::units;
 use anyhow::{bail, Context};
 use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
 use shootout_engine::{
-    Control, Endpoint, Load, Plan, PlanError, PlanField, RequestSpec, StageUnit, Stop, Workload,
+    Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
+    Stop, Summary, Workload,
 };
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Load one URL and report throughput, latency and errors.
 #[derive(Debug, clap::Args)]
@@ -22,14 +25,27 @@ use std::time::Duration;
     shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
     shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
+    shootout load --remote --shard 1/2 --start-at 2030-01-01T00:00:00Z -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
 // Value flags take `allow_hyphen_values`: otherwise clap reads `-z -1s` as
 // the flags -1 and -s and prints only the usage, instead of handing "-1s"
 // to the parser, which names it ("'-1s' is a negative duration").
 pub struct Args {
-    /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] only.
+    /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] (another address needs --remote).
     pub url: String,
+    /// Allow a URL that is not loopback: load another machine on purpose.
+    #[arg(long)]
+    pub remote: bool,
+    /// Run shard I of N (1-based) of this load: rate/N on interleaved arrival times, an even share of -c and -n.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse, allow_hyphen_values = true)]
+    pub shard: Option<Shard>,
+    /// Sleep until this wall-clock time (Unix milliseconds or RFC 3339), then warm up and measure; give every shard the same one.
+    #[arg(long, value_name = "TIME", value_parser = shootout_shards::clock::parse_time)]
+    pub start_at: Option<SystemTime>,
+    /// Write an HdrHistogram interval log (one histogram per second) to FILE and a JSON sidecar to FILE.json, for shootout merge.
+    #[arg(long, value_name = "FILE")]
+    pub hdr_log: Option<std::path::PathBuf>,
     /// Connections (closed loop: concurrent requests; open loop: the pool the rate is spread over).
     #[arg(short = 'c', long = "connections", default_value = "50", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub connections: u64,
@@ -129,28 +145,48 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if control.is_cancelled() {
         eprintln!("interrupted: results cover the time until Ctrl-C");
     }
-    let violations: Vec<String> = args
-        .fail_if
-        .iter()
-        .filter_map(|t| t.violation(&report.summary))
-        .collect();
-    for v in &violations {
-        eprintln!("{v}");
+    if report.clock.late_by > Duration::from_millis(1) {
+        eprintln!(
+            "warning: started {:.1} ms after --start-at",
+            report.clock.late_by.as_secs_f64() * 1000.0
+        );
     }
+    if let Some(path) = &args.hdr_log {
+        shootout_shards::write(path, &plan, &report)?;
+    }
+    let outcome = verdict(&args.fail_if, &report.summary);
     // Nothing measured a server: an environment error (exit 2), not a pass.
     if let Some(hint) = load_output::nothing_connected(&report.summary) {
         bail!("{hint}");
     }
-    Ok(if violations.is_empty() {
+    Ok(outcome)
+}
+
+/// Prints each `--fail-if` that holds; failed when any does. Shared with
+/// `shootout merge`.
+pub(crate) fn verdict(fail_if: &[Threshold], summary: &Summary) -> Outcome {
+    let violations: Vec<String> = fail_if
+        .iter()
+        .filter_map(|t| t.violation(summary))
+        .collect();
+    for v in &violations {
+        eprintln!("{v}");
+    }
+    if violations.is_empty() {
         Outcome::Ok
     } else {
         Outcome::Failed
-    })
+    }
 }
 
 /// Builds and validates the engine plan; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<Plan> {
-    let endpoint = Endpoint::parse(&args.url)?;
+    let reach = if args.remote {
+        Reach::Remote
+    } else {
+        Reach::Loopback
+    };
+    let endpoint = Endpoint::parse_with(&args.url, reach).map_err(flag_error)?;
     let connections = usize::try_from(args.connections).context("--connections is too large")?;
     let load = match (&args.stages, args.rate) {
         (Some(units::StageList(stages)), rate) => Load::Stages {
@@ -190,6 +226,9 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .keepalive(!args.no_keepalive)
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .expect(expect(&args.expect)?)
+        .shard(args.shard.unwrap_or_default())
+        .start_at(args.start_at)
+        .interval_histograms(args.hdr_log.is_some())
         .build()
         .map_err(flag_error)
 }
@@ -223,6 +262,12 @@ fn flag(field: PlanField) -> &'static str {
 
 /// A plan error in the CLI's terms: the flag, then why.
 pub(crate) fn flag_error(e: PlanError) -> anyhow::Error {
+    if let PlanError::NotLoopback(url) = &e {
+        return anyhow::anyhow!(
+            "refusing to load '{url}': shootout only sends load to 127.0.0.1, localhost or [::1] \
+             unless --remote is given (to load another machine on purpose)"
+        );
+    }
     match e.field() {
         PlanField::Url => anyhow::anyhow!("{e}"),
         field => anyhow::anyhow!("{}: {} (see --help)", flag(field), e.reason()),

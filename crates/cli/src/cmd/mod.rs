@@ -4,6 +4,7 @@
 pub mod capacity;
 pub mod database;
 pub mod load;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod targets;

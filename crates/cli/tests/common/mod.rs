@@ -15,6 +15,12 @@ use std::sync::Arc;
 pub fn server(answer: impl Fn() -> String + Send + Sync + 'static) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
+    serve_on(listener, answer);
+    format!("http://{addr}")
+}
+
+/// Serves `answer()` to every request on `listener`, from background threads.
+pub fn serve_on(listener: TcpListener, answer: impl Fn() -> String + Send + Sync + 'static) {
     let answer = Arc::new(answer);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
@@ -22,7 +28,6 @@ pub fn server(answer: impl Fn() -> String + Send + Sync + 'static) -> String {
             std::thread::spawn(move || serve(stream, &*answer));
         }
     });
-    format!("http://{addr}")
 }
 
 /// A 200 response with this body and optional Content-Type.

@@ -1,0 +1,42 @@
+//! `shootout merge FILE...`: reads the interval logs and sidecars of a
+//! sharded load's N shards, refuses (exit 2, naming each problem) shards
+//! that do not belong together, and prints the merged report in the formats
+//! and JSON schema of `shootout load`, with a `shards` section; `--fail-if`
+//! applies to it as to a single load.
+
+use crate::exit::Outcome;
+use crate::load_output::Format;
+use shootout_engine::Threshold;
+use std::path::PathBuf;
+
+/// Merge the interval logs of a load's shards into one exact report.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  shootout merge shard-1.hlog shard-2.hlog\n  \
+    shootout merge -o json --fail-if 'p99>10ms' logs/*.hlog"
+)]
+pub struct Args {
+    /// Each shard's interval log (--hdr-log FILE) or its sidecar (FILE.json), every shard once.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format on stdout.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: Format,
+    /// Exit 1 when a condition holds on the merged result, e.g. p99>50ms (repeatable).
+    #[arg(long = "fail-if", value_parser = Threshold::parse)]
+    pub fail_if: Vec<Threshold>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let logs = args
+        .files
+        .iter()
+        .map(|f| shootout_shards::read(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = shootout_shards::merge(logs)?;
+    print!("{}", crate::merge_output::render(&merged, args.output));
+    Ok(crate::cmd::load::verdict(
+        &args.fail_if,
+        &merged.report.summary,
+    ))
+}

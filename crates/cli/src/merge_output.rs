@@ -1,0 +1,66 @@
+//! Renders a merged sharded load: exactly `shootout load`'s output for the
+//! merged report, followed by the shards (a `shards` array and
+//! `start_skew_ms` in JSON; a table in text and Markdown; CSV stays one row
+//! of the load's columns).
+
+use crate::load_output::{self, Format};
+use shootout_shards::Merged;
+use std::fmt::Write;
+
+pub fn render(m: &Merged, format: Format) -> String {
+    match format {
+        Format::Json => {
+            let mut value = load_output::json_value(&m.report);
+            if let Some(map) = value.as_object_mut() {
+                map.insert(
+                    "shards".into(),
+                    serde_json::to_value(&m.shards).unwrap_or_default(),
+                );
+                map.insert("start_skew_ms".into(), m.start_skew_ms.into());
+            }
+            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
+            out.push('\n');
+            out
+        }
+        Format::Csv => load_output::render(&m.report, format),
+        Format::Text => {
+            let mut o = load_output::render(&m.report, format);
+            let _ = writeln!(
+                o,
+                "\nShards ({} merged, start skew {:.1} ms)",
+                m.shards.len(),
+                m.start_skew_ms
+            );
+            for r in &m.shards {
+                let _ = writeln!(
+                    o,
+                    "  {:>5}  {:>10.2} req/s  {} sent  {} completed  from {} (+{:.1} ms, {:.1} ms late)  {}",
+                    r.shard.to_string(),
+                    r.rps,
+                    r.sent,
+                    r.completed,
+                    r.measured_from,
+                    r.start_offset_ms,
+                    r.late_ms,
+                    r.file
+                );
+            }
+            o
+        }
+        Format::Markdown => {
+            let mut o = load_output::render(&m.report, format);
+            let _ = writeln!(
+                o,
+                "\n| shard | req/s | sent | completed | measured from | offset (ms) | file |\n|---|---:|---:|---:|---|---:|---|"
+            );
+            for r in &m.shards {
+                let _ = writeln!(
+                    o,
+                    "| {} | {:.2} | {} | {} | {} | {:.1} | {} |",
+                    r.shard, r.rps, r.sent, r.completed, r.measured_from, r.start_offset_ms, r.file
+                );
+            }
+            o
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! `shootout load --shard/--start-at/--hdr-log` and `shootout merge` end to
+//! end on 127.0.0.1: two shards of one open loop merge into the whole load
+//! (same JSON schema as `shootout load`, counts summed exactly), and logs
+//! that do not belong together exit 2 naming the problem. Also `--remote`.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{ok, server, shootout, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shootout-merge-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Unix milliseconds `ms` from now, as --start-at takes them.
+fn in_ms(ms: u128) -> String {
+    (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + ms)
+        .to_string()
+}
+
+/// Runs shards `which` of an `N`-shard open loop at `rate` for 1 s, all at once.
+fn shards(url: &str, dir: &Path, n: u32, which: &[(u32, &str)]) -> Vec<serde_json::Value> {
+    let start = in_ms(1200);
+    let runs: Vec<_> = which
+        .iter()
+        .map(|(i, rate)| {
+            let (url, start) = (url.to_string(), start.clone());
+            let log = dir.join(format!("shard-{i}.hlog"));
+            let shard = format!("{i}/{n}");
+            let rate = rate.to_string();
+            std::thread::spawn(move || {
+                let log = log.to_str().unwrap();
+                shootout(&[
+                    "load",
+                    "--shard",
+                    &shard,
+                    "--start-at",
+                    &start,
+                    "-q",
+                    &rate,
+                    "-z",
+                    "1s",
+                    "-c",
+                    "16",
+                    "-t",
+                    "1",
+                    "--hdr-log",
+                    log,
+                    "-o",
+                    "json",
+                    "--quiet",
+                    &url,
+                ])
+            })
+        })
+        .collect();
+    runs.into_iter()
+        .map(|h| {
+            let out = h.join().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            serde_json::from_str(&stdout(&out)).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn two_shards_merge_into_the_whole_load() {
+    let url = server(|| ok(None, "hi"));
+    let d = dir("ok");
+    let parts = shards(&url, &d, 2, &[(1, "400"), (2, "400")]);
+    for p in &parts {
+        assert_eq!(p["rate"], 200.0, "each shard offers half");
+        // 200 tickets each; on a busy machine the last one, due a
+        // millisecond before the deadline, may go unsent.
+        let sent = p["requests"]["sent"].as_u64().unwrap();
+        assert!((198..=200).contains(&sent), "{sent}");
+    }
+    let side: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("shard-1.hlog.json")).unwrap())
+            .unwrap();
+    assert_eq!(side["settings"]["rate"], 400.0);
+    assert_eq!(side["shard"]["index"], 1);
+    let hlog = std::fs::read_to_string(d.join("shard-1.hlog")).unwrap();
+    assert!(hlog.contains("#[StartTime: ") && hlog.contains("#[BaseTime: "));
+    assert!(hlog.lines().any(|l| l.starts_with("Tag=latency,")));
+
+    let logs = [d.join("shard-1.hlog"), d.join("shard-2.hlog")];
+    let logs: Vec<&str> = logs.iter().map(|p| p.to_str().unwrap()).collect();
+    let out = shootout(&[&["merge", "-o", "json"], &logs[..]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let merged: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/load.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&merged), "{merged}");
+    assert_eq!(merged["rate"], 400.0);
+    let sum = |k: &str| {
+        parts
+            .iter()
+            .map(|p| p["requests"][k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(merged["requests"]["sent"], sum("sent"));
+    assert_eq!(merged["requests"]["completed"], sum("completed"));
+    assert_eq!(merged["status"]["200"], sum("completed"));
+    let rps = merged["rps"].as_f64().unwrap();
+    assert!((rps / 400.0 - 1.0).abs() < 0.01, "{rps}");
+    assert_eq!(merged["shards"].as_array().unwrap().len(), 2);
+    assert!(merged["start_skew_ms"].as_f64().unwrap() < 50.0);
+
+    // --fail-if judges the merged result; the text report lists the shards.
+    let out = shootout(&[&["merge", "--fail-if", "rps<1000"], &logs[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Shards (2 merged"),
+        "{}",
+        stdout(&out)
+    );
+
+    // A shard missing, or one given twice.
+    let out = shootout(&["merge", logs[0]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("shard 2/2 is missing"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shootout(&["merge", logs[0], logs[0], logs[1]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("shard 1/2 appears 2 times"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn logs_of_other_settings_or_times_are_refused() {
+    let url = server(|| ok(None, "hi"));
+    let d = dir("bad");
+    // Shard 2 was given another rate: its settings differ from shard 1's.
+    shards(&url, &d, 2, &[(1, "200"), (2, "300")]);
+    let a = d.join("shard-1.hlog");
+    let b = d.join("shard-2.hlog");
+    let out = shootout(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("other settings") && err.contains("rate (300.0 vs 200.0)"),
+        "{err}"
+    );
+    // A shard 2 of the right settings, run at another time.
+    let later = dir("later");
+    shards(&url, &later, 2, &[(2, "200")]);
+    let c = later.join("shard-2.hlog");
+    let out = shootout(&["merge", a.to_str().unwrap(), c.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("do not overlap") || err.contains("other settings"),
+        "{err}"
+    );
+    assert!(
+        err.contains("start_at_unix_ms") || err.contains("ms apart"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+    let _ = std::fs::remove_dir_all(&later);
+}
+
+#[test]
+fn remote_addresses_need_remote() {
+    let out = shootout(&["load", "-n", "1", "http://10.213.255.1:9/"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unless --remote is given"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shootout(&["load", "--shard", "3/2", "-n", "1", "http://127.0.0.1:9/"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("shard 3/2 does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shootout(&[
+        "load",
+        "--start-at",
+        "tomorrow",
+        "-n",
+        "1",
+        "http://127.0.0.1:9/",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("RFC 3339"), "{}", stderr(&out));
+}

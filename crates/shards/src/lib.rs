@@ -1,0 +1,15 @@
+//! Loads past one machine: each shard of a load (`shootout load --shard I/N
+//! --hdr-log FILE`) writes a standard HdrHistogram interval log and a JSON
+//! sidecar ([`log`], [`sidecar`]); [`merge`] checks that N shards belong to
+//! one load ([`check`]) and adds them into one exact report of the engine's
+//! own types. The engine stays unaware of files; the CLI only calls in here.
+
+pub mod check;
+pub mod clock;
+pub mod log;
+pub mod merge;
+pub mod sidecar;
+
+pub use log::{read, sidecar_path, write, LogError, ShardLog};
+pub use merge::{merge, Merged, Mismatch, ShardRow};
+pub use sidecar::{Settings, Sidecar};

@@ -1,0 +1,238 @@
+//! Adds N shards into one [`LoadReport`], the same type a single run
+//! produces, so it renders, serialises and meets `--fail-if` the same way.
+//! Histograms are added second by second on the shared clock (exact:
+//! HdrHistograms merge by adding counts); counters are summed. `rps` is the
+//! sum of the shards' rates, `duration_s` their mean measured duration.
+
+use crate::check;
+use crate::clock::format_time;
+use crate::log::ShardLog;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use shootout_engine::{
+    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Second, Shard,
+    Summary,
+};
+use std::collections::BTreeMap;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// The shards do not belong together; each string names one broken rule.
+#[derive(Debug, thiserror::Error)]
+#[error("these logs cannot be merged:\n  - {}", .0.join("\n  - "))]
+pub struct Mismatch(pub Vec<String>);
+
+/// One shard as the merged report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShardRow {
+    pub shard: Shard,
+    pub file: String,
+    /// Start of its measured phase, RFC 3339.
+    pub measured_from: String,
+    /// How long after the earliest shard it started measuring.
+    pub start_offset_ms: f64,
+    /// How late it started after `--start-at`.
+    pub late_ms: f64,
+    pub rate: Option<f64>,
+    pub sent: u64,
+    pub completed: u64,
+    pub rps: f64,
+    pub duration_s: f64,
+}
+
+/// The merged report and its shards.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub report: LoadReport,
+    pub shards: Vec<ShardRow>,
+    /// Largest start difference between shards.
+    pub start_skew_ms: f64,
+}
+
+/// Checks the shards, then merges them.
+pub fn merge(mut logs: Vec<ShardLog>) -> Result<Merged, Mismatch> {
+    let problems = check::problems(&logs);
+    if !problems.is_empty() {
+        return Err(Mismatch(problems));
+    }
+    logs.sort_by_key(|l| l.sidecar.shard.index());
+    let origin = logs
+        .iter()
+        .map(|l| l.sidecar.measured_from_unix_s)
+        .fold(f64::INFINITY, f64::min);
+    let summaries: Vec<&Summary> = logs.iter().map(|l| &l.sidecar.summary).collect();
+    let duration_s = summaries.iter().map(|s| s.duration_s).sum::<f64>() / logs.len() as f64;
+    let n = (duration_s.ceil() as usize).max(1);
+
+    let mut latency = histogram();
+    let mut seconds: Vec<Histogram<u64>> = (0..n).map(|_| histogram()).collect();
+    let mut errors = vec![0u64; n];
+    for log in &logs {
+        for (at, h) in &log.seconds {
+            add(&mut latency, h);
+            if let Some(slot) = seconds.get_mut(slot_of(*at, origin)) {
+                add(slot, h);
+            }
+        }
+        let from = log.sidecar.measured_from_unix_s;
+        for (i, e) in log.sidecar.errors_per_second.iter().enumerate() {
+            if let Some(slot) = errors.get_mut(slot_of(from + i as f64, origin)) {
+                *slot += e;
+            }
+        }
+    }
+    let timeline = seconds
+        .iter()
+        .zip(&errors)
+        .enumerate()
+        .map(|(t, (h, e))| Second::new(t as u32, h.len(), *e, h))
+        .collect();
+    let uncorrected = sum_all(logs.iter().map(|l| l.uncorrected.as_ref()));
+    let lag = sum_all(logs.iter().map(|l| l.lag.as_ref()));
+    let summary = summary(&logs, &summaries, duration_s, &latency, &uncorrected, &lag);
+    let shards = logs
+        .iter()
+        .map(|l| {
+            let s = &l.sidecar;
+            ShardRow {
+                shard: s.shard,
+                file: l.path.display().to_string(),
+                measured_from: format_time(unix(s.measured_from_unix_s)),
+                start_offset_ms: (s.measured_from_unix_s - origin) * 1000.0,
+                late_ms: s.late_ms,
+                rate: s.summary.rate,
+                sent: s.summary.requests.sent,
+                completed: s.summary.requests.completed,
+                rps: s.summary.rps,
+                duration_s: s.summary.duration_s,
+            }
+        })
+        .collect::<Vec<_>>();
+    let start_skew_ms = shards.iter().map(|r| r.start_offset_ms).fold(0.0, f64::max);
+    let late = logs.iter().map(|l| l.sidecar.late_ms).fold(0.0, f64::max);
+    Ok(Merged {
+        report: LoadReport {
+            summary,
+            histogram: latency,
+            uncorrected,
+            timeline,
+            clock: RunClock {
+                measured_from: unix(origin),
+                late_by: Duration::from_secs_f64(late / 1000.0),
+            },
+            intervals: Intervals::default(),
+        },
+        shards,
+        start_skew_ms,
+    })
+}
+
+fn summary(
+    logs: &[ShardLog],
+    s: &[&Summary],
+    duration_s: f64,
+    latency: &Histogram<u64>,
+    uncorrected: &Option<Histogram<u64>>,
+    lag: &Option<Histogram<u64>>,
+) -> Summary {
+    let first = s[0];
+    let settings = &logs[0].sidecar.settings;
+    let sum = |f: fn(&Summary) -> u64| s.iter().copied().map(f).sum::<u64>();
+    let mut requests = first.requests.clone();
+    requests.sent = sum(|x| x.requests.sent);
+    requests.completed = sum(|x| x.requests.completed);
+    requests.ok = sum(|x| x.requests.ok);
+    requests.cut = sum(|x| x.requests.cut);
+    let mut errors = shootout_engine::ErrorCounts::default();
+    let mut status: BTreeMap<String, u64> = BTreeMap::new();
+    for x in s {
+        errors.add(&x.errors);
+        for (code, n) in &x.status {
+            *status.entry(code.clone()).or_default() += n;
+        }
+    }
+    let cpu_seconds: f64 = s.iter().map(|x| x.generator.cpu_seconds).sum();
+    let thread_seconds: f64 = s.iter().map(|x| x.duration_s * x.threads as f64).sum();
+    Summary {
+        mode: first.mode.clone(),
+        url: first.url.clone(),
+        method: first.method.clone(),
+        connections: s.iter().map(|x| x.connections).sum(),
+        threads: s.iter().map(|x| x.threads).sum(),
+        keepalive: first.keepalive,
+        pipeline: settings.pipeline,
+        rate: settings.rate,
+        duration_s,
+        rps: s.iter().map(|x| x.rps).sum(),
+        requests: requests.clone(),
+        errors,
+        status,
+        bytes_received: sum(|x| x.bytes_received),
+        latency_ms: LatencySummary::from_histogram(latency),
+        latency_uncorrected_ms: uncorrected.as_ref().map(LatencySummary::from_histogram),
+        lag: lag.as_ref().map(|h| LagSummary {
+            late: s
+                .iter()
+                .filter_map(|x| x.lag.as_ref())
+                .map(|l| l.late)
+                .sum(),
+            mean_ms: h.mean() / 1000.0,
+            p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
+            max_ms: h.max() as f64 / 1000.0,
+            all_busy: s
+                .iter()
+                .filter_map(|x| x.lag.as_ref())
+                .map(|l| l.all_busy)
+                .sum(),
+        }),
+        first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
+        generator: GeneratorUsage {
+            cpu_seconds,
+            cpu_utilization: if thread_seconds > 0.0 {
+                cpu_seconds / thread_seconds
+            } else {
+                0.0
+            },
+            cpu_us_per_request: if requests.sent > 0 {
+                cpu_seconds * 1e6 / requests.sent as f64
+            } else {
+                0.0
+            },
+        },
+    }
+}
+
+/// Latency in microseconds at the engine's precision (3 digits, lowest 1).
+fn histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("static histogram precision is valid")
+}
+
+fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+    // Auto-resizing with the same precision: adding cannot fail.
+    let _ = into.add(from);
+}
+
+fn sum_all<'a>(all: impl Iterator<Item = Option<&'a Histogram<u64>>>) -> Option<Histogram<u64>> {
+    let mut out: Option<Histogram<u64>> = None;
+    for h in all {
+        let h = h?;
+        match &mut out {
+            Some(o) => add(o, h),
+            None => {
+                let mut o = histogram();
+                add(&mut o, h);
+                out = Some(o);
+            }
+        }
+    }
+    out
+}
+
+/// The merged second an interval starting at `at` falls in (skew < 50 ms
+/// keeps each shard's second `i` in second `i`).
+fn slot_of(at: f64, origin: f64) -> usize {
+    (at - origin).round().max(0.0) as usize
+}
+
+fn unix(s: f64) -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_secs_f64(s.max(0.0))
+}
