@@ -88,7 +88,7 @@ fn report_writes_every_format() {
     assert!(out.status.success());
     assert!(std::fs::read_to_string(file)
         .expect("html")
-        .contains("<figure class=\"chart\""));
+        .contains("<figure class=\"chart "));
 }
 
 #[test]
@@ -175,4 +175,37 @@ fn compare_of_equal_runs_is_mostly_ties() {
     let rps_label = |l: &&&str| l.split('|').nth(7).map(str::trim) == Some("tie (not significant)");
     let ties = rows.iter().filter(rps_label).count();
     assert!(ties >= 7, "{text}");
+}
+
+#[test]
+fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
+    let db = two_runs("trend", Some("rust-axum"));
+    let out = shootout(&["report", "--trend", "rust-trio"], &db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = db.with_file_name("trend-rust-trio.html");
+    let html = std::fs::read_to_string(&page).expect("trend page beside the database");
+    assert!(html.contains("<th>run 1</th>") && html.contains("<th>run 2</th>"));
+    assert!(
+        html.contains("rust-axum on simple"),
+        "the slower run is named"
+    );
+    // Without a study: the latest run's; -o chooses the file.
+    let file = db.with_file_name("t.html");
+    let out = shootout(
+        &["report", "--trend", "-o", file.to_str().expect("utf-8")],
+        &db,
+    );
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(&file)
+        .expect("-o")
+        .contains("rust-trio — trend over 2 run(s)"));
+    let none = shootout(&["report", "--trend", "nope"], &db);
+    assert!(!none.status.success(), "a study without runs is an error");
+    let cmp = stdout(&shootout(&["compare", "1", "2"], &db));
+    assert!(cmp.contains("`shootout report --trend rust-trio`"), "{cmp}");
+    assert!(cmp.contains("trend-rust-trio.html"), "{cmp}");
 }

@@ -184,7 +184,8 @@ fn test_text(v: &Verdict, basis: Basis) -> String {
     }
 }
 
-fn p_text(p: f64) -> String {
+/// `<0.001` or three decimals.
+pub(crate) fn p_text(p: f64) -> String {
     if p < 0.001 {
         "<0.001".into()
     } else {

@@ -3,6 +3,7 @@
 //! published figures), and the environment description shared by the
 //! Markdown header and the HTML environment table.
 
+use crate::colour::Palette;
 use crate::published::Published;
 use shootout_store::{RunData, TargetRecord};
 use shootout_study::{Study, StudyError};
@@ -16,6 +17,8 @@ pub struct Context<'a> {
     /// parses (renderers then say so instead of showing published figures).
     pub study: Result<Study, StudyError>,
     pub published: Published,
+    /// Every target's colour, the same in each chart of the page.
+    pub colours: Palette,
 }
 
 impl<'a> Context<'a> {
@@ -30,6 +33,7 @@ impl<'a> Context<'a> {
             data,
             study,
             published,
+            colours: palette(data),
         }
     }
 
@@ -139,4 +143,22 @@ pub fn cpu_list(cpus: &[usize]) -> String {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The run's palette: targets in the run's order, each by its recorded
+/// language (or its name's first part when it has no record).
+pub fn palette(data: &RunData) -> Palette {
+    let order = crate::group::target_order(data);
+    let langs: Vec<(&str, &str)> = order
+        .iter()
+        .map(|&t| {
+            let lang = data
+                .targets
+                .iter()
+                .find(|r| r.target == t)
+                .map_or_else(|| t.split('-').next().unwrap_or(t), |r| r.language.as_str());
+            (t, lang)
+        })
+        .collect();
+    Palette::new(&langs)
 }

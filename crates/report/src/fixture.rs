@@ -69,11 +69,11 @@ pub struct FixtureOptions {
 /// The hostile target name used by the XSS tests.
 pub const HOSTILE: &str = "<script>alert(1)</script>";
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     /// A uniform number in [0, 1) (SplitMix64).
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -82,7 +82,7 @@ impl Rng {
     }
 
     /// Symmetric noise in [-1, 1).
-    fn noise(&mut self) -> f64 {
+    pub(crate) fn noise(&mut self) -> f64 {
         2.0 * self.next() - 1.0
     }
 }
@@ -273,7 +273,7 @@ fn database_measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measureme
 }
 
 #[allow(clippy::too_many_arguments)]
-fn measurement(
+pub(crate) fn measurement(
     target: &str,
     scenario: &str,
     level: u32,

@@ -4,18 +4,22 @@
 //! [`shootout_store::RunData`]; the statistics live in [`stats`].
 
 pub mod capacity;
+pub mod colour;
 pub mod compare;
 pub mod context;
 pub mod csv;
 pub mod database;
 pub mod escape;
+pub mod findings;
 pub mod group;
 pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metric;
 pub mod published;
+pub mod ranking;
 pub mod stats;
+pub mod trend;
 
 pub use context::Context;
 pub use shootout_store::RunData;
@@ -43,6 +47,7 @@ pub fn markdown(data: &RunData) -> String {
 
 pub mod fixture;
 pub mod fixture_capacity;
+pub mod fixture_default;
 
 use std::path::{Path, PathBuf};
 
@@ -98,4 +103,18 @@ fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Writes the trend page of `study` (None: the latest run's study) from
+/// every run of it in the database at `db` to `out` (None: beside the
+/// database, [`trend::default_path`]); returns the path and the run count.
+pub fn write_trend(
+    db: &Path,
+    study: Option<&str>,
+    out: Option<&Path>,
+) -> Result<(PathBuf, usize), ReportError> {
+    let (study, runs) = trend::load(db, study)?;
+    let path = out.map_or_else(|| trend::default_path(db, &study), Path::to_path_buf);
+    write_file(&path, &html::trend::render(&trend::trend(&study, &runs)))?;
+    Ok((path, runs.len()))
 }

@@ -13,6 +13,8 @@ use std::fmt::Write;
 /// Renders the whole Markdown report.
 pub fn render(ctx: &Context) -> String {
     let mut out = header(ctx);
+    out.push_str("\n## Findings\n\n");
+    out.push_str(&crate::findings::markdown(&crate::findings::findings(ctx)));
     for g in groups(ctx.data) {
         table(&mut out, ctx, &g);
     }

@@ -1,8 +1,14 @@
 //! The browser test: headless Chromium (driven by `playwright-core` from
-//! `tests/browser/check.mjs`) opens the HTML report of a fixture run and
-//! checks there are no console errors, dialogs, network requests or script
-//! elements, and that every chart is present and non-empty. Screenshots go
-//! to `target/artifacts/`. Without Chromium, Node or the npm package, the
+//! `tests/browser/check.mjs`) opens HTML reports of fixture runs (the rust
+//! trio, a hostile target name, a default-study-shaped run of thirteen
+//! targets with the timed and wait_time routes) and the trend page, at
+//! 1400 and 390 px, and fails on console errors, dialogs, network
+//! requests, overlapping text in a chart, sideways scrolling, a bar
+//! without a tooltip, a table that does not sort or a target that does not
+//! hide. Screenshots (`NAME-1400.png`, `NAME-390.png`) go to
+//! `target/artifacts/`; with `SHOOTOUT_SCREENSHOT_DB=PATH` the latest run
+//! of that database is checked too (`report-real-*.png`, the README's
+//! picture). Without Chromium, Node or the npm package, the
 //! test prints a visible SKIP line and passes; set SHOOTOUT_REQUIRE_BROWSER=1
 //! to make that a failure instead.
 
@@ -49,11 +55,11 @@ fn check_page(browser_dir: &Path, html: &str, name: &str, charts: usize, must_sh
     let dir = artifacts();
     let page = dir.join(format!("{name}.html"));
     std::fs::write(&page, html).expect("write page");
-    let png = dir.join(format!("{name}.png"));
+    let prefix = dir.join(name);
     let mut cmd = Command::new("node");
     cmd.arg(browser_dir.join("check.mjs"))
         .arg(&page)
-        .arg(&png)
+        .arg(&prefix)
         .arg(charts.to_string());
     if let Some(text) = must_show {
         cmd.arg(text);
@@ -65,12 +71,34 @@ fn check_page(browser_dir: &Path, html: &str, name: &str, charts: usize, must_sh
         out.status.success(),
         "browser check of {name} failed:\n{stdout}"
     );
-    assert!(png.exists(), "no screenshot at {}", png.display());
-    eprintln!("screenshot: {}", png.display());
+    for width in [1400, 390] {
+        let png = dir.join(format!("{name}-{width}.png"));
+        assert!(png.exists(), "no screenshot at {}", png.display());
+        eprintln!("screenshot: {}", png.display());
+    }
 }
 
-#[test]
-fn html_report_opens_cleanly_in_chromium() {
+/// The charts a report of `data` must show: per scenario × level six
+/// (throughput, efficiency, per MiB, memory, latency spectrum, timeline),
+/// two more (p50 and p99 overhead) on routes with a floor, one more (CPU
+/// beside the database's) on database routes, two per capacity scenario.
+fn expected_charts(data: &shootout_report::RunData) -> usize {
+    let groups = shootout_report::group::groups(data);
+    let floors = groups
+        .iter()
+        .filter(|g| matches!(g.scenario, "timed" | "wait_time"))
+        .count();
+    let db = groups
+        .iter()
+        .filter(|g| {
+            g.metrics()
+                .contains(&shootout_report::metric::Metric::DbCpuS)
+        })
+        .count();
+    6 * groups.len() + 2 * floors + db + 2 * shootout_report::capacity::sections(data).len()
+}
+
+fn skip_without_browser() -> Option<PathBuf> {
     let browser_dir = manifest_dir().join("tests/browser");
     if let Some(why) = missing_prerequisite(&browser_dir) {
         assert!(
@@ -79,26 +107,72 @@ fn html_report_opens_cleanly_in_chromium() {
         );
         eprintln!("SKIP browser test: {why}");
         println!("SKIP browser test: {why}");
-        return;
+        return None;
     }
+    Some(browser_dir)
+}
+
+#[test]
+fn html_report_opens_cleanly_in_chromium() {
+    let Some(browser_dir) = skip_without_browser() else {
+        return;
+    };
     let plain = FixtureOptions::default();
     let hostile = FixtureOptions {
         hostile_name: true,
         ..Default::default()
     };
     let (db, ids) = common::fixture_db("browser", &[plain, hostile]);
-    for (id, name, must_show) in [
+    shootout_report::fixture_default::write_default_like_run(&db, true).expect("default run");
+    let mut pages = vec![
         (ids[0], "report", None),
         (ids[1], "report-xss", Some(HOSTILE)),
-    ] {
+        (3, "report-default", None),
+    ];
+    let real = std::env::var_os("SHOOTOUT_SCREENSHOT_DB").map(PathBuf::from);
+    for (id, name, must_show) in pages.drain(..) {
         let data = common::load(&db, id);
-        let charts = 5 * shootout_report::group::groups(&data).len();
         check_page(
             &browser_dir,
             &shootout_report::html(&data),
             name,
-            charts,
+            expected_charts(&data),
             must_show,
+        );
+    }
+    // The trend page of five runs, one slower.
+    let trend_db = common::five_runs("browser-trend");
+    let (study, runs) = shootout_report::trend::load(&trend_db, None).expect("trend");
+    let t = shootout_report::trend::trend(&study, &runs);
+    check_page(
+        &browser_dir,
+        &shootout_report::html::trend::render(&t),
+        "trend",
+        t.scenarios.len(),
+        Some("run 4 is"),
+    );
+    // And of two default-shaped runs: thirteen targets in its legends.
+    let wide = common::temp_dir("browser-trend-wide").join("shootout.db");
+    for _ in 0..2 {
+        shootout_report::fixture_default::write_default_like_run(&wide, false).expect("run");
+    }
+    let (study, runs) = shootout_report::trend::load(&wide, None).expect("trend");
+    let t = shootout_report::trend::trend(&study, &runs);
+    check_page(
+        &browser_dir,
+        &shootout_report::html::trend::render(&t),
+        "trend-default",
+        t.scenarios.len(),
+        None,
+    );
+    if let Some(real) = real {
+        let data = shootout_report::load(&real, "latest").expect("the screenshot database");
+        check_page(
+            &browser_dir,
+            &shootout_report::html(&data),
+            "report-real",
+            expected_charts(&data),
+            None,
         );
     }
 }

@@ -140,7 +140,7 @@ fn wrong_answers_are_flagged_in_every_format() {
         "{md}"
     );
     assert_eq!(
-        md.matches("≠ Wrong answers").count(),
+        md.matches("≠ Wrong answers (").count(),
         1,
         "only under simple"
     );

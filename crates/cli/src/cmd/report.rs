@@ -32,6 +32,11 @@ pub struct ReportArgs {
     /// A run id, or `latest`.
     #[arg(default_value = "latest")]
     run: String,
+    /// Instead of one run, write the trend page of STUDY (default: the
+    /// latest run's study): every run of it in the database, one HTML page,
+    /// to -o FILE or trend-STUDY.html beside the database.
+    #[arg(long, value_name = "STUDY", num_args = 0..=1, default_missing_value = "", conflicts_with = "format")]
+    trend: Option<String>,
     /// What to write.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     format: Format,
@@ -117,6 +122,20 @@ fn history_row(r: &RunListing) -> Vec<String> {
 }
 
 pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
+    if let Some(study) = &args.trend {
+        open(&args.db)?;
+        let study = Some(study.as_str()).filter(|s| !s.is_empty());
+        let (path, runs) = shootout_report::write_trend(&args.db, study, args.output.as_deref())?;
+        if runs == 0 {
+            anyhow::bail!(
+                "no runs of study {} in {}",
+                study.unwrap_or("?"),
+                args.db.display()
+            );
+        }
+        eprintln!("wrote {} ({runs} run(s))", path.display());
+        return Ok(Outcome::Ok);
+    }
     let store = open(&args.db)?;
     let id = store.resolve(&args.run)?;
     let data = store.load_run(id)?;
@@ -145,6 +164,24 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let b = store.load_run(store.resolve(&args.b)?)?;
     let cmp = shootout_report::compare::compare(&a, &b);
     print!("{}", cmp.render());
+    // Two runs of one study: the trend page shows them among all the others.
+    if a.run.study == b.run.study {
+        let runs = store
+            .runs()?
+            .iter()
+            .filter(|r| r.study == a.run.study)
+            .count();
+        let path = shootout_report::trend::default_path(&args.db, &a.run.study);
+        let seen = if path.exists() {
+            format!(", last written to {}", path.display())
+        } else {
+            String::new()
+        };
+        println!(
+            "\nEvery run of {0} ({runs} in the database): `shootout report --trend {0}`{seen}.",
+            a.run.study
+        );
+    }
     let Some(pct) = args.fail_if_slower else {
         return Ok(Outcome::Ok);
     };

@@ -2,11 +2,13 @@
 //! (req/s meeting the SLO, best first, the SLO in the chart's title, 95% CI
 //! whiskers with repetitions) and the latency-vs-offered-load curves.
 
-use super::charts::{self, Bar, Line, SloLine};
+use super::bars::{self as hbars, Row};
+use super::charts::{self, Line, SloLine};
 use super::esc;
-use super::sections::figure;
+use super::sections::{figure, figure_html, rgb, tag_series};
 use crate::capacity::{sections, Section};
 use crate::context::Context;
+use crate::metric::num;
 use std::fmt::Write;
 
 /// Every capacity scenario of the run (nothing without any).
@@ -21,19 +23,22 @@ pub fn render(out: &mut String, ctx: &Context) {
             esc(&sec.slo)
         );
         out.push_str("<div class=\"charts\">\n");
-        figure(
+        let body = hbars::ranked(
+            &ctx.colours,
+            &format!("{}: req/s meeting {}", sec.scenario, sec.slo),
+            "req/s at the SLO",
+            &bars(&sec),
+        );
+        figure_html(
             out,
             &slug,
             "bars",
             "Capacity: the highest confirmed constant rate meeting every SLO (median, 95% CI \
              whiskers with 2+ repetitions), best first; targets without one are left out",
-            charts::bars(
-                &format!("{}: req/s meeting {}", sec.scenario, sec.slo),
-                "req/s at the SLO",
-                &bars(&sec),
-            ),
+            &body,
+            "hbars",
         );
-        let (p50, p99) = curves(&sec);
+        let (p50, p99) = curves(ctx, &sec);
         figure(
             out,
             &slug,
@@ -45,29 +50,48 @@ pub fn render(out: &mut String, ctx: &Context) {
                 &p50,
                 &p99,
                 &slo_lines(ctx, &sec),
-            ),
+            )
+            .map(|svg| tag_series(ctx, &svg)),
         );
         out.push_str("</div>\n</section>\n");
     }
 }
 
-fn bars(sec: &Section) -> Vec<Bar> {
-    sec.rows
+fn bars(sec: &Section) -> Vec<Row> {
+    let mut rows: Vec<Row> = sec
+        .rows
         .iter()
         .filter_map(|r| {
             let s = r.capacity?;
-            Some(Bar {
+            let ci = s.half_ci.map(|_| (s.ci_low(), s.ci_high()));
+            let mut tip = vec![format!(
+                "{}: {} req/s at {}",
+                r.target,
+                num(s.median),
+                sec.slo
+            )];
+            if let Some((lo, hi)) = ci {
+                tip.push(format!("95% CI {}–{}", num(lo), num(hi)));
+            }
+            tip.push(format!("{} repetition(s)", s.n));
+            Some(Row {
+                target: r.target.to_string(),
                 label: r.target.to_string(),
                 value: s.median,
-                ci: s.half_ci.map(|_| (s.ci_low(), s.ci_high())),
+                ci,
+                tip,
             })
         })
-        .collect()
+        .collect();
+    // Best first, as every ranked chart of the page.
+    rows.sort_by(|a, b| b.value.total_cmp(&a.value));
+    rows
 }
 
-fn curves(sec: &Section) -> (Vec<Line>, Vec<Line>) {
+fn curves(ctx: &Context, sec: &Section) -> (Vec<Line>, Vec<Line>) {
     let line = |r: &crate::capacity::Row, f: fn(&shootout_engine::LatencySummary) -> f64| Line {
         label: r.target.to_string(),
+        color: rgb(ctx, r.target),
         points: r
             .curve
             .iter()

@@ -1,10 +1,19 @@
-//! The HTML report: one self-contained file with inline CSS and inline SVG
-//! charts, no scripts and no network requests (a Content-Security-Policy
-//! forbids them). Every string from data goes through [`crate::escape::html`].
+//! The HTML report: one self-contained file with inline CSS, ranked HTML
+//! bars ([`bars`]), inline SVG line charts ([`charts`]) and one small inline
+//! script that sorts tables ([`csp`]); no network request of any kind (a
+//! Content-Security-Policy forbids them). It opens with the findings
+//! ([`findings`]); hover tooltips, the log/linear toggle and the switches
+//! that hide a target from every chart are CSS alone. Every string from data
+//! goes through [`crate::escape::html`].
 
+mod bars;
 mod capacity;
 mod charts;
+pub mod csp;
+mod findings;
+mod ranked;
 mod sections;
+pub mod trend;
 
 use crate::context::Context;
 use crate::escape::html as esc;
@@ -15,33 +24,42 @@ pub use charts::spectrum_points;
 
 const STYLE: &str = include_str!("style.css");
 
+/// The page's head: title, viewport, CSP, style (plus `extra_style`).
+pub(crate) fn head(out: &mut String, title: &str, extra_style: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n\
+         <title>{}</title>\n<style>\n{STYLE}{extra_style}</style>\n</head>\n<body>\n",
+        csp::policy(),
+        esc(title)
+    );
+}
+
 /// Renders the whole HTML page.
 pub fn render(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let title = format!("shootout — {} — run {}", run.study, run.id);
     let mut out = String::with_capacity(256 * 1024);
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
-         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
-        esc(&title)
-    );
+    head(&mut out, &title, &findings::hide_rules(ctx));
     sections::header(&mut out, ctx);
     out.push_str("<main>\n");
-    sections::targets(&mut out, ctx);
+    findings::render(&mut out, ctx, &crate::findings::findings(ctx));
     for g in groups(ctx.data) {
         sections::group(&mut out, ctx, &g);
     }
     capacity::render(&mut out, ctx);
+    sections::targets(&mut out, ctx);
     sections::environment(&mut out, ctx);
     out.push_str("</main>\n");
     let _ = write!(
         out,
-        "<footer>Made by shootout {} from the stored run alone. Cells and bars show the \
-         median over repetitions with 95% Student-t confidence intervals.</footer>\n</body>\n</html>\n",
-        esc(&run.tool_version)
+        "<footer>Made by shootout {} from the stored run alone. Bars show the median over \
+         repetitions with 95% Student-t confidence intervals; ties are Welch t-tests (Mann-Whitney U \
+         without spread) at p &lt; 0.05.</footer>\n{}</body>\n</html>\n",
+        esc(&run.tool_version),
+        csp::script_element()
     );
     out
 }

@@ -1,7 +1,7 @@
 //! The parts of the HTML page: header, target badges, one section per
 //! scenario × level (charts and the metric table) and the environment table.
 
-use super::charts::{self, Bar, Line};
+use super::charts::{self, Line};
 use crate::context::Context;
 use crate::escape::html as esc;
 use crate::group::{mismatch_note, Column, Group};
@@ -57,7 +57,7 @@ pub fn header(out: &mut String, ctx: &Context) {
 
 pub fn targets(out: &mut String, ctx: &Context) {
     out.push_str(
-        "<section id=\"targets\">\n<h2>Targets</h2>\n<table class=\"text\">\n<thead><tr><th>Target</th>\
+        "<section id=\"targets\">\n<h2>Targets</h2>\n<div class=\"scroll\"><table class=\"text sortable\">\n<thead><tr><th>Target</th>\
          <th>Language / framework</th><th>Status</th><th>Footprint</th><th>Build</th><th>Ran as</th></tr></thead>\n<tbody>\n",
     );
     for t in &ctx.data.targets {
@@ -79,7 +79,7 @@ pub fn targets(out: &mut String, ctx: &Context) {
                 .map_or("—".into(), |c| format!("<code>{}</code>", esc(c))),
         );
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
 /// "✓ verified", or the failure with its reason and log tail.
@@ -119,52 +119,20 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     out.push_str("<div class=\"charts\">\n");
-    let name = |c: &Column| c.marked_name();
-    let rps = metric_bars(g, Metric::Rps, &name);
-    figure(
-        out,
-        &slug,
-        "rps",
-        "Throughput: median, with 95% CI whiskers when there are 2+ repetitions",
-        charts::bars("Requests per second", "req/s", &rps),
-    );
+    super::ranked::render(out, ctx, g);
     figure(
         out,
         &slug,
         "latency",
         "Latency percentile spectrum of the merged histograms",
-        spectrum(g),
+        spectrum(ctx, g).map(|svg| tag_series(ctx, &svg)),
     );
     figure(
         out,
         &slug,
         "timeline",
         "Per second, for the median repetition of each target",
-        timeline(g),
-    );
-    figure(
-        out,
-        &slug,
-        "memory",
-        "Resident memory: idle before the load, peak under it, after it",
-        memory(g),
-    );
-    if g.metrics().contains(&Metric::DbCpuS) {
-        figure(
-            out,
-            &slug,
-            "cpu",
-            "CPU seconds during the load: the server's beside PostgreSQL's (medians)",
-            cpu(g),
-        );
-    }
-    let eff = metric_bars(g, Metric::ReqPerCpuS, &name);
-    figure(
-        out,
-        &slug,
-        "efficiency",
-        "Requests per server CPU-second: median, with 95% CI whiskers when there are 2+ repetitions",
-        charts::bars("Efficiency", "req per CPU-s", &eff),
+        timeline(ctx, g).map(|svg| tag_series(ctx, &svg)),
     );
     out.push_str("</div>\n");
     table(out, ctx, g);
@@ -182,28 +150,44 @@ pub(super) fn figure(
         Ok(s) => s,
         Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", esc(&e)),
     };
+    figure_html(out, slug, kind, caption, &body, "svg");
+}
+
+/// A figure around ready HTML; `class` says how it is drawn (`svg`, `hbars`).
+pub(super) fn figure_html(
+    out: &mut String,
+    slug: &str,
+    kind: &str,
+    caption: &str,
+    body: &str,
+    class: &str,
+) {
     let _ = writeln!(
         out,
-        "<figure class=\"chart\" id=\"chart-{slug}-{kind}\">\n{body}\n<figcaption>{}</figcaption>\n</figure>",
+        "<figure class=\"chart {class}\" id=\"chart-{}-{}\">\n{body}\n<figcaption>{}</figcaption>\n</figure>",
+        esc(slug),
+        esc(kind),
         esc(caption)
     );
 }
 
-fn metric_bars(g: &Group, m: Metric, name: &dyn Fn(&Column) -> String) -> Vec<Bar> {
-    g.columns
-        .iter()
-        .filter_map(|c| {
-            let s = c.spread(m)?;
-            Some(Bar {
-                label: name(c),
-                value: s.median,
-                ci: s.half_ci.map(|_| (s.ci_low(), s.ci_high())),
-            })
-        })
-        .collect()
+/// Tags each element drawn in a target's colour with its `tN` class, so
+/// that the "hide" switches reach plotters' SVG too: plotters cannot attach
+/// classes, but every target has its own colour ([`crate::colour`]), so the
+/// colour names the series unambiguously.
+pub(super) fn tag_series(ctx: &Context, svg: &str) -> String {
+    let mut out = svg.to_string();
+    for (i, sw) in ctx.colours.swatches().iter().enumerate() {
+        let (r, g, b) = sw.rgb;
+        for attr in ["stroke", "fill"] {
+            let from = format!("{attr}=\"#{r:02X}{g:02X}{b:02X}\"");
+            out = out.replace(&from, &format!("class=\"t{i}\" {from}"));
+        }
+    }
+    out
 }
 
-fn spectrum(g: &Group) -> Result<String, String> {
+fn spectrum(ctx: &Context, g: &Group) -> Result<String, String> {
     let lines: Vec<Line> = g
         .columns
         .iter()
@@ -214,11 +198,18 @@ fn spectrum(g: &Group) -> Result<String, String> {
             }
             Line {
                 label: c.target.to_string(),
+                color: rgb(ctx, c.target),
                 points: charts::spectrum_points(&merged),
             }
         })
         .collect();
     charts::spectrum("Latency by percentile", &lines)
+}
+
+/// The target's colour for plotters.
+pub(super) fn rgb(ctx: &Context, target: &str) -> plotters::style::RGBColor {
+    let (r, g, b) = ctx.colours.of(target).rgb;
+    plotters::style::RGBColor(r, g, b)
 }
 
 /// The repetition whose RPS is closest to the median.
@@ -233,7 +224,7 @@ fn median_rep<'a>(c: &Column<'a>) -> &'a shootout_store::Measurement {
     best
 }
 
-fn timeline(g: &Group) -> Result<String, String> {
+fn timeline(ctx: &Context, g: &Group) -> Result<String, String> {
     let (mut rps, mut p99) = (Vec::new(), Vec::new());
     for c in &g.columns {
         let m = median_rep(c);
@@ -242,46 +233,22 @@ fn timeline(g: &Group) -> Result<String, String> {
         let rate = measured().filter_map(|s| Some((f64::from(s.t), second_rate(m, s, 0.05)?)));
         rps.push(Line {
             label: label.clone(),
+            color: rgb(ctx, c.target),
             points: rate.collect(),
         });
         let tail = measured().map(|s| (f64::from(s.t), s.p99_ms));
         p99.push(Line {
             label,
+            color: rgb(ctx, c.target),
             points: tail.collect(),
         });
     }
     charts::timeline("Throughput per second", &rps, &p99)
 }
 
-fn memory(g: &Group) -> Result<String, String> {
-    let groups = medians(g, &[Metric::RssIdle, Metric::RssPeak, Metric::RssAfter]);
-    charts::grouped_bars("Memory (RSS)", "MiB", &["idle", "peak", "after"], &groups)
-}
-
-/// Per target, the median of each metric (0 where it has none).
-fn medians(g: &Group, metrics: &[Metric]) -> Vec<(String, Vec<f64>)> {
-    g.columns
-        .iter()
-        .map(|c| {
-            let v = |m: Metric| c.spread(m).map_or(0.0, |s| s.median);
-            (
-                c.target.to_string(),
-                metrics.iter().map(|&m| v(m)).collect(),
-            )
-        })
-        .collect()
-}
-
-/// The server's and the database's CPU seconds side by side, so that a
-/// framework that hands work to the database does not look frugal.
-fn cpu(g: &Group) -> Result<String, String> {
-    let groups = medians(g, &[Metric::CpuS, Metric::DbCpuS]);
-    charts::grouped_bars("CPU during the load", "s", &["server", "database"], &groups)
-}
-
 fn table(out: &mut String, ctx: &Context, g: &Group) {
     let published = ctx.published.has_any(g.scenario, g.level);
-    out.push_str("<table class=\"metrics\">\n<thead><tr><th>Metric</th>");
+    out.push_str("<div class=\"scroll\"><table class=\"metrics\">\n<thead><tr><th>Metric</th>");
     for c in &g.columns {
         let _ = write!(out, "<th>{}</th>", esc(&c.marked_name()));
         if published {
@@ -315,7 +282,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n<p class=\"note\">Bold: best of the row; italic: worst. Cells are the median ± the 95% CI half-width.</p>\n");
+    out.push_str("</tbody>\n</table></div>\n<p class=\"note\">Bold: best of the row; italic: worst. Cells are the median ± the 95% CI half-width.</p>\n");
 }
 
 pub fn environment(out: &mut String, ctx: &Context) {

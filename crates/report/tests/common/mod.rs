@@ -62,3 +62,18 @@ fn is_timestamp(w: &[u8]) -> bool {
         }
     })
 }
+
+/// A database with five runs of the rust trio, the fourth with rust-axum
+/// slowed by 1.3× (the trend page's fixture).
+pub fn five_runs(tag: &str) -> PathBuf {
+    let db = temp_dir(tag).join("shootout.db");
+    for seed in 1..=5 {
+        let opts = FixtureOptions {
+            seed,
+            slow: (seed == 4).then(|| ("rust-axum".to_string(), 1.3)),
+            ..Default::default()
+        };
+        write_fixture_run(&db, &opts).expect("fixture run");
+    }
+    db
+}

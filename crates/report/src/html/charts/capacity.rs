@@ -1,7 +1,7 @@
 //! Latency against offered load for capacity searches: p50 (top) and p99
 //! (bottom) over the target rate, one line per target, each latency SLO as
 //! a dashed horizontal line named on the chart. The capacity bars are
-//! ordinary [`super::bars`] with the SLO in their title.
+//! the page's ranked HTML bars with the SLO in their title.
 
 use super::lines::draw_lines;
 use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
@@ -50,8 +50,7 @@ fn panel(
     slo: &[SloLine],
 ) -> Result<(), String> {
     let values = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
-    // Headroom above the lines for the legend.
-    let y_max = 1.5 * axis_max(values.chain(slo.iter().map(|s| s.ms)));
+    let y_max = 1.1 * axis_max(values.chain(slo.iter().map(|s| s.ms)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
         .margin(10)

@@ -2,7 +2,7 @@
 //! a log 1/(1−p) axis, and the per-second timeline of req/s and p99. Each
 //! line has its own marker shape and is named at its end and in a legend.
 
-use super::{axis_max, color, e, svg, Draw, Line, FONT, SIZE};
+use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
 use hdrhistogram::Histogram;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -47,17 +47,10 @@ where
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
     for (i, l) in lines.iter().enumerate() {
-        let c = color(i);
-        let label = format!("{}. {}", i + 1, l.label);
+        let c = l.color;
         chart
             .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))
-            .map_err(e)?
-            .label(label)
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (22, 0)], c.stroke_width(3))
-                    + marker(i, (11, 0), c)
-            });
+            .map_err(e)?;
         let step = (l.points.len() / 12).max(1);
         chart
             .draw_series(
@@ -68,15 +61,9 @@ where
             )
             .map_err(e)?;
     }
-    end_labels(chart, lines)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()
-        .map_err(e)
+    // Each line is named at its end instead of in a legend box, which
+    // would sit over the lines it explains.
+    end_labels(chart, lines)
 }
 
 /// 1/(1−p) → "99.9%".
@@ -124,8 +111,7 @@ pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, Strin
 }
 
 fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), String> {
-    // Headroom above the lines for the legend.
-    let y_max = 1.5 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    let y_max = 1.1 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
         .margin(10)
@@ -204,20 +190,30 @@ where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
-    const GAP: i32 = 17;
+    const GAP: i32 = 15;
     let mut ends: Vec<(usize, (f64, f64), i32)> = lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| l.points.last().map(|&p| (i, p, chart.backend_coord(&p).1)))
         .collect();
     ends.sort_by_key(|e| e.2);
-    let mut prev = i32::MIN / 2;
-    for (i, at, y) in ends {
-        let shown = y.max(prev + GAP);
-        prev = shown;
-        let c = color(i);
-        let label = short(&format!("{}. {}", i + 1, lines[i].label), 24);
-        let style = (FONT, 15)
+    // Push labels apart downwards, then back up from the plot's bottom, so
+    // that many lines ending together neither overlap nor leave the chart.
+    let bottom = chart.plotting_area().get_pixel_range().1.end - GAP / 2;
+    let mut shown: Vec<i32> = Vec::with_capacity(ends.len());
+    for e in &ends {
+        let prev = shown.last().map_or(i32::MIN / 2, |p| p + GAP);
+        shown.push(e.2.max(prev));
+    }
+    let mut limit = bottom;
+    for y in shown.iter_mut().rev() {
+        *y = (*y).min(limit);
+        limit = *y - GAP;
+    }
+    for ((i, at, y), shown) in ends.into_iter().zip(shown) {
+        let c = lines[i].color;
+        let label = short(&lines[i].label, 24);
+        let style = (FONT, 13)
             .into_font()
             .color(&c)
             .pos(Pos::new(HPos::Left, VPos::Center));

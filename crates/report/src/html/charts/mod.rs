@@ -1,51 +1,28 @@
-//! The HTML report's charts, drawn with `plotters` into SVG strings that are
-//! inlined into the page: bars with 95% CI whiskers (throughput,
-//! efficiency), grouped memory bars ([`bars`]), the latency percentile
-//! spectrum on a log 1/(1−p) axis and the per-second timeline ([`lines`]),
-//! and latency against offered load for capacity searches ([`capacity`]).
-//! Every series is named in text on the chart (not by colour alone);
+//! The HTML report's line charts, drawn with `plotters` into SVG strings
+//! that are inlined into the page: the latency percentile spectrum on a log
+//! 1/(1−p) axis and the per-second timeline ([`lines`]), and latency
+//! against offered load for capacity searches ([`capacity`]). Bars are HTML
+//! (`super::bars`). Every line is in its target's colour
+//! ([`crate::colour`]) and named in text at its end, not by colour alone;
 //! plotters escapes the SVG text.
 
-mod bars;
 mod capacity;
 mod lines;
 
-pub use bars::{bars, grouped_bars};
 pub use capacity::{latency_curves, SloLine};
 pub use lines::{spectrum, spectrum_points, timeline};
 
 use plotters::prelude::*;
 
-/// Okabe–Ito colours: distinguishable with common colour blindness.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(213, 94, 0),
-    RGBColor(120, 120, 120),
-    RGBColor(0, 0, 0),
-];
 pub(crate) const SIZE: (u32, u32) = (960, 420);
 pub(crate) const FONT: &str = "sans-serif";
-
-pub fn color(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
-}
-
-/// One bar: a label, a value and an optional 95% interval.
-#[derive(Debug, Clone)]
-pub struct Bar {
-    pub label: String,
-    pub value: f64,
-    pub ci: Option<(f64, f64)>,
-}
 
 /// One line: a label and its points.
 #[derive(Debug, Clone)]
 pub struct Line {
     pub label: String,
+    /// The target's colour (see [`crate::colour`]).
+    pub color: RGBColor,
     pub points: Vec<(f64, f64)>,
 }
 

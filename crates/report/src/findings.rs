@@ -1,0 +1,348 @@
+//! What a run found, in sentences a reader can quote: per scenario × level
+//! the throughput ranking with ratios to the best and their 95% intervals
+//! (from [`crate::ranking`], the same rule the charts use), ties named as
+//! ties, the p99 spread, and every flag (generator-bound, wrong answers,
+//! noisy repetitions); per run the targets that failed and whether the
+//! article's conclusion reproduced. The HTML report opens with this and the
+//! Markdown report starts with [`text`]; both render these same strings.
+
+use crate::context::Context;
+use crate::group::{groups, Group, BOUND_MARK, MISMATCH_MARK};
+use crate::metric::{num, Metric};
+use crate::published::{agreements, Agreement};
+use crate::ranking::{rank, ties, Entry, Measure, Ratio};
+
+/// Above this coefficient of variation over repetitions a result is
+/// called noisy: at 5% the ratios between close frameworks are no longer
+/// worth quoting.
+pub const NOISY_CV: f64 = 0.05;
+
+/// The findings of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Findings {
+    /// Run-wide sentences: failed targets, the article's verdict.
+    pub run: Vec<String>,
+    pub scenarios: Vec<Scenario>,
+}
+
+/// The findings of one scenario × level.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub title: String,
+    /// The section it summarises (`s-<slug>`).
+    pub slug: String,
+    pub lines: Vec<String>,
+}
+
+/// Works out the findings of a run.
+pub fn findings(ctx: &Context) -> Findings {
+    let mut run = Vec::new();
+    let failed: Vec<String> = ctx
+        .data
+        .targets
+        .iter()
+        .filter(|t| t.status.as_str() != "ok")
+        .map(|t| format!("{} ({})", t.target, t.status.as_str().replace('_', " ")))
+        .collect();
+    if !failed.is_empty() {
+        run.push(format!("✗ Failed, not measured: {}.", failed.join(", ")));
+    }
+    let all = groups(ctx.data);
+    // Said once for the run when no target anywhere has two repetitions.
+    let single = !all.is_empty()
+        && all
+            .iter()
+            .all(|g| g.columns.iter().all(|c| c.reps.len() < 2));
+    if single {
+        run.push(SINGLE.to_string());
+    }
+    let mut all_agreements = Vec::new();
+    let mut scenarios = Vec::new();
+    for g in all {
+        let agreements = agreements(ctx, &g);
+        scenarios.push(Scenario {
+            title: g.title(),
+            slug: g.slug(),
+            lines: group_lines(&g, &agreements, !single),
+        });
+        all_agreements.extend(agreements.into_iter().map(|a| (g.title(), a)));
+    }
+    for sec in crate::capacity::sections(ctx.data) {
+        scenarios.push(Scenario {
+            title: format!("{} — capacity under {}", sec.scenario, sec.slo),
+            slug: format!("capacity-{}", sec.scenario),
+            lines: vec![capacity_line(&sec)],
+        });
+    }
+    if let Some(v) = verdict(&all_agreements) {
+        run.push(v);
+    }
+    Findings { run, scenarios }
+}
+
+/// Plain text of the findings (Markdown-safe apart from target names,
+/// which the Markdown renderer escapes through [`crate::escape::md`]).
+pub fn text(f: &Findings) -> String {
+    let mut s = String::new();
+    for l in &f.run {
+        s.push_str(l);
+        s.push('\n');
+    }
+    for sc in &f.scenarios {
+        s.push_str(&format!("\n{}\n", sc.title));
+        for l in &sc.lines {
+            s.push_str(&format!("- {l}\n"));
+        }
+    }
+    s
+}
+
+/// The findings as Markdown: run-wide lines, then a list per scenario.
+pub fn markdown(f: &Findings) -> String {
+    use crate::escape::md;
+    let mut s = String::new();
+    for l in &f.run {
+        s.push_str(&format!("**{}**\n\n", md(l)));
+    }
+    for sc in &f.scenarios {
+        s.push_str(&format!("*{}*\n\n", md(&sc.title)));
+        for l in &sc.lines {
+            s.push_str(&format!("- {}\n", md(l)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// What one repetition means for the ranking.
+const SINGLE: &str =
+    "One repetition: no confidence intervals, and the order is not tested for ties.";
+
+fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    let ranked = rank(g, Measure::Metric(Metric::Rps));
+    if ranked.is_empty() {
+        lines.push("No throughput was measured.".into());
+        return lines;
+    }
+    lines.push(format!("Throughput: {}.", ranking_text(&ranked, "req/s")));
+    for run in ties(&ranked) {
+        let names: Vec<&str> = run.iter().map(|&i| ranked[i].target()).collect();
+        let ps: Vec<String> = run[1..]
+            .iter()
+            .filter_map(|&i| ranked[i].vs_above)
+            .map(|v| format!("{}, p = {:.2}", v.test.as_str(), v.p_value.unwrap_or(1.0)))
+            .collect();
+        lines.push(format!(
+            "Tie: {} do not differ significantly ({}).",
+            and_list(&names),
+            ps.join("; ")
+        ));
+    }
+    if note_single && ranked.iter().any(|e| e.spread.n < 2) {
+        lines.push(SINGLE.into());
+    }
+    let p99 = rank(g, Measure::Metric(Metric::P99));
+    if let (Some(best), Some(worst)) = (p99.first(), p99.last()) {
+        if p99.len() > 1 {
+            lines.push(format!(
+                "p99 latency: lowest {} {} ms, highest {} {} ms ({}×).",
+                best.target(),
+                num(best.spread.median),
+                worst.target(),
+                num(worst.spread.median),
+                ratio_num(worst.ratio.value)
+            ));
+        }
+    }
+    let bound: Vec<&str> = g
+        .columns
+        .iter()
+        .filter(|c| c.generator_bound())
+        .map(|c| c.target)
+        .collect();
+    if !bound.is_empty() {
+        lines.push(format!(
+            "{BOUND_MARK} Generator-bound: {} (the load generator used 90% or more of its \
+             cores, so the figure is a floor for the server, not its limit).",
+            and_list(&bound)
+        ));
+    }
+    let wrong: Vec<String> = g
+        .columns
+        .iter()
+        .filter(|c| c.mismatches() > 0)
+        .map(|c| format!("{} {} of {} responses", c.target, c.mismatches(), c.sent()))
+        .collect();
+    if !wrong.is_empty() {
+        lines.push(format!(
+            "{MISMATCH_MARK} Wrong answers: {}.",
+            wrong.join("; ")
+        ));
+    }
+    let noisy: Vec<String> = ranked
+        .iter()
+        .filter_map(|e| {
+            let cv = e.spread.cv?;
+            (cv > NOISY_CV).then(|| {
+                format!(
+                    "{} (CV {:.0}% over {} repetitions)",
+                    e.target(),
+                    cv * 100.0,
+                    e.spread.n
+                )
+            })
+        })
+        .collect();
+    if !noisy.is_empty() {
+        lines.push(format!(
+            "Noisy: {}; above {:.0}% the ratios are not worth quoting without more repetitions.",
+            noisy.join(", "),
+            NOISY_CV * 100.0
+        ));
+    }
+    for a in agreements {
+        lines.push(agreement_text(a));
+    }
+    lines
+}
+
+/// `Capacity: a 9200 req/s [..]; 1.14× [..] b; none for c`: the rows of a
+/// capacity section are already best first.
+fn capacity_line(sec: &crate::capacity::Section) -> String {
+    let mut parts = Vec::new();
+    let mut best = None;
+    let mut none = Vec::new();
+    for r in &sec.rows {
+        let Some(s) = r.capacity else {
+            none.push(r.target);
+            continue;
+        };
+        match best {
+            None => {
+                let ci = s.half_ci.map_or(String::new(), |_| {
+                    format!(" [{}–{}]", num(s.ci_low()), num(s.ci_high()))
+                });
+                parts.push(format!("{} {} req/s{ci}", r.target, num(s.median)));
+                best = Some(s);
+            }
+            Some(b) => parts.push(format!(
+                "{} {}",
+                ratio_text(&crate::ranking::ratio(&b, &s, true)),
+                r.target
+            )),
+        }
+    }
+    if !none.is_empty() {
+        parts.push(format!("no rate met the SLO for {}", and_list(&none)));
+    }
+    format!("Capacity: {}.", parts.join("; "))
+}
+
+/// `a 117000 req/s [115000–119000]; 1.15× b [1.08–1.22]; 58× c`.
+pub fn ranking_text(ranked: &[Entry], unit: &str) -> String {
+    let mut parts = Vec::new();
+    for (i, e) in ranked.iter().enumerate() {
+        if i == 0 {
+            let ci = e.spread.half_ci.map_or(String::new(), |_| {
+                format!(" [{}–{}]", num(e.spread.ci_low()), num(e.spread.ci_high()))
+            });
+            parts.push(format!(
+                "{} {} {unit}{ci}",
+                e.target(),
+                num(e.spread.median)
+            ));
+        } else {
+            let tie = if e.tied_above() { " (tie)" } else { "" };
+            parts.push(format!("{} {}{tie}", ratio_text(&e.ratio), e.target()));
+        }
+    }
+    parts.join("; ")
+}
+
+/// `1.15×` or `1.15× [1.08–1.22]`… written before the name, as hyperfine does.
+pub fn ratio_text(r: &Ratio) -> String {
+    match r.ci {
+        Some((lo, hi)) => format!(
+            "{}× [{}–{}]",
+            ratio_num(r.value),
+            ratio_num(lo),
+            ratio_num(hi)
+        ),
+        None => format!("{}×", ratio_num(r.value)),
+    }
+}
+
+/// Two decimals below 10, one below 100, whole numbers above.
+pub fn ratio_num(v: f64) -> String {
+    if !v.is_finite() {
+        "n/a".into()
+    } else if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn agreement_text(a: &Agreement) -> String {
+    let metric = a.metric.name().as_str();
+    let art = a.published_text();
+    if a.reproduced() {
+        let ties = if a.tied.is_empty() {
+            String::new()
+        } else {
+            let pairs: Vec<String> = a.tied.iter().map(|(x, y)| format!("{x}/{y}")).collect();
+            format!(" (here a tie: {})", pairs.join(", "))
+        };
+        format!("Article, {metric}: {art}; reproduced{ties}.")
+    } else {
+        let pairs: Vec<String> = a.flipped.iter().map(|(x, y)| format!("{x}/{y}")).collect();
+        format!(
+            "Article, {metric}: {art}; ours {}: flipped {}.",
+            Agreement::order_text(&a.ours, a.metric),
+            pairs.join(", ")
+        )
+    }
+}
+
+/// One sentence on whether the article's conclusion reproduced; None for
+/// a study without published figures.
+fn verdict(all: &[(String, Agreement)]) -> Option<String> {
+    if all.is_empty() {
+        return None;
+    }
+    let failed: Vec<String> = all
+        .iter()
+        .filter(|(_, a)| !a.reproduced())
+        .map(|(title, a)| {
+            let pairs: Vec<String> = a.flipped.iter().map(|(x, y)| format!("{x}/{y}")).collect();
+            format!("{title} {}: {}", a.metric.name().as_str(), pairs.join(", "))
+        })
+        .collect();
+    Some(if failed.is_empty() {
+        format!(
+            "The article's conclusion reproduced: every published ranking ({} of {}) came out \
+             in the same order here.",
+            all.len(),
+            all.len()
+        )
+    } else {
+        format!(
+            "The article's conclusion did not fully reproduce: {} of {} published rankings \
+             differ here ({}).",
+            failed.len(),
+            all.len(),
+            failed.join("; ")
+        )
+    })
+}
+
+fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}

@@ -1,0 +1,224 @@
+//! A scenario's ranked charts: throughput, efficiency (req per CPU-second,
+//! req per MiB), latency overhead above a route's floor, and the grouped
+//! memory and CPU bars. Each is ordered by [`crate::ranking::rank`], the
+//! rule the findings use, and each bar's tooltip holds the exact value,
+//! its interval, the repetitions and the load's settings.
+
+use super::bars::{self, Row};
+use super::sections::figure_html;
+use crate::context::Context;
+use crate::group::{Column, Group};
+use crate::metric::{num, Metric};
+use crate::ranking::{rank, Entry, Measure};
+use std::time::Duration;
+
+/// The floor a route puts under every response (timed: 20 ms, wait_time:
+/// 1 s), from SPEC.md's route table; None for routes without one.
+pub fn floor_ms(scenario: &str) -> Option<f64> {
+    shootout_study::ScenarioName::ALL
+        .into_iter()
+        .find(|s| s.as_str() == scenario)
+        .and_then(|s| s.route().min_duration)
+        .map(|d: Duration| d.as_secs_f64() * 1000.0)
+}
+
+/// The load's settings in words, from the first repetition.
+pub fn settings(c: &Column) -> String {
+    let s = &c.reps[0].summary;
+    let rate = s
+        .rate
+        .map_or(String::new(), |r| format!(", {} req/s offered", num(r)));
+    format!(
+        "{} loop, {} connections{}, {} s measured{}",
+        s.mode,
+        s.connections,
+        if s.keepalive { " (keep-alive)" } else { "" },
+        num(s.duration_s),
+        rate
+    )
+}
+
+/// The tooltip of one ranked bar.
+fn tip(e: &Entry, measure: Measure) -> Vec<String> {
+    let unit = measure.unit();
+    let s = &e.spread;
+    let mut t = vec![format!("{}: {} {unit}", e.target(), num(s.median))];
+    match s.half_ci {
+        Some(_) => t.push(format!(
+            "95% CI {}–{} · CV {:.1}%",
+            num(s.ci_low()),
+            num(s.ci_high()),
+            s.cv.unwrap_or(0.0) * 100.0
+        )),
+        None => t.push("one repetition: no interval".into()),
+    }
+    let reps: Vec<String> = e
+        .column
+        .reps
+        .iter()
+        .map(|m| num(measure.value(m)))
+        .collect();
+    t.push(format!("{} repetitions: {}", reps.len(), reps.join(", ")));
+    if e.ratio.value != 1.0 {
+        t.push(format!(
+            "the best is {} this",
+            crate::findings::ratio_text(&e.ratio)
+        ));
+    }
+    t.push(settings(&e.column));
+    t
+}
+
+/// Rows of a ranked chart for `measure`.
+pub fn rows(g: &Group, measure: Measure) -> Vec<Row> {
+    rank(g, measure)
+        .iter()
+        .map(|e| Row {
+            target: e.target().to_string(),
+            label: e.column.marked_name(),
+            value: e.spread.median,
+            ci: e
+                .spread
+                .half_ci
+                .map(|_| (e.spread.ci_low(), e.spread.ci_high())),
+            tip: tip(e, measure),
+        })
+        .collect()
+}
+
+/// A ranked figure of one measure.
+#[allow(clippy::too_many_arguments)]
+pub fn figure(
+    out: &mut String,
+    ctx: &Context,
+    g: &Group,
+    kind: &str,
+    title: &str,
+    caption: &str,
+    measure: Measure,
+) {
+    let body = bars::ranked(&ctx.colours, title, measure.unit(), &rows(g, measure));
+    figure_html(out, &g.slug(), kind, caption, &body, "hbars");
+}
+
+/// Every ranked figure of a scenario × level, best first.
+pub fn render(out: &mut String, ctx: &Context, g: &Group) {
+    figure(
+        out,
+        ctx,
+        g,
+        "rps",
+        "Requests per second",
+        "Throughput, best first: median with 95% CI whiskers (2+ repetitions)",
+        Measure::Metric(Metric::Rps),
+    );
+    if let Some(floor) = floor_ms(g.scenario) {
+        for (p99, kind, name) in [
+            (false, "overhead-p50", "p50"),
+            (true, "overhead-p99", "p99"),
+        ] {
+            figure(
+                out,
+                ctx,
+                g,
+                kind,
+                &format!("{name} latency above the {} ms floor", num(floor)),
+                &format!(
+                    "The framework's share of the {name} latency: the route waits {} ms by \
+                     design, so this is the {name} minus that floor; lowest first",
+                    num(floor)
+                ),
+                Measure::Overhead {
+                    p99,
+                    floor_ms: floor,
+                },
+            );
+        }
+    }
+    figure(
+        out,
+        ctx,
+        g,
+        "efficiency",
+        "Requests per server CPU-second",
+        "Efficiency, best first: completed requests per second of server CPU time",
+        Measure::Metric(Metric::ReqPerCpuS),
+    );
+    figure(
+        out,
+        ctx,
+        g,
+        "per-mib",
+        "Requests per second per MiB of peak RSS",
+        "Throughput per MiB of peak resident memory, best first",
+        Measure::ReqPerMib,
+    );
+    memory(out, ctx, g);
+    if g.metrics().contains(&Metric::DbCpuS) {
+        let groups = grouped(g, &[Metric::CpuS, Metric::DbCpuS], Metric::CpuS);
+        let body = bars::grouped(
+            &ctx.colours,
+            "CPU seconds during the load",
+            "s",
+            &["server", "database"],
+            &groups,
+        );
+        figure_html(
+            out,
+            &g.slug(),
+            "cpu",
+            "The server's CPU beside PostgreSQL's (medians), so that a framework that hands \
+             work to the database does not look frugal",
+            &body,
+            "hbars",
+        );
+    }
+}
+
+/// Idle, peak and after RSS per target, lowest peak first.
+fn memory(out: &mut String, ctx: &Context, g: &Group) {
+    let groups = grouped(
+        g,
+        &[Metric::RssIdle, Metric::RssPeak, Metric::RssAfter],
+        Metric::RssPeak,
+    );
+    let body = bars::grouped(
+        &ctx.colours,
+        "Resident memory (RSS)",
+        "MiB",
+        &["idle", "peak", "after"],
+        &groups,
+    );
+    figure_html(
+        out,
+        &g.slug(),
+        "memory",
+        "Resident memory: idle before the load, peak under it, after it (medians); lowest peak first",
+        &body,
+        "hbars",
+    );
+}
+
+/// Per target the median of each metric, ordered by the ranking of `by`.
+fn grouped(g: &Group, metrics: &[Metric], by: Metric) -> Vec<bars::Group> {
+    rank(g, Measure::Metric(by))
+        .iter()
+        .map(|e| {
+            let c = &e.column;
+            let values: Vec<f64> = metrics
+                .iter()
+                .map(|&m| c.spread(m).map_or(f64::NAN, |s| s.median))
+                .collect();
+            let mut tip = vec![c.target.to_string()];
+            for (m, v) in metrics.iter().zip(&values) {
+                tip.push(format!("{}: {}", m.label(), num(*v)));
+            }
+            tip.push(format!("{} repetitions · {}", c.reps.len(), settings(c)));
+            bars::Group {
+                target: c.target.to_string(),
+                values,
+                tip,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,294 @@
+//! The trend page (`shootout report --trend STUDY`): per scenario × level,
+//! a line per target of the median throughput in each run with its 95%
+//! whiskers, a point ringed red where `compare` finds the run significantly
+//! slower than the one before, and a sortable table of the same figures;
+//! runs are dated and carry the shootout version and commit. The SVG is
+//! written by hand (not plotters) so that each point can carry its own
+//! tooltip and each line its target's `tN` class for the hide switches.
+
+use super::bars::nice_step;
+use super::esc;
+use crate::colour::Palette;
+use crate::metric::{axis_num, num};
+use crate::stats::Label;
+use crate::trend::{Scenario, Trend};
+use std::fmt::Write;
+
+const W: f64 = 820.0;
+const H: f64 = 300.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 16.0;
+const BOTTOM: f64 = 44.0;
+
+/// Renders the whole trend page.
+pub fn render(t: &Trend) -> String {
+    let pairs: Vec<(&str, &str)> = t
+        .targets
+        .iter()
+        .map(|(n, l)| (n.as_str(), l.as_str()))
+        .collect();
+    let palette = Palette::new(&pairs);
+    let mut out = String::with_capacity(64 * 1024);
+    let mut hide = String::new();
+    for i in 0..palette.swatches().len() {
+        let _ = writeln!(
+            hide,
+            "body:has(#hide-{i}:checked) .t{i} {{ display: none; }}"
+        );
+    }
+    super::head(&mut out, &format!("shootout — trend of {}", t.study), &hide);
+    let (first, last) = (t.runs.first(), t.runs.last());
+    let _ = writeln!(
+        out,
+        "<header>\n<h1>{} — trend over {} run(s)</h1>\n<p class=\"meta\">{}</p>\n</header>\n<main class=\"trend\">",
+        esc(&t.study),
+        t.runs.len(),
+        esc(&match (first, last) {
+            (Some(a), Some(b)) => format!("From run {} ({}) to run {} ({})", a.id, a.started_at, b.id, b.started_at),
+            _ => "No runs of this study in the database.".into(),
+        })
+    );
+    out.push_str("<section id=\"findings\">\n<h2>Regressions</h2>\n");
+    let regressions = t.regressions();
+    if regressions.is_empty() {
+        out.push_str(
+            "<p class=\"headline\">No run is significantly slower than the run before it.</p>\n",
+        );
+    }
+    for r in &regressions {
+        let _ = writeln!(out, "<p class=\"headline\">▼ {}</p>", esc(r));
+    }
+    out.push_str("<fieldset class=\"switches\"><legend>Hide from every chart</legend>");
+    let measured = |n: &str| {
+        t.scenarios
+            .iter()
+            .any(|sc| sc.series.iter().any(|s| s.target == n))
+    };
+    for (i, s) in palette.swatches().iter().enumerate() {
+        if !measured(&s.target) {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<label style=\"--c:{}\"><input type=\"checkbox\" id=\"hide-{i}\"><i></i>{}</label>",
+            s.hex(),
+            esc(&s.target)
+        );
+    }
+    out.push_str("</fieldset>\n</section>\n");
+    for sc in &t.scenarios {
+        let _ = writeln!(
+            out,
+            "<section id=\"s-{}\">\n<h2>{}</h2>",
+            esc(&sc.slug),
+            esc(&sc.title)
+        );
+        let _ = writeln!(
+            out,
+            "<figure class=\"chart svg\" id=\"chart-{}-trend\">\n{}\n<figcaption>Median requests per \
+             second in each run, 95% CI whiskers with 2+ repetitions; a red ring: significantly slower \
+             than the run before, by more than {}% (the test of <code>shootout compare</code>)</figcaption>\n</figure>",
+            esc(&sc.slug),
+            chart(t, sc, &palette),
+            crate::trend::REGRESSION_PCT
+        );
+        table(&mut out, t, sc, &palette);
+        out.push_str("</section>\n");
+    }
+    runs_table(&mut out, t);
+    let _ = write!(
+        out,
+        "</main>\n<footer>Made by shootout from the stored runs alone.</footer>\n{}</body>\n</html>\n",
+        super::csp::script_element()
+    );
+    out
+}
+
+fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
+    let n = t.runs.len().max(1);
+    // Points start a little right of the y axis, so that the first run's
+    // label clears the axis's "0".
+    let (x0, x1) = (LEFT + 36.0, W - RIGHT - 36.0);
+    let x = |i: usize| {
+        if n == 1 {
+            (x0 + x1) / 2.0
+        } else {
+            x0 + (x1 - x0) * i as f64 / (n - 1) as f64
+        }
+    };
+    let top = sc
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.rps.ci_high()))
+        .fold(0.0_f64, f64::max);
+    let step = nice_step(top / 4.0);
+    let y_max = ((top * 1.05) / step).ceil().max(1.0) * step;
+    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - v / y_max);
+    let mut s = format!(
+        "<svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">"
+    );
+    let mut v = 0.0;
+    while v <= y_max * 1.000_001 {
+        let _ = write!(
+            s,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            esc(&axis_num(v)),
+            y = y(v)
+        );
+        v += step;
+    }
+    // At most eight run labels, so that they never overlap.
+    let every = n.div_ceil(8);
+    for (i, r) in t.runs.iter().enumerate() {
+        if i % every == 0 || i == n - 1 && n <= 8 {
+            let _ = write!(
+                s,
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">run {}</text>\
+                 <text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#777\" font-size=\"10\">{}</text>",
+                x(i),
+                H - BOTTOM + 16.0,
+                r.id,
+                x(i),
+                H - BOTTOM + 30.0,
+                esc(r.started_at.get(..10).unwrap_or(&r.started_at))
+            );
+        }
+    }
+    for series in &sc.series {
+        let sw = palette.of(&series.target);
+        let idx = palette.index(&series.target);
+        let pts: Vec<String> = series
+            .points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x(p.run), y(p.rps.median)))
+            .collect();
+        let _ = write!(
+            s,
+            "<g class=\"t{idx}\"><polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
+            sw.hex(),
+            pts.join(" ")
+        );
+        for p in &series.points {
+            let (cx, cy) = (x(p.run), y(p.rps.median));
+            if p.rps.half_ci.is_some() {
+                let _ = write!(
+                    s,
+                    "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1.5\"/>",
+                    y(p.rps.ci_low()),
+                    y(p.rps.ci_high()),
+                    sw.hex()
+                );
+            }
+            let ring = if p.regressed() {
+                "<circle r=\"8\" fill=\"none\" stroke=\"#c00\" stroke-width=\"2.5\"/>"
+            } else {
+                ""
+            };
+            let r = &t.runs[p.run];
+            let _ = write!(
+                s,
+                "<g class=\"pt\" transform=\"translate({cx:.1},{cy:.1})\">{ring}<circle r=\"4\" fill=\"{}\"/>\
+                 <title>{}</title></g>",
+                sw.hex(),
+                esc(&format!(
+                    "{} · run {} ({}) · {} req/s{} · {} repetition(s) · shootout {}{}",
+                    series.target,
+                    r.id,
+                    r.started_at,
+                    num(p.rps.median),
+                    p.rps
+                        .half_ci
+                        .map_or(String::new(), |_| format!(" [{}–{}]", num(p.rps.ci_low()), num(p.rps.ci_high()))),
+                    p.rps.n,
+                    r.tool_version,
+                    r.git_commit.as_deref().map_or(String::new(), |c| format!(" ({c})")),
+                ))
+            );
+        }
+        s.push_str("</g>");
+    }
+    s.push_str("</svg>");
+    let mut legend = String::from("<p class=\"legend\">");
+    for series in &sc.series {
+        let sw = palette.of(&series.target);
+        let _ = write!(
+            legend,
+            "<span class=\"key t{}\" style=\"--c:{}\"><i style=\"background:var(--c)\"></i>{}</span> ",
+            palette.index(&series.target),
+            sw.hex(),
+            esc(&series.target)
+        );
+    }
+    legend.push_str("</p>");
+    s + &legend
+}
+
+fn table(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {
+    out.push_str("<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Target</th>");
+    for r in &t.runs {
+        let _ = write!(out, "<th>run {}</th>", r.id);
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for series in &sc.series {
+        let _ = write!(
+            out,
+            "<tr class=\"t{}\"><td>{}</td>",
+            palette.index(&series.target),
+            esc(&series.target)
+        );
+        for i in 0..t.runs.len() {
+            match series.points.iter().find(|p| p.run == i) {
+                None => out.push_str("<td>—</td>"),
+                Some(p) => {
+                    let class = match p.vs_previous.map(|v| v.label) {
+                        _ if p.regressed() => " class=\"slower\"",
+                        Some(Label::Faster) => " class=\"faster\"",
+                        _ => "",
+                    };
+                    let change = p
+                        .vs_previous
+                        .filter(|v| v.change_pct.is_finite())
+                        .map_or(String::new(), |v| format!(" ({:+.1}%)", v.change_pct));
+                    let _ = write!(
+                        out,
+                        "<td{class} data-v=\"{}\">{}{}</td>",
+                        p.rps.median,
+                        esc(&crate::markdown::cell_text(&p.rps, 0)),
+                        esc(&change)
+                    );
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    let _ = writeln!(
+        out,
+        "</tbody></table></div>\n<p class=\"note\">req/s: median ± 95% CI half-width; in brackets the \
+         change from the run before, bold red where significantly slower by more than {}%.</p>",
+        crate::trend::REGRESSION_PCT
+    );
+}
+
+fn runs_table(out: &mut String, t: &Trend) {
+    out.push_str(
+        "<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"scroll\"><table class=\"text sortable\"><thead><tr>\
+         <th>Run</th><th>Started</th><th>Status</th><th>shootout</th><th>Commit</th></tr></thead><tbody>\n",
+    );
+    for r in &t.runs {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            r.id,
+            esc(&r.started_at),
+            esc(&r.status),
+            esc(&r.tool_version),
+            esc(r.git_commit.as_deref().unwrap_or("—"))
+        );
+    }
+    out.push_str("</tbody></table></div>\n</section>\n");
+}

@@ -1,0 +1,175 @@
+//! The one ranking rule, read by the findings text and by every ranked
+//! chart: targets of a scenario × level ordered best first by their median,
+//! each with its ratio to the best (≥ 1, "the best is 1.15× this one") and
+//! that ratio's 95% interval, and a statistical tie with the target ranked
+//! just above it when the two samples do not differ at p < 0.05 (the same
+//! test as `compare`). With fewer than two repetitions on either side
+//! nothing is tested, so nothing is called a tie: the order is then only
+//! the order of single measurements, which the findings say.
+
+use crate::group::{Column, Group};
+use crate::metric::Metric;
+use crate::stats::{decide, Label, Spread, Verdict};
+use shootout_store::Measurement;
+
+/// What a ranking orders by: a metric of the tables, or one derived for
+/// the efficiency and overhead charts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Measure {
+    Metric(Metric),
+    /// Requests per second per MiB of peak RSS.
+    ReqPerMib,
+    /// A latency percentile (p50 or p99) minus the route's floor, in ms.
+    Overhead {
+        p99: bool,
+        floor_ms: f64,
+    },
+}
+
+impl Measure {
+    pub fn value(self, m: &Measurement) -> f64 {
+        match self {
+            Measure::Metric(x) => x.value(m),
+            Measure::ReqPerMib if m.rss_peak_mib > 0.0 => m.summary.rps / m.rss_peak_mib,
+            Measure::ReqPerMib => f64::NAN,
+            Measure::Overhead { p99, floor_ms } => {
+                let l = &m.summary.latency_ms;
+                (if p99 { l.p99 } else { l.p50 }) - floor_ms
+            }
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        match self {
+            Measure::Metric(x) => x.higher_is_better(),
+            Measure::ReqPerMib => true,
+            Measure::Overhead { .. } => false,
+        }
+    }
+
+    /// The unit printed after values ("req/s", "ms", …).
+    pub fn unit(self) -> &'static str {
+        match self {
+            Measure::Metric(Metric::Rps) => "req/s",
+            Measure::Metric(Metric::ReqPerCpuS | Metric::ReqPerTotalCpuS) => "req per CPU-s",
+            Measure::Metric(Metric::Errors) => "errors",
+            Measure::Metric(Metric::CpuS | Metric::DbCpuS) => "s",
+            Measure::Metric(
+                Metric::RssIdle | Metric::RssPeak | Metric::RssAfter | Metric::DbRssPeak,
+            ) => "MiB",
+            Measure::Metric(_) | Measure::Overhead { .. } => "ms",
+            Measure::ReqPerMib => "req/s per MiB",
+        }
+    }
+}
+
+/// A ratio to the best with its 95% interval (None below two repetitions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    pub value: f64,
+    pub ci: Option<(f64, f64)>,
+}
+
+/// One target's place in a ranking.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    pub column: Column<'a>,
+    pub spread: Spread,
+    /// How many times better the best is than this target (1 for the best).
+    pub ratio: Ratio,
+    /// The test against the target ranked just above; None for the first
+    /// or when either has fewer than two repetitions.
+    pub vs_above: Option<Verdict>,
+}
+
+impl Entry<'_> {
+    pub fn target(&self) -> &str {
+        self.column.target
+    }
+
+    /// True when this target and the one above it are a statistical tie.
+    pub fn tied_above(&self) -> bool {
+        self.vs_above.is_some_and(|v| v.label == Label::Tie)
+    }
+}
+
+/// The targets of `g` with a value of `measure`, best first. Equal medians
+/// keep the run's target order, so the ranking is deterministic.
+pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
+    let mut rows: Vec<(Column<'a>, Vec<f64>, Spread)> = g
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let v: Vec<f64> = c.reps.iter().map(|m| measure.value(m)).collect();
+            let s = Spread::of(&v)?;
+            let v = v.into_iter().filter(|x| x.is_finite()).collect();
+            Some((c.clone(), v, s))
+        })
+        .collect();
+    let hib = measure.higher_is_better();
+    rows.sort_by(|a, b| {
+        let o = a.2.median.total_cmp(&b.2.median);
+        if hib {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    let Some(best) = rows.first().map(|r| r.2) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Entry<'a>> = Vec::with_capacity(rows.len());
+    for (i, (column, values, spread)) in rows.iter().enumerate() {
+        let vs_above = (i > 0 && values.len() >= 2 && rows[i - 1].1.len() >= 2)
+            .then(|| decide(&rows[i - 1].1, values, hib));
+        out.push(Entry {
+            column: column.clone(),
+            spread: *spread,
+            ratio: if i == 0 {
+                Ratio {
+                    value: 1.0,
+                    ci: None,
+                }
+            } else {
+                ratio(&best, spread, hib)
+            },
+            vs_above,
+        });
+    }
+    out
+}
+
+/// best/this (higher is better) or this/best (lower is better), with a 95%
+/// interval from the two relative half-widths added in quadrature (the
+/// delta method), which is what the small samples here support.
+pub(crate) fn ratio(best: &Spread, this: &Spread, higher_is_better: bool) -> Ratio {
+    let (num, den) = if higher_is_better {
+        (best, this)
+    } else {
+        (this, best)
+    };
+    let value = num.median / den.median;
+    let ci = match (num.half_ci, den.half_ci) {
+        (Some(hn), Some(hd)) if num.median != 0.0 && den.median != 0.0 => {
+            let rel = ((hn / num.median).powi(2) + (hd / den.median).powi(2)).sqrt();
+            Some((value * (1.0 - rel), value * (1.0 + rel)))
+        }
+        _ => None,
+    };
+    Ratio { value, ci }
+}
+
+/// Groups of consecutive tied entries (indices into the ranking), only
+/// those of two or more.
+pub fn ties(entries: &[Entry]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.tied_above() {
+            match out.last_mut() {
+                Some(run) if run.last() == Some(&(i - 1)) => run.push(i),
+                _ => out.push(vec![i - 1, i]),
+            }
+        }
+    }
+    out
+}

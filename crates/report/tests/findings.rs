@@ -1,0 +1,68 @@
+//! Snapshot tests of the findings text for fixed fixture runs: the plain
+//! fixture (a clear winner, a generator-bound row, wrong answers, a failed
+//! target, an article whose ranking reproduces), one where two targets tie,
+//! and one where the article's ranking flips.
+
+mod common;
+
+use shootout_report::findings::{findings, text};
+use shootout_report::fixture::FixtureOptions;
+
+fn findings_of(tag: &str, opts: FixtureOptions) -> String {
+    let (db, ids) = common::fixture_db(tag, &[opts]);
+    let data = common::load(&db, ids[0]);
+    text(&findings(&shootout_report::Context::new(&data)))
+}
+
+#[test]
+fn a_clear_winner_a_bound_row_a_failed_target_and_a_reproduced_article() {
+    let t = findings_of("findings-plain", FixtureOptions::default());
+    assert!(t.contains("Throughput: rust-actix "), "{t}");
+    assert!(t.contains("Failed, not measured: python-django"), "{t}");
+    assert!(t.contains("Generator-bound: rust-actix"), "{t}");
+    assert!(t.contains("The article's conclusion reproduced"), "{t}");
+    insta::assert_snapshot!("findings_plain", t);
+}
+
+#[test]
+fn two_targets_within_noise_are_named_a_tie() {
+    // rust-axum's base rate raised to rust-actix's: 12000 / (12000/12400).
+    let t = findings_of(
+        "findings-tie",
+        FixtureOptions {
+            slow: Some(("rust-axum".into(), 12000.0 / 12400.0)),
+            ..Default::default()
+        },
+    );
+    assert!(t.contains("Tie: "), "{t}");
+    insta::assert_snapshot!("findings_tie", t);
+}
+
+#[test]
+fn an_article_whose_ranking_flips_is_said_not_to_reproduce() {
+    let t = findings_of(
+        "findings-flip",
+        FixtureOptions {
+            slow: Some(("rust-actix".into(), 1.1)),
+            ..Default::default()
+        },
+    );
+    assert!(t.contains("did not fully reproduce"), "{t}");
+    assert!(t.contains("flipped rust-actix/rust-axum"), "{t}");
+    insta::assert_snapshot!("findings_flip", t);
+}
+
+#[test]
+fn a_repetition_far_from_the_others_is_called_noisy() {
+    let (db, ids) = common::fixture_db("findings-noisy", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    let m = data
+        .measurements
+        .iter_mut()
+        .find(|m| m.target == "rust-rocket" && m.scenario == "simple" && m.repetition == 0)
+        .expect("a rocket repetition");
+    m.summary.rps *= 1.3;
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    assert!(t.contains("Noisy: rust-rocket (CV "), "{t}");
+    assert_eq!(t.matches("Noisy:").count(), 1, "only simple: {t}");
+}
