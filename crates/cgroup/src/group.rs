@@ -36,8 +36,10 @@ impl Layout {
     }
 
     /// Makes group `name` under `shootout/<owner>` in every hierarchy and
-    /// applies `budget`. A group of that name must not exist yet. On error,
-    /// whatever was made is removed again.
+    /// applies `budget`. An existing group of that name is reused only when
+    /// it holds no process (a leftover whose removal failed); its counters
+    /// then start where it stopped, so callers read a baseline first. On
+    /// error, whatever was made is removed again.
     pub fn create_for(&self, owner: &Owner, name: &str, budget: &Budget) -> Result<Group> {
         check_name(name)?;
         budget.validate()?;
@@ -59,8 +61,7 @@ impl Layout {
         for h in self.hierarchies() {
             let parent = h.base.join(PARENT).join(owner.dir_name());
             prepare_parents(self.version(), h, &parent)?;
-            let leaf = parent.join(name);
-            std::fs::create_dir(&leaf).map_err(|e| CgroupError::io("create", &leaf, e))?;
+            let leaf = make_leaf(&parent.join(name))?;
             // From here the drop of `group` removes the folder on error.
             group.leaves.push(Hierarchy {
                 controllers: h.controllers.clone(),
@@ -72,6 +73,25 @@ impl Layout {
         }
         group.set_budget(budget)?;
         Ok(group)
+    }
+}
+
+/// Makes the group's own folder, or takes over an empty existing one.
+fn make_leaf(leaf: &Path) -> Result<PathBuf> {
+    match std::fs::create_dir(leaf) {
+        Ok(()) => Ok(leaf.to_path_buf()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let pids = fs::pids(&leaf.join("cgroup.procs"))?;
+            if pids.is_empty() {
+                Ok(leaf.to_path_buf())
+            } else {
+                Err(CgroupError::Invalid(format!(
+                    "group {} already holds processes {pids:?}",
+                    leaf.display()
+                )))
+            }
+        }
+        Err(e) => Err(CgroupError::io("create", leaf, e)),
     }
 }
 
@@ -127,20 +147,22 @@ fn prepare_once(version: Version, h: &Hierarchy, parent: &Path) -> Result<()> {
 fn enable_controllers(dir: &Path, controllers: &[Controller]) -> Result<()> {
     let file = dir.join("cgroup.subtree_control");
     let on = fs::read(&file)?;
-    for c in controllers {
-        if on.split_whitespace().any(|x| x == c.name()) {
-            continue;
-        }
-        match fs::write(&file, &format!("+{}", c.name())) {
-            Err(CgroupError::Io { source, .. }) if source.raw_os_error() == Some(libc::EBUSY) => {
-                return Err(CgroupError::NotDelegated {
-                    path: dir.to_path_buf(),
-                })
-            }
-            other => other?,
-        }
+    let missing: Vec<String> = controllers
+        .iter()
+        .filter(|c| !on.split_whitespace().any(|x| x == c.name()))
+        .map(|c| format!("+{}", c.name()))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    match fs::write(&file, &missing.join(" ")) {
+        Err(CgroupError::Io { source, .. }) if source.raw_os_error() == Some(libc::EBUSY) => {
+            Err(CgroupError::NotDelegated {
+                path: dir.to_path_buf(),
+            })
+        }
+        other => other,
+    }
 }
 
 /// v1: a new cpuset has no CPUs and no memory nodes, and refuses processes
