@@ -60,8 +60,7 @@ impl Layout {
         };
         for h in self.hierarchies() {
             let parent = h.base.join(PARENT).join(owner.dir_name());
-            prepare_parents(self.version(), h, &parent)?;
-            let leaf = make_leaf(&parent.join(name))?;
+            let leaf = prepare_leaf(self.version(), h, &parent, name)?;
             // From here the drop of `group` removes the folder on error.
             group.leaves.push(Hierarchy {
                 controllers: h.controllers.clone(),
@@ -109,12 +108,13 @@ fn check_name(name: &str) -> Result<()> {
 }
 
 /// Makes `base/shootout/<owner>` (idempotent), with v2's controllers enabled
-/// down the way and v1's cpusets filled in. Another shootout may prune an
-/// empty `shootout` folder meanwhile, so a vanished parent is retried.
-fn prepare_parents(version: Version, h: &Hierarchy, parent: &Path) -> Result<()> {
+/// down the way and v1's cpusets filled in, then the group's folder. The
+/// removal of another group (this shootout's or another's) may prune an
+/// empty parent meanwhile, so a vanished parent is retried.
+fn prepare_leaf(version: Version, h: &Hierarchy, parent: &Path, name: &str) -> Result<PathBuf> {
     let mut attempt = 0;
     loop {
-        match prepare_once(version, h, parent) {
+        match prepare_once(version, h, parent).and_then(|()| make_leaf(&parent.join(name))) {
             Err(CgroupError::Io { source, .. })
                 if source.kind() == io::ErrorKind::NotFound && attempt < 5 =>
             {

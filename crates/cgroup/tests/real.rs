@@ -16,7 +16,11 @@ const MIB: u64 = 1024 * 1024;
 /// The machine's layout, or `None` after a SKIP line when groups cannot be
 /// made here (a probe group is made and removed).
 fn layout_or_skip(test: &str) -> Option<Layout> {
-    let probe = Layout::detect().and_then(|l| l.create("probe", &Budget::default()).map(|g| (l, g)));
+    // Tests run in parallel threads of one owner: one probe name each.
+    static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("probe-{n}");
+    let probe = Layout::detect().and_then(|l| l.create(&name, &Budget::default()).map(|g| (l, g)));
     match probe {
         Ok((layout, group)) => {
             group.remove().expect("remove the probe group");
