@@ -48,7 +48,9 @@ impl Counters {
         Delta {
             cpu: self.cpu.saturating_sub(earlier.cpu),
             periods: self.periods.saturating_sub(earlier.periods),
-            throttled_periods: self.throttled_periods.saturating_sub(earlier.throttled_periods),
+            throttled_periods: self
+                .throttled_periods
+                .saturating_sub(earlier.throttled_periods),
             throttled: self.throttled.saturating_sub(earlier.throttled),
             oom_kills: self.oom_kills.saturating_sub(earlier.oom_kills),
             memory_peak: self.memory_peak,

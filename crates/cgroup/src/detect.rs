@@ -54,7 +54,9 @@ fn unescape(field: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let octal = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match (b[i], octal) {
             (b'\\', Some(d)) => {
                 out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
@@ -136,7 +138,10 @@ fn v1_hierarchies(
     }
     for want in Controller::REQUIRED_V1 {
         if !out.iter().any(|h| h.controllers.contains(&want)) {
-            return Err(format!("no v1 hierarchy with the `{}` controller", want.name()));
+            return Err(format!(
+                "no v1 hierarchy with the `{}` controller",
+                want.name()
+            ));
         }
     }
     Ok(out)

@@ -80,3 +80,39 @@ impl CgroupError {
 
 /// The crate's result type.
 pub type Result<T, E = CgroupError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permission_and_read_only_mean_fall_back() {
+        let at = |errno| {
+            CgroupError::io(
+                "create",
+                "/sys/fs/cgroup/x",
+                io::Error::from_raw_os_error(errno),
+            )
+        };
+        assert!(matches!(
+            at(libc::EACCES),
+            CgroupError::PermissionDenied { .. }
+        ));
+        assert!(matches!(
+            at(libc::EPERM),
+            CgroupError::PermissionDenied { .. }
+        ));
+        assert!(matches!(at(libc::EROFS), CgroupError::ReadOnly { .. }));
+        assert!(at(libc::EACCES).is_unavailable() && at(libc::EROFS).is_unavailable());
+        // Any other failure is the group's own fault, not a reason to fall back.
+        let other = at(libc::ENOSPC);
+        assert!(!other.is_unavailable());
+        for e in [at(libc::EACCES), at(libc::EROFS), other] {
+            let line = e.to_string();
+            assert!(
+                line.contains("/sys/fs/cgroup/x") && !line.contains('\n'),
+                "{line}"
+            );
+        }
+    }
+}

@@ -97,7 +97,9 @@ fn make_leaf(leaf: &Path) -> Result<PathBuf> {
 fn check_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     if ok {
         Ok(())
     } else {
@@ -219,7 +221,11 @@ impl Group {
     fn need(&self, c: Controller) -> Result<&Path> {
         self.dir(c).ok_or_else(|| CgroupError::NoController {
             controller: c.name(),
-            path: self.leaves.first().map(|h| h.base.clone()).unwrap_or_default(),
+            path: self
+                .leaves
+                .first()
+                .map(|h| h.base.clone())
+                .unwrap_or_default(),
         })
     }
 

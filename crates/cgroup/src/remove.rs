@@ -93,7 +93,9 @@ pub(crate) fn subgroups(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| CgroupError::io("list", dir, e))?;
-        let kind = entry.file_type().map_err(|e| CgroupError::io("list", dir, e))?;
+        let kind = entry
+            .file_type()
+            .map_err(|e| CgroupError::io("list", dir, e))?;
         if kind.is_dir() {
             out.push(entry.path());
         }

@@ -6,7 +6,11 @@
 //! owner folder can be checked empty at the end and the busy loops of two
 //! scenarios never compete with each other.
 
-use shootout_cgroup::{Budget, CgroupError, Controller, Group, Hierarchy, Layout, Owner, Version, PARENT};
+#![allow(clippy::unwrap_used)] // test setup: a failure should panic
+
+use shootout_cgroup::{
+    Budget, CgroupError, Controller, Group, Hierarchy, Layout, Owner, Version, PARENT,
+};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -39,7 +43,10 @@ fn layout_or_skip(test: &str) -> Option<Layout> {
 fn spawn_in(group: &Group, program: &str, args: &[&str]) -> Child {
     let mut cmd = Command::new(program);
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-    group.attacher().expect("open cgroup.procs").install(&mut cmd);
+    group
+        .attacher()
+        .expect("open cgroup.procs")
+        .install(&mut cmd);
     cmd.spawn().expect("spawn a child in the group")
 }
 
@@ -87,12 +94,18 @@ impl Heavy {
             }
             Version::V1 => {
                 let mut hs: Vec<Hierarchy> = layout.hierarchies().to_vec();
-                let cpu = hs.iter_mut().find(|h| h.controllers.contains(&Controller::Cpu)).unwrap();
+                let cpu = hs
+                    .iter_mut()
+                    .find(|h| h.controllers.contains(&Controller::Cpu))
+                    .unwrap();
                 let root = cpu.base.join(name);
                 std::fs::create_dir_all(&root).unwrap();
                 std::fs::write(root.join("cpu.shares"), "102400").unwrap();
                 cpu.base = root.clone();
-                Heavy { root, layout: Layout::v1(hs).unwrap() }
+                Heavy {
+                    root,
+                    layout: Layout::v1(hs).unwrap(),
+                }
             }
         }
     }
@@ -149,7 +162,10 @@ fn cpu_quota_caps_and_changes_live(machine: &Layout) {
     b.remove().unwrap();
     for k in &mut kids {
         let status = k.wait().unwrap();
-        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
     }
     for p in paths {
         assert!(!p.exists(), "{} left behind", p.display());
@@ -169,10 +185,14 @@ fn memory_limit_kills_and_is_counted(layout: &Layout) {
     };
     let g = layout.create("memory", &budget).unwrap();
     // Under the limit: the counter stays at zero (it can tell the cases apart).
-    let small = spawn_in(&g, "sh", &["-c", DOUBLE_STRING, "sh", "22"]).wait().unwrap();
+    let small = spawn_in(&g, "sh", &["-c", DOUBLE_STRING, "sh", "22"])
+        .wait()
+        .unwrap();
     assert!(small.success(), "4 MiB under a 64 MiB limit: {small}");
     assert_eq!(g.counters().unwrap().oom_kills, 0);
-    let big = spawn_in(&g, "sh", &["-c", DOUBLE_STRING, "sh", "30"]).wait().unwrap();
+    let big = spawn_in(&g, "sh", &["-c", DOUBLE_STRING, "sh", "30"])
+        .wait()
+        .unwrap();
     let signal = std::os::unix::process::ExitStatusExt::signal(&big);
     assert_eq!(signal, Some(9), "1 GiB under a 64 MiB limit: {big}");
     let c = g.counters().unwrap();
@@ -184,7 +204,10 @@ fn memory_limit_kills_and_is_counted(layout: &Layout) {
     );
     assert!(c.oom_kills >= 1, "the OOM kill was not counted: {c:?}");
     if let Some(peak) = c.memory_peak {
-        assert!(peak <= limit && peak >= limit / 2, "peak {peak} vs limit {limit}");
+        assert!(
+            peak <= limit && peak >= limit / 2,
+            "peak {peak} vs limit {limit}"
+        );
     }
     let paths: Vec<PathBuf> = g.paths().into_iter().map(PathBuf::from).collect();
     g.remove().unwrap();
@@ -201,7 +224,10 @@ fn drop_kills_and_removes(layout: &Layout) {
     let paths: Vec<PathBuf> = g.paths().into_iter().map(PathBuf::from).collect();
     drop(g);
     let status = sleeper.wait().unwrap();
-    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
     assert!(paths.iter().all(|p| !p.exists()));
 }
 
@@ -233,7 +259,9 @@ fn sweep_removes_a_dead_owners_groups_only() {
         pid: gone.id(),
         start: 1,
     };
-    let g = layout.create_for(&dead, "orphan", &Budget::default()).unwrap();
+    let g = layout
+        .create_for(&dead, "orphan", &Budget::default())
+        .unwrap();
     let mut sleeper = spawn_in(&g, "sleep", &["30"]);
     let live = layout.create("kept", &Budget::default()).unwrap();
     let orphan: Vec<PathBuf> = g.paths().into_iter().map(PathBuf::from).collect();
@@ -241,19 +269,26 @@ fn sweep_removes_a_dead_owners_groups_only() {
     std::mem::forget(g);
     let removed = layout.sweep().unwrap();
     let status = sleeper.wait().unwrap();
-    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
     assert!(orphan.iter().all(|p| !p.exists()));
     // Other dead shootouts' leftovers may go too; this one's must, once per
     // hierarchy.
     let ours = removed.iter().filter(|d| d.ends_with(dead.dir_name()));
     assert_eq!(ours.count(), layout.hierarchies().len(), "{removed:?}");
-    assert!(live.paths().iter().all(|p| p.exists()), "a live owner's group was swept");
+    assert!(
+        live.paths().iter().all(|p| p.exists()),
+        "a live owner's group was swept"
+    );
     live.remove().unwrap();
 }
 
 #[test]
 fn a_bad_name_or_budget_is_refused_before_anything_is_made() {
-    let Some(layout) = layout_or_skip("a_bad_name_or_budget_is_refused_before_anything_is_made") else {
+    let Some(layout) = layout_or_skip("a_bad_name_or_budget_is_refused_before_anything_is_made")
+    else {
         return;
     };
     for name in ["", "../escape", "a/b", "cpu.max"] {
@@ -261,7 +296,13 @@ fn a_bad_name_or_budget_is_refused_before_anything_is_made() {
         assert!(matches!(e, CgroupError::Invalid(_)), "{name}: {e}");
     }
     let e = layout
-        .create("x", &Budget { cpus: Some(0.0), ..Budget::default() })
+        .create(
+            "x",
+            &Budget {
+                cpus: Some(0.0),
+                ..Budget::default()
+            },
+        )
         .unwrap_err();
     assert!(matches!(e, CgroupError::Invalid(_)), "{e}");
 }

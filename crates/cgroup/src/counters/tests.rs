@@ -38,9 +38,9 @@ fn oom_kills_from_either_file() {
 fn every_parser_refuses_a_malformed_file() {
     let mut c = Counters::default();
     let bad_cpu = [
-        "usage_usec twelve\n",                       // not a number
-        "usage_usec 1 2\n",                          // three fields
-        "usage_usec\n",                              // one field
+        "usage_usec twelve\n",                              // not a number
+        "usage_usec 1 2\n",                                 // three fields
+        "usage_usec\n",                                     // one field
         "nr_periods 1\nnr_throttled 1\nthrottled_usec 1\n", // no usage
         "usage_usec 1\nnr_periods 1\nnr_throttled 1\n",     // no throttled
         "usage_usec -1\nnr_periods 1\nnr_throttled 1\nthrottled_usec 1\n",
@@ -48,7 +48,10 @@ fn every_parser_refuses_a_malformed_file() {
     for t in bad_cpu {
         let e = v2_cpu(t, p(), &mut c).unwrap_err();
         assert!(matches!(e, CgroupError::Malformed { .. }), "{t:?} gave {e}");
-        assert!(e.to_string().starts_with("/fake/cpu.stat: malformed"), "{e}");
+        assert!(
+            e.to_string().starts_with("/fake/cpu.stat: malformed"),
+            "{e}"
+        );
     }
     for t in ["nr_periods 1\nnr_throttled 1\n", "throttled_time 1.5\n"] {
         assert!(v1_cpu_stat(t, p(), &mut c).is_err(), "{t:?}");

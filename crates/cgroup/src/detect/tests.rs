@@ -77,7 +77,11 @@ fn a_missing_controller_is_said_in_one_line() {
 fn v2_is_chosen_when_its_tree_has_the_controllers() {
     let dir = std::env::temp_dir().join(format!("shootout-cgroup-detect-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("cgroup.controllers"), "cpuset cpu io memory pids\n").unwrap();
+    std::fs::write(
+        dir.join("cgroup.controllers"),
+        "cpuset cpu io memory pids\n",
+    )
+    .unwrap();
     let mountinfo = format!(
         "{}\n29 23 0:26 / {} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n",
         V1_MOUNTINFO.lines().nth(1).unwrap(),
