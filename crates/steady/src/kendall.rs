@@ -72,7 +72,9 @@ pub fn mahonian(n: usize) -> Vec<f64> {
         for (i, slot) in next.iter_mut().enumerate() {
             // Placing the m-th item adds 0..m-1 inversions.
             let lo = i.saturating_sub(m - 1);
-            *slot = row.get(lo..=i.min(row.len() - 1)).map_or(0.0, |r| r.iter().sum());
+            *slot = row
+                .get(lo..=i.min(row.len() - 1))
+                .map_or(0.0, |r| r.iter().sum());
         }
         row = next;
     }

@@ -109,7 +109,10 @@ impl Rule {
     pub fn validate(&self) -> Result<(), SteadyError> {
         let bad = |why: String| Err(SteadyError::Rule(why));
         if self.windows < 3 {
-            return bad(format!("windows = {}: a trend needs at least 3", self.windows));
+            return bad(format!(
+                "windows = {}: a trend needs at least 3",
+                self.windows
+            ));
         }
         if !(self.max_cv > 0.0 && self.max_cv.is_finite()) {
             return bad(format!("max_cv = {}: must be positive", self.max_cv));
@@ -121,7 +124,10 @@ impl Rule {
             return bad(format!("max_drift = {}: must be positive", self.max_drift));
         }
         if self.cap < self.windows {
-            return bad(format!("cap = {} is under windows = {}", self.cap, self.windows));
+            return bad(format!(
+                "cap = {} is under windows = {}",
+                self.cap, self.windows
+            ));
         }
         Ok(())
     }
@@ -129,8 +135,10 @@ impl Rule {
     /// Judges the throughputs of every window so far (oldest first).
     pub fn judge(&self, series: &[f64]) -> Result<Verdict, SteadyError> {
         self.validate()?;
-        if let Some((index, &value)) =
-            series.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+        if let Some((index, &value)) = series
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
         {
             return Err(SteadyError::Sample { index, value });
         }
@@ -198,6 +206,6 @@ impl Rule {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod props;
+#[cfg(test)]
+mod tests;

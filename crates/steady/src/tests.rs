@@ -20,7 +20,9 @@ fn a_jit_warm_up_is_waited_for() {
     // 3.4k req/s rising to 100k, then flat: steady once the last five
     // windows are on the plateau.
     let mut s: Vec<f64> = (0..10).map(|i| 3_400.0 + 9_000.0 * i as f64).collect();
-    s.extend([100_000.0, 99_500.0, 100_400.0, 100_100.0, 99_800.0, 100_200.0]);
+    s.extend([
+        100_000.0, 99_500.0, 100_400.0, 100_100.0, 99_800.0, 100_200.0,
+    ]);
     let v = rule().run(&s).unwrap();
     assert!(matches!(v, Verdict::Steady { windows: 15, .. }), "{v:?}");
 }
@@ -28,7 +30,10 @@ fn a_jit_warm_up_is_waited_for() {
 #[test]
 fn variation_alone_decides() {
     let v = rule().judge(&[90.0, 110.0, 90.0, 110.0, 90.0]).unwrap();
-    assert!(matches!(v, Verdict::Warming(Unsteady::Variable(s)) if s.cv > 0.03), "{v:?}");
+    assert!(
+        matches!(v, Verdict::Warming(Unsteady::Variable(s)) if s.cv > 0.03),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -37,7 +42,10 @@ fn a_slow_monotone_rise_the_variation_misses_is_a_trend() {
     let Verdict::Warming(Unsteady::Trend(s)) = v else {
         panic!("{v:?}");
     };
-    assert!(s.cv < 0.03 && s.drift.abs() < 0.03 && s.kendall_s == 10, "{s:?}");
+    assert!(
+        s.cv < 0.03 && s.drift.abs() < 0.03 && s.kendall_s == 10,
+        "{s:?}"
+    );
 }
 
 #[test]
@@ -73,10 +81,22 @@ fn bad_samples_and_rules_are_refused() {
         assert!(matches!(e, SteadyError::Sample { index: 1, .. }), "{e}");
     }
     let bad_rules = [
-        Rule { windows: 2, ..rule() },
-        Rule { max_cv: 0.0, ..rule() },
-        Rule { alpha: 1.0, ..rule() },
-        Rule { max_drift: f64::NAN, ..rule() },
+        Rule {
+            windows: 2,
+            ..rule()
+        },
+        Rule {
+            max_cv: 0.0,
+            ..rule()
+        },
+        Rule {
+            alpha: 1.0,
+            ..rule()
+        },
+        Rule {
+            max_drift: f64::NAN,
+            ..rule()
+        },
         Rule { cap: 4, ..rule() },
     ];
     for r in bad_rules {
