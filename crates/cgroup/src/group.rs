@@ -233,6 +233,9 @@ impl Group {
     /// between load levels); unset fields lift their limit.
     pub fn set_budget(&mut self, budget: &Budget) -> Result<()> {
         budget.validate()?;
+        if budget.cpuset.is_some() {
+            self.need(Controller::Cpuset)?;
+        }
         self.swap_limited = match self.version {
             Version::V2 => self.apply_v2(budget)?,
             Version::V1 => self.apply_v1(budget)?,

@@ -216,6 +216,21 @@ fn a_tree_without_the_memory_controller_is_unavailable() {
         ),
         "{e}"
     );
+    // Nor can a running group be given one later.
+    let mut g = layout
+        .create_for(&t.owner, "web", &Budget::default())
+        .unwrap();
+    let e = g.set_budget(&full_budget()).unwrap_err();
+    let is_cpuset = matches!(
+        e,
+        CgroupError::NoController {
+            controller: "cpuset",
+            ..
+        }
+    );
+    assert!(is_cpuset, "{e}");
+    assert_eq!(g.budget(), &Budget::default());
+    std::mem::forget(g);
 }
 
 #[test]
