@@ -119,13 +119,65 @@ pub(crate) fn teardown(leaves: &[&Path]) -> Result<()> {
             first_error.get_or_insert(e);
             continue;
         }
-        let owner = leaf.parent();
-        if let Some(owner) = owner {
+        // Only folders this crate made: `shootout/<pid>-<start>/`.
+        let owner = leaf.parent().filter(|o| {
+            let name = o.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            crate::sweep::Owner::parse(name).is_some()
+        });
+        let shootout = owner
+            .and_then(Path::parent)
+            .filter(|p| p.file_name().is_some_and(|n| n == crate::group::PARENT));
+        if let (Some(owner), Some(shootout)) = (owner, shootout) {
             prune(owner);
-            if let Some(shootout) = owner.parent() {
-                prune(shootout);
-            }
+            prune(shootout);
         }
     }
     first_error.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// The kernel's own v2 `cgroup.kill`, on whatever cgroup2 tree is
+    /// mounted (on a v1 machine, the empty unified tree: no controllers
+    /// are needed to kill and remove).
+    #[test]
+    #[allow(clippy::print_stdout)]
+    fn cgroup_kill_empties_a_real_v2_group() {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let v2 = crate::detect::cgroup_mounts(&mountinfo)
+            .into_iter()
+            .find(|m| m.fstype == "cgroup2");
+        let Some(v2) = v2 else {
+            println!("SKIP cgroup_kill_empties_a_real_v2_group: no cgroup2 mount");
+            return;
+        };
+        let dir = v2
+            .point
+            .join(format!("shootout-kill-test-{}", std::process::id()));
+        if let Err(e) = std::fs::create_dir(&dir) {
+            println!(
+                "SKIP cgroup_kill_empties_a_real_v2_group: {}: {e}",
+                dir.display()
+            );
+            return;
+        }
+        if !dir.join("cgroup.kill").exists() {
+            println!("SKIP cgroup_kill_empties_a_real_v2_group: no cgroup.kill (Linux < 5.14)");
+            rmdir(&dir).unwrap();
+            return;
+        }
+        let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
+        fs::write(&dir.join("cgroup.procs"), &sleeper.id().to_string()).unwrap();
+        assert_eq!(pids_in(&[&dir]).unwrap(), vec![sleeper.id()]);
+        teardown(&[&dir]).unwrap();
+        let status = sleeper.wait().unwrap();
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
+        assert!(!dir.exists());
+    }
 }
