@@ -316,7 +316,7 @@ fn default_routes_come_from_the_spec() {
         &MINIMAL.replace("name = \"json\"", "name = \"simple\""),
     )
     .unwrap();
-    let route = shootout_servers::ScenarioName::Simple.route();
+    let route = shootout_contract::spec::ScenarioName::Simple.route();
     assert_eq!(s.scenarios[0].method, route.method.as_str());
     assert_eq!(s.scenarios[0].path, route.path);
     assert_eq!(s.scenarios[0].body, route.default_body());
