@@ -1,6 +1,7 @@
 //! Study parsing: the shipped studies load, bad files name file, key and line.
 
 use super::*;
+use shootout_engine::Load;
 
 fn studies_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies")
