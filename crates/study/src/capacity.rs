@@ -5,9 +5,9 @@
 //! Also the arithmetic of how long a search takes, for estimates and
 //! `--quick`.
 
-use crate::check::Locator;
+use crate::level::Level;
+use crate::locator::{Locator, StudyError};
 use crate::raw::{RawCapacity, RawFraction};
-use crate::{Level, StudyError};
 use serde::Serialize;
 use shootout_engine::{Load, Stop, Threshold, Workload};
 use std::time::Duration;
@@ -124,7 +124,7 @@ pub(crate) fn check(
     }
     let precision = match &c.precision {
         None => shootout_capacity::DEFAULT_PRECISION,
-        Some(p) => fraction(p.get_ref()).map_err(|m| err(p.span(), "precision", m))?,
+        Some(p) => precision(at, p)?,
     };
     if let Some(n) = c.connections.as_ref().filter(|n| *n.get_ref() == 0) {
         return Err(err(n.span(), "connections", "must be at least 1".into()));
@@ -139,10 +139,12 @@ pub(crate) fn check(
     })
 }
 
-/// `"2%"` or `0.02`: the capacity crate's one precision rule.
-fn fraction(raw: &RawFraction) -> Result<f64, String> {
-    match raw {
+/// `"2%"` or `0.02`: the capacity crate's one precision rule, its refusal
+/// reported at the key.
+fn precision(at: &Locator<'_>, raw: &Spanned<RawFraction>) -> Result<f64, StudyError> {
+    let checked = match raw.get_ref() {
         RawFraction::Number(v) => shootout_capacity::check_precision(*v),
         RawFraction::Text(t) => shootout_capacity::parse_precision(t),
-    }
+    };
+    checked.map_err(|m| at.error(Some(raw.span()), Some("capacity.precision"), m))
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::{db, random_payload, Aspect, Check, Column, Failure};
 use crate::database::DatabaseAccess;
 use crate::http::{self, Conn, Framing, Request, Response};
-use crate::spec::{self, Answer, Method};
+use shootout_contract::spec::{self, Answer, Method};
 const CONCURRENT: usize = 10;
 
 /// Settings for `check_server`.

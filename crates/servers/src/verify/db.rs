@@ -18,7 +18,7 @@ use super::checks::{framed, media_type_is, shown, status_is, verdict};
 use super::{db_load, fortunes, Aspect, Check, Column, Failure};
 use crate::database::{DatabaseAccess, WORLD_ROWS};
 use crate::http::{self, Request, Response};
-use crate::spec::{clamp_queries, ScenarioName};
+use shootout_contract::spec::{clamp_queries, ScenarioName};
 
 /// `queries=Q` values and the rows they must give (SPEC.md item 7); `None`
 /// is a request without the parameter.

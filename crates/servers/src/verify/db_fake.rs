@@ -14,7 +14,7 @@ use super::fake::{correct, serve, Reply, Req};
 use super::fortunes::ADDED;
 use super::payload::random_below;
 use crate::database::WORLD_ROWS;
-use crate::spec::clamp_queries;
+use shootout_contract::spec::clamp_queries;
 
 /// What the fake does wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

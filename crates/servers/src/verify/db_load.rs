@@ -18,7 +18,7 @@ use super::db::{get, World};
 use super::{Aspect, Check, Column, Failure};
 use crate::database::{APP_USER, DB_NAME};
 use crate::http::{Conn, Request};
-use crate::spec::ScenarioName;
+use shootout_contract::spec::ScenarioName;
 
 /// Sequential requests per counted route: enough that one stray or missing
 /// query per request shows, few enough to take well under a second.

@@ -83,10 +83,10 @@ impl Req {
     }
 }
 
-/// What SPEC.md asks for, route by route (from [`crate::spec::ROUTES`]);
+/// What SPEC.md asks for, route by route (from [`shootout_contract::spec::ROUTES`]);
 /// `/file_read` is chunked to exercise that framing.
 pub fn correct(req: &Req) -> Reply {
-    use crate::spec::{Answer, Route, ScenarioName};
+    use shootout_contract::spec::{Answer, Route, ScenarioName};
     let Some(route) = Route::find(&req.method, &req.path) else {
         return Reply::new(404, "text/plain", "not found");
     };
@@ -97,13 +97,13 @@ pub fn correct(req: &Req) -> Reply {
         (Answer::Exact(body), _) => body.to_owned(),
         (Answer::Greet, Some(p)) => route.expected_body(&p).unwrap_or_default(),
         (Answer::Bcrypt, Some(p)) => {
-            let hash = bcrypt::hash(p, crate::spec::BCRYPT_COST).expect("bcrypt");
+            let hash = bcrypt::hash(p, shootout_contract::spec::BCRYPT_COST).expect("bcrypt");
             format!(r#"{{"payload":"{hash}"}}"#)
         }
         (_, None) => return Reply::new(422, "application/json", r#"{"error":"bad"}"#),
     };
     let mut reply = match route.media_type {
-        crate::spec::TEXT => Reply::new(200, "text/plain", body),
+        shootout_contract::spec::TEXT => Reply::new(200, "text/plain", body),
         _ => Reply::json(body),
     };
     if route.name == ScenarioName::FileRead {

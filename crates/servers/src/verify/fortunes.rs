@@ -13,7 +13,7 @@ use super::checks::{framed, shown, status_is, verdict};
 use super::db::get;
 use super::{Aspect, Check, Column, Failure};
 use crate::http::Response;
-use crate::spec::{ScenarioName, HTML};
+use shootout_contract::spec::{ScenarioName, HTML};
 
 /// The row every server adds in memory before sorting.
 pub(super) const ADDED: (i32, &str) = (0, "Additional fortune added at request time.");

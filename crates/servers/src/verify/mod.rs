@@ -29,7 +29,7 @@ use std::time::Duration;
 use crate::database::DatabaseAccess;
 use crate::manifest::Target;
 use crate::process::{free_port, Server, StopReport};
-use crate::spec::ScenarioName;
+use shootout_contract::spec::ScenarioName;
 
 /// A column of the verify table: one per scenario, plus the lifecycle and
 /// error-handling checks.

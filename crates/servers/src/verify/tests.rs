@@ -423,10 +423,12 @@ fn output_while_serving_is_a_note_not_a_failure() {
 fn answers_the_verifier_accepts_meet_the_runs_expectations() {
     use crate::http::{send, Request};
     let addr = serve(correct, false);
-    for route in crate::spec::ROUTES.iter() {
+    for route in shootout_contract::spec::ROUTES.iter() {
         let body = match route.method {
-            crate::spec::Method::Get => Vec::new(),
-            crate::spec::Method::Post => crate::spec::request_body(&random_payload()).into_bytes(),
+            shootout_contract::spec::Method::Get => Vec::new(),
+            shootout_contract::spec::Method::Post => {
+                shootout_contract::spec::request_body(&random_payload()).into_bytes()
+            }
         };
         let request = match body.is_empty() {
             true => Request::get(route.path),
