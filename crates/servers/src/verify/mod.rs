@@ -6,9 +6,13 @@
 //! `VerifyReport`, never an `Err`.
 
 //!
-//! The files form a tree: `model` and `failure` (the report's types) and
-//! `response` (one response's checks) are leaves; `world` and `headers` sit
-//! on them; `fortunes`, `updates` and `db_load` on those; `db` gathers the
+//! The rules are SPEC.md's and, where TechEmpower's verifier is stricter,
+//! TechEmpower's, failing in its words (`failure::Tfb`).
+//!
+//! The files form a tree: `failure` and `model` (the report's types) at
+//! the root; `headers` (TechEmpower's header rules) and `response` (one
+//! answer's basics) on them; `world` (the rows routes) on `response`;
+//! `counts`, `updates`, `fortunes` and `db_load` on those; `db` gathers the
 //! database checks, `checks` every HTTP check, and this file the process.
 
 mod checks;
