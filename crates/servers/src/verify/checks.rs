@@ -91,7 +91,7 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
         };
         checks.extend(check_route(addr, &route, opts.timeout));
     }
-    checks.push(check_not_found(addr, opts.timeout));
+    checks.extend(check_not_found(addr, opts.timeout));
     checks.extend(check_bad_input(addr, opts.timeout));
     checks.push(check_keep_alive(addr, opts.timeout));
     checks.push(check_connection_close(addr));
@@ -197,13 +197,26 @@ fn at_least(took: Duration, min: Duration) -> Result<(), Failure> {
     }
 }
 
-fn check_not_found(addr: SocketAddr, timeout: Duration) -> Check {
+/// An unknown path answers 404, with `Server` and `Date` like every other
+/// answer (SPEC.md: 404s included).
+fn check_not_found(addr: SocketAddr, timeout: Duration) -> Vec<Check> {
     let path = format!("/no-such-route-{}", random_payload());
-    let result = match http::send(addr, &Request::get(&path), timeout) {
-        Ok(resp) => status_is(&resp, 404),
-        Err(e) => Err(Failure::Transport(e.to_string())),
-    };
-    verdict(Column::NotFound, Aspect::Status, result)
+    match http::send(addr, &Request::get(&path), timeout) {
+        Ok(resp) => {
+            let mut checks = vec![verdict(
+                Column::NotFound,
+                Aspect::Status,
+                status_is(&resp, 404),
+            )];
+            checks.extend(headers::general(Column::NotFound, &resp));
+            checks
+        }
+        Err(e) => vec![Check::fail(
+            Column::NotFound,
+            Aspect::Status,
+            Failure::Transport(e.to_string()),
+        )],
+    }
 }
 
 /// SPEC.md Errors: a POST to `/test/*` whose body is not JSON, or lacks a

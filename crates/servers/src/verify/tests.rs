@@ -143,12 +143,14 @@ fn missing_framing_headers_fail_framing() {
     );
 }
 
-/// Every route the checks ask for without a database, by column.
+/// Every route the checks ask for without a database, by column, and the
+/// 404 of an unknown path.
 fn route_columns() -> std::collections::BTreeSet<Column> {
     crate::spec::ROUTES
         .iter()
         .filter(|r| !r.needs_database())
         .map(|r| Column::Route(r.name))
+        .chain([Column::NotFound])
         .collect()
 }
 
