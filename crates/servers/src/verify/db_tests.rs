@@ -14,7 +14,7 @@ use postgres::{Client, NoTls};
 use super::db::check_database;
 use super::db_fake::{serve_db, DbFake, Flaw};
 use super::*;
-use crate::database::{Cluster, ClusterOptions, DatabaseAccess, APP_USER};
+use crate::database::{Cluster, ClusterOptions, DatabaseAccess, DatabaseError, APP_USER};
 use crate::spec::ScenarioName;
 
 /// The connections each fake may open (`DB_POOL_SIZE`).
@@ -24,7 +24,7 @@ const POOL_SIZE: u32 = 4;
 /// whole test binary, started on first use and removed at exit; `None`,
 /// with a SKIP line, on a machine without PostgreSQL.
 fn test_database() -> Option<DatabaseAccess> {
-    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    static CLUSTER: OnceLock<Result<Cluster, DatabaseError>> = OnceLock::new();
     let cluster = CLUSTER.get_or_init(|| {
         // Statics are never dropped: remove the cluster when the binary exits.
         extern "C" fn remove_clusters() {
@@ -32,7 +32,7 @@ fn test_database() -> Option<DatabaseAccess> {
         }
         // SAFETY: registers a plain function; atexit has no other effect.
         unsafe { libc::atexit(remove_clusters) };
-        Cluster::start(&ClusterOptions::for_pool(POOL_SIZE, vec![])).map_err(|e| e.to_string())
+        Cluster::start(&ClusterOptions::for_pool(POOL_SIZE, vec![]))
     });
     match cluster {
         Ok(c) => Some(c.access()),
