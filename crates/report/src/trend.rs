@@ -8,7 +8,7 @@ use crate::compare::compare;
 use crate::group::groups;
 use crate::metric::Metric;
 use crate::stats::{Label, Spread, Verdict};
-use crate::ReportError;
+use crate::error::ReportError;
 use shootout_store::{RunData, Store};
 use std::path::{Path, PathBuf};
 

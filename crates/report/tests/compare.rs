@@ -5,7 +5,7 @@
 mod common;
 
 use shootout_report::compare::{compare, Basis};
-use shootout_report::fixture::FixtureOptions;
+use shootout_report_fixtures::FixtureOptions;
 use shootout_report::stats::Label;
 
 fn seeded(seed: u64) -> FixtureOptions {

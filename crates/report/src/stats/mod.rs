@@ -1,16 +1,16 @@
 //! Descriptive statistics and 95% confidence intervals for small samples of
 //! repetitions: median, mean, sample standard deviation, coefficient of
 //! variation and the Student-t half-width. The hypothesis tests and the
-//! faster/slower/tie decision live in [`test`]; the special functions they
+//! faster/slower/tie decision live in [`significance`]; the special functions they
 //! rest on in [`special`].
 
 pub mod special;
-pub mod test;
+pub mod significance;
 
 #[cfg(test)]
 mod tests;
 
-pub use test::{decide, mann_whitney_p, welch, Label, TestKind, Verdict};
+pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict};
 
 /// The significance level of every decision in the reports.
 pub const ALPHA: f64 = 0.05;
