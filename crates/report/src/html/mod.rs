@@ -11,7 +11,6 @@ mod capacity;
 mod charts;
 pub mod csp;
 mod figure;
-mod figure;
 mod findings;
 mod ranked;
 mod sections;
