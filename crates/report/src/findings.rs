@@ -6,10 +6,10 @@
 //! article's conclusion reproduced. The HTML report opens with this and the
 //! Markdown report starts with [`text`]; both render these same strings.
 
+use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
 use crate::group::{groups, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
-use crate::agreement::{agreements, Agreement};
 use crate::ranking::{rank, ties, Entry, Measure, Ratio};
 
 /// Above this coefficient of variation over repetitions a result is

@@ -17,7 +17,10 @@ pub(super) fn figure(
 ) {
     let body = match svg {
         Ok(s) => s,
-        Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", esc(&e.to_string())),
+        Err(e) => format!(
+            "<p class=\"note\">chart unavailable: {}</p>",
+            esc(&e.to_string())
+        ),
     };
     figure_html(out, slug, kind, caption, &body, "svg");
 }

@@ -5,11 +5,11 @@
 //! pair flipped).
 
 use super::esc;
+use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
 use crate::findings::Findings;
 use crate::group::groups;
 use crate::metric::num;
-use crate::agreement::{agreements, Agreement};
 use std::fmt::Write;
 
 pub fn render(out: &mut String, ctx: &Context, f: &Findings) {

@@ -1,11 +1,12 @@
 //! Descriptive statistics and 95% confidence intervals for small samples of
 //! repetitions: median, mean, sample standard deviation, coefficient of
 //! variation and the Student-t half-width. The hypothesis tests and the
-//! faster/slower/tie decision live in [`significance`]; the special functions they
-//! rest on in [`special`].
+//! faster/slower/tie decision live in [`significance`]; the special
+//! functions they rest on in [`special`]; the unit tests, against SciPy's
+//! values, in `tests.rs`.
 
-pub mod special;
 pub mod significance;
+pub mod special;
 
 #[cfg(test)]
 mod tests;

@@ -82,18 +82,16 @@ type Chart<'a, 'b> = ChartContext<
 fn draw_slo(chart: &mut Chart, x_max: f64, s: &SloLine) -> Result<(), ChartError> {
     let dashes = 24;
     let w = x_max / (2 * dashes) as f64;
-    chart
-        .draw_series((0..dashes).map(|i| {
-            let x = 2.0 * i as f64 * w;
-            PathElement::new(vec![(x, s.ms), (x + w, s.ms)], BLACK.stroke_width(2))
-        }))?;
+    chart.draw_series((0..dashes).map(|i| {
+        let x = 2.0 * i as f64 * w;
+        PathElement::new(vec![(x, s.ms), (x + w, s.ms)], BLACK.stroke_width(2))
+    }))?;
     let style = (FONT, 15)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Bottom));
-    chart
-        .draw_series(std::iter::once(
-            EmptyElement::at((0.0, s.ms)) + Text::new(format!("SLO {}", s.text), (6, -4), style),
-        ))?;
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((0.0, s.ms)) + Text::new(format!("SLO {}", s.text), (6, -4), style),
+    ))?;
     Ok(())
 }

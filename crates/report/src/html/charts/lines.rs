@@ -46,16 +46,14 @@ where
 {
     for (i, l) in lines.iter().enumerate() {
         let c = l.color;
-        chart
-            .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))?;
+        chart.draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))?;
         let step = (l.points.len() / 12).max(1);
-        chart
-            .draw_series(
-                l.points
-                    .iter()
-                    .step_by(step)
-                    .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
-            )?;
+        chart.draw_series(
+            l.points
+                .iter()
+                .step_by(step)
+                .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
+        )?;
     }
     // Each line is named at its end instead of in a legend box, which
     // would sit over the lines it explains.
@@ -106,7 +104,13 @@ pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, Chart
     })
 }
 
-fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), ChartError> {
+fn panel(
+    area: &Draw,
+    title: &str,
+    y_desc: &str,
+    t_max: f64,
+    lines: &[Line],
+) -> Result<(), ChartError> {
     let y_max = 1.1 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
@@ -129,12 +133,11 @@ fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> 
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Center));
         let note = "the load was too short for a per-second timeline";
-        chart
-            .draw_series(std::iter::once(Text::new(
-                note,
-                (t_max / 2.0, y_max / 2.0),
-                style,
-            )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            note,
+            (t_max / 2.0, y_max / 2.0),
+            style,
+        )))?;
         return Ok(());
     }
     draw_lines(&mut chart, lines)
@@ -210,10 +213,9 @@ where
             .into_font()
             .color(&c)
             .pos(Pos::new(HPos::Left, VPos::Center));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at(at) + Text::new(label, (8, shown - y), style),
-            ))?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at(at) + Text::new(label, (8, shown - y), style),
+        ))?;
     }
     Ok(())
 }
