@@ -3,12 +3,15 @@
 //! and `compare` with real significance tests. Everything starts from a
 //! [`shootout_store::RunData`]; the statistics live in [`stats`].
 
+pub mod agreement;
 pub mod capacity;
 pub mod colour;
 pub mod compare;
 pub mod context;
+pub mod cpus;
 pub mod csv;
 pub mod database;
+mod error;
 pub mod escape;
 pub mod findings;
 pub mod group;
@@ -22,6 +25,7 @@ pub mod stats;
 pub mod trend;
 
 pub use context::Context;
+pub use error::ReportError;
 pub use shootout_store::RunData;
 
 /// Renders the self-contained HTML report of a run.
@@ -45,25 +49,7 @@ pub fn markdown(data: &RunData) -> String {
     markdown::render(&Context::new(data))
 }
 
-pub mod fixture;
-pub mod fixture_capacity;
-pub mod fixture_default;
-
 use std::path::{Path, PathBuf};
-
-/// Why a report could not be loaded or written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// The database could not be opened or read, or has no such run.
-    #[error(transparent)]
-    Store(#[from] shootout_store::StoreError),
-    /// A report file or its folder could not be written.
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
 
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
 pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {

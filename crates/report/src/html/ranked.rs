@@ -5,7 +5,7 @@
 //! its interval, the repetitions and the load's settings.
 
 use super::bars::{self, Row};
-use super::sections::figure_html;
+use super::figure::figure_html;
 use crate::context::Context;
 use crate::group::{Column, Group};
 use crate::metric::{num, Metric};
