@@ -35,7 +35,7 @@ impl Published {
     pub fn get(&self, t: &TargetRecord, scenario: &str, level: u32, metric: Metric) -> Option<f64> {
         self.figures
             .iter()
-            .filter(|f| fits(f, scenario, level) && f.metric == metric.name())
+            .filter(|f| fits(f, scenario, level) && f.metric == metric)
             .find_map(|f| {
                 f.values
                     .iter()
@@ -115,7 +115,7 @@ pub fn agreements(ctx: &crate::Context, g: &crate::group::Group) -> Vec<Agreemen
     use crate::ranking::{rank, Measure};
     use crate::stats::{decide, Label};
     let mut out = Vec::new();
-    for metric in Metric::ALL {
+    for &metric in Metric::ALL {
         let ranked = rank(g, Measure::Metric(metric));
         let mut rows: Vec<(String, f64, f64)> = ranked
             .iter()

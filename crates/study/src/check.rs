@@ -4,7 +4,7 @@
 //! which applies the engine's rules.
 
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
-use crate::{level, CpuSplit, Level, MetricName, Scenario, StudyError, TargetSelection};
+use crate::{level, CpuSplit, Level, Metric, Scenario, StudyError, TargetSelection};
 use shootout_servers::spec::MAX_QUERIES;
 use std::ops::Range;
 use std::path::Path;
@@ -135,17 +135,17 @@ pub(crate) fn cpus(
 pub(crate) fn metrics(
     at: &Locator<'_>,
     raw: &[Spanned<String>],
-) -> Result<Vec<MetricName>, StudyError> {
+) -> Result<Vec<Metric>, StudyError> {
     raw.iter()
         .map(|m| {
-            MetricName::parse(m.get_ref()).ok_or_else(|| {
+            Metric::parse(m.get_ref()).ok_or_else(|| {
                 at.at(
                     m,
                     "metrics",
                     format!(
                         "unknown metric '{}'; known: {}",
                         m.get_ref(),
-                        MetricName::known()
+                        Metric::known()
                     ),
                 )
             })

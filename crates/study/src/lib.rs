@@ -5,7 +5,7 @@
 //! line. The format is documented in `studies/README.md`. This crate is the
 //! only reader of study files: the runner measures what it returns and the
 //! report shows its published figures, keyed by the one list of metric
-//! names ([`MetricName`]). Load values are checked by the engine's rules
+//! names ([`Metric`]). Load values are checked by the engine's rules
 //! (`shootout_engine::Workload`), default routes come from
 //! `shootout_servers::spec`.
 
@@ -19,7 +19,7 @@ pub mod scale;
 
 pub use capacity::Capacity;
 pub use level::auto_label;
-pub use metric::MetricName;
+pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use raw::{Order, Restart, ScenarioName};
 pub use scale::{quick_scale, Estimate};
 
@@ -136,7 +136,7 @@ pub struct Published {
     /// None: the figure is about the study as a whole (e.g. one RAM peak).
     pub scenario: Option<ScenarioName>,
     pub level: Option<u32>,
-    pub metric: MetricName,
+    pub metric: Metric,
     pub values: BTreeMap<String, f64>,
 }
 
@@ -153,7 +153,7 @@ pub struct Study {
     pub threads: Option<usize>,
     pub cpus: CpuSplit,
     /// The metrics the article reported (rows of its tables).
-    pub metrics: Vec<MetricName>,
+    pub metrics: Vec<Metric>,
     /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
     pub db_pool_size: Option<u32>,
     pub scenarios: Vec<Scenario>,

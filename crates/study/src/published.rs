@@ -12,7 +12,7 @@
 //! `nan` in a per-level list means "not published for that level". This
 //! module validates the table strictly and flattens it into [`Published`].
 
-use super::{MetricName, Published, Scenario};
+use super::{Metric, Published, Scenario};
 use std::collections::BTreeMap;
 
 /// Validates `[published]`; errors name the dotted key.
@@ -33,7 +33,7 @@ pub(super) fn parse(
                 let path = format!("published.{key}.{metric}");
                 metric_values(&path, metric, values, Some(sc), &mut out)?;
             }
-        } else if MetricName::parse(key).is_some() {
+        } else if Metric::parse(key).is_some() {
             metric_values(&format!("published.{key}"), key, value, None, &mut out)?;
         } else {
             let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
@@ -42,7 +42,7 @@ pub(super) fn parse(
                 format!(
                     "'{key}' is neither a scenario of this study ({}) nor a metric ({})",
                     names.join(", "),
-                    MetricName::known()
+                    Metric::known()
                 ),
             ));
         }
@@ -57,10 +57,10 @@ fn metric_values(
     scenario: Option<&Scenario>,
     out: &mut Vec<Published>,
 ) -> Result<(), (String, String)> {
-    let Some(metric) = MetricName::parse(metric) else {
+    let Some(metric) = Metric::parse(metric) else {
         return Err((
             path.to_string(),
-            format!("unknown metric '{metric}'; known: {}", MetricName::known()),
+            format!("unknown metric '{metric}'; known: {}", Metric::known()),
         ));
     };
     let toml::Value::Table(targets) = values else {
