@@ -66,7 +66,7 @@ impl Agreement {
 /// more targets we measured.
 pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
     let mut out = Vec::new();
-    for metric in Metric::ALL {
+    for &metric in Metric::ALL {
         let ranked = rank(g, Measure::Metric(metric));
         let mut rows: Vec<(String, f64, f64)> = ranked
             .iter()

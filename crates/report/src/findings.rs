@@ -304,7 +304,7 @@ pub fn ratio_num(v: f64) -> String {
 }
 
 fn agreement_text(a: &Agreement) -> String {
-    let metric = a.metric.name().as_str();
+    let metric = a.metric.name();
     let art = a.published_text();
     if a.reproduced() {
         let ties = if a.tied.is_empty() {
@@ -335,7 +335,7 @@ fn verdict(all: &[(String, Agreement)]) -> Option<String> {
         .filter(|(_, a)| !a.reproduced())
         .map(|(title, a)| {
             let pairs: Vec<String> = a.flipped.iter().map(|(x, y)| format!("{x}/{y}")).collect();
-            format!("{title} {}: {}", a.metric.name().as_str(), pairs.join(", "))
+            format!("{title} {}: {}", a.metric.name(), pairs.join(", "))
         })
         .collect();
     Some(if failed.is_empty() {

@@ -1,7 +1,11 @@
 //! Reports made from the stored data alone: seed-shaped Markdown tables, one
 //! self-contained HTML page with charts, JSON with a committed schema, CSV,
 //! and `compare` with real significance tests. Everything starts from a
-//! [`shootout_store::RunData`]; the statistics live in [`stats`].
+//! [`shootout_store::RunData`]; the statistics live in [`stats`]. The
+//! outputs of one load, one capacity search and a merged load live in
+//! [`output`]. Renderers return Strings; only the CLI prints.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agreement;
 pub mod capacity;
@@ -19,6 +23,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metric;
+pub mod output;
 pub mod published;
 pub mod ranking;
 pub mod stats;
@@ -26,6 +31,7 @@ pub mod trend;
 
 pub use context::Context;
 pub use error::ReportError;
+pub use output::Format;
 pub use shootout_store::RunData;
 
 /// Renders the self-contained HTML report of a run.

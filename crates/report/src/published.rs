@@ -36,7 +36,7 @@ impl Published {
     pub fn get(&self, t: &TargetRecord, scenario: &str, level: u32, metric: Metric) -> Option<f64> {
         self.figures
             .iter()
-            .filter(|f| fits(f, scenario, level) && f.metric == metric.name())
+            .filter(|f| fits(f, scenario, level) && f.metric == metric)
             .find_map(|f| {
                 f.values
                     .iter()

@@ -6,7 +6,7 @@
 use crate::capacity;
 use crate::level::{self, Level};
 use crate::locator::{Locator, StudyError};
-use crate::metric::MetricName;
+use crate::metric::Metric;
 use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
 use shootout_contract::spec::MAX_QUERIES;
@@ -89,17 +89,17 @@ pub(crate) fn cpus(
 pub(crate) fn metrics(
     at: &Locator<'_>,
     raw: &[Spanned<String>],
-) -> Result<Vec<MetricName>, StudyError> {
+) -> Result<Vec<Metric>, StudyError> {
     raw.iter()
         .map(|m| {
-            MetricName::parse(m.get_ref()).ok_or_else(|| {
+            Metric::parse(m.get_ref()).ok_or_else(|| {
                 at.at(
                     m,
                     "metrics",
                     format!(
                         "unknown metric '{}'; known: {}",
                         m.get_ref(),
-                        MetricName::known()
+                        Metric::known()
                     ),
                 )
             })

@@ -5,7 +5,7 @@
 //! line. The format is documented in `studies/README.md`. This crate is the
 //! only reader of study files: the runner measures what it returns and the
 //! report shows its published figures, keyed by the one list of metric
-//! names ([`MetricName`]). Load values are checked by the engine's rules
+//! names ([`Metric`]). Load values are checked by the engine's rules
 //! (`shootout_engine::Workload`), default routes come from
 //! `shootout_contract::spec`.
 
@@ -24,7 +24,7 @@ pub mod scale;
 pub use capacity::Capacity;
 pub use level::{auto_label, Level};
 pub use locator::StudyError;
-pub use metric::MetricName;
+pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use raw::{Order, Restart};
 pub use scale::{quick_scale, Estimate};

@@ -5,7 +5,7 @@
 
 use crate::capacity::Capacity;
 use crate::level::Level;
-use crate::metric::MetricName;
+use crate::metric::Metric;
 use crate::raw::{Order, Restart};
 use serde::Serialize;
 use shootout_contract::spec::ScenarioName;
@@ -77,7 +77,7 @@ pub struct Published {
     /// None: the figure is about the study as a whole (e.g. one RAM peak).
     pub scenario: Option<ScenarioName>,
     pub level: Option<u32>,
-    pub metric: MetricName,
+    pub metric: Metric,
     pub values: BTreeMap<String, f64>,
 }
 
@@ -94,7 +94,7 @@ pub struct Study {
     pub threads: Option<usize>,
     pub cpus: CpuSplit,
     /// The metrics the article reported (rows of its tables).
-    pub metrics: Vec<MetricName>,
+    pub metrics: Vec<Metric>,
     /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
     pub db_pool_size: Option<u32>,
     pub scenarios: Vec<Scenario>,

@@ -13,7 +13,7 @@
 //! module validates the table strictly and flattens it into [`Published`].
 
 use crate::locator::KeyError;
-use crate::metric::MetricName;
+use crate::metric::Metric;
 use crate::model::{Published, Scenario};
 use std::collections::BTreeMap;
 
@@ -35,7 +35,7 @@ pub(super) fn parse(
                 let path = format!("published.{key}.{metric}");
                 metric_values(&path, metric, values, Some(sc), &mut out)?;
             }
-        } else if MetricName::parse(key).is_some() {
+        } else if Metric::parse(key).is_some() {
             metric_values(&format!("published.{key}"), key, value, None, &mut out)?;
         } else {
             let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
@@ -44,7 +44,7 @@ pub(super) fn parse(
                 format!(
                     "'{key}' is neither a scenario of this study ({}) nor a metric ({})",
                     names.join(", "),
-                    MetricName::known()
+                    Metric::known()
                 ),
             ));
         }
@@ -59,10 +59,10 @@ fn metric_values(
     scenario: Option<&Scenario>,
     out: &mut Vec<Published>,
 ) -> Result<(), KeyError> {
-    let Some(metric) = MetricName::parse(metric) else {
+    let Some(metric) = Metric::parse(metric) else {
         return Err(KeyError::new(
             path.to_string(),
-            format!("unknown metric '{metric}'; known: {}", MetricName::known()),
+            format!("unknown metric '{metric}'; known: {}", Metric::known()),
         ));
     };
     let toml::Value::Table(targets) = values else {

@@ -182,7 +182,7 @@ fn shipped_published_figures_are_structured() {
     let l2 = avd
         .published
         .iter()
-        .find(|p| p.metric == MetricName::MeanMs && p.level == Some(2))
+        .find(|p| p.metric == Metric::Mean && p.level == Some(2))
         .unwrap();
     assert_eq!(l2.values["python-django"], 86.184);
     let faf = all
@@ -199,7 +199,7 @@ fn shipped_published_figures_are_structured() {
     assert!(trio
         .published
         .iter()
-        .any(|p| p.scenario.is_none() && p.metric == MetricName::RssPeakMib));
+        .any(|p| p.scenario.is_none() && p.metric == Metric::RssPeak));
 }
 
 #[test]

@@ -6,14 +6,15 @@
 //! met the SLO, 2 for usage errors, a dead server or a generator that could
 //! not offer the rates needed to decide, 130 on Ctrl-C.
 
-use crate::capacity_output;
+use crate::capacity_progress;
 use crate::cmd::load::{expect, flag_error, parse_request, threads, ExpectArgs};
 use crate::exit::Outcome;
-use crate::load_output::Format;
 use crate::units;
 use anyhow::{bail, Context};
 use shootout_capacity::{CapacityError, Event, Settings, SettingsError, SettingsField, Verdict};
 use shootout_engine::{Endpoint, Expect, Load, Plan, StatusMatch, Stop, Threshold, Workload};
+use shootout_report::output::capacity as capacity_output;
+use shootout_report::Format;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         1 => flag.store(true, Ordering::SeqCst),
         _ => crate::interrupt::exit_now(),
     })?;
-    let mut progress = capacity_output::Progress::new(!args.quiet);
+    let mut progress = capacity_progress::Progress::new(!args.quiet);
     let cancelled = || stop.load(Ordering::SeqCst);
     let result = shootout_capacity::run(&template, &settings, &cancelled, &mut |e: Event| {
         progress.event(&e)

@@ -60,7 +60,7 @@ fn published(out: &mut String, ctx: &Context) {
     );
     for (title, slug, agreements) in &all {
         for a in agreements {
-            let name = a.metric.name().as_str();
+            let name = a.metric.name();
             let verdict = if a.reproduced() {
                 "<span class=\"badge ok\">same order</span>".to_string()
             } else {

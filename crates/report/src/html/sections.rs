@@ -203,7 +203,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for m in g.metrics() {
+    for m in g.rows() {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
         let digits = spread_decimals(&spreads);
