@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use super::fake::{correct, serve, DateHeader, Keep, Reply, Req, Wire};
 use super::*;
-use shootout_contract::spec::ScenarioName;
 use crate::tempdir;
 use crate::toolchain::Toolchain;
+use shootout_contract::spec::ScenarioName;
 
 fn run(addr: SocketAddr) -> Vec<Check> {
     check_server(
