@@ -19,6 +19,12 @@ const { parse } = require('csv-parse');
 const express = require('express');
 const pg = require('pg');
 
+// Startup lines come from the first worker of ../node/cluster.js only: the
+// others start while the first already answers, and the same lines again
+// would read as output during requests.
+const cluster = require('node:cluster');
+const startupLog = cluster.isWorker && cluster.worker.id !== 1 ? () => {} : (line) => console.error(line);
+
 const PORT = process.env.PORT;
 const HOST = process.env.HOST || '127.0.0.1';
 if (!PORT) {
@@ -75,9 +81,9 @@ if (process.env.DATABASE_URL) {
   });
   // An idle connection that dies is dropped by the pool; don't crash.
   pool.on('error', (err) => console.error(`node-express: idle database connection: ${err.message}`));
-  console.error(`node-express: database pool: at most ${pool.options.max} connections`);
+  startupLog(`node-express: database pool: at most ${pool.options.max} connections`);
 } else {
-  console.error('node-express: DATABASE_URL is not set: the database routes answer 503');
+  startupLog('node-express: DATABASE_URL is not set: the database routes answer 503');
 }
 
 const selectWorld = (id) => ({ name: 'select-world', text: SELECT_WORLD, values: [id] });
@@ -256,7 +262,7 @@ app.use((err, req, res, next) => {
 
 const server = http.createServer(app);
 server.listen(Number(PORT), HOST, () => {
-  console.error(`node-express: listening on ${HOST}:${PORT}`);
+  startupLog(`node-express: listening on ${HOST}:${PORT}`);
 });
 
 // SIGTERM: stop accepting, close the pool, exit (at most 3 s later).

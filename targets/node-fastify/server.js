@@ -20,6 +20,12 @@ const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
 const pg = require('pg');
 
+// Startup lines come from the first worker of ../node/cluster.js only: the
+// others start while the first already answers, and the same lines again
+// would read as output during requests.
+const cluster = require('node:cluster');
+const startupLog = cluster.isWorker && cluster.worker.id !== 1 ? () => {} : (line) => console.error(line);
+
 const PORT = process.env.PORT;
 const HOST = process.env.HOST || '127.0.0.1';
 if (!PORT) {
@@ -66,9 +72,9 @@ if (process.env.DATABASE_URL) {
   });
   // An idle connection that dies is dropped by the pool; don't crash.
   pool.on('error', (err) => console.error(`node-fastify: idle database connection: ${err.message}`));
-  console.error(`node-fastify: database pool: at most ${pool.options.max} connections`);
+  startupLog(`node-fastify: database pool: at most ${pool.options.max} connections`);
 } else {
-  console.error('node-fastify: DATABASE_URL is not set: the database routes answer 503');
+  startupLog('node-fastify: DATABASE_URL is not set: the database routes answer 503');
 }
 
 const selectWorld = (id) => ({ name: 'select-world', text: SELECT_WORLD, values: [id] });
@@ -262,7 +268,7 @@ app.get('/updates', worldsRoute, async (req) => {
 // --- server -------------------------------------------------------------------
 
 app.listen({ port: Number(PORT), host: HOST }).then(
-  () => console.error(`node-fastify: listening on ${HOST}:${PORT}`),
+  () => startupLog(`node-fastify: listening on ${HOST}:${PORT}`),
   (err) => {
     console.error(`node-fastify: ${err.message}`);
     process.exit(1);
