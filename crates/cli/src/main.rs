@@ -3,12 +3,10 @@
 //! to stderr. Exit codes: 0 ok, 1 a threshold or comparison failed, 2 a usage
 //! or environment error, 130 interrupted ([`exit`], [`interrupt`]).
 
-mod capacity_output;
+mod capacity_progress;
 mod cmd;
 mod exit;
 mod interrupt;
-mod load_output;
-mod merge_output;
 mod progress;
 mod run_view;
 mod term;

@@ -103,7 +103,7 @@ fn markdown_and_csv_count_mismatches() {
         &url,
         &["--expect-body", "Hello, World!", "-o", "markdown"],
     ));
-    assert!(md.contains("| mismatches | 100 |"), "{md}");
+    assert!(md.contains("| Mismatches | 100 |"), "{md}");
     assert!(
         md.contains("**First mismatch:** status 200, body differs at byte 7"),
         "{md}"
@@ -115,9 +115,9 @@ fn markdown_and_csv_count_mismatches() {
     let lines: Vec<&str> = csv.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
     // New columns are appended, so the old ones keep their positions:
-    // err_mismatch, then pipeline.
-    assert_eq!(header[header.len() - 2..], ["err_mismatch", "pipeline"]);
-    assert_eq!(header[17], "err_parse");
+    // mismatches, then pipeline.
+    assert_eq!(header[header.len() - 2..], ["mismatches", "pipeline"]);
+    assert_eq!(header[17], "errors_parse");
     assert_eq!(lines[1].rsplit(',').nth(1), Some("100"));
     assert_eq!(lines[1].rsplit(',').next(), Some("1"));
 }

@@ -141,7 +141,7 @@ fn markdown_and_csv_outputs() {
     let md = shootout(&["load", "-n", "100", "-c", "2", "-o", "markdown", &url]);
     assert!(String::from_utf8(md.stdout)
         .unwrap()
-        .contains("| requests/s |"));
+        .contains("| RPS (req/s) |"));
     let csv =
         String::from_utf8(shootout(&["load", "-n", "100", "-c", "2", "-o", "csv", &url]).stdout)
             .unwrap();

@@ -2,7 +2,7 @@
 //! fixture database written through the store and honours --db, --format,
 //! -o and --fail-if-slower, with the documented exit codes.
 
-use shootout_report::fixture::{write_fixture_run, FixtureOptions};
+use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -7,11 +7,11 @@ fn main() -> anyhow::Result<()> {
     let db = std::path::PathBuf::from(args.get(1).map_or("target/fixture.db", |s| s.as_str()));
     let format = args.get(2).map_or("md", |s| s.as_str());
     let _ = std::fs::remove_file(&db);
-    let opts = shootout_report::fixture::FixtureOptions {
+    let opts = shootout_report_fixtures::FixtureOptions {
         database: args.get(3).is_some_and(|a| a == "db"),
         ..Default::default()
     };
-    let id = shootout_report::fixture::write_fixture_run(&db, &opts)?;
+    let id = shootout_report_fixtures::write_fixture_run(&db, &opts)?;
     let data = shootout_report::load(&db, &id.to_string())?;
     match format {
         "md" => print!("{}", shootout_report::markdown(&data)),

@@ -4,6 +4,7 @@
 //! Markdown header and the HTML environment table.
 
 use crate::colour::Palette;
+use crate::cpus::cpu_list;
 use crate::published::Published;
 use shootout_store::{RunData, TargetRecord};
 use shootout_study::{Study, StudyError};
@@ -132,17 +133,6 @@ impl<'a> Context<'a> {
                 .map_or(String::new(), |c| format!(" ({c})")),
         )
     }
-}
-
-/// `0,1` style CPU list, or "unpinned".
-pub fn cpu_list(cpus: &[usize]) -> String {
-    if cpus.is_empty() {
-        return "unpinned".to_string();
-    }
-    cpus.iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// The run's palette: targets in the run's order, each by its recorded

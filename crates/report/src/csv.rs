@@ -1,38 +1,43 @@
-//! The CSV report: a header and one row per measurement, RFC 4180 quoting.
+//! The CSV report: a header and one row per measurement, RFC 4180 quoting;
+//! metric columns are named as in the catalogue (docs/columns.md).
 //! Text cells that a spreadsheet would run as a formula (leading `=`, `+`,
 //! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
 //! database columns appended after the others; runs without keep exactly
 //! the columns they always had.
 
 use shootout_store::{Measurement, RunData};
+use shootout_study::Metric;
 
-const HEADER: &[&str] = &[
-    "run_id",
-    "target",
-    "scenario",
-    "level",
-    "level_label",
-    "repetition",
-    "rps",
-    "latency_mean_ms",
-    "latency_p50_ms",
-    "latency_p90_ms",
-    "latency_p99_ms",
-    "latency_max_ms",
-    "completed",
-    "errors",
-    "rss_idle_mib",
-    "rss_peak_mib",
-    "rss_after_mib",
-    "pss_peak_mib",
-    "server_cpu_s",
-    "req_per_cpu_s",
-    "generator_bound",
-    "startup_s",
-];
+/// The columns of every run; metrics under their catalogue names.
+pub fn header() -> Vec<&'static str> {
+    vec![
+        "run_id",
+        "target",
+        "scenario",
+        "level",
+        "level_label",
+        "repetition",
+        Metric::Rps.name(),
+        Metric::Mean.name(),
+        Metric::Median.name(),
+        Metric::P90.name(),
+        Metric::P99.name(),
+        Metric::Max.name(),
+        "completed",
+        Metric::Errors.name(),
+        Metric::RssIdle.name(),
+        Metric::RssPeak.name(),
+        Metric::RssAfter.name(),
+        Metric::PssPeak.name(),
+        Metric::CpuS.name(),
+        Metric::ReqPerCpuS.name(),
+        "generator_bound",
+        Metric::Startup.name(),
+    ]
+}
 
 /// Appended when any measurement of the run has database numbers.
-const DATABASE_HEADER: &[&str] = &["db_cpu_s", "db_rss_peak_mib", "req_per_total_cpu_s"];
+const DATABASE_HEADER: [Metric; 3] = [Metric::DbCpuS, Metric::DbRssPeak, Metric::ReqPerTotalCpuS];
 
 /// Renders the CSV of a run.
 pub fn render(data: &RunData) -> String {
@@ -40,9 +45,9 @@ pub fn render(data: &RunData) -> String {
         .measurements
         .iter()
         .any(|m| m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some());
-    let mut header = HEADER.to_vec();
+    let mut header = header();
     if database {
-        header.extend(DATABASE_HEADER);
+        header.extend(DATABASE_HEADER.map(Metric::name));
     }
     let mut out = header.join(",");
     out.push('\n');
@@ -59,11 +64,10 @@ pub fn render(data: &RunData) -> String {
 
 /// The database columns: empty cells where a measurement has no value.
 fn database_cells(m: &Measurement) -> Vec<String> {
-    vec![
-        m.db_cpu_s.map_or(String::new(), f),
-        m.db_rss_peak_mib.map_or(String::new(), f),
-        f(crate::metric::req_per_total_cpu_s(m)),
-    ]
+    DATABASE_HEADER
+        .iter()
+        .map(|x| f(crate::metric::value(*x, m)))
+        .collect()
 }
 
 fn row(run_id: i64, m: &Measurement) -> Vec<String> {
@@ -106,6 +110,12 @@ fn f(v: f64) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// A text cell always in quotes (inner quotes doubled), for free text such
+/// as a URL or a reason.
+pub fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
 }
 
 /// Quotes a text cell when needed and defuses spreadsheet formulas.

@@ -5,7 +5,7 @@
 //! these functions so they say the same thing; runs without a database get
 //! nothing from here, so their reports are unchanged.
 
-use crate::context::cpu_list;
+use crate::cpus::cpu_list;
 use shootout_store::{DatabaseRecord, Run};
 
 /// Settings readers look for first, in this order; the others follow

@@ -1,6 +1,8 @@
-//! Escaping of every string taken from data before it enters a report: HTML
-//! text and attributes, and Markdown table cells (which GitHub and others
-//! render as HTML, so angle brackets become entities there too).
+//! Escaping of every string taken from data before it enters a report or
+//! a command's output: HTML text and attributes, Markdown text and table
+//! cells (which GitHub and others render as HTML, so angle brackets become
+//! entities there too), and Markdown code spans. The one escaping module:
+//! the study reports and the load, capacity and merge outputs use it.
 
 /// Escapes text for HTML element content and double- or single-quoted attributes.
 pub fn html(s: &str) -> String {
@@ -39,6 +41,27 @@ pub fn md(s: &str) -> String {
     out
 }
 
+/// A Markdown code span of `s`: fenced with more backticks than any run of
+/// them inside (padded with spaces when `s` starts or ends with one), line
+/// breaks as spaces, so it stays one span on its line. Nothing else needs
+/// escaping inside a code span.
+pub fn md_code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -52,5 +75,12 @@ mod tests {
     #[test]
     fn md_escapes_markup_and_table_syntax() {
         assert_eq!(super::md("<b>|*x*|\nrow"), "&lt;b&gt;\\|\\*x\\*\\| row");
+    }
+
+    #[test]
+    fn md_code_outfences_backticks() {
+        assert_eq!(super::md_code("GET /json"), "`GET /json`");
+        assert_eq!(super::md_code("a``b\nc"), "```a``b c```");
+        assert_eq!(super::md_code("`x"), "`` `x ``");
     }
 }

@@ -6,10 +6,10 @@
 //! article's conclusion reproduced. The HTML report opens with this and the
 //! Markdown report starts with [`text`]; both render these same strings.
 
+use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
 use crate::group::{groups, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
-use crate::published::{agreements, Agreement};
 use crate::ranking::{rank, ties, Entry, Measure, Ratio};
 
 /// Above this coefficient of variation over repetitions a result is
@@ -118,15 +118,27 @@ pub fn markdown(f: &Findings) -> String {
 const SINGLE: &str =
     "One repetition: no confidence intervals, and the order is not tested for ties.";
 
+/// The sentences of one scenario × level, in reading order: the ranking
+/// and its ties, the p99 spread, every flag, the article's orders.
 fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<String> {
-    let mut lines = Vec::new();
     let ranked = rank(g, Measure::Metric(Metric::Rps));
     if ranked.is_empty() {
-        lines.push("No throughput was measured.".into());
-        return lines;
+        return vec!["No throughput was measured.".into()];
     }
-    lines.push(format!("Throughput: {}.", ranking_text(&ranked, "req/s")));
-    for run in ties(&ranked) {
+    let mut lines = throughput_lines(&ranked, note_single);
+    lines.extend(p99_line(g));
+    lines.extend(generator_bound_line(g));
+    lines.extend(wrong_answers_line(g));
+    lines.extend(noisy_line(&ranked));
+    lines.extend(agreements.iter().map(agreement_text));
+    lines
+}
+
+/// The throughput ranking, a sentence per run of tied targets, and the
+/// one-repetition caveat when the run does not say it once for all.
+fn throughput_lines(ranked: &[Entry], note_single: bool) -> Vec<String> {
+    let mut lines = vec![format!("Throughput: {}.", ranking_text(ranked, "req/s"))];
+    for run in ties(ranked) {
         let names: Vec<&str> = run.iter().map(|&i| ranked[i].target()).collect();
         let ps: Vec<String> = run[1..]
             .iter()
@@ -142,44 +154,53 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
     if note_single && ranked.iter().any(|e| e.spread.n < 2) {
         lines.push(SINGLE.into());
     }
+    lines
+}
+
+/// The lowest and highest p99 and their ratio; None with fewer than two.
+fn p99_line(g: &Group) -> Option<String> {
     let p99 = rank(g, Measure::Metric(Metric::P99));
-    if let (Some(best), Some(worst)) = (p99.first(), p99.last()) {
-        if p99.len() > 1 {
-            lines.push(format!(
-                "p99 latency: lowest {} {} ms, highest {} {} ms ({}×).",
-                best.target(),
-                num(best.spread.median),
-                worst.target(),
-                num(worst.spread.median),
-                ratio_num(worst.ratio.value)
-            ));
-        }
-    }
+    let (best, worst) = (p99.first()?, p99.last()?);
+    (p99.len() > 1).then(|| {
+        format!(
+            "p99 latency: lowest {} {} ms, highest {} {} ms ({}×).",
+            best.target(),
+            num(best.spread.median),
+            worst.target(),
+            num(worst.spread.median),
+            ratio_num(worst.ratio.value)
+        )
+    })
+}
+
+fn generator_bound_line(g: &Group) -> Option<String> {
     let bound: Vec<&str> = g
         .columns
         .iter()
         .filter(|c| c.generator_bound())
         .map(|c| c.target)
         .collect();
-    if !bound.is_empty() {
-        lines.push(format!(
+    (!bound.is_empty()).then(|| {
+        format!(
             "{BOUND_MARK} Generator-bound: {} (the load generator used 90% or more of its \
              cores, so the figure is a floor for the server, not its limit).",
             and_list(&bound)
-        ));
-    }
+        )
+    })
+}
+
+fn wrong_answers_line(g: &Group) -> Option<String> {
     let wrong: Vec<String> = g
         .columns
         .iter()
         .filter(|c| c.mismatches() > 0)
         .map(|c| format!("{} {} of {} responses", c.target, c.mismatches(), c.sent()))
         .collect();
-    if !wrong.is_empty() {
-        lines.push(format!(
-            "{MISMATCH_MARK} Wrong answers: {}.",
-            wrong.join("; ")
-        ));
-    }
+    (!wrong.is_empty()).then(|| format!("{MISMATCH_MARK} Wrong answers: {}.", wrong.join("; ")))
+}
+
+/// The targets whose repetitions vary by more than [`NOISY_CV`].
+fn noisy_line(ranked: &[Entry]) -> Option<String> {
     let noisy: Vec<String> = ranked
         .iter()
         .filter_map(|e| {
@@ -194,17 +215,13 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
             })
         })
         .collect();
-    if !noisy.is_empty() {
-        lines.push(format!(
+    (!noisy.is_empty()).then(|| {
+        format!(
             "Noisy: {}; above {:.0}% the ratios are not worth quoting without more repetitions.",
             noisy.join(", "),
             NOISY_CV * 100.0
-        ));
-    }
-    for a in agreements {
-        lines.push(agreement_text(a));
-    }
-    lines
+        )
+    })
 }
 
 /// `Capacity: a 9200 req/s [..]; 1.14× [..] b; none for c`: the rows of a
@@ -287,7 +304,7 @@ pub fn ratio_num(v: f64) -> String {
 }
 
 fn agreement_text(a: &Agreement) -> String {
-    let metric = a.metric.name().as_str();
+    let metric = a.metric.name();
     let art = a.published_text();
     if a.reproduced() {
         let ties = if a.tied.is_empty() {
@@ -318,7 +335,7 @@ fn verdict(all: &[(String, Agreement)]) -> Option<String> {
         .filter(|(_, a)| !a.reproduced())
         .map(|(title, a)| {
             let pairs: Vec<String> = a.flipped.iter().map(|(x, y)| format!("{x}/{y}")).collect();
-            format!("{title} {}: {}", a.metric.name().as_str(), pairs.join(", "))
+            format!("{title} {}: {}", a.metric.name(), pairs.join(", "))
         })
         .collect();
     Some(if failed.is_empty() {

@@ -1,25 +1,44 @@
 //! Groups a run's measurements the way the tables are laid out: one group
 //! per scenario × level, and inside it the repetitions of each target.
 
-use crate::metric::Metric;
+use crate::metric::{self, Metric};
 use crate::stats::Spread;
-use shootout_store::{Measurement, RunData};
+use shootout_store::{Measurement, RunData, TargetRecord};
+use shootout_study::{Aggregate, Scope, Study};
 
 /// The repetitions of one target in one scenario × level.
 #[derive(Debug, Clone)]
 pub struct Column<'a> {
     pub target: &'a str,
     pub reps: Vec<&'a Measurement>,
+    /// The run's record of the target (its build), for per-target metrics.
+    pub record: Option<&'a TargetRecord>,
 }
 
 impl Column<'_> {
-    /// The metric over the repetitions.
+    /// The metric over the repetitions; a per-target metric has the one
+    /// value of the target's record.
     pub fn values(&self, metric: Metric) -> Vec<f64> {
-        self.reps.iter().map(|m| metric.value(m)).collect()
+        if metric.info().scope == Scope::Target {
+            return self
+                .record
+                .map(|t| metric::target_value(metric, t))
+                .into_iter()
+                .collect();
+        }
+        self.reps.iter().map(|m| metric::value(metric, m)).collect()
     }
 
+    /// The cell of a table: the repetitions aggregated as the catalogue says.
     pub fn spread(&self, metric: Metric) -> Option<Spread> {
-        Spread::of(&self.values(metric))
+        let values = self.values(metric);
+        match metric.aggregate() {
+            Aggregate::Median => Spread::of(&values),
+            Aggregate::Max => {
+                let finite = values.iter().copied().filter(|v| v.is_finite());
+                Spread::of(&[finite.fold(f64::NAN, f64::max)])
+            }
+        }
     }
 
     /// True when any repetition was limited by the load generator.
@@ -93,6 +112,9 @@ pub struct Group<'a> {
     /// True when the scenario has more than one level (a sweep).
     pub sweep: bool,
     pub columns: Vec<Column<'a>>,
+    /// The study's `metrics`, in its order; empty when it lists none or no
+    /// longer parses.
+    pub listed: Vec<Metric>,
 }
 
 impl Group<'_> {
@@ -112,11 +134,24 @@ impl Group<'_> {
         }
     }
 
-    /// The rows of this table: every metric, less the database ones when
-    /// no repetition here has them (so other scenarios render as before).
+    /// The default rows of the catalogue, less the database ones when no
+    /// repetition here has them (so other scenarios render as before).
     pub fn metrics(&self) -> Vec<Metric> {
-        Metric::ALL
-            .into_iter()
+        self.present(Metric::default_rows())
+    }
+
+    /// The rows of the article-style tables (Markdown and HTML): the
+    /// study's `metrics` in its order, or [`Group::metrics`] when it lists
+    /// none; database-only rows only where some repetition has them.
+    pub fn rows(&self) -> Vec<Metric> {
+        if self.listed.is_empty() {
+            return self.metrics();
+        }
+        self.present(self.listed.iter().copied())
+    }
+
+    fn present(&self, metrics: impl Iterator<Item = Metric>) -> Vec<Metric> {
+        metrics
             .filter(|m| !m.database_only() || self.columns.iter().any(|c| c.spread(*m).is_some()))
             .collect()
     }
@@ -142,8 +177,12 @@ impl Group<'_> {
 /// only appear in measurements.
 /// Targets listed in the study's `targets` array come first, in its order.
 pub fn target_order(data: &RunData) -> Vec<&str> {
+    target_order_in(data, stored_study(data).as_ref())
+}
+
+fn target_order_in<'a>(data: &'a RunData, study: Option<&Study>) -> Vec<&'a str> {
     let mut names: Vec<&str> = data.targets.iter().map(|t| t.target.as_str()).collect();
-    let listed = study_list(&data.run.study_text, "targets");
+    let listed = study_list(study, "targets");
     names.sort_by_key(|n| listed.iter().position(|l| l == n).unwrap_or(usize::MAX));
     for m in &data.measurements {
         if !names.contains(&m.target.as_str()) {
@@ -169,10 +208,12 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
         }
         acc
     });
-    let listed = study_list(&data.run.study_text, "scenario");
+    let study = stored_study(data);
+    let listed = study_list(study.as_ref(), "scenario");
     let mut scenarios = scenarios;
     scenarios.sort_by_key(|s| listed.iter().position(|l| l == s).unwrap_or(usize::MAX));
-    let order = target_order(data);
+    let order = target_order_in(data, study.as_ref());
+    let metrics = study.map(|s| s.metrics).unwrap_or_default();
     let mut out = Vec::new();
     for s in scenarios {
         let mut levels: Vec<_> = keys.iter().filter(|k| k.0 == s).collect();
@@ -185,6 +226,7 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
                 level_label,
                 sweep,
                 columns: columns(data, &order, scenario, level),
+                listed: metrics.clone(),
             });
         }
     }
@@ -206,21 +248,31 @@ fn columns<'a>(
                 .filter(|m| m.target == target && m.scenario == scenario && m.level == level)
                 .collect();
             reps.sort_by_key(|m| m.repetition);
-            (!reps.is_empty()).then_some(Column { target, reps })
+            let record = data.targets.iter().find(|t| t.target == target);
+            (!reps.is_empty()).then_some(Column {
+                target,
+                reps,
+                record,
+            })
         })
         .collect()
 }
 
-/// Names listed in the stored study (parsed by `shootout_study`): its
-/// `targets` list or its scenarios; empty when it lists all targets or no
-/// longer parses (the report says so, see `Context::study_note`).
-fn study_list(text: &str, key: &str) -> Vec<String> {
-    let Ok(study) = shootout_study::parse(std::path::Path::new("study"), text) else {
+/// The stored study, parsed by `shootout_study`; None when it no longer
+/// parses (the report says so, see `Context::study_note`).
+fn stored_study(data: &RunData) -> Option<Study> {
+    shootout_study::parse(std::path::Path::new("study"), &data.run.study_text).ok()
+}
+
+/// Names listed in the stored study: its `targets` list or its scenarios;
+/// empty when it lists all targets or no longer parses.
+fn study_list(study: Option<&Study>, key: &str) -> Vec<String> {
+    let Some(study) = study else {
         return Vec::new();
     };
     match key {
-        "targets" => match study.targets {
-            shootout_study::TargetSelection::List(names) => names,
+        "targets" => match &study.targets {
+            shootout_study::TargetSelection::List(names) => names.clone(),
             shootout_study::TargetSelection::All => Vec::new(),
         },
         _ => study

@@ -1,14 +1,21 @@
 //! Reports made from the stored data alone: seed-shaped Markdown tables, one
 //! self-contained HTML page with charts, JSON with a committed schema, CSV,
 //! and `compare` with real significance tests. Everything starts from a
-//! [`shootout_store::RunData`]; the statistics live in [`stats`].
+//! [`shootout_store::RunData`]; the statistics live in [`stats`]. The
+//! outputs of one load, one capacity search and a merged load live in
+//! [`output`]. Renderers return Strings; only the CLI prints.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod agreement;
 pub mod capacity;
 pub mod colour;
 pub mod compare;
 pub mod context;
+pub mod cpus;
 pub mod csv;
 pub mod database;
+mod error;
 pub mod escape;
 pub mod findings;
 pub mod group;
@@ -16,12 +23,15 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metric;
+pub mod output;
 pub mod published;
 pub mod ranking;
 pub mod stats;
 pub mod trend;
 
 pub use context::Context;
+pub use error::ReportError;
+pub use output::Format;
 pub use shootout_store::RunData;
 
 /// Renders the self-contained HTML report of a run.
@@ -45,25 +55,7 @@ pub fn markdown(data: &RunData) -> String {
     markdown::render(&Context::new(data))
 }
 
-pub mod fixture;
-pub mod fixture_capacity;
-pub mod fixture_default;
-
 use std::path::{Path, PathBuf};
-
-/// Why a report could not be loaded or written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// The database could not be opened or read, or has no such run.
-    #[error(transparent)]
-    Store(#[from] shootout_store::StoreError),
-    /// A report file or its folder could not be written.
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
 
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
 pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {

@@ -61,7 +61,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     let _ = writeln!(out, "{head}\n{rule}");
-    for metric in g.metrics() {
+    for metric in g.rows() {
         row(out, ctx, g, metric, published);
     }
     footnotes(out, g);

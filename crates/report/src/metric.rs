@@ -1,136 +1,94 @@
-//! The metrics every report shows, in the order the seed articles' tables
-//! used: how each is read from a stored measurement, its unit, which
-//! direction is better, and its name in the one list of metric names
-//! (`shootout_study::MetricName`). Also the number formatting shared by all formats.
-//! The database metrics only have values for database scenarios; tables
-//! show their rows only where some measurement has them.
+//! How each metric of the catalogue (`shootout_study::Metric`: name,
+//! label, unit, direction, aggregation) is read from a stored measurement,
+//! and the number formatting shared by all formats. The database metrics
+//! only have values for database scenarios; tables show their rows only
+//! where some measurement has them.
 
-use shootout_store::Measurement;
-use shootout_study::MetricName;
+use shootout_store::{Measurement, TargetRecord};
+pub use shootout_study::Metric;
 
-/// One row of a seed-shaped table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    Rps,
-    Mean,
-    Median,
-    P90,
-    P99,
-    Max,
-    Errors,
-    RssIdle,
-    RssPeak,
-    RssAfter,
-    DbRssPeak,
-    CpuS,
-    DbCpuS,
-    ReqPerCpuS,
-    ReqPerTotalCpuS,
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The metric's value in one measurement; NaN where it has none (a
+/// database metric outside a database scenario, a per-target metric),
+/// which the statistics skip and the renderers show as "—".
+pub fn value(metric: Metric, m: &Measurement) -> f64 {
+    let s = &m.summary;
+    let (l, e) = (&s.latency_ms, &s.errors);
+    match metric {
+        Metric::Rps => s.rps,
+        Metric::RpsStdev => second_rates_stdev(m),
+        Metric::RpsMax => second_rates(m).fold(f64::NAN, f64::max),
+        Metric::Mean => l.mean,
+        Metric::Stdev => l.stdev,
+        Metric::Min => l.min,
+        Metric::Median => l.p50,
+        Metric::P90 => l.p90,
+        Metric::P99 => l.p99,
+        Metric::P999 => l.p999,
+        Metric::Max => l.max,
+        Metric::Errors => e.total() as f64,
+        Metric::ErrorsTimeout => e.timeout as f64,
+        Metric::ErrorsConnect => e.connect as f64,
+        Metric::ErrorsRead => e.read as f64,
+        Metric::ErrorsWrite => e.write as f64,
+        Metric::ErrorsParse => e.parse as f64,
+        Metric::Mismatches => e.mismatch as f64,
+        Metric::Status2xx => status_count(m, true),
+        Metric::StatusOther => status_count(m, false),
+        Metric::Throughput if s.duration_s > 0.0 => s.bytes_received as f64 / MIB / s.duration_s,
+        Metric::Throughput => f64::NAN,
+        Metric::RssIdle => m.rss_idle_mib,
+        Metric::RssPeak => m.rss_peak_mib,
+        Metric::RssAfter => m.rss_after_mib,
+        Metric::PssPeak => m.pss_peak_mib.unwrap_or(f64::NAN),
+        Metric::CpuS => m.server_cpu_s,
+        // Undefined when the server's CPU time was below the clock's resolution.
+        Metric::ReqPerCpuS if m.server_cpu_s <= 0.0 => f64::NAN,
+        Metric::ReqPerCpuS => m.req_per_cpu_s,
+        Metric::DbRssPeak => m.db_rss_peak_mib.unwrap_or(f64::NAN),
+        Metric::DbCpuS => m.db_cpu_s.unwrap_or(f64::NAN),
+        Metric::ReqPerTotalCpuS => req_per_total_cpu_s(m),
+        Metric::Startup => m.startup_s,
+        Metric::Footprint => f64::NAN,
+    }
 }
 
-impl Metric {
-    pub const ALL: [Metric; 15] = [
-        Metric::Rps,
-        Metric::Mean,
-        Metric::Median,
-        Metric::P90,
-        Metric::P99,
-        Metric::Max,
-        Metric::Errors,
-        Metric::RssIdle,
-        Metric::RssPeak,
-        Metric::RssAfter,
-        Metric::DbRssPeak,
-        Metric::CpuS,
-        Metric::DbCpuS,
-        Metric::ReqPerCpuS,
-        Metric::ReqPerTotalCpuS,
-    ];
-
-    /// The row label, with its unit.
-    pub fn label(self) -> &'static str {
-        match self {
-            Metric::Rps => "RPS (req/s)",
-            Metric::Mean => "Mean latency (ms)",
-            Metric::Median => "Median latency (ms)",
-            Metric::P90 => "p90 latency (ms)",
-            Metric::P99 => "p99 latency (ms)",
-            Metric::Max => "Max latency (ms)",
-            Metric::Errors => "Errors",
-            Metric::RssIdle => "RSS idle (MiB)",
-            Metric::RssPeak => "RSS peak (MiB)",
-            Metric::RssAfter => "RSS after (MiB)",
-            Metric::DbRssPeak => "DB RSS peak (MiB)",
-            Metric::CpuS => "Server CPU (s)",
-            Metric::DbCpuS => "DB CPU (s)",
-            Metric::ReqPerCpuS => "Req per CPU-s",
-            Metric::ReqPerTotalCpuS => "Req per CPU-s (server + DB)",
-        }
+/// The value of a per-target metric (`Scope::Target`) in the run's record
+/// of the target; NaN for the others and where the record has none.
+pub fn target_value(metric: Metric, t: &TargetRecord) -> f64 {
+    match metric {
+        Metric::Footprint => t.footprint_bytes.map_or(f64::NAN, |b| b as f64 / MIB),
+        _ => f64::NAN,
     }
+}
 
-    /// The metric's name in the one list of metric names (study files,
-    /// `[published]`).
-    pub fn name(self) -> MetricName {
-        match self {
-            Metric::Rps => MetricName::Rps,
-            Metric::Mean => MetricName::MeanMs,
-            Metric::Median => MetricName::MedianMs,
-            Metric::P90 => MetricName::P90Ms,
-            Metric::P99 => MetricName::P99Ms,
-            Metric::Max => MetricName::MaxMs,
-            Metric::Errors => MetricName::Errors,
-            Metric::RssIdle => MetricName::RssIdleMib,
-            Metric::RssPeak => MetricName::RssPeakMib,
-            Metric::RssAfter => MetricName::RssAfterMib,
-            Metric::DbRssPeak => MetricName::DbRssPeakMib,
-            Metric::CpuS => MetricName::ServerCpuS,
-            Metric::DbCpuS => MetricName::DbCpuS,
-            Metric::ReqPerCpuS => MetricName::ReqPerCpuS,
-            Metric::ReqPerTotalCpuS => MetricName::ReqPerTotalCpuS,
-        }
-    }
+/// Responses whose status was 2xx (`two_xx`) or anything else.
+fn status_count(m: &Measurement, two_xx: bool) -> f64 {
+    let n: u64 = m
+        .summary
+        .status
+        .iter()
+        .filter(|(code, _)| code.starts_with('2') == two_xx)
+        .map(|(_, n)| n)
+        .sum();
+    n as f64
+}
 
-    /// True for the metrics only database scenarios have.
-    pub fn database_only(self) -> bool {
-        matches!(
-            self,
-            Metric::DbRssPeak | Metric::DbCpuS | Metric::ReqPerTotalCpuS
-        )
-    }
+/// The completed-request rate of each whole second of the measured phase.
+fn second_rates(m: &Measurement) -> impl Iterator<Item = f64> + '_ {
+    m.timeline.iter().filter_map(|s| second_rate(m, s, 1.0))
+}
 
-    /// True when a larger value is better.
-    pub fn higher_is_better(self) -> bool {
-        matches!(
-            self,
-            Metric::Rps | Metric::ReqPerCpuS | Metric::ReqPerTotalCpuS
-        )
+/// The sample standard deviation of the per-second rates; NaN below two.
+fn second_rates_stdev(m: &Measurement) -> f64 {
+    let rates: Vec<f64> = second_rates(m).collect();
+    if rates.len() < 2 {
+        return f64::NAN;
     }
-
-    /// The metric's value in one measurement; NaN where it has none (a
-    /// database metric outside a database scenario), which the statistics
-    /// skip and the renderers show as "—".
-    pub fn value(self, m: &Measurement) -> f64 {
-        let l = &m.summary.latency_ms;
-        match self {
-            Metric::Rps => m.summary.rps,
-            Metric::Mean => l.mean,
-            Metric::Median => l.p50,
-            Metric::P90 => l.p90,
-            Metric::P99 => l.p99,
-            Metric::Max => l.max,
-            Metric::Errors => m.summary.errors.total() as f64,
-            Metric::RssIdle => m.rss_idle_mib,
-            Metric::RssPeak => m.rss_peak_mib,
-            Metric::RssAfter => m.rss_after_mib,
-            Metric::CpuS => m.server_cpu_s,
-            // Undefined when the server's CPU time was below the clock's resolution.
-            Metric::ReqPerCpuS if m.server_cpu_s <= 0.0 => f64::NAN,
-            Metric::ReqPerCpuS => m.req_per_cpu_s,
-            Metric::DbRssPeak => m.db_rss_peak_mib.unwrap_or(f64::NAN),
-            Metric::DbCpuS => m.db_cpu_s.unwrap_or(f64::NAN),
-            Metric::ReqPerTotalCpuS => req_per_total_cpu_s(m),
-        }
-    }
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (rates.len() - 1) as f64;
+    var.sqrt()
 }
 
 /// Completed requests per CPU second of the server and the database

@@ -29,7 +29,7 @@ pub enum Measure {
 impl Measure {
     pub fn value(self, m: &Measurement) -> f64 {
         match self {
-            Measure::Metric(x) => x.value(m),
+            Measure::Metric(x) => crate::metric::value(x, m),
             Measure::ReqPerMib if m.rss_peak_mib > 0.0 => m.summary.rps / m.rss_peak_mib,
             Measure::ReqPerMib => f64::NAN,
             Measure::Overhead { p99, floor_ms } => {
@@ -50,14 +50,8 @@ impl Measure {
     /// The unit printed after values ("req/s", "ms", …).
     pub fn unit(self) -> &'static str {
         match self {
-            Measure::Metric(Metric::Rps) => "req/s",
-            Measure::Metric(Metric::ReqPerCpuS | Metric::ReqPerTotalCpuS) => "req per CPU-s",
-            Measure::Metric(Metric::Errors) => "errors",
-            Measure::Metric(Metric::CpuS | Metric::DbCpuS) => "s",
-            Measure::Metric(
-                Metric::RssIdle | Metric::RssPeak | Metric::RssAfter | Metric::DbRssPeak,
-            ) => "MiB",
-            Measure::Metric(_) | Measure::Overhead { .. } => "ms",
+            Measure::Metric(x) => x.unit().symbol(),
+            Measure::Overhead { .. } => "ms",
             Measure::ReqPerMib => "req/s per MiB",
         }
     }

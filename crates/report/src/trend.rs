@@ -5,10 +5,10 @@
 //! regression stands out. Rendered by [`crate::html::trend`].
 
 use crate::compare::compare;
+use crate::error::ReportError;
 use crate::group::groups;
 use crate::metric::Metric;
 use crate::stats::{Label, Spread, Verdict};
-use crate::ReportError;
 use shootout_store::{RunData, Store};
 use std::path::{Path, PathBuf};
 

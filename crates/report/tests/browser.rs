@@ -14,7 +14,7 @@
 
 mod common;
 
-use shootout_report::fixture::{FixtureOptions, HOSTILE};
+use shootout_report_fixtures::{FixtureOptions, HOSTILE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -123,7 +123,7 @@ fn html_report_opens_cleanly_in_chromium() {
         ..Default::default()
     };
     let (db, ids) = common::fixture_db("browser", &[plain, hostile]);
-    shootout_report::fixture_default::write_default_like_run(&db, true).expect("default run");
+    shootout_report_fixtures::default_like::write_default_like_run(&db, true).expect("default run");
     let mut pages = vec![
         (ids[0], "report", None),
         (ids[1], "report-xss", Some(HOSTILE)),
@@ -154,7 +154,7 @@ fn html_report_opens_cleanly_in_chromium() {
     // And of two default-shaped runs: thirteen targets in its legends.
     let wide = common::temp_dir("browser-trend-wide").join("shootout.db");
     for _ in 0..2 {
-        shootout_report::fixture_default::write_default_like_run(&wide, false).expect("run");
+        shootout_report_fixtures::default_like::write_default_like_run(&wide, false).expect("run");
     }
     let (study, runs) = shootout_report::trend::load(&wide, None).expect("trend");
     let t = shootout_report::trend::trend(&study, &runs);

@@ -5,7 +5,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use shootout_report::fixture_capacity::write_capacity_run;
+use shootout_report_fixtures::capacity::write_capacity_run;
 
 const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
 

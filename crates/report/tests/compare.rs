@@ -5,8 +5,8 @@
 mod common;
 
 use shootout_report::compare::{compare, Basis};
-use shootout_report::fixture::FixtureOptions;
 use shootout_report::stats::Label;
+use shootout_report_fixtures::FixtureOptions;
 
 fn seeded(seed: u64) -> FixtureOptions {
     FixtureOptions {

@@ -6,7 +6,7 @@
 mod common;
 
 use shootout_report::findings::{findings, text};
-use shootout_report::fixture::FixtureOptions;
+use shootout_report_fixtures::FixtureOptions;
 
 fn findings_of(tag: &str, opts: FixtureOptions) -> String {
     let (db, ids) = common::fixture_db(tag, &[opts]);

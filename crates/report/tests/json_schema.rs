@@ -5,7 +5,7 @@
 mod common;
 
 use serde_json::Value;
-use shootout_report::fixture::FixtureOptions;
+use shootout_report_fixtures::FixtureOptions;
 
 const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
 

@@ -7,7 +7,8 @@ mod common;
 #[test]
 fn a_default_study_report_stays_under_one_megabyte() {
     let db = common::temp_dir("size").join("shootout.db");
-    let id = shootout_report::fixture_default::write_default_like_run(&db, false).expect("run");
+    let id =
+        shootout_report_fixtures::default_like::write_default_like_run(&db, false).expect("run");
     let html = shootout_report::html(&common::load(&db, id));
     eprintln!("report of a default-shaped run: {} bytes", html.len());
     assert!(html.len() < 1_000_000, "{} bytes", html.len());

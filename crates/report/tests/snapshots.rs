@@ -3,7 +3,7 @@
 
 mod common;
 
-use shootout_report::fixture::FixtureOptions;
+use shootout_report_fixtures::FixtureOptions;
 
 #[test]
 fn markdown_report_of_the_fixture_run() {
@@ -130,7 +130,7 @@ fn reports_without_a_database_have_no_database_rows() {
 
 #[test]
 fn wrong_answers_are_flagged_in_every_format() {
-    use shootout_report::fixture::WRONG_ANSWERS;
+    use shootout_report_fixtures::WRONG_ANSWERS;
     let (db, ids) = common::fixture_db("mismatch", &[FixtureOptions::default()]);
     let data = common::load(&db, ids[0]);
     let note = format!("rust-rocket {WRONG_ANSWERS} of ");

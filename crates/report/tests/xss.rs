@@ -3,7 +3,7 @@
 
 mod common;
 
-use shootout_report::fixture::{FixtureOptions, HOSTILE};
+use shootout_report_fixtures::{FixtureOptions, HOSTILE};
 
 fn hostile_data() -> shootout_report::RunData {
     let opts = FixtureOptions {

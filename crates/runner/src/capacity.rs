@@ -78,6 +78,9 @@ fn search(
     };
     let plan = plan_for(cx, sc, &cap.template_level(), port)
         .map_err(|e| SessionError::Engine(e.to_string()))?;
+    let settings = cap
+        .settings()
+        .map_err(|e| SessionError::Engine(e.to_string()))?;
     let estimate_s = cap.expected_seconds();
     cx.observer.event(&Event::CapacityStarted {
         load: &label,
@@ -91,7 +94,7 @@ fn search(
             event: &e,
         });
     };
-    let outcome = shootout_capacity::run(&plan, &cap.settings(), &cancelled, &mut on_event);
+    let outcome = shootout_capacity::run(&plan, &settings, &cancelled, &mut on_event);
     let ended = |result: Option<&CapacityResult>| {
         cx.observer
             .event(&Event::CapacityEnded { estimate_s, result });

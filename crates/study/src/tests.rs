@@ -1,6 +1,7 @@
 //! Study parsing: the shipped studies load, bad files name file, key and line.
 
 use super::*;
+use shootout_engine::Load;
 
 fn studies_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies")
@@ -181,7 +182,7 @@ fn shipped_published_figures_are_structured() {
     let l2 = avd
         .published
         .iter()
-        .find(|p| p.metric == MetricName::MeanMs && p.level == Some(2))
+        .find(|p| p.metric == Metric::Mean && p.level == Some(2))
         .unwrap();
     assert_eq!(l2.values["python-django"], 86.184);
     let faf = all
@@ -198,7 +199,7 @@ fn shipped_published_figures_are_structured() {
     assert!(trio
         .published
         .iter()
-        .any(|p| p.scenario.is_none() && p.metric == MetricName::RssPeakMib));
+        .any(|p| p.scenario.is_none() && p.metric == Metric::RssPeak));
 }
 
 #[test]
@@ -316,7 +317,7 @@ fn default_routes_come_from_the_spec() {
         &MINIMAL.replace("name = \"json\"", "name = \"simple\""),
     )
     .unwrap();
-    let route = shootout_servers::ScenarioName::Simple.route();
+    let route = shootout_contract::spec::ScenarioName::Simple.route();
     assert_eq!(s.scenarios[0].method, route.method.as_str());
     assert_eq!(s.scenarios[0].path, route.path);
     assert_eq!(s.scenarios[0].body, route.default_body());

@@ -6,14 +6,15 @@
 //! met the SLO, 2 for usage errors, a dead server or a generator that could
 //! not offer the rates needed to decide, 130 on Ctrl-C.
 
-use crate::capacity_output;
+use crate::capacity_progress;
 use crate::cmd::load::{expect, flag_error, parse_request, threads, ExpectArgs};
 use crate::exit::Outcome;
-use crate::load_output::Format;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_capacity::{CapacityError, Event, Settings, Verdict, DEFAULT_SLO};
+use shootout_capacity::{CapacityError, Event, Settings, SettingsError, SettingsField, Verdict};
 use shootout_engine::{Endpoint, Expect, Load, Plan, StatusMatch, Stop, Threshold, Workload};
+use shootout_report::output::capacity as capacity_output;
+use shootout_report::Format;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         1 => flag.store(true, Ordering::SeqCst),
         _ => crate::interrupt::exit_now(),
     })?;
-    let mut progress = capacity_output::Progress::new(!args.quiet);
+    let mut progress = capacity_progress::Progress::new(!args.quiet);
     let cancelled = || stop.load(Ordering::SeqCst);
     let result = shootout_capacity::run(&template, &settings, &cancelled, &mut |e: Event| {
         progress.event(&e)
@@ -143,23 +144,29 @@ fn success_expected(mut e: Expect) -> Expect {
 /// replaced per level) and the search settings; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     let endpoint = Endpoint::parse(&args.url)?;
-    let step = args.step.unwrap_or(shootout_capacity::DEFAULT_STEP);
-    if step.is_zero() {
-        bail!("--step: must be more than 0 (see --help)");
-    }
     let connections = args
         .connections
         .map(usize::try_from)
         .transpose()
         .context("--connections is too large")?;
-    if connections == Some(0) {
-        bail!("-c/--connections: must be at least 1 (see --help)");
-    }
+    let settings = Settings::new(
+        if args.slo.is_empty() {
+            shootout_capacity::default_slo()
+        } else {
+            args.slo.clone()
+        },
+        args.warmup.unwrap_or(shootout_capacity::DEFAULT_WARMUP),
+        args.step.unwrap_or(shootout_capacity::DEFAULT_STEP),
+        args.precision
+            .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
+        connections,
+    )
+    .map_err(settings_error)?;
     let placeholder = Workload::new(
         Load::Closed { connections: 1 },
         Stop {
             requests: None,
-            duration: Some(step),
+            duration: Some(settings.step()),
         },
     )
     .map_err(flag_error)?;
@@ -178,22 +185,17 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
         .keepalive(!args.no_keepalive)
         .build()
         .map_err(flag_error)?;
-    let slo = if args.slo.is_empty() {
-        DEFAULT_SLO
-            .iter()
-            .map(|t| Threshold::parse(t).map_err(anyhow::Error::msg))
-            .collect::<anyhow::Result<Vec<_>>>()?
-    } else {
-        args.slo.clone()
-    };
-    let settings = Settings {
-        slo,
-        warmup: args.warmup.unwrap_or(shootout_capacity::DEFAULT_WARMUP),
-        step,
-        precision: args
-            .precision
-            .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
-        connections,
-    };
     Ok((template, settings))
+}
+
+/// A broken settings rule, named by its flag.
+fn settings_error(e: SettingsError) -> anyhow::Error {
+    let flag = match e.field() {
+        SettingsField::Slo => "--slo",
+        SettingsField::Warmup => "--warmup",
+        SettingsField::Step => "--step",
+        SettingsField::Precision => "--precision",
+        SettingsField::Connections => "-c/--connections",
+    };
+    anyhow::anyhow!("{flag}: {} (see --help)", e.reason())
 }

@@ -7,7 +7,6 @@
 //! merge` reads; `--remote` allows an address that is not loopback.
 
 use crate::exit::Outcome;
-use crate::load_output::{self, Format};
 use crate::units;
 use anyhow::{bail, Context};
 use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
@@ -15,6 +14,8 @@ use shootout_engine::{
     Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
     Stop, Summary, Workload,
 };
+use shootout_report::output::load as load_output;
+use shootout_report::Format;
 use std::time::{Duration, SystemTime};
 
 /// Load one URL and report throughput, latency and errors.

@@ -5,8 +5,8 @@
 //! applies to it as to a single load.
 
 use crate::exit::Outcome;
-use crate::load_output::Format;
 use shootout_engine::Threshold;
+use shootout_report::Format;
 use std::path::PathBuf;
 
 /// Merge the interval logs of a load's shards into one exact report.
@@ -34,7 +34,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .map(|f| shootout_shards::read(f))
         .collect::<Result<Vec<_>, _>>()?;
     let merged = shootout_shards::merge(logs)?;
-    print!("{}", crate::merge_output::render(&merged, args.output));
+    print!(
+        "{}",
+        shootout_report::output::merge::render(&merged, args.output)
+    );
     Ok(crate::cmd::load::verdict(
         &args.fail_if,
         &merged.report.summary,

@@ -5,7 +5,7 @@
 use super::bars::{self as hbars, Row};
 use super::charts::{self, Line, SloLine};
 use super::esc;
-use super::sections::{figure, figure_html, rgb, tag_series};
+use super::figure::{figure, figure_html, rgb, tag_series};
 use crate::capacity::{sections, Section};
 use crate::context::Context;
 use crate::metric::num;

@@ -5,11 +5,11 @@
 //! pair flipped).
 
 use super::esc;
+use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
 use crate::findings::Findings;
 use crate::group::groups;
 use crate::metric::num;
-use crate::published::{agreements, Agreement};
 use std::fmt::Write;
 
 pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
@@ -36,36 +36,13 @@ pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
     published(out, ctx);
 }
 
-/// One checkbox per target; the page's style hides `.tN` everywhere while
-/// box N is checked (see [`hide_rules`]).
+/// One checkbox per target that has something to hide.
 fn switches(out: &mut String, ctx: &Context) {
-    out.push_str("<fieldset class=\"switches\"><legend>Hide from every chart</legend>");
     let measured = |t: &str| {
         ctx.data.measurements.iter().any(|m| m.target == t)
             || ctx.data.capacity.iter().any(|c| c.target == t)
     };
-    for (i, s) in ctx.colours.swatches().iter().enumerate() {
-        // A target that failed has nothing to hide.
-        if !measured(&s.target) {
-            continue;
-        }
-        let _ = write!(
-            out,
-            "<label style=\"--c:{}\"><input type=\"checkbox\" id=\"hide-{i}\"><i></i>{}</label>",
-            s.hex(),
-            esc(&s.target)
-        );
-    }
-    out.push_str("</fieldset>\n");
-}
-
-/// The CSS that makes the switches work, one rule per target.
-pub fn hide_rules(ctx: &Context) -> String {
-    let mut s = String::new();
-    for i in 0..ctx.colours.swatches().len() {
-        let _ = writeln!(s, "body:has(#hide-{i}:checked) .t{i} {{ display: none; }}");
-    }
-    s
+    super::switches::fieldset(out, &ctx.colours, measured);
 }
 
 /// The article side by side, for every scenario × metric it published.
@@ -83,7 +60,7 @@ fn published(out: &mut String, ctx: &Context) {
     );
     for (title, slug, agreements) in &all {
         for a in agreements {
-            let name = a.metric.name().as_str();
+            let name = a.metric.name();
             let verdict = if a.reproduced() {
                 "<span class=\"badge ok\">same order</span>".to_string()
             } else {

@@ -3,16 +3,18 @@
 //! script that sorts tables ([`csp`]); no network request of any kind (a
 //! Content-Security-Policy forbids them). It opens with the findings
 //! ([`findings`]); hover tooltips, the log/linear toggle and the switches
-//! that hide a target from every chart are CSS alone. Every string from data
-//! goes through [`crate::escape::html`].
+//! that hide a target from every chart ([`switches`]) are CSS alone. Every
+//! string from data goes through [`crate::escape::html`].
 
 mod bars;
 mod capacity;
 mod charts;
 pub mod csp;
+mod figure;
 mod findings;
 mod ranked;
 mod sections;
+mod switches;
 pub mod trend;
 
 use crate::context::Context;
@@ -42,7 +44,7 @@ pub fn render(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let title = format!("shootout — {} — run {}", run.study, run.id);
     let mut out = String::with_capacity(256 * 1024);
-    head(&mut out, &title, &findings::hide_rules(ctx));
+    head(&mut out, &title, &switches::hide_rules(&ctx.colours));
     sections::header(&mut out, ctx);
     out.push_str("<main>\n");
     findings::render(&mut out, ctx, &crate::findings::findings(ctx));

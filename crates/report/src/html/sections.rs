@@ -1,7 +1,8 @@
 //! The parts of the HTML page: header, target badges, one section per
 //! scenario × level (charts and the metric table) and the environment table.
 
-use super::charts::{self, Line};
+use super::charts::{self, ChartError, Line};
+use super::figure::{figure, rgb, tag_series};
 use crate::context::Context;
 use crate::escape::html as esc;
 use crate::group::{mismatch_note, Column, Group};
@@ -29,8 +30,8 @@ pub fn header(out: &mut String, ctx: &Context) {
         h.cores,
         h.mem_total_mib,
         esc(&h.kernel),
-        esc(&crate::context::cpu_list(&r.pinning.server_cpus)),
-        esc(&crate::context::cpu_list(&r.pinning.generator_cpus)),
+        esc(&crate::cpus::cpu_list(&r.pinning.server_cpus)),
+        esc(&crate::cpus::cpu_list(&r.pinning.generator_cpus)),
         esc(&r.tool_version),
     );
     if let Ok(study) = &ctx.study {
@@ -139,55 +140,7 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
     out.push_str("</section>\n");
 }
 
-pub(super) fn figure(
-    out: &mut String,
-    slug: &str,
-    kind: &str,
-    caption: &str,
-    svg: Result<String, String>,
-) {
-    let body = match svg {
-        Ok(s) => s,
-        Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", esc(&e)),
-    };
-    figure_html(out, slug, kind, caption, &body, "svg");
-}
-
-/// A figure around ready HTML; `class` says how it is drawn (`svg`, `hbars`).
-pub(super) fn figure_html(
-    out: &mut String,
-    slug: &str,
-    kind: &str,
-    caption: &str,
-    body: &str,
-    class: &str,
-) {
-    let _ = writeln!(
-        out,
-        "<figure class=\"chart {class}\" id=\"chart-{}-{}\">\n{body}\n<figcaption>{}</figcaption>\n</figure>",
-        esc(slug),
-        esc(kind),
-        esc(caption)
-    );
-}
-
-/// Tags each element drawn in a target's colour with its `tN` class, so
-/// that the "hide" switches reach plotters' SVG too: plotters cannot attach
-/// classes, but every target has its own colour ([`crate::colour`]), so the
-/// colour names the series unambiguously.
-pub(super) fn tag_series(ctx: &Context, svg: &str) -> String {
-    let mut out = svg.to_string();
-    for (i, sw) in ctx.colours.swatches().iter().enumerate() {
-        let (r, g, b) = sw.rgb;
-        for attr in ["stroke", "fill"] {
-            let from = format!("{attr}=\"#{r:02X}{g:02X}{b:02X}\"");
-            out = out.replace(&from, &format!("class=\"t{i}\" {from}"));
-        }
-    }
-    out
-}
-
-fn spectrum(ctx: &Context, g: &Group) -> Result<String, String> {
+fn spectrum(ctx: &Context, g: &Group) -> Result<String, ChartError> {
     let lines: Vec<Line> = g
         .columns
         .iter()
@@ -206,12 +159,6 @@ fn spectrum(ctx: &Context, g: &Group) -> Result<String, String> {
     charts::spectrum("Latency by percentile", &lines)
 }
 
-/// The target's colour for plotters.
-pub(super) fn rgb(ctx: &Context, target: &str) -> plotters::style::RGBColor {
-    let (r, g, b) = ctx.colours.of(target).rgb;
-    plotters::style::RGBColor(r, g, b)
-}
-
 /// The repetition whose RPS is closest to the median.
 fn median_rep<'a>(c: &Column<'a>) -> &'a shootout_store::Measurement {
     let med = c.spread(Metric::Rps).map_or(0.0, |s| s.median);
@@ -224,7 +171,7 @@ fn median_rep<'a>(c: &Column<'a>) -> &'a shootout_store::Measurement {
     best
 }
 
-fn timeline(ctx: &Context, g: &Group) -> Result<String, String> {
+fn timeline(ctx: &Context, g: &Group) -> Result<String, ChartError> {
     let (mut rps, mut p99) = (Vec::new(), Vec::new());
     for c in &g.columns {
         let m = median_rep(c);
@@ -256,7 +203,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for m in g.metrics() {
+    for m in g.rows() {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = extremes(&spreads, m.higher_is_better());
         let digits = spread_decimals(&spreads);

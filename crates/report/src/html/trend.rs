@@ -8,10 +8,11 @@
 
 use super::bars::nice_step;
 use super::esc;
+use super::switches;
 use crate::colour::Palette;
 use crate::metric::{axis_num, num};
 use crate::stats::Label;
-use crate::trend::{Scenario, Trend};
+use crate::trend::{Point, Scenario, Series, Trend, TrendRun};
 use std::fmt::Write;
 
 const W: f64 = 820.0;
@@ -30,14 +31,24 @@ pub fn render(t: &Trend) -> String {
         .collect();
     let palette = Palette::new(&pairs);
     let mut out = String::with_capacity(64 * 1024);
-    let mut hide = String::new();
-    for i in 0..palette.swatches().len() {
-        let _ = writeln!(
-            hide,
-            "body:has(#hide-{i}:checked) .t{i} {{ display: none; }}"
-        );
+    let title = format!("shootout — trend of {}", t.study);
+    super::head(&mut out, &title, &switches::hide_rules(&palette));
+    header(&mut out, t);
+    regressions(&mut out, t, &palette);
+    for sc in &t.scenarios {
+        scenario(&mut out, t, sc, &palette);
     }
-    super::head(&mut out, &format!("shootout — trend of {}", t.study), &hide);
+    runs_table(&mut out, t);
+    let _ = write!(
+        out,
+        "</main>\n<footer>Made by shootout from the stored runs alone.</footer>\n{}</body>\n</html>\n",
+        super::csp::script_element()
+    );
+    out
+}
+
+/// The study, how many runs, the first and the last; opens `<main>`.
+fn header(out: &mut String, t: &Trend) {
     let (first, last) = (t.runs.first(), t.runs.last());
     let _ = writeln!(
         out,
@@ -49,6 +60,11 @@ pub fn render(t: &Trend) -> String {
             _ => "No runs of this study in the database.".into(),
         })
     );
+}
+
+/// The page's findings: every regression as a sentence, then the switches
+/// for the targets that appear in some chart.
+fn regressions(out: &mut String, t: &Trend, palette: &Palette) {
     out.push_str("<section id=\"findings\">\n<h2>Regressions</h2>\n");
     let regressions = t.regressions();
     if regressions.is_empty() {
@@ -59,90 +75,118 @@ pub fn render(t: &Trend) -> String {
     for r in &regressions {
         let _ = writeln!(out, "<p class=\"headline\">▼ {}</p>", esc(r));
     }
-    out.push_str("<fieldset class=\"switches\"><legend>Hide from every chart</legend>");
     let measured = |n: &str| {
         t.scenarios
             .iter()
             .any(|sc| sc.series.iter().any(|s| s.target == n))
     };
-    for (i, s) in palette.swatches().iter().enumerate() {
-        if !measured(&s.target) {
-            continue;
-        }
-        let _ = write!(
-            out,
-            "<label style=\"--c:{}\"><input type=\"checkbox\" id=\"hide-{i}\"><i></i>{}</label>",
-            s.hex(),
-            esc(&s.target)
-        );
-    }
-    out.push_str("</fieldset>\n</section>\n");
-    for sc in &t.scenarios {
-        let _ = writeln!(
-            out,
-            "<section id=\"s-{}\">\n<h2>{}</h2>",
-            esc(&sc.slug),
-            esc(&sc.title)
-        );
-        let _ = writeln!(
-            out,
-            "<figure class=\"chart svg\" id=\"chart-{}-trend\">\n{}\n<figcaption>Median requests per \
-             second in each run, 95% CI whiskers with 2+ repetitions; a red ring: significantly slower \
-             than the run before, by more than {}% (the test of <code>shootout compare</code>)</figcaption>\n</figure>",
-            esc(&sc.slug),
-            chart(t, sc, &palette),
-            crate::trend::REGRESSION_PCT
-        );
-        table(&mut out, t, sc, &palette);
-        out.push_str("</section>\n");
-    }
-    runs_table(&mut out, t);
-    let _ = write!(
-        out,
-        "</main>\n<footer>Made by shootout from the stored runs alone.</footer>\n{}</body>\n</html>\n",
-        super::csp::script_element()
-    );
-    out
+    switches::fieldset(out, palette, measured);
+    out.push_str("</section>\n");
 }
 
-fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
-    let n = t.runs.len().max(1);
-    // Points start a little right of the y axis, so that the first run's
-    // label clears the axis's "0".
-    let (x0, x1) = (LEFT + 36.0, W - RIGHT - 36.0);
-    let x = |i: usize| {
-        if n == 1 {
-            (x0 + x1) / 2.0
-        } else {
-            x0 + (x1 - x0) * i as f64 / (n - 1) as f64
+/// One scenario × level: its chart and its table.
+fn scenario(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {
+    let _ = writeln!(
+        out,
+        "<section id=\"s-{}\">\n<h2>{}</h2>",
+        esc(&sc.slug),
+        esc(&sc.title)
+    );
+    let _ = writeln!(
+        out,
+        "<figure class=\"chart svg\" id=\"chart-{}-trend\">\n{}\n<figcaption>Median requests per \
+         second in each run, 95% CI whiskers with 2+ repetitions; a red ring: significantly slower \
+         than the run before, by more than {}% (the test of <code>shootout compare</code>)</figcaption>\n</figure>",
+        esc(&sc.slug),
+        chart(t, sc, palette),
+        crate::trend::REGRESSION_PCT
+    );
+    table(out, t, sc, palette);
+    out.push_str("</section>\n");
+}
+
+/// Where a chart puts runs and rates: runs evenly along x, requests per
+/// second on y from 0 to a round maximum above every whisker.
+struct Frame {
+    /// The number of runs (at least 1).
+    runs: usize,
+    /// The x of the first and the last run.
+    x0: f64,
+    x1: f64,
+    y_max: f64,
+    /// The distance between grid lines, a round number.
+    step: f64,
+}
+
+impl Frame {
+    fn new(runs: usize, sc: &Scenario) -> Frame {
+        let top = sc
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.rps.ci_high()))
+            .fold(0.0_f64, f64::max);
+        let step = nice_step(top / 4.0);
+        // Points start a little right of the y axis, so that the first
+        // run's label clears the axis's "0".
+        Frame {
+            runs: runs.max(1),
+            x0: LEFT + 36.0,
+            x1: W - RIGHT - 36.0,
+            y_max: ((top * 1.05) / step).ceil().max(1.0) * step,
+            step,
         }
-    };
-    let top = sc
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.rps.ci_high()))
-        .fold(0.0_f64, f64::max);
-    let step = nice_step(top / 4.0);
-    let y_max = ((top * 1.05) / step).ceil().max(1.0) * step;
-    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - v / y_max);
+    }
+
+    fn x(&self, run: usize) -> f64 {
+        if self.runs == 1 {
+            (self.x0 + self.x1) / 2.0
+        } else {
+            self.x0 + (self.x1 - self.x0) * run as f64 / (self.runs - 1) as f64
+        }
+    }
+
+    fn y(&self, rps: f64) -> f64 {
+        TOP + (H - TOP - BOTTOM) * (1.0 - rps / self.y_max)
+    }
+}
+
+/// The SVG of one scenario × level (a line per target) and its legend.
+fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
+    let frame = Frame::new(t.runs.len(), sc);
     let mut s = format!(
         "<svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">"
     );
+    grid(&mut s, &frame);
+    run_labels(&mut s, t, &frame);
+    for series in &sc.series {
+        line(&mut s, t, series, palette, &frame);
+    }
+    s.push_str("</svg>");
+    s + &legend(sc, palette)
+}
+
+/// Horizontal grid lines with their req/s on the y axis.
+fn grid(s: &mut String, frame: &Frame) {
     let mut v = 0.0;
-    while v <= y_max * 1.000_001 {
+    while v <= frame.y_max * 1.000_001 {
         let _ = write!(
             s,
             "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
              <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555\">{}</text>",
             W - RIGHT,
             LEFT - 6.0,
-            y(v) + 4.0,
+            frame.y(v) + 4.0,
             esc(&axis_num(v)),
-            y = y(v)
+            y = frame.y(v)
         );
-        v += step;
+        v += frame.step;
     }
-    // At most eight run labels, so that they never overlap.
+}
+
+/// Each run's id and date under the x axis; at most eight of them, so
+/// that they never overlap.
+fn run_labels(s: &mut String, t: &Trend, frame: &Frame) {
+    let n = frame.runs;
     let every = n.div_ceil(8);
     for (i, r) in t.runs.iter().enumerate() {
         if i % every == 0 || i == n - 1 && n <= 8 {
@@ -150,69 +194,85 @@ fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
                 s,
                 "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">run {}</text>\
                  <text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#777\" font-size=\"10\">{}</text>",
-                x(i),
+                frame.x(i),
                 H - BOTTOM + 16.0,
                 r.id,
-                x(i),
+                frame.x(i),
                 H - BOTTOM + 30.0,
                 esc(r.started_at.get(..10).unwrap_or(&r.started_at))
             );
         }
     }
-    for series in &sc.series {
-        let sw = palette.of(&series.target);
-        let idx = palette.index(&series.target);
-        let pts: Vec<String> = series
-            .points
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", x(p.run), y(p.rps.median)))
-            .collect();
+}
+
+/// One target's line and points, grouped under its `tN` class so that its
+/// switch hides them.
+fn line(s: &mut String, t: &Trend, series: &Series, palette: &Palette, frame: &Frame) {
+    let hex = palette.of(&series.target).hex();
+    let pts: Vec<String> = series
+        .points
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", frame.x(p.run), frame.y(p.rps.median)))
+        .collect();
+    let _ = write!(
+        s,
+        "<g class=\"t{}\"><polyline fill=\"none\" stroke=\"{hex}\" stroke-width=\"2\" points=\"{}\"/>",
+        palette.index(&series.target),
+        pts.join(" ")
+    );
+    for p in &series.points {
+        point(s, &series.target, p, &t.runs[p.run], &hex, frame);
+    }
+    s.push_str("</g>");
+}
+
+/// One run's median with its whisker, a red ring when it regressed, and a
+/// tooltip with the figures and the run.
+fn point(s: &mut String, target: &str, p: &Point, r: &TrendRun, hex: &str, frame: &Frame) {
+    let (cx, cy) = (frame.x(p.run), frame.y(p.rps.median));
+    if p.rps.half_ci.is_some() {
         let _ = write!(
             s,
-            "<g class=\"t{idx}\"><polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
-            sw.hex(),
-            pts.join(" ")
+            "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{hex}\" stroke-width=\"1.5\"/>",
+            frame.y(p.rps.ci_low()),
+            frame.y(p.rps.ci_high()),
         );
-        for p in &series.points {
-            let (cx, cy) = (x(p.run), y(p.rps.median));
-            if p.rps.half_ci.is_some() {
-                let _ = write!(
-                    s,
-                    "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1.5\"/>",
-                    y(p.rps.ci_low()),
-                    y(p.rps.ci_high()),
-                    sw.hex()
-                );
-            }
-            let ring = if p.regressed() {
-                "<circle r=\"8\" fill=\"none\" stroke=\"#c00\" stroke-width=\"2.5\"/>"
-            } else {
-                ""
-            };
-            let r = &t.runs[p.run];
-            let _ = write!(
-                s,
-                "<g class=\"pt\" transform=\"translate({cx:.1},{cy:.1})\">{ring}<circle r=\"4\" fill=\"{}\"/>\
-                 <title>{}</title></g>",
-                sw.hex(),
-                esc(&format!(
-                    "{} · run {} ({}) · {} req/s{} · {} repetition(s) · shootout {}{}",
-                    series.target,
-                    r.id,
-                    r.started_at,
-                    num(p.rps.median),
-                    p.rps
-                        .half_ci
-                        .map_or(String::new(), |_| format!(" [{}–{}]", num(p.rps.ci_low()), num(p.rps.ci_high()))),
-                    p.rps.n,
-                    r.tool_version,
-                    r.git_commit.as_deref().map_or(String::new(), |c| format!(" ({c})")),
-                ))
-            );
-        }
-        s.push_str("</g>");
     }
-    s.push_str("</svg>");
+    let ring = if p.regressed() {
+        "<circle r=\"8\" fill=\"none\" stroke=\"#c00\" stroke-width=\"2.5\"/>"
+    } else {
+        ""
+    };
+    let _ = write!(
+        s,
+        "<g class=\"pt\" transform=\"translate({cx:.1},{cy:.1})\">{ring}<circle r=\"4\" fill=\"{hex}\"/>\
+         <title>{}</title></g>",
+        esc(&tooltip(target, p, r))
+    );
+}
+
+/// `target · run N (date) · median req/s [CI] · repetitions · version (commit)`.
+fn tooltip(target: &str, p: &Point, r: &TrendRun) -> String {
+    let ci = p.rps.half_ci.map_or(String::new(), |_| {
+        format!(" [{}–{}]", num(p.rps.ci_low()), num(p.rps.ci_high()))
+    });
+    format!(
+        "{} · run {} ({}) · {} req/s{} · {} repetition(s) · shootout {}{}",
+        target,
+        r.id,
+        r.started_at,
+        num(p.rps.median),
+        ci,
+        p.rps.n,
+        r.tool_version,
+        r.git_commit
+            .as_deref()
+            .map_or(String::new(), |c| format!(" ({c})")),
+    )
+}
+
+/// The chart's key: each target's name in its colour.
+fn legend(sc: &Scenario, palette: &Palette) -> String {
     let mut legend = String::from("<p class=\"legend\">");
     for series in &sc.series {
         let sw = palette.of(&series.target);
@@ -225,7 +285,7 @@ fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
         );
     }
     legend.push_str("</p>");
-    s + &legend
+    legend
 }
 
 fn table(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {

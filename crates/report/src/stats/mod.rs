@@ -1,16 +1,17 @@
 //! Descriptive statistics and 95% confidence intervals for small samples of
 //! repetitions: median, mean, sample standard deviation, coefficient of
 //! variation and the Student-t half-width. The hypothesis tests and the
-//! faster/slower/tie decision live in [`test`]; the special functions they
-//! rest on in [`special`].
+//! faster/slower/tie decision live in [`significance`]; the special
+//! functions they rest on in [`special`]; the unit tests, against SciPy's
+//! values, in `tests.rs`.
 
+pub mod significance;
 pub mod special;
-pub mod test;
 
 #[cfg(test)]
 mod tests;
 
-pub use test::{decide, mann_whitney_p, welch, Label, TestKind, Verdict};
+pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict};
 
 /// The significance level of every decision in the reports.
 pub const ALPHA: f64 = 0.05;

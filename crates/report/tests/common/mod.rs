@@ -2,8 +2,8 @@
 //! and a scrubber for timestamps.
 #![allow(dead_code)]
 
-use shootout_report::fixture::{write_fixture_run, FixtureOptions};
 use shootout_report::RunData;
+use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

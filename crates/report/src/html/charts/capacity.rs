@@ -4,7 +4,7 @@
 //! the page's ranked HTML bars with the SLO in their title.
 
 use super::lines::draw_lines;
-use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
+use super::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -23,7 +23,7 @@ pub fn latency_curves(
     p50: &[Line],
     p99: &[Line],
     slo: &[SloLine],
-) -> Result<String, String> {
+) -> Result<String, ChartError> {
     let x_max = axis_max(p99.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
     let (top_slo, low_slo): (Vec<SloLine>, Vec<SloLine>) =
         slo.iter().cloned().partition(|s| s.median);
@@ -48,7 +48,7 @@ fn panel(
     x_max: f64,
     lines: &[Line],
     slo: &[SloLine],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let values = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
     let y_max = 1.1 * axis_max(values.chain(slo.iter().map(|s| s.ms)));
     let mut chart = ChartBuilder::on(area)
@@ -57,8 +57,7 @@ fn panel(
         .x_label_area_size(46)
         .y_label_area_size(84)
         .margin_right(150)
-        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
-        .map_err(e)?;
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
     chart
         .configure_mesh()
         .x_desc("offered rate (req/s)")
@@ -66,8 +65,7 @@ fn panel(
         .y_desc(y_desc)
         .y_label_formatter(&|v| crate::metric::axis_num(*v))
         .label_style((FONT, 15))
-        .draw()
-        .map_err(e)?;
+        .draw()?;
     for s in slo {
         draw_slo(&mut chart, x_max, s)?;
     }
@@ -81,23 +79,19 @@ type Chart<'a, 'b> = ChartContext<
 >;
 
 /// A dashed line across the panel at the SLO, named at its left end.
-fn draw_slo(chart: &mut Chart, x_max: f64, s: &SloLine) -> Result<(), String> {
+fn draw_slo(chart: &mut Chart, x_max: f64, s: &SloLine) -> Result<(), ChartError> {
     let dashes = 24;
     let w = x_max / (2 * dashes) as f64;
-    chart
-        .draw_series((0..dashes).map(|i| {
-            let x = 2.0 * i as f64 * w;
-            PathElement::new(vec![(x, s.ms), (x + w, s.ms)], BLACK.stroke_width(2))
-        }))
-        .map_err(e)?;
+    chart.draw_series((0..dashes).map(|i| {
+        let x = 2.0 * i as f64 * w;
+        PathElement::new(vec![(x, s.ms), (x + w, s.ms)], BLACK.stroke_width(2))
+    }))?;
     let style = (FONT, 15)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Bottom));
-    chart
-        .draw_series(std::iter::once(
-            EmptyElement::at((0.0, s.ms)) + Text::new(format!("SLO {}", s.text), (6, -4), style),
-        ))
-        .map_err(e)?;
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((0.0, s.ms)) + Text::new(format!("SLO {}", s.text), (6, -4), style),
+    ))?;
     Ok(())
 }

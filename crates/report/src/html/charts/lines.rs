@@ -2,14 +2,14 @@
 //! a log 1/(1−p) axis, and the per-second timeline of req/s and p99. Each
 //! line has its own marker shape and is named at its end and in a legend.
 
-use super::{axis_max, e, svg, Draw, Line, FONT, SIZE};
+use super::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use hdrhistogram::Histogram;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The latency spectrum: latency (ms) against percentile on a log 1/(1−p)
 /// axis, one line per target, each named at its right end.
-pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
+pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, ChartError> {
     let x_max = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
@@ -23,8 +23,7 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
             .x_label_area_size(52)
             .y_label_area_size(84)
             .margin_right(150)
-            .build_cartesian_2d((1.0..x_max * 1.5).log_scale(), 0.0..y_max)
-            .map_err(e)?;
+            .build_cartesian_2d((1.0..x_max * 1.5).log_scale(), 0.0..y_max)?;
         chart
             .configure_mesh()
             .x_label_formatter(&|x| percentile_label(*x))
@@ -32,8 +31,7 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
             .y_desc("latency (ms)")
             .y_label_formatter(&|v| crate::metric::axis_num(*v))
             .label_style((FONT, 16))
-            .draw()
-            .map_err(e)?;
+            .draw()?;
         draw_lines(&mut chart, lines)
     })
 }
@@ -41,25 +39,21 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, String> {
 pub(super) fn draw_lines<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     lines: &[Line],
-) -> Result<(), String>
+) -> Result<(), ChartError>
 where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
     for (i, l) in lines.iter().enumerate() {
         let c = l.color;
-        chart
-            .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))
-            .map_err(e)?;
+        chart.draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))?;
         let step = (l.points.len() / 12).max(1);
-        chart
-            .draw_series(
-                l.points
-                    .iter()
-                    .step_by(step)
-                    .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
-            )
-            .map_err(e)?;
+        chart.draw_series(
+            l.points
+                .iter()
+                .step_by(step)
+                .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), c)),
+        )?;
     }
     // Each line is named at its end instead of in a legend box, which
     // would sit over the lines it explains.
@@ -98,7 +92,7 @@ pub fn spectrum_points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
 }
 
 /// Two stacked panels over seconds: throughput on top, p99 below.
-pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, String> {
+pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, ChartError> {
     let t_max = rps
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
@@ -110,7 +104,13 @@ pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, Strin
     })
 }
 
-fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> Result<(), String> {
+fn panel(
+    area: &Draw,
+    title: &str,
+    y_desc: &str,
+    t_max: f64,
+    lines: &[Line],
+) -> Result<(), ChartError> {
     let y_max = 1.1 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 20))
@@ -118,8 +118,7 @@ fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> 
         .x_label_area_size(46)
         .y_label_area_size(84)
         .margin_right(150)
-        .build_cartesian_2d(0.0..t_max, 0.0..y_max)
-        .map_err(e)?;
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)?;
     chart
         .configure_mesh()
         .x_desc("second of the measured phase")
@@ -127,21 +126,18 @@ fn panel(area: &Draw, title: &str, y_desc: &str, t_max: f64, lines: &[Line]) -> 
         .y_desc(y_desc)
         .y_label_formatter(&|v| crate::metric::axis_num(*v))
         .label_style((FONT, 15))
-        .draw()
-        .map_err(e)?;
+        .draw()?;
     if lines.iter().all(|l| l.points.is_empty()) {
         let style = (FONT, 17)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Center));
         let note = "the load was too short for a per-second timeline";
-        chart
-            .draw_series(std::iter::once(Text::new(
-                note,
-                (t_max / 2.0, y_max / 2.0),
-                style,
-            )))
-            .map_err(e)?;
+        chart.draw_series(std::iter::once(Text::new(
+            note,
+            (t_max / 2.0, y_max / 2.0),
+            style,
+        )))?;
         return Ok(());
     }
     draw_lines(&mut chart, lines)
@@ -185,7 +181,7 @@ fn short(s: &str, max: usize) -> String {
 fn end_labels<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     lines: &[Line],
-) -> Result<(), String>
+) -> Result<(), ChartError>
 where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
@@ -217,11 +213,9 @@ where
             .into_font()
             .color(&c)
             .pos(Pos::new(HPos::Left, VPos::Center));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at(at) + Text::new(label, (8, shown - y), style),
-            ))
-            .map_err(e)?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at(at) + Text::new(label, (8, shown - y), style),
+        ))?;
     }
     Ok(())
 }

@@ -28,23 +28,25 @@ pub struct Line {
 
 pub(crate) type Draw<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// Why plotters could not draw a chart; the page then shows the reason in
+/// the chart's place.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct ChartError(#[from] DrawingAreaErrorKind<std::io::Error>);
+
 /// Renders `draw` into an SVG string.
 pub(crate) fn svg(
     size: (u32, u32),
-    draw: impl FnOnce(&Draw) -> Result<(), String>,
-) -> Result<String, String> {
+    draw: impl FnOnce(&Draw) -> Result<(), ChartError>,
+) -> Result<String, ChartError> {
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
         draw(&root)?;
-        root.present().map_err(|e| e.to_string())?;
+        root.present()?;
     }
     Ok(buf)
-}
-
-pub(crate) fn e<E: std::fmt::Display>(err: E) -> String {
-    err.to_string()
 }
 
 pub(crate) fn axis_max(values: impl Iterator<Item = f64>) -> f64 {

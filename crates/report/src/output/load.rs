@@ -1,20 +1,16 @@
 //! Renders one load run for `shootout load -o text|json|markdown|csv`.
-//! Text reads like wrk's or oha's; JSON follows docs/load.schema.json.
-//! Every format counts mismatches (responses that failed `--expect-*`), and
-//! text and Markdown name the first one.
+//! Text reads like wrk's or oha's; JSON follows docs/load.schema.json; the
+//! Markdown rows and CSV columns of metrics are the catalogue's labels and
+//! names (docs/columns.md). Every format counts mismatches (responses that
+//! failed `--expect-*`), and text and Markdown name the first one.
 
+use super::Format;
+use crate::escape;
 use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary};
+use shootout_study::Metric;
 use std::fmt::Write;
 
-/// Output formats of `shootout load`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-    Markdown,
-    Csv,
-}
-
+/// The load in `format`.
 pub fn render(report: &LoadReport, format: Format) -> String {
     match format {
         Format::Text => text(report),
@@ -25,9 +21,7 @@ pub fn render(report: &LoadReport, format: Format) -> String {
 }
 
 fn json(report: &LoadReport) -> String {
-    let mut out = serde_json::to_string_pretty(&json_value(report)).unwrap_or_default();
-    out.push('\n');
-    out
+    super::pretty(&json_value(report))
 }
 
 /// The JSON document of docs/load.schema.json, before printing (`shootout
@@ -233,24 +227,25 @@ fn markdown(s: &Summary) -> String {
     let e = &s.errors;
     let mut o = format!(
         "**Load:** {}\n\n| metric | value |\n|---|---:|\n",
-        describe(s)
+        escape::md(&describe(s))
     );
+    let ms = |m: Metric, v: f64| (m.label(), format!("{v:.3}"));
     let rows: [(&str, String); 18] = [
-        ("requests/s", format!("{:.2}", s.rps)),
+        (Metric::Rps.label(), format!("{:.2}", s.rps)),
         ("sent", s.requests.sent.to_string()),
         ("completed", s.requests.completed.to_string()),
         ("ok (2xx/3xx)", s.requests.ok.to_string()),
         ("cut", s.requests.cut.to_string()),
         ("duration (s)", format!("{:.2}", s.duration_s)),
         ("pipeline depth", s.pipeline.to_string()),
-        ("latency min (ms)", format!("{:.3}", l.min)),
-        ("latency mean (ms)", format!("{:.3}", l.mean)),
-        ("latency stdev (ms)", format!("{:.3}", l.stdev)),
-        ("latency p50 (ms)", format!("{:.3}", l.p50)),
-        ("latency p90 (ms)", format!("{:.3}", l.p90)),
-        ("latency p99 (ms)", format!("{:.3}", l.p99)),
-        ("latency p99.9 (ms)", format!("{:.3}", l.p999)),
-        ("latency max (ms)", format!("{:.3}", l.max)),
+        ms(Metric::Min, l.min),
+        ms(Metric::Mean, l.mean),
+        ms(Metric::Stdev, l.stdev),
+        ms(Metric::Median, l.p50),
+        ms(Metric::P90, l.p90),
+        ms(Metric::P99, l.p99),
+        ms(Metric::P999, l.p999),
+        ms(Metric::Max, l.max),
         (
             "errors (connect/write/read/timeout/parse)",
             format!(
@@ -258,7 +253,7 @@ fn markdown(s: &Summary) -> String {
                 e.connect, e.write, e.read, e.timeout, e.parse
             ),
         ),
-        ("mismatches", e.mismatch.to_string()),
+        (Metric::Mismatches.label(), e.mismatch.to_string()),
         (
             "generator CPU",
             format!(
@@ -272,23 +267,61 @@ fn markdown(s: &Summary) -> String {
         let _ = writeln!(o, "| {k} | {v} |");
     }
     if let Some(m) = &s.first_mismatch {
-        let _ = writeln!(o, "\n**First mismatch:** {}", first_mismatch(m));
+        let _ = writeln!(
+            o,
+            "\n**First mismatch:** {}",
+            escape::md(&first_mismatch(m))
+        );
     }
     o
 }
 
-const CSV_HEADER: &str = "mode,url,method,connections,threads,keepalive,rate,duration_s,rps,sent,completed,ok,cut,\
-err_connect,err_write,err_read,err_timeout,err_parse,bytes_received,lat_min_ms,lat_mean_ms,lat_stdev_ms,\
-lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,gen_cpu_s,gen_cpu_utilization,err_mismatch,pipeline";
+/// The CSV columns, in order; metrics under their catalogue names.
+pub fn csv_columns() -> [&'static str; 31] {
+    [
+        "mode",
+        "url",
+        "method",
+        "connections",
+        "threads",
+        "keepalive",
+        "rate",
+        "duration_s",
+        Metric::Rps.name(),
+        "sent",
+        "completed",
+        "ok",
+        "cut",
+        Metric::ErrorsConnect.name(),
+        Metric::ErrorsWrite.name(),
+        Metric::ErrorsRead.name(),
+        Metric::ErrorsTimeout.name(),
+        Metric::ErrorsParse.name(),
+        "bytes_received",
+        Metric::Min.name(),
+        Metric::Mean.name(),
+        Metric::Stdev.name(),
+        Metric::Median.name(),
+        Metric::P90.name(),
+        Metric::P99.name(),
+        Metric::P999.name(),
+        Metric::Max.name(),
+        "generator_cpu_s",
+        "generator_cpu",
+        Metric::Mismatches.name(),
+        "pipeline",
+    ]
+}
 
 fn csv(s: &Summary) -> String {
     let l = &s.latency_ms;
     let e = &s.errors;
     let r = &s.requests;
-    let url = format!("\"{}\"", s.url.replace('"', "\"\""));
     format!(
-        "{CSV_HEADER}\n{},{url},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{},{}\n",
-        s.mode, s.method, s.connections, s.threads, s.keepalive,
+        "{}\n{},{},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{},{}\n",
+        super::header(&csv_columns()),
+        crate::csv::text(&s.mode), crate::csv::quoted(&s.url), crate::csv::text(&s.method),
+        s.connections, s.threads, s.keepalive,
         s.rate.map(|r| r.to_string()).unwrap_or_default(),
         s.duration_s, s.rps, r.sent, r.completed, r.ok, r.cut,
         e.connect, e.write, e.read, e.timeout, e.parse, s.bytes_received,

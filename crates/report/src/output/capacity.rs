@@ -1,21 +1,20 @@
 //! Renders a capacity search for `shootout capacity -o text|json|markdown|csv`
-//! and draws its progress line on stderr. Text: the levels in order, the
-//! capacity line, then the curve. JSON follows docs/capacity.schema.json.
+//! and the lines of its progress (the CLI draws them on stderr). Text: the
+//! levels in order, the capacity line, then the curve. JSON follows
+//! docs/capacity.schema.json; Markdown headers and CSV columns of metrics
+//! are the catalogue's labels and names (docs/columns.md).
 
-use shootout_capacity::{CapacityResult, Event, LevelRecord, LevelVerdict, Phase, Verdict};
+use super::Format;
+use crate::escape;
+use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, Verdict};
+use shootout_study::Metric;
 use std::fmt::Write;
-use std::io::Write as _;
 
-use crate::load_output::Format;
-
+/// The search in `format`.
 pub fn render(r: &CapacityResult, format: Format) -> String {
     match format {
         Format::Text => text(r),
-        Format::Json => {
-            let mut out = serde_json::to_string_pretty(r).unwrap_or_default();
-            out.push('\n');
-            out
-        }
+        Format::Json => super::pretty(r),
         Format::Markdown => markdown(r),
         Format::Csv => csv(r),
     }
@@ -89,22 +88,56 @@ fn busy_note(r: &CapacityResult) -> Option<String> {
 const HEAD: &str =
     "  #  phase      target/s  achieved/s  conns   p50 ms    p99 ms  p99.9 ms  errors  verdict";
 
-fn row(o: &mut String, i: usize, l: &LevelRecord) {
-    let label = match l.fraction {
-        Some(f) => format!("{:.0}%", f * 100.0),
+/// One level's cells, formatted once for the text and the Markdown table.
+struct Cells {
+    target: String,
+    achieved: String,
+    connections: String,
+    p50: String,
+    p99: String,
+    p999: String,
+    errors: String,
+    verdict: &'static str,
+}
+
+impl Cells {
+    fn of(l: &LevelRecord) -> Cells {
+        Cells {
+            target: format!("{:.1}", l.target_rps),
+            achieved: format!("{:.1}", l.achieved_rps),
+            connections: l.connections.to_string(),
+            p50: format!("{:.2}", l.latency_ms.p50),
+            p99: format!("{:.2}", l.latency_ms.p99),
+            p999: format!("{:.2}", l.latency_ms.p999),
+            errors: l.errors.total().to_string(),
+            verdict: verdict(l.verdict),
+        }
+    }
+}
+
+/// The phase, or the fraction of the capacity for a curve level
+/// (`curve_word` before it where one table holds both).
+fn label(l: &LevelRecord, curve_word: &str) -> String {
+    match l.fraction {
+        Some(f) => format!("{curve_word}{:.0}%", f * 100.0),
         None => phase(l.phase).to_string(),
-    };
+    }
+}
+
+fn row(o: &mut String, i: usize, l: &LevelRecord) {
+    let c = Cells::of(l);
     let _ = writeln!(
         o,
-        "{i:>3}  {label:<8} {:>10.1} {:>11.1} {:>6} {:>8.2} {:>9.2} {:>9.2} {:>7}  {}: {}",
-        l.target_rps,
-        l.achieved_rps,
-        l.connections,
-        l.latency_ms.p50,
-        l.latency_ms.p99,
-        l.latency_ms.p999,
-        l.errors.total(),
-        verdict(l.verdict),
+        "{i:>3}  {:<8} {:>10} {:>11} {:>6} {:>8} {:>9} {:>9} {:>7}  {}: {}",
+        label(l, ""),
+        c.target,
+        c.achieved,
+        c.connections,
+        c.p50,
+        c.p99,
+        c.p999,
+        c.errors,
+        c.verdict,
         l.reason
     );
 }
@@ -148,62 +181,88 @@ fn text(r: &CapacityResult) -> String {
 }
 
 fn md_row(o: &mut String, i: usize, l: &LevelRecord) {
-    let label = match l.fraction {
-        Some(f) => format!("curve {:.0}%", f * 100.0),
-        None => phase(l.phase).to_string(),
-    };
-    let _ = writeln!(
-        o,
-        "| {i} | {label} | {:.1} | {:.1} | {} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
-        l.target_rps,
-        l.achieved_rps,
-        l.connections,
-        l.latency_ms.p50,
-        l.latency_ms.p99,
-        l.latency_ms.p999,
-        l.errors.total(),
-        verdict(l.verdict),
-        l.reason.replace('|', "\\|")
-    );
+    let c = Cells::of(l);
+    let cells = [
+        i.to_string(),
+        label(l, "curve "),
+        c.target,
+        c.achieved,
+        c.connections,
+        c.p50,
+        c.p99,
+        c.p999,
+        c.errors,
+        c.verdict.to_string(),
+        escape::md(&l.reason),
+    ];
+    let _ = writeln!(o, "| {} |", cells.join(" | "));
 }
 
 fn markdown(r: &CapacityResult) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "**Capacity of `{} {}` under `{}`**\n",
-        r.method,
-        r.url,
-        slo_text(r)
+        "**Capacity of {} under {}**\n",
+        escape::md_code(&format!("{} {}", r.method, r.url)),
+        escape::md_code(&slo_text(r))
     );
     let _ = writeln!(
         o,
-        "| # | phase | target req/s | achieved req/s | conns | p50 ms | p99 ms | p99.9 ms | errors | verdict | reason |"
+        "| # | phase | target req/s | achieved req/s | conns | {} | {} | {} | {} | verdict | reason |",
+        Metric::Median.label(),
+        Metric::P99.label(),
+        Metric::P999.label(),
+        Metric::Errors.label(),
     );
     let _ = writeln!(o, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
     for (i, l) in r.levels.iter().chain(&r.curve).enumerate() {
         md_row(&mut o, i, l);
     }
-    let _ = writeln!(o, "\n{}", conclusion(r).replace('\n', "  \n"));
+    let lines: Vec<String> = conclusion(r).lines().map(escape::md).collect();
+    let _ = writeln!(o, "\n{}", lines.join("  \n"));
     if let Some(note) = busy_note(r) {
-        let _ = writeln!(o, "\n{note}");
+        let _ = writeln!(o, "\n{}", escape::md(&note));
     }
     o
 }
 
-const CSV_HEADER: &str =
-    "index,phase,fraction,target_rps,achieved_rps,connections,lat_min_ms,lat_mean_ms,\
-lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p999_ms,lat_max_ms,sent,completed,errors,error_rate,all_busy,\
-send_lag_p99_ms,generator_cpu,verdict,reason";
+/// The CSV columns, in order; metrics under their catalogue names.
+pub fn csv_columns() -> [&'static str; 22] {
+    [
+        "index",
+        "phase",
+        "fraction",
+        "target_rps",
+        "achieved_rps",
+        "connections",
+        Metric::Min.name(),
+        Metric::Mean.name(),
+        Metric::Median.name(),
+        Metric::P90.name(),
+        Metric::P99.name(),
+        Metric::P999.name(),
+        Metric::Max.name(),
+        "sent",
+        "completed",
+        Metric::Errors.name(),
+        "error_rate",
+        "all_busy",
+        "send_lag_p99_ms",
+        "generator_cpu",
+        "verdict",
+        "reason",
+    ]
+}
 
 /// One row per level (the curve's last); the capacity is in the JSON and text.
 fn csv(r: &CapacityResult) -> String {
-    let mut o = format!("{CSV_HEADER}\n");
+    let mut o = super::header(&csv_columns());
+    o.push('\n');
     for (i, l) in r.levels.iter().chain(&r.curve).enumerate() {
         let m = &l.latency_ms;
         let _ = writeln!(
             o,
-            "{i},{},{},{:.3},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.6},{},{:.3},{:.4},{},\"{}\"",
+            "{i},{},{},{:.3},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{:.6},{},{:.3},{:.4},{},{}",
             phase(l.phase),
             l.fraction.map(|f| f.to_string()).unwrap_or_default(),
             l.target_rps,
@@ -218,69 +277,38 @@ fn csv(r: &CapacityResult) -> String {
             l.send_lag_p99_ms,
             l.generator_cpu,
             verdict(l.verdict).to_ascii_lowercase(),
-            l.reason.replace('"', "\"\"")
+            crate::csv::quoted(&l.reason)
         );
     }
     o
 }
 
-/// The progress line on stderr: the level being tried and the bracket. On a
-/// terminal with colour allowed the line is redrawn in place; otherwise
-/// each level start and end is a plain line, with no escape codes.
-#[derive(Debug)]
-pub struct Progress {
-    enabled: bool,
-    redraw: bool,
+/// The progress line of a level starting: what it tries and the bracket.
+pub fn level_starting(
+    index: usize,
+    p: Phase,
+    target_rps: f64,
+    bracket: (Option<f64>, Option<f64>),
+) -> String {
+    match p {
+        Phase::Probe => format!("level {index} probe: closed loop, estimating the maximum rate"),
+        _ => format!(
+            "level {index} {}: {target_rps:.1} req/s  bracket {}",
+            phase(p),
+            bracket_text(bracket)
+        ),
+    }
 }
 
-impl Progress {
-    pub fn new(enabled: bool) -> Progress {
-        Progress {
-            enabled,
-            redraw: crate::term::color_enabled(),
-        }
-    }
-
-    pub fn event(&mut self, e: &Event) {
-        if !self.enabled {
-            return;
-        }
-        let mut err = std::io::stderr().lock();
-        let clear = if self.redraw { "\r\x1b[2K" } else { "" };
-        let _ = match e {
-            Event::LevelStarting {
-                index,
-                phase: p,
-                target_rps,
-                bracket,
-            } => {
-                let line = match p {
-                    Phase::Probe => {
-                        format!("level {index} probe: closed loop, estimating the maximum rate")
-                    }
-                    _ => format!(
-                        "level {index} {}: {target_rps:.1} req/s  bracket {}",
-                        phase(*p),
-                        bracket_text(*bracket)
-                    ),
-                };
-                if self.redraw {
-                    write!(err, "{clear}{line}")
-                } else {
-                    writeln!(err, "{line}")
-                }
-            }
-            Event::LevelDone { index, record: l } => writeln!(
-                err,
-                "{clear}level {index} {} {:.1} req/s: {} ({})",
-                phase(l.phase),
-                l.target_rps,
-                verdict(l.verdict),
-                l.reason
-            ),
-        };
-        let _ = err.flush();
-    }
+/// The progress line of a level done: its verdict and why.
+pub fn level_done(index: usize, l: &LevelRecord) -> String {
+    format!(
+        "level {index} {} {:.1} req/s: {} ({})",
+        phase(l.phase),
+        l.target_rps,
+        verdict(l.verdict),
+        l.reason
+    )
 }
 
 fn bracket_text(b: (Option<f64>, Option<f64>)) -> String {

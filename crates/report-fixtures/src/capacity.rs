@@ -4,7 +4,7 @@
 //! rate, one unstable once), every level and the curve drawn from a simple
 //! latency model (p99 reaches 10 ms at the capacity).
 
-use crate::fixture::{new_run, target_record};
+use crate::{new_run, target_record};
 use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
 use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
 use shootout_store::{CapacitySearch, RunStatus, Store, StoreError, TargetStatus};

@@ -5,7 +5,7 @@
 //! 3 s, one repetition. With `floors`, also the timed and wait_time routes,
 //! whose charts show the latency above the route's floor.
 
-use crate::fixture::{measurement, new_run, target_record, Rng};
+use crate::{measurement, new_run, target_record, Rng};
 use shootout_store::{RunStatus, Store, StoreError, TargetStatus};
 use std::path::Path;
 

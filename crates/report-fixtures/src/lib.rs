@@ -1,11 +1,17 @@
-//! A deterministic, synthetic run for tests, snapshots, the browser test and
-//! demos: three Rust targets (one generator-bound once, one that answered
-//! some requests wrongly once), one that failed to build, a single-level
-//! scenario and a two-level sweep, three repetitions,
+//! Synthetic runs written through the store, for the report's tests,
+//! snapshots, browser test and demo; a dev-dependency only, so none of it is
+//! compiled into the shipping library. Beside the capacity run ([`capacity`])
+//! and the `default`-shaped run ([`default_like`]), this file holds the
+//! deterministic rust-trio run: three Rust targets (one generator-bound
+//! once, one that answered some requests wrongly once), one that failed to
+//! build, a single-level scenario and a two-level sweep, three repetitions,
 //! with histograms and timelines drawn from a seeded generator. Optionally
 //! one target is slowed down, a hostile target name is added, or the run is
 //! a database run instead (`db` and `fortunes` against a PostgreSQL pinned
 //! to the server's CPU, as on a two-core machine, with its own CPU and RSS).
+
+pub mod capacity;
+pub mod default_like;
 
 use hdrhistogram::Histogram;
 use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
