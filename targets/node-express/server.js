@@ -1,10 +1,11 @@
 'use strict';
 // node-express implements the shootout API contract (see ../SPEC.md) with
-// Express 5 on Node's own http server, in one process: express.json() for the
+// Express 5 on Node's own http server, one process per CPU through
+// ../node/cluster.js: express.json() for the
 // request bodies, res.json() for the answers, csv-parse's stream API for
 // file_read, bcrypt's async API (hashed on libuv's thread pool, off the event
-// loop) and, for the database routes, one pg Pool of DB_POOL_SIZE connections
-// with named (prepared) statements. Fortunes render through EJS views with
+// loop) and, for the database routes, one pg Pool per process with its share
+// of DB_POOL_SIZE connections, with named (prepared) statements. Fortunes render through EJS views with
 // res.render, which HTML-escapes every <%= %>.
 
 const fs = require('node:fs');
@@ -17,6 +18,12 @@ const bcrypt = require('bcrypt');
 const { parse } = require('csv-parse');
 const express = require('express');
 const pg = require('pg');
+
+// Startup lines come from the first worker of ../node/cluster.js only: the
+// others start while the first already answers, and the same lines again
+// would read as output during requests.
+const cluster = require('node:cluster');
+const startupLog = cluster.isWorker && cluster.worker.id !== 1 ? () => {} : (line) => console.error(line);
 
 const PORT = process.env.PORT;
 const HOST = process.env.HOST || '127.0.0.1';
@@ -56,10 +63,12 @@ const UPDATE_WORLDS =
   'UPDATE world SET randomnumber = v.r FROM unnest($1::int[], $2::int[]) AS v(id, r) WHERE world.id = v.id';
 const ADDITIONAL_FORTUNE = 'Additional fortune added at request time.';
 
-// One process, so the whole DB_POOL_SIZE (default 4).
+// This process's share of DB_POOL_SIZE (default 4): ../node/cluster.js runs
+// WEB_CONCURRENCY processes of this server.
 function poolSize() {
   const n = Number.parseInt(process.env.DB_POOL_SIZE ?? '', 10);
-  return Number.isNaN(n) ? 4 : Math.max(1, n);
+  const workers = Math.max(1, Number.parseInt(process.env.WEB_CONCURRENCY ?? '', 10) || 1);
+  return Math.max(1, Math.floor((Number.isNaN(n) ? 4 : n) / workers));
 }
 
 // pg connects lazily, so the server starts even if the database is down.
@@ -72,9 +81,9 @@ if (process.env.DATABASE_URL) {
   });
   // An idle connection that dies is dropped by the pool; don't crash.
   pool.on('error', (err) => console.error(`node-express: idle database connection: ${err.message}`));
-  console.error(`node-express: database pool: at most ${pool.options.max} connections`);
+  startupLog(`node-express: database pool: at most ${pool.options.max} connections`);
 } else {
-  console.error('node-express: DATABASE_URL is not set: the database routes answer 503');
+  startupLog('node-express: DATABASE_URL is not set: the database routes answer 503');
 }
 
 const selectWorld = (id) => ({ name: 'select-world', text: SELECT_WORLD, values: [id] });
@@ -253,7 +262,7 @@ app.use((err, req, res, next) => {
 
 const server = http.createServer(app);
 server.listen(Number(PORT), HOST, () => {
-  console.error(`node-express: listening on ${HOST}:${PORT}`);
+  startupLog(`node-express: listening on ${HOST}:${PORT}`);
 });
 
 // SIGTERM: stop accepting, close the pool, exit (at most 3 s later).

@@ -1,11 +1,11 @@
 'use strict';
 // node-fastify implements the shootout API contract (see ../SPEC.md) with
-// Fastify 5 in one process, logger off: bodies parsed by Fastify's JSON parser
+// Fastify 5, one process per CPU through ../node/cluster.js, logger off: bodies parsed by Fastify's JSON parser
 // and validated by a body schema, answers serialised by fast-json-stringify
 // through each route's response schema, csv-parse's stream API for file_read,
 // bcrypt's async API (hashed on libuv's thread pool, off the event loop) and,
-// for the database routes, one pg Pool of DB_POOL_SIZE connections with named
-// (prepared) statements. Fortunes render through @fastify/view with EJS,
+// for the database routes, one pg Pool per process with its share of
+// DB_POOL_SIZE connections, with named (prepared) statements. Fortunes render through @fastify/view with EJS,
 // which HTML-escapes every <%= %>.
 
 const fs = require('node:fs');
@@ -19,6 +19,12 @@ const ejs = require('ejs');
 const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
 const pg = require('pg');
+
+// Startup lines come from the first worker of ../node/cluster.js only: the
+// others start while the first already answers, and the same lines again
+// would read as output during requests.
+const cluster = require('node:cluster');
+const startupLog = cluster.isWorker && cluster.worker.id !== 1 ? () => {} : (line) => console.error(line);
 
 const PORT = process.env.PORT;
 const HOST = process.env.HOST || '127.0.0.1';
@@ -48,10 +54,12 @@ const UPDATE_WORLDS =
   'UPDATE world SET randomnumber = v.r FROM unnest($1::int[], $2::int[]) AS v(id, r) WHERE world.id = v.id';
 const ADDITIONAL_FORTUNE = 'Additional fortune added at request time.';
 
-// One process, so the whole DB_POOL_SIZE (default 4).
+// This process's share of DB_POOL_SIZE (default 4): ../node/cluster.js runs
+// WEB_CONCURRENCY processes of this server.
 function poolSize() {
   const n = Number.parseInt(process.env.DB_POOL_SIZE ?? '', 10);
-  return Number.isNaN(n) ? 4 : Math.max(1, n);
+  const workers = Math.max(1, Number.parseInt(process.env.WEB_CONCURRENCY ?? '', 10) || 1);
+  return Math.max(1, Math.floor((Number.isNaN(n) ? 4 : n) / workers));
 }
 
 // pg connects lazily, so the server starts even if the database is down.
@@ -64,9 +72,9 @@ if (process.env.DATABASE_URL) {
   });
   // An idle connection that dies is dropped by the pool; don't crash.
   pool.on('error', (err) => console.error(`node-fastify: idle database connection: ${err.message}`));
-  console.error(`node-fastify: database pool: at most ${pool.options.max} connections`);
+  startupLog(`node-fastify: database pool: at most ${pool.options.max} connections`);
 } else {
-  console.error('node-fastify: DATABASE_URL is not set: the database routes answer 503');
+  startupLog('node-fastify: DATABASE_URL is not set: the database routes answer 503');
 }
 
 const selectWorld = (id) => ({ name: 'select-world', text: SELECT_WORLD, values: [id] });
@@ -260,7 +268,7 @@ app.get('/updates', worldsRoute, async (req) => {
 // --- server -------------------------------------------------------------------
 
 app.listen({ port: Number(PORT), host: HOST }).then(
-  () => console.error(`node-fastify: listening on ${HOST}:${PORT}`),
+  () => startupLog(`node-fastify: listening on ${HOST}:${PORT}`),
   (err) => {
     console.error(`node-fastify: ${err.message}`);
     process.exit(1);

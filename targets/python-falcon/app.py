@@ -1,13 +1,14 @@
 """Falcon (WSGI) reference server for the shootout API contract (targets/SPEC.md).
 
-Served by gunicorn with 3 sync workers; see target.toml. Falcon's default JSON
+Served by gunicorn with (2 x CPUs) + 1 sync workers (WEB_CONCURRENCY); see
+target.toml. Falcon's default JSON
 handler puts spaces after `,` and `:`, so both directions use a compact
 json.dumps to keep bodies byte-exact. A body that Falcon cannot parse as JSON
 answers 400 (MediaMalformedError); a missing or non-string payload answers 400.
 
 Database routes (SPEC.md, "Database routes"): psycopg 3 with a
-psycopg_pool.ConnectionPool per gunicorn worker of max(1, DB_POOL_SIZE // 3)
-connections in autocommit mode, opened lazily in the worker (after the fork)
+psycopg_pool.ConnectionPool per gunicorn worker of
+max(1, DB_POOL_SIZE // WEB_CONCURRENCY) connections in autocommit mode, opened lazily in the worker (after the fork)
 on its first database request. Fortunes render through Jinja2 with HTML
 autoescaping. Without DATABASE_URL the database routes answer 503.
 """
@@ -30,8 +31,9 @@ import psycopg_pool
 DATA_DIR = Path(os.environ.get("DATA_DIR") or Path(__file__).resolve().parent.parent / "data")
 CSV_PATH = DATA_DIR / "titanic.csv"
 
-# Keep in step with `--workers` in target.toml: DB_POOL_SIZE is the total.
-GUNICORN_WORKERS = 3
+# gunicorn's worker count, which target.toml exports (gunicorn's --workers
+# defaults to WEB_CONCURRENCY too): DB_POOL_SIZE is the total.
+GUNICORN_WORKERS = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
 DATABASE_URL = os.environ.get("DATABASE_URL") or None
 
 

@@ -2,12 +2,15 @@
 
 Served by uvicorn: python-fastapi runs it with `--loop asyncio --http h11`,
 python-fastapi-uvloop runs this same module with `--loop uvloop --http httptools`.
-Async endpoints sleep with asyncio.sleep; the bcrypt endpoint is a plain `def`,
-so FastAPI runs it in its threadpool, off the event loop. The request body is a
+Async endpoints sleep with asyncio.sleep; the file_read and bcrypt endpoints
+block (file I/O, hashing), so they are plain `def`s, which FastAPI runs in its
+threadpool, off the event loop ("Concurrency and async / await" in FastAPI's
+docs). uvicorn runs one worker process per CPU (WEB_CONCURRENCY, see
+target.toml). The request body is a
 Pydantic model, so malformed JSON or a missing/non-string payload answers 422.
 
-Database routes (SPEC.md, "Database routes"): one asyncpg pool of DB_POOL_SIZE
-connections (one process), opened in the lifespan handler and closed on
+Database routes (SPEC.md, "Database routes"): one asyncpg pool per worker
+process of max(1, DB_POOL_SIZE // WEB_CONCURRENCY) connections, opened in the lifespan handler and closed on
 shutdown; asyncpg prepares (and caches) each statement per connection. Fortunes
 render through Starlette's Jinja2Templates with HTML autoescaping. Without
 DATABASE_URL no pool is opened and the database routes answer 503.
@@ -34,14 +37,19 @@ CSV_PATH = DATA_DIR / "titanic.csv"
 DATABASE_URL = os.environ.get("DATABASE_URL") or None
 
 
+# uvicorn's worker processes (its --workers defaults to WEB_CONCURRENCY too).
+WORKERS = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
+
+
 def _pool_size():
     try:
-        return max(1, int(os.environ.get("DB_POOL_SIZE", "")))
+        total = int(os.environ.get("DB_POOL_SIZE", ""))
     except ValueError:
-        return 4
+        total = 4
+    return max(1, total // WORKERS)
 
 
-POOL_SIZE = _pool_size()  # one process: the whole DB_POOL_SIZE
+POOL_SIZE = _pool_size()  # this process's share of DB_POOL_SIZE
 pool = None
 
 
@@ -98,7 +106,7 @@ async def json_route():
 
 
 @app.get("/file_read")
-async def file_read():
+def file_read():
     with open(CSV_PATH, newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
         next(reader)  # header

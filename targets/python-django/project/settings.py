@@ -1,13 +1,15 @@
 """Django settings for the python-django target (the only settings module).
 
 Production-style: DEBUG off, the middleware list `startproject` generates.
-Served by gunicorn with 3 sync workers; see ../target.toml.
+Served by gunicorn with (2 x CPUs) + 1 sync workers, at most DB_POOL_SIZE;
+see ../target.toml.
 
 Database (SPEC.md, "Database routes"): PostgreSQL from DATABASE_URL through the
 Django ORM on psycopg 3 with Django's defaults (client-side parameter binding),
 and persistent connections (CONN_MAX_AGE=None): each sync worker serves one
 request at a time and holds one connection, within its share
-max(1, DB_POOL_SIZE // 3). Without DATABASE_URL there is no database and the
+max(1, DB_POOL_SIZE // workers), which is 1 or more because the worker count
+never exceeds DB_POOL_SIZE. Without DATABASE_URL there is no database and the
 database views answer 503. The fortunes template is a Django template
 (autoescaping on) in project/templates.
 """

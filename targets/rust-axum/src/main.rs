@@ -1,5 +1,8 @@
 //! rust-axum: the shootout API contract (see `../SPEC.md`) on axum 0.8 and
-//! the tokio multi-threaded runtime. The database routes use tokio-postgres
+//! the tokio multi-threaded runtime, whose worker threads the manifest sets
+//! to `SERVER_CPUS` through tokio's `TOKIO_WORKER_THREADS` (tokio's default,
+//! one per CPU available, when it is unset). file_read and bcrypt block, so
+//! they run on tokio's blocking pool (`spawn_blocking`). The database routes use tokio-postgres
 //! through one deadpool-postgres pool of `DB_POOL_SIZE` connections shared by
 //! every task, and render fortunes with askama.
 
@@ -68,7 +71,11 @@ async fn json() -> Json<Message> {
 }
 
 async fn file_read() -> Result<Json<FileRead>, (StatusCode, String)> {
-    let rows = count_rows().map_err(internal_error)?;
+    // Opening and reading a file blocks: keep it off the runtime's workers.
+    let rows = task::spawn_blocking(count_rows)
+        .await
+        .map_err(internal_error)?
+        .map_err(internal_error)?;
     Ok(Json(FileRead {
         message: "file_read",
         rows,

@@ -1,6 +1,9 @@
 //! rust-rocket: the shootout API contract (see `../SPEC.md`) on Rocket 0.5
 //! with its default configuration, except for the address, the port and
-//! logging, which is off. The database routes use rocket_db_pools with its
+//! logging, which is off, and `workers`, which the manifest sets to
+//! `SERVER_CPUS` through `ROCKET_WORKERS` (Rocket's default, one per CPU
+//! available, when it is unset). file_read and bcrypt block, so they run on
+//! tokio's blocking pool (`spawn_blocking`). The database routes use rocket_db_pools with its
 //! deadpool_postgres driver (one pool of `DB_POOL_SIZE` connections) and
 //! render fortunes with rocket_dyn_templates (Tera).
 
@@ -69,8 +72,13 @@ fn json() -> Json<Message> {
 }
 
 #[get("/file_read")]
-fn file_read() -> Result<Json<FileRead>, Status> {
-    let rows = count_rows().map_err(|_| Status::InternalServerError)?;
+async fn file_read() -> Result<Json<FileRead>, Status> {
+    // Opening and reading a file blocks: Rocket's guide sends blocking work
+    // to tokio's blocking pool rather than the async workers.
+    let rows = task::spawn_blocking(count_rows)
+        .await
+        .map_err(|_| Status::InternalServerError)?
+        .map_err(|_| Status::InternalServerError)?;
     Ok(Json(FileRead {
         message: "file_read",
         rows,
