@@ -114,6 +114,18 @@ pub struct Server {
     stopped: bool,
 }
 
+/// How many CPUs a server is given (targets/SPEC.md `SERVER_CPUS`): the
+/// CPUs it is pinned to, or, unpinned, every CPU this process may use.
+/// Each target sizes its workers from it as its framework's docs say.
+pub fn server_cpus(pinned: &[usize]) -> usize {
+    let distinct: BTreeSet<usize> = pinned.iter().copied().collect();
+    if distinct.is_empty() {
+        shootout_engine::affinity::allowed_cpus().len().max(1)
+    } else {
+        distinct.len()
+    }
+}
+
 impl Server {
     /// Starts `sh -c <run>` in the target's folder with `PORT` and
     /// `HOST=127.0.0.1`, in a new process group, output appended to `log`.
@@ -132,7 +144,8 @@ impl Server {
     }
 
     /// [`Server::start_pinned`] with extra environment variables (e.g.
-    /// `DATABASE_URL` and `DB_POOL_SIZE`), set after `PORT` and `HOST`.
+    /// `DATABASE_URL` and `DB_POOL_SIZE`), set after `PORT`, `HOST` and
+    /// `SERVER_CPUS` (so a caller may override any of them).
     pub fn start_env(
         target: &Target,
         port: u16,
@@ -155,6 +168,7 @@ impl Server {
             .current_dir(&target.dir)
             .env("PORT", port.to_string())
             .env("HOST", "127.0.0.1")
+            .env("SERVER_CPUS", server_cpus(cpus).to_string())
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
@@ -376,6 +390,31 @@ mod tests {
             dir: dir.to_path_buf(),
             root: dir.to_path_buf(),
         }
+    }
+
+    #[test]
+    fn a_server_is_told_how_many_cpus_it_is_pinned_to() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        let out = dir.path().join("cpus");
+        let run = format!("echo \"$SERVER_CPUS\" > '{}'; sleep 60", out.display());
+        let t = target(dir.path(), &run);
+        let cpu = shootout_engine::affinity::allowed_cpus()[0];
+        let log = dir.path().join("s.log");
+        let mut server = Server::start_pinned(&t, free_port().unwrap(), &log, &[cpu]).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !out.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        server.stop();
+        let told = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(told.trim(), "1");
+        assert_eq!(server_cpus(&[0, 0, 1]), 2);
+        assert_eq!(
+            server_cpus(&[]),
+            shootout_engine::affinity::allowed_cpus().len().max(1)
+        );
     }
 
     #[test]
