@@ -10,6 +10,7 @@ mod interrupt;
 mod load_output;
 mod merge_output;
 mod progress;
+mod run_lines;
 mod run_view;
 mod term;
 mod units;
