@@ -1,0 +1,106 @@
+//! Examples of each verdict, and of each criterion deciding alone (so none
+//! of them is a check that cannot fail).
+
+use super::*;
+
+fn rule() -> Rule {
+    Rule::default()
+}
+
+#[test]
+fn a_flat_series_is_steady_after_k_windows() {
+    let v = rule().run(&[1000.0; 12]).unwrap();
+    assert!(matches!(v, Verdict::Steady { windows: 5, .. }), "{v:?}");
+    let v = rule().judge(&[1000.0; 4]).unwrap();
+    assert_eq!(v, Verdict::Warming(Unsteady::TooFew { have: 4, need: 5 }));
+}
+
+#[test]
+fn a_jit_warm_up_is_waited_for() {
+    // 3.4k req/s rising to 100k, then flat: steady once the last five
+    // windows are on the plateau.
+    let mut s: Vec<f64> = (0..10).map(|i| 3_400.0 + 9_000.0 * i as f64).collect();
+    s.extend([
+        100_000.0, 99_500.0, 100_400.0, 100_100.0, 99_800.0, 100_200.0,
+    ]);
+    let v = rule().run(&s).unwrap();
+    assert!(matches!(v, Verdict::Steady { windows: 15, .. }), "{v:?}");
+}
+
+#[test]
+fn variation_alone_decides() {
+    let v = rule().judge(&[90.0, 110.0, 90.0, 110.0, 90.0]).unwrap();
+    assert!(
+        matches!(v, Verdict::Warming(Unsteady::Variable(s)) if s.cv > 0.03),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_slow_monotone_rise_the_variation_misses_is_a_trend() {
+    let v = rule().judge(&[100.0, 100.5, 101.0, 101.5, 102.0]).unwrap();
+    let Verdict::Warming(Unsteady::Trend(s)) = v else {
+        panic!("{v:?}");
+    };
+    assert!(
+        s.cv < 0.03 && s.drift.abs() < 0.03 && s.kendall_s == 10,
+        "{s:?}"
+    );
+}
+
+#[test]
+fn drift_alone_decides() {
+    // Not monotone (S = 8, p = 0.083) and little variation, but a fitted
+    // rise of 4% across five windows.
+    let v = rule().judge(&[97.5, 100.0, 98.0, 101.0, 102.0]).unwrap();
+    let Verdict::Warming(Unsteady::Drift(s)) = v else {
+        panic!("{v:?}");
+    };
+    assert!(s.cv < 0.03 && s.p_value > 0.05 && s.drift > 0.03, "{s:?}");
+}
+
+#[test]
+fn a_series_that_never_settles_is_capped() {
+    let rising: Vec<f64> = (0..80).map(|i| 1000.0 * 1.02f64.powi(i)).collect();
+    let v = rule().run(&rising).unwrap();
+    assert!(matches!(v, Verdict::Capped { windows: 60, .. }), "{v:?}");
+    let v = rule().run(&[0.0; 60]).unwrap();
+    assert_eq!(
+        v,
+        Verdict::Capped {
+            windows: 60,
+            last: Unsteady::NoThroughput
+        }
+    );
+}
+
+#[test]
+fn bad_samples_and_rules_are_refused() {
+    for bad in [f64::NAN, f64::INFINITY, -1.0] {
+        let e = rule().judge(&[1.0, bad, 1.0]).unwrap_err();
+        assert!(matches!(e, SteadyError::Sample { index: 1, .. }), "{e}");
+    }
+    let bad_rules = [
+        Rule {
+            windows: 2,
+            ..rule()
+        },
+        Rule {
+            max_cv: 0.0,
+            ..rule()
+        },
+        Rule {
+            alpha: 1.0,
+            ..rule()
+        },
+        Rule {
+            max_drift: f64::NAN,
+            ..rule()
+        },
+        Rule { cap: 4, ..rule() },
+    ];
+    for r in bad_rules {
+        assert!(r.judge(&[1.0; 10]).is_err(), "{r:?} accepted");
+    }
+    rule().validate().unwrap();
+}
