@@ -317,12 +317,19 @@ func updatesHandler(c *gin.Context) {
 }
 
 // newRouter builds the Gin engine: release mode, no Logger middleware.
+// serverHeader names the server on every response.
+func serverHeader(c *gin.Context) {
+	c.Header("Server", "go-gin")
+}
+
 func newRouter() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	// SPEC.md: any other path answers 404, /plaintext/ included.
 	r.RedirectTrailingSlash = false
-	r.Use(gin.Recovery())
+	// SPEC.md: Server on every response, 404s included (engine-wide
+	// middleware also runs for NoRoute); net/http adds Date itself.
+	r.Use(serverHeader, gin.Recovery())
 	// No reverse proxy sits in front: take the client IP from the connection.
 	if err := r.SetTrustedProxies(nil); err != nil {
 		log.Fatal(err)

@@ -363,5 +363,15 @@ func main() {
 
 	addr := net.JoinHostPort(host, port)
 	log.Printf("listening on %s", addr)
-	log.Fatal(http.ListenAndServe(addr, mux))
+	log.Fatal(http.ListenAndServe(addr, withServerHeader(mux)))
+}
+
+// withServerHeader wraps the whole mux, so every response (the mux's own
+// 404 and 405 included) names the server as SPEC.md asks; net/http adds
+// Date itself.
+func withServerHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "go-nethttp")
+		next.ServeHTTP(w, r)
+	})
 }

@@ -136,6 +136,12 @@ function compareCodePoints(a, b) {
 
 const app = express();
 app.disable('x-powered-by');
+// SPEC.md: every response names the server, Express's own 404 and the error
+// handler's answers included; Node's http module adds Date itself.
+app.use((req, res, next) => {
+  res.setHeader('Server', 'express');
+  next();
+});
 app.set('views', path.join(__dirname, 'views'));
 app.set('view engine', 'ejs');
 app.set('view cache', true); // compile the template once, whatever NODE_ENV says

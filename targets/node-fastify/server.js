@@ -160,6 +160,13 @@ const app = Fastify({
   ajv: { customOptions: { coerceTypes: false } },
 });
 
+// SPEC.md: every response names the server. An onRequest hook runs for every
+// request, the 404 handler's and failed body parses included; Node's http
+// module adds Date itself.
+app.addHook('onRequest', async (req, reply) => {
+  reply.header('server', 'fastify');
+});
+
 app.register(fastifyView, {
   engine: { ejs },
   root: path.join(__dirname, 'views'),

@@ -57,6 +57,9 @@ config = Config()
 config.log_level = "WARNING"
 config.disable_openapi = True
 app = Robyn(__file__, config=config)
+# SPEC.md: every response names the server. Robyn's global response headers
+# go on every answer, its own 404s included; its actix core adds Date.
+app.set_response_header("Server", "robyn")
 
 
 DATABASE_URL = os.environ.get("DATABASE_URL") or None

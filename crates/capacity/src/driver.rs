@@ -3,10 +3,13 @@
 //! own warm-up and measured step. Every outcome is judged and fed back; the
 //! caller sees each level through events and can cancel between polls.
 
+use crate::error::CapacityError;
+use crate::event::Event;
 use crate::judge::{self, judge};
-use crate::record::{CapacityResult, LevelRecord, Phase, SearchRecord, Verdict};
-use crate::search::{self, Action, Tried};
-use crate::{sizing, CapacityError, Event, Settings};
+use crate::record::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use crate::search::{self, Action, Outcome, Tried};
+use crate::settings::Settings;
+use crate::sizing;
 use shootout_engine::{Control, Load, Plan, Stop, Summary, Threshold, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -23,94 +26,158 @@ pub(crate) fn run(
     cancelled: &(dyn Fn() -> bool + Sync),
     on_event: &mut dyn FnMut(Event),
 ) -> Result<CapacityResult, CapacityError> {
-    let slo = judge::effective_slo(&settings.slo);
-    let level = |load, phase, target, fraction| -> Result<LevelRecord, CapacityError> {
-        let summary = run_level(template, load, settings, cancelled)?;
-        Ok(record(phase, target, fraction, &summary, &slo))
+    let mut driver = Driver {
+        template,
+        settings,
+        cancelled,
+        on_event,
+        slo: judge::effective_slo(settings.slo()),
+        levels: Vec::new(),
+        tried: Vec::new(),
     };
-    on_event(Event::LevelStarting {
-        index: 0,
-        phase: Phase::Probe,
-        target_rps: 0.0,
-        bracket: (None, None),
-    });
-    let connections = settings.connections.unwrap_or(PROBE_CONNECTIONS);
-    let summary = run_level(template, Load::Closed { connections }, settings, cancelled)?;
-    if summary.requests.ok == 0 {
-        return Err(CapacityError::Unreachable {
-            url: template.endpoint().url.clone(),
-            why: why_unreachable(&summary),
+    let probe = driver.probe()?;
+    let outcome = driver.search(&probe)?;
+    Ok(driver.result(&probe, outcome))
+}
+
+/// One search in progress: what its levels share, and the levels so far.
+struct Driver<'a> {
+    template: &'a Plan,
+    settings: &'a Settings,
+    cancelled: &'a (dyn Fn() -> bool + Sync),
+    on_event: &'a mut dyn FnMut(Event),
+    /// The rules each level is judged by (the settings' SLO with the
+    /// default error rule when none bounds errors).
+    slo: Vec<Threshold>,
+    /// Every level run, in order, the probe first.
+    levels: Vec<LevelRecord>,
+    /// The open-loop levels as the search sees them.
+    tried: Vec<Tried>,
+}
+
+/// What the probe tells the rest of the search.
+struct Probe {
+    /// Its achieved rate: where the exponential search starts.
+    rps: f64,
+    /// The latency (ms) the pool of each level is sized for: the SLO's
+    /// loosest latency bound, or the probe's p99 when it bounds none.
+    sizing_ms: f64,
+}
+
+impl Driver<'_> {
+    /// Level 0: a closed loop that estimates the server's peak rate. A
+    /// probe without one successful answer ends the search.
+    fn probe(&mut self) -> Result<Probe, CapacityError> {
+        (self.on_event)(Event::LevelStarting {
+            index: 0,
+            phase: Phase::Probe,
+            target_rps: 0.0,
+            bracket: (None, None),
         });
-    }
-    let probe = record(Phase::Probe, None, None, &summary, &slo);
-    let sizing_ms = judge::loosest_latency_ms(&slo).unwrap_or(probe.latency_ms.p99);
-    let probe_rps = probe.achieved_rps;
-    on_event(Event::LevelDone {
-        index: 0,
-        record: probe.clone(),
-    });
-    let mut levels = vec![probe];
-    let mut tried: Vec<Tried> = Vec::new();
-    let outcome = loop {
-        let (phase, rate, fraction) = match search::decide(&tried, probe_rps, settings.precision) {
-            Action::Run {
-                phase,
-                rate,
-                fraction,
-            } => (phase, rate, fraction),
-            Action::Done(outcome) => break outcome,
+        let connections = self.settings.connections().unwrap_or(PROBE_CONNECTIONS);
+        let load = Load::Closed { connections };
+        let summary = run_level(self.template, load, self.settings, self.cancelled)?;
+        if summary.requests.ok == 0 {
+            return Err(CapacityError::Unreachable {
+                url: self.template.endpoint().url.clone(),
+                why: why_unreachable(&summary),
+            });
+        }
+        let probe = record(Phase::Probe, None, None, &summary, &self.slo);
+        let found = Probe {
+            rps: probe.achieved_rps,
+            sizing_ms: judge::loosest_latency_ms(&self.slo).unwrap_or(probe.latency_ms.p99),
         };
-        let index = levels.len();
-        on_event(Event::LevelStarting {
+        self.finish(0, probe);
+        Ok(found)
+    }
+
+    /// Runs the levels the search asks for until it decides.
+    fn search(&mut self, probe: &Probe) -> Result<Outcome, CapacityError> {
+        loop {
+            match search::decide(&self.tried, probe.rps, self.settings.precision()) {
+                Action::Run {
+                    phase,
+                    rate,
+                    fraction,
+                } => self.open_level(phase, rate, fraction, probe.sizing_ms)?,
+                Action::Done(outcome) => return Ok(outcome),
+            }
+        }
+    }
+
+    /// One open-loop level at `rate` (a curve level's `fraction` of the
+    /// capacity), on a pool sized for `sizing_ms` unless the settings fix it.
+    fn open_level(
+        &mut self,
+        phase: Phase,
+        rate: f64,
+        fraction: Option<f64>,
+        sizing_ms: f64,
+    ) -> Result<(), CapacityError> {
+        let index = self.levels.len();
+        (self.on_event)(Event::LevelStarting {
             index,
             phase,
             target_rps: rate,
-            bracket: search::bracket(&tried),
+            bracket: search::bracket(&self.tried),
         });
-        let connections = settings
-            .connections
+        let connections = self
+            .settings
+            .connections()
             .unwrap_or_else(|| sizing::connections(rate, sizing_ms));
-        let rec = level(
-            Load::Open { rate, connections },
-            phase,
-            Some(rate),
-            fraction,
-        )?;
-        tried.push(Tried {
+        let load = Load::Open { rate, connections };
+        let summary = run_level(self.template, load, self.settings, self.cancelled)?;
+        let rec = record(phase, Some(rate), fraction, &summary, &self.slo);
+        self.tried.push(Tried {
             phase,
             rate,
             verdict: rec.verdict,
         });
-        on_event(Event::LevelDone {
+        self.finish(index, rec);
+        Ok(())
+    }
+
+    /// Reports a finished level and keeps it.
+    fn finish(&mut self, index: usize, record: LevelRecord) {
+        (self.on_event)(Event::LevelDone {
             index,
-            record: rec.clone(),
+            record: record.clone(),
         });
-        levels.push(rec);
-    };
-    let (levels, curve): (Vec<_>, Vec<_>) =
-        levels.into_iter().partition(|l| l.phase != Phase::Curve);
-    Ok(CapacityResult {
-        url: template.endpoint().url.clone(),
-        method: method(template),
-        slo,
-        capacity_rps: (outcome.verdict == Verdict::Found)
-            .then_some(outcome.capacity)
-            .flatten(),
-        lower_bound_rps: (outcome.verdict == Verdict::GeneratorLimited)
-            .then_some(outcome.capacity)
-            .flatten(),
-        verdict: outcome.verdict,
-        unstable: outcome.unstable,
-        probe_rps,
-        search: SearchRecord {
-            warmup_s: settings.warmup.as_secs_f64(),
-            step_s: settings.step.as_secs_f64(),
-            precision: settings.precision,
-            threads: template.threads(),
-        },
-        levels,
-        curve,
-    })
+        self.levels.push(record);
+    }
+
+    /// The search's record: the levels before the curve, the curve, and the
+    /// capacity (found) or its lower bound (generator-limited).
+    fn result(self, probe: &Probe, outcome: Outcome) -> CapacityResult {
+        let (levels, curve): (Vec<_>, Vec<_>) = self
+            .levels
+            .into_iter()
+            .partition(|l| l.phase != Phase::Curve);
+        let when = |verdict: Verdict| {
+            (outcome.verdict == verdict)
+                .then_some(outcome.capacity)
+                .flatten()
+        };
+        CapacityResult {
+            url: self.template.endpoint().url.clone(),
+            method: method(self.template),
+            slo: self.slo,
+            capacity_rps: when(Verdict::Found),
+            lower_bound_rps: when(Verdict::GeneratorLimited),
+            verdict: outcome.verdict,
+            unstable: outcome.unstable,
+            probe_rps: probe.rps,
+            search: SearchRecord {
+                warmup_s: self.settings.warmup().as_secs_f64(),
+                step_s: self.settings.step().as_secs_f64(),
+                precision: self.settings.precision(),
+                threads: self.template.threads(),
+            },
+            levels,
+            curve,
+        }
+    }
 }
 
 fn method(template: &Plan) -> String {
@@ -130,12 +197,12 @@ fn run_level(
 ) -> Result<Summary, CapacityError> {
     let stop = Stop {
         requests: None,
-        duration: Some(settings.step),
+        duration: Some(settings.step()),
     };
     let plan = template
         .to_builder()
         .workload(Workload::new(load, stop)?)
-        .warmup(settings.warmup)
+        .warmup(settings.warmup())
         .build()?;
     let control = Control::new();
     let finished = AtomicBool::new(false);
@@ -181,7 +248,7 @@ fn record(
         all_busy: lag.all_busy,
         send_lag_p99_ms: lag.p99_ms,
         generator_cpu: s.generator.cpu_utilization,
-        pass: verdict == crate::LevelVerdict::Pass,
+        pass: verdict == LevelVerdict::Pass,
         verdict,
         reason,
         fraction,

@@ -11,8 +11,9 @@
 //! only such rates could decide, the verdict is `generator-limited`.
 
 use crate::record::{LevelVerdict, Phase, Verdict};
-use crate::CURVE;
 
+/// The curve's fractions of the capacity found.
+pub const CURVE: [f64; 5] = [0.25, 0.5, 0.75, 0.9, 1.0];
 /// Search levels at most (probe, confirm and curve levels not counted).
 pub const MAX_SEARCH_LEVELS: usize = 24;
 /// Confirm runs at most: the best pass, then up to three 5% step-downs.

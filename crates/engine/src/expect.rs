@@ -18,9 +18,9 @@ pub enum StatusMatch {
 
 impl StatusMatch {
     /// Parses `200` or `2xx`.
-    pub fn parse(s: &str) -> Result<StatusMatch, String> {
+    pub fn parse(s: &str) -> Result<StatusMatch, StatusMatchError> {
         let t = s.trim();
-        let bad = || format!("'{s}' is not a status code (100-599) or a class such as 2xx");
+        let bad = || StatusMatchError(s.to_string());
         if let Some(d) = t.strip_suffix("xx").or_else(|| t.strip_suffix("XX")) {
             return match d.parse::<u8>() {
                 Ok(c @ 1..=5) if d.len() == 1 => Ok(StatusMatch::Class(c)),
@@ -40,6 +40,11 @@ impl StatusMatch {
         }
     }
 }
+
+/// Text that is neither a status code nor a status class.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a status code (100-599) or a class such as 2xx")]
+pub struct StatusMatchError(pub String);
 
 impl fmt::Display for StatusMatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

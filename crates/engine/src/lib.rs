@@ -8,7 +8,10 @@
 //! and the transport (how to send and parse). A plan may be one [`Shard`] of
 //! a load split over processes, started at a shared wall-clock instant.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod affinity;
+mod error;
 pub mod expect;
 pub mod plan;
 pub mod report;
@@ -17,16 +20,14 @@ pub mod threshold;
 pub mod units;
 pub mod workload;
 
-pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch};
-pub use plan::{
-    check_pipeline, Endpoint, Plan, PlanBuilder, PlanError, PlanField, Reach, RequestSpec,
-    MAX_PIPELINE,
-};
+pub use error::{EngineError, PlanError, PlanField};
+pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
+pub use plan::{check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE};
 pub use report::{
     ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
 };
-pub use shard::Shard;
-pub use threshold::Threshold;
+pub use shard::{Shard, ShardError};
+pub use threshold::{Threshold, ThresholdError};
 pub use workload::{Load, Stage, StageUnit, Stop, Workload};
 
 mod checker;
@@ -48,14 +49,6 @@ pub use report::{GeneratorUsage, LagSummary};
 
 use std::time::{Duration, Instant, SystemTime};
 use stop::StopRule;
-
-/// Errors that stop a run before it starts (a bad server is never one: its
-/// failures are counted, not raised).
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("{0}")]
-    Setup(String),
-}
 
 /// File descriptors kept free for everything but the connections.
 const SPARE_FDS: u64 = 32;
@@ -102,8 +95,8 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     for outcome in outcomes {
         match outcome {
             Ok(Ok(o)) => merged.push(o),
-            Ok(Err(e)) => return Err(EngineError::Setup(format!("worker setup failed: {e}"))),
-            Err(_) => return Err(EngineError::Setup("a worker thread panicked".into())),
+            Ok(Err(e)) => return Err(EngineError::WorkerSetup(e)),
+            Err(_) => return Err(EngineError::WorkerPanicked),
         }
     }
     Ok(summary::build(
@@ -169,12 +162,13 @@ fn wait_for_measuring(measure_start: Instant, control: &Control) -> Duration {
 
 fn check_fd_limit(connections: u64) -> Result<(), EngineError> {
     let limit = sys::raise_nofile_limit();
-    if connections + SPARE_FDS > limit {
-        return Err(EngineError::Setup(format!(
-            "{connections} connections need about {} open files, but the limit is {limit}; \
-             raise it (ulimit -n) or use fewer connections",
-            connections + SPARE_FDS
-        )));
+    let needed = connections + SPARE_FDS;
+    if needed > limit {
+        return Err(EngineError::FdLimit {
+            connections,
+            needed,
+            limit,
+        });
     }
     Ok(())
 }

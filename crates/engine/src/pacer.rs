@@ -9,7 +9,7 @@
 //! (`crate::Shard`) runs its own curve with its tickets shifted by a phase,
 //! so that the shards' schedules interleave into one generator's.
 
-use crate::plan::{Load, Stage, StageUnit};
+use crate::workload::{Load, Stage, StageUnit};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 

@@ -1,100 +1,19 @@
 //! The validated description of one load run: where to send, what to send,
 //! how fast (a [`Workload`]), and when to stop. A [`Plan`] can only be built
 //! through [`PlanBuilder::build`], which checks every rule, so a bad value is
-//! reported by the field it concerns ([`PlanField`]) and nothing is sent.
+//! reported by the field it concerns ([`crate::PlanField`]) and nothing is sent.
 //! Front ends name the field in their own terms (a flag, a study key).
 //!
 //! A plan may be one [`Shard`] of a load split over processes: it keeps the
 //! whole workload (what every shard agrees on) and runs its share of it, from
 //! a wall-clock instant all shards share ([`PlanBuilder::start_at`]).
 
+use crate::error::{PlanError, PlanField};
 use crate::expect::Expect;
 use crate::shard::Shard;
 use crate::workload::Workload;
-use std::fmt;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, SystemTime};
-
-/// The part of a plan a rule concerns, in engine terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PlanField {
-    Url,
-    Connections,
-    /// The request budget.
-    Requests,
-    /// The deadline of the measured phase.
-    Duration,
-    /// Neither a request budget nor a deadline was given.
-    Stop,
-    Rate,
-    Stages,
-    Threads,
-    Cpus,
-    Timeout,
-    /// The HTTP/1.1 pipeline depth.
-    Pipeline,
-}
-
-impl PlanField {
-    /// The field's name in engine terms, e.g. `connections`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlanField::Url => "url",
-            PlanField::Connections => "connections",
-            PlanField::Requests => "requests",
-            PlanField::Duration => "duration",
-            PlanField::Stop => "stop",
-            PlanField::Rate => "rate",
-            PlanField::Stages => "stages",
-            PlanField::Threads => "threads",
-            PlanField::Cpus => "cpus",
-            PlanField::Timeout => "timeout",
-            PlanField::Pipeline => "pipeline",
-        }
-    }
-}
-
-impl fmt::Display for PlanField {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A broken rule of a plan: which field, and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PlanError {
-    #[error("invalid URL '{0}': {1}")]
-    Url(String, String),
-    #[error("refusing to load '{0}': shootout only sends load to 127.0.0.1, localhost or [::1] unless remote addresses are allowed on purpose")]
-    NotLoopback(String),
-    #[error("invalid value for {field}: {reason}")]
-    Invalid { field: PlanField, reason: String },
-}
-
-impl PlanError {
-    pub(crate) fn invalid(field: PlanField, reason: impl Into<String>) -> PlanError {
-        PlanError::Invalid {
-            field,
-            reason: reason.into(),
-        }
-    }
-
-    /// The field the broken rule concerns.
-    pub fn field(&self) -> PlanField {
-        match self {
-            PlanError::Url(..) | PlanError::NotLoopback(_) => PlanField::Url,
-            PlanError::Invalid { field, .. } => *field,
-        }
-    }
-
-    /// Why, without the field's name (for front ends that name it themselves).
-    pub fn reason(&self) -> String {
-        match self {
-            PlanError::Invalid { reason, .. } => reason.clone(),
-            other => other.to_string(),
-        }
-    }
-}
 
 /// The server to load: a socket address (loopback unless allowed otherwise
 /// on purpose) plus the Host header and path.

@@ -285,7 +285,6 @@ fn last_token(v: &[u8]) -> &[u8] {
     v.rsplit(|&b| b == b',').next().unwrap_or(v).trim_ascii()
 }
 
-/// Advances the body state over `data`; returns bytes used and whether the body ended.
 /// Advances the body state over `data`, showing body bytes to `check`;
 /// returns bytes used and whether the body ended.
 fn advance_body(
@@ -311,6 +310,8 @@ fn advance_body(
     Ok((used, done))
 }
 
+/// Advances a chunked body over `data`: chunk data is counted (and shown to
+/// `check`) a slice at a time, the framing around it a byte at a time.
 fn advance_chunked(
     c: &mut Chunk,
     data: &[u8],
@@ -332,7 +333,34 @@ fn advance_chunked(
         }
         let b = data[i];
         i += 1;
-        *c = match (*c, b) {
+        match c.after(b)? {
+            Some(next) => *c = next,
+            None => return Ok((i, true)),
+        }
+    }
+    Ok((i, false))
+}
+
+impl Chunk {
+    /// The framing state after byte `b` (never chunk data), or `None` when
+    /// `b` ended the body (the LF of the empty line after the trailers).
+    #[inline]
+    fn after(self, b: u8) -> Result<Option<Chunk>, ReadFailure> {
+        match self {
+            Chunk::Size { .. } | Chunk::SizeWs { .. } | Chunk::SizeLf { .. } => {
+                self.after_size_byte(b).map(Some)
+            }
+            Chunk::DataCr | Chunk::DataLf => self.after_data_byte(b).map(Some),
+            Chunk::TrailerStart { .. } | Chunk::TrailerLine => self.after_trailer_byte(b),
+            Chunk::Data(_) => Err(ReadFailure::Parse),
+        }
+    }
+
+    /// A byte of a size line: hex digits (at most 15), optional whitespace,
+    /// an extension after `;` (skipped), then CRLF or a bare LF.
+    #[inline]
+    fn after_size_byte(self, b: u8) -> Result<Chunk, ReadFailure> {
+        Ok(match (self, b) {
             (
                 Chunk::Size {
                     value,
@@ -374,23 +402,39 @@ fn advance_chunked(
             (Chunk::SizeWs { value }, b'\n') => next_after_size(value),
             (Chunk::Size { value, digits, .. }, b'\r') if digits > 0 => Chunk::SizeLf { value },
             (Chunk::Size { value, digits, .. }, b'\n') if digits > 0 => next_after_size(value),
-            (Chunk::Size { ext: true, .. }, _) => *c,
+            (Chunk::Size { ext: true, .. }, _) => self,
             (Chunk::SizeLf { value }, b'\n') => next_after_size(value),
-            (Chunk::DataCr, b'\r') => Chunk::DataLf,
-            (Chunk::DataLf, b'\n') | (Chunk::DataCr, b'\n') => Chunk::Size {
+            _ => return Err(ReadFailure::Parse),
+        })
+    }
+
+    /// The CRLF (or bare LF) after a chunk's data.
+    #[inline]
+    fn after_data_byte(self, b: u8) -> Result<Chunk, ReadFailure> {
+        match (self, b) {
+            (Chunk::DataCr, b'\r') => Ok(Chunk::DataLf),
+            (Chunk::DataLf, b'\n') | (Chunk::DataCr, b'\n') => Ok(Chunk::Size {
                 value: 0,
                 digits: 0,
                 ext: false,
-            },
+            }),
+            _ => Err(ReadFailure::Parse),
+        }
+    }
+
+    /// A byte of the trailer section: lines are skipped until an empty one,
+    /// whose LF ends the body (`None`).
+    #[inline]
+    fn after_trailer_byte(self, b: u8) -> Result<Option<Chunk>, ReadFailure> {
+        Ok(Some(match (self, b) {
             (Chunk::TrailerStart { cr: false }, b'\r') => Chunk::TrailerStart { cr: true },
-            (Chunk::TrailerStart { .. }, b'\n') => return Ok((i, true)),
+            (Chunk::TrailerStart { .. }, b'\n') => return Ok(None),
             (Chunk::TrailerStart { cr: false }, _) => Chunk::TrailerLine,
             (Chunk::TrailerLine, b'\n') => Chunk::TrailerStart { cr: false },
             (Chunk::TrailerLine, _) => Chunk::TrailerLine,
             _ => return Err(ReadFailure::Parse),
-        };
+        }))
     }
-    Ok((i, false))
 }
 
 fn next_after_size(value: u64) -> Chunk {

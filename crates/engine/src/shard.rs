@@ -12,10 +12,19 @@
 //! The deadline and warm-up are not split: every shard runs them on the
 //! shared clock (see `PlanBuilder::start_at`).
 
-use crate::plan::{PlanError, PlanField};
+use crate::error::{PlanError, PlanField};
 use crate::stop::StopRule;
 use crate::workload::{Load, Stage, StageUnit, Stop, Workload};
 use std::fmt;
+
+/// A shard that does not exist or text that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    #[error("shard {index}/{count} does not exist: give I/N with 1 <= I <= N")]
+    NoSuchShard { index: u32, count: u32 },
+    #[error("'{0}' is not a shard: give I/N with 1 <= I <= N, e.g. 2/4")]
+    NotAShard(String),
+}
 
 /// Which part of a sharded load this process runs: `index` of `count`, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -29,18 +38,16 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 1, count: 1 };
 
     /// Shard `index` of `count`; `1 <= index <= count`.
-    pub fn new(index: u32, count: u32) -> Result<Shard, String> {
+    pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
         if count == 0 || index == 0 || index > count {
-            return Err(format!(
-                "shard {index}/{count} does not exist: give I/N with 1 <= I <= N"
-            ));
+            return Err(ShardError::NoSuchShard { index, count });
         }
         Ok(Shard { index, count })
     }
 
     /// Parses `I/N`, e.g. `2/4`.
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let bad = || format!("'{s}' is not a shard: give I/N with 1 <= I <= N, e.g. 2/4");
+    pub fn parse(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError::NotAShard(s.to_string());
         let (i, n) = s.trim().split_once('/').ok_or_else(bad)?;
         let i = i.trim().parse().map_err(|_| bad())?;
         let n = n.trim().parse().map_err(|_| bad())?;

@@ -10,6 +10,8 @@ use crate::{Load, Plan};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+/// The run's report from its workers' outcomes: `cpu` is the process CPU
+/// time spent in the measured phase, which began at `measure_start`.
 pub(crate) fn build(
     plan: &Plan,
     threads: usize,
@@ -24,6 +26,26 @@ pub(crate) fn build(
         .max()
         .unwrap_or(measure_start);
     let duration = finished.saturating_duration_since(measure_start);
+    let rec = merge(plan, measure_start, outcomes);
+    let summary = summarize(plan, threads, &rec, duration, cpu);
+    let intervals = Intervals {
+        errors: rec.timeline.iter().map(|s| s.errors()).collect(),
+        latency: rec.timeline.iter().map(|s| s.latency.clone()).collect(),
+        lag: rec.lag.clone(),
+    };
+    LoadReport {
+        timeline: rec.seconds(duration),
+        summary,
+        histogram: rec.latency,
+        uncorrected: rec.uncorrected,
+        clock,
+        intervals,
+    }
+}
+
+/// One recorder holding every worker's counts and histograms (an empty one
+/// when no worker ran).
+fn merge(plan: &Plan, measure_start: Instant, outcomes: Vec<Outcome>) -> Recorder {
     let mut recorders = outcomes.into_iter().map(|o| o.recorder);
     let mut rec = recorders.next().unwrap_or_else(|| {
         Recorder::new(
@@ -35,10 +57,20 @@ pub(crate) fn build(
     for other in recorders {
         rec.merge(other);
     }
+    rec
+}
+
+/// The JSON summary: what was asked for (from the plan) beside what
+/// happened in `duration` of measured phase (from the merged recorder).
+fn summarize(
+    plan: &Plan,
+    threads: usize,
+    rec: &Recorder,
+    duration: Duration,
+    cpu: Duration,
+) -> Summary {
     let secs = duration.as_secs_f64();
-    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
-    let cpu_seconds = cpu.as_secs_f64();
-    let summary = Summary {
+    Summary {
         mode: plan.load().mode_name().to_string(),
         url: plan.endpoint().url.clone(),
         method: if plan.request().method.is_empty() {
@@ -55,47 +87,50 @@ pub(crate) fn build(
             _ => None,
         },
         duration_s: secs,
-        rps: rate(rec.counts.completed),
+        rps: if secs > 0.0 {
+            rec.counts.completed as f64 / secs
+        } else {
+            0.0
+        },
         requests: rec.counts.clone(),
         errors: rec.errors.clone(),
         status: status_map(&rec.status),
         bytes_received: rec.bytes,
         latency_ms: LatencySummary::from_histogram(&rec.latency),
         latency_uncorrected_ms: rec.uncorrected.as_ref().map(LatencySummary::from_histogram),
-        lag: rec.lag.as_ref().map(|h| LagSummary {
-            late: rec.late,
-            mean_ms: h.mean() / 1000.0,
-            p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
-            max_ms: h.max() as f64 / 1000.0,
-            all_busy: rec.all_busy,
-        }),
+        lag: lag_summary(rec),
         first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
-        generator: GeneratorUsage {
-            cpu_seconds,
-            cpu_utilization: if secs > 0.0 {
-                cpu_seconds / (secs * threads as f64)
-            } else {
-                0.0
-            },
-            cpu_us_per_request: if rec.counts.sent > 0 {
-                cpu_seconds * 1e6 / rec.counts.sent as f64
-            } else {
-                0.0
-            },
+        generator: generator_usage(cpu, secs, threads, rec.counts.sent),
+    }
+}
+
+/// How late open-loop sends were, in ms; `None` in closed loop.
+fn lag_summary(rec: &Recorder) -> Option<LagSummary> {
+    rec.lag.as_ref().map(|h| LagSummary {
+        late: rec.late,
+        mean_ms: h.mean() / 1000.0,
+        p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
+        max_ms: h.max() as f64 / 1000.0,
+        all_busy: rec.all_busy,
+    })
+}
+
+/// The generator's CPU cost over `secs` seconds on `threads` threads that
+/// sent `sent` requests.
+fn generator_usage(cpu: Duration, secs: f64, threads: usize, sent: u64) -> GeneratorUsage {
+    let cpu_seconds = cpu.as_secs_f64();
+    GeneratorUsage {
+        cpu_seconds,
+        cpu_utilization: if secs > 0.0 {
+            cpu_seconds / (secs * threads as f64)
+        } else {
+            0.0
         },
-    };
-    let intervals = Intervals {
-        errors: rec.timeline.iter().map(|s| s.errors()).collect(),
-        latency: rec.timeline.iter().map(|s| s.latency.clone()).collect(),
-        lag: rec.lag.clone(),
-    };
-    LoadReport {
-        timeline: rec.seconds(duration),
-        summary,
-        histogram: rec.latency,
-        uncorrected: rec.uncorrected,
-        clock,
-        intervals,
+        cpu_us_per_request: if sent > 0 {
+            cpu_seconds * 1e6 / sent as f64
+        } else {
+            0.0
+        },
     }
 }
 

@@ -5,7 +5,7 @@
 //! every one holds. Parsed up front, evaluated against a finished run.
 
 use crate::report::Summary;
-use crate::units::parse_duration;
+use crate::units::{parse_duration, UnitError};
 use serde::{Serialize, Serializer};
 
 /// A comparison operator.
@@ -72,6 +72,19 @@ pub const PLAIN: [&str; 7] = [
     "mismatches",
 ];
 
+/// Text that is not a threshold expression, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThresholdError {
+    #[error("'{0}' has no comparison; write e.g. p99>50ms or errors>0")]
+    NoComparison(String),
+    #[error("'{text}': unknown metric '{metric}'; use one of {}, {}", LATENCY.join(", "), PLAIN.join(", "))]
+    UnknownMetric { text: String, metric: String },
+    #[error("in '{text}': {unit}")]
+    BadDuration { text: String, unit: UnitError },
+    #[error("in '{text}': '{raw}' is not a number")]
+    NotANumber { text: String, raw: String },
+}
+
 /// Read back from its serialised form by re-parsing `text`, so a stored
 /// rule means what it meant when it was written.
 impl<'de> serde::Deserialize<'de> for Threshold {
@@ -86,7 +99,7 @@ impl<'de> serde::Deserialize<'de> for Threshold {
 }
 
 impl Threshold {
-    pub fn parse(text: &str) -> Result<Threshold, String> {
+    pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
         let t = text.replace(' ', "");
         let (pos, op, len) = [
             (">=", Op::Ge),
@@ -97,24 +110,29 @@ impl Threshold {
         ]
         .iter()
         .find_map(|(sym, op)| t.find(sym).map(|p| (p, *op, sym.len())))
-        .ok_or_else(|| format!("'{text}' has no comparison; write e.g. p99>50ms or errors>0"))?;
+        .ok_or_else(|| ThresholdError::NoComparison(text.to_string()))?;
         let metric = t[..pos].to_ascii_lowercase();
         let raw = &t[pos + len..];
         let value = if LATENCY.contains(&metric.as_str()) {
-            let d = parse_duration(raw).map_err(|e| format!("in '{text}': {e}"))?;
+            let d = parse_duration(raw).map_err(|unit| ThresholdError::BadDuration {
+                text: text.to_string(),
+                unit,
+            })?;
             d.as_secs_f64() * 1000.0
         } else if PLAIN.contains(&metric.as_str()) {
             match raw.strip_suffix('%') {
                 Some(p) if metric == "error_rate" => p.parse::<f64>().map(|v| v / 100.0),
                 _ => raw.parse::<f64>(),
             }
-            .map_err(|_| format!("in '{text}': '{raw}' is not a number"))?
+            .map_err(|_| ThresholdError::NotANumber {
+                text: text.to_string(),
+                raw: raw.to_string(),
+            })?
         } else {
-            return Err(format!(
-                "'{text}': unknown metric '{metric}'; use one of {}, {}",
-                LATENCY.join(", "),
-                PLAIN.join(", ")
-            ));
+            return Err(ThresholdError::UnknownMetric {
+                text: text.to_string(),
+                metric,
+            });
         };
         let unit = match metric.as_str() {
             m if LATENCY.contains(&m) => "ms",
@@ -213,10 +231,23 @@ mod tests {
         assert_eq!(Threshold::parse("error_rate>1%").unwrap().value, 0.01);
         assert!(Threshold::parse("p99")
             .unwrap_err()
+            .to_string()
             .contains("no comparison"));
         assert!(Threshold::parse("speed>5")
             .unwrap_err()
+            .to_string()
             .contains("unknown metric"));
         assert!(Threshold::parse("p99>fast").is_err());
+        assert_eq!(
+            Threshold::parse("p99>fast").unwrap_err().to_string(),
+            "in 'p99>fast': 'fast' is not a duration (e.g. 500ms, 10s, 2m; units us, ms, s, m or min, h)"
+        );
+        assert_eq!(
+            Threshold::parse("rps>lots").unwrap_err(),
+            ThresholdError::NotANumber {
+                text: "rps>lots".into(),
+                raw: "lots".into()
+            }
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! study parser both build one (a study before it knows the server's port),
 //! and a [`crate::Plan`] holds one, so every rule lives here once.
 
-use crate::plan::{PlanError, PlanField};
+use crate::error::{PlanError, PlanField};
 use crate::units::MAX_DURATION;
 use std::time::Duration;
 

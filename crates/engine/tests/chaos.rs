@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::stops::{assert_accounted, duration};
 use common::{ok, Action, TestServer};
 use shootout_engine::{
     Control, Endpoint, ErrorCounts, Load, LoadReport, Plan, PlanBuilder, RequestSpec, Stop,
@@ -40,11 +41,7 @@ fn run_briefly(p: PlanBuilder) -> LoadReport {
         "run took {:?}",
         start.elapsed()
     );
-    let s = &r.summary;
-    assert_eq!(
-        s.requests.sent,
-        s.requests.completed + s.requests.cut + s.errors.total()
-    );
+    assert_accounted(&r.summary);
     r
 }
 
@@ -162,10 +159,7 @@ fn a_server_that_dies_mid_run_ends_on_time_with_errors() {
     });
     let p = plan(
         &format!("http://{addr}/"),
-        Stop {
-            requests: None,
-            duration: Some(Duration::from_millis(1500)),
-        },
+        duration(Duration::from_millis(1500)),
     )
     .build()
     .unwrap();
@@ -179,24 +173,15 @@ fn a_server_that_dies_mid_run_ends_on_time_with_errors() {
         "then connections were refused: {:?}",
         s.errors
     );
-    assert_eq!(
-        s.requests.sent,
-        s.requests.completed + s.requests.cut + s.errors.total()
-    );
+    assert_accounted(s);
 }
 
 #[test]
 fn cancel_stops_a_long_run_quickly() {
     let server = TestServer::start(|_| Action::Reply(ok("x")));
-    let p = plan(
-        &server.url("/"),
-        Stop {
-            requests: None,
-            duration: Some(Duration::from_secs(60)),
-        },
-    )
-    .build()
-    .unwrap();
+    let p = plan(&server.url("/"), duration(Duration::from_secs(60)))
+        .build()
+        .unwrap();
     let control = Control::new();
     let start = Instant::now();
     std::thread::scope(|s| {

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::stops::assert_accounted;
 use common::{ok, Action, TestServer};
 use shootout_engine::{
     BodyMatch, Control, Endpoint, Expect, Load, LoadReport, Plan, StatusMatch, Stop, Workload,
@@ -25,11 +26,7 @@ fn run(url: &str, load: Load, stop: Stop, expect: Expect) -> LoadReport {
         .unwrap();
     let report = shootout_engine::run(&plan, &Control::new()).unwrap();
     let s = &report.summary;
-    assert_eq!(
-        s.requests.sent,
-        s.requests.completed + s.requests.cut + s.errors.total(),
-        "invariant: {s:?}"
-    );
+    assert_accounted(s);
     assert!(s.requests.ok <= s.requests.completed);
     report
 }

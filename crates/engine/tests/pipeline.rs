@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::stops::{assert_accounted, duration, requests};
 use common::{ok, Action, TestServer};
 use shootout_engine::{
     Control, Endpoint, Load, LoadReport, Plan, PlanBuilder, PlanField, Stop, Workload,
@@ -27,28 +28,9 @@ fn run_within(p: PlanBuilder, limit: Duration) -> LoadReport {
     let start = Instant::now();
     let r = shootout_engine::run(&p, &Control::new()).unwrap();
     assert!(start.elapsed() < limit, "run took {:?}", start.elapsed());
-    let s = &r.summary;
-    assert_eq!(
-        s.requests.sent,
-        s.requests.completed + s.requests.cut + s.errors.total(),
-        "invariant: {s:?}"
-    );
-    assert_eq!(s.pipeline, p.pipeline());
+    assert_accounted(&r.summary);
+    assert_eq!(r.summary.pipeline, p.pipeline());
     r
-}
-
-fn requests(n: u64) -> Stop {
-    Stop {
-        requests: Some(n),
-        duration: None,
-    }
-}
-
-fn duration(d: Duration) -> Stop {
-    Stop {
-        requests: None,
-        duration: Some(d),
-    }
 }
 
 #[test]

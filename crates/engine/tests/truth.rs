@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::stops::{assert_accounted, duration, requests};
 use common::{ok, Action, TestServer};
 use shootout_engine::{Control, Endpoint, Load, LoadReport, Plan, PlanBuilder, Stop, Workload};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,27 +20,8 @@ pub fn plan(url: &str, load: Load, stop: Stop) -> PlanBuilder {
 fn run(plan: &PlanBuilder) -> LoadReport {
     let plan = plan.clone().build().unwrap();
     let report = shootout_engine::run(&plan, &Control::new()).unwrap();
-    let s = &report.summary;
-    assert_eq!(
-        s.requests.sent,
-        s.requests.completed + s.requests.cut + s.errors.total(),
-        "invariant: {s:?}"
-    );
+    assert_accounted(&report.summary);
     report
-}
-
-fn requests(n: u64) -> Stop {
-    Stop {
-        requests: Some(n),
-        duration: None,
-    }
-}
-
-fn duration(d: Duration) -> Stop {
-    Stop {
-        requests: None,
-        duration: Some(d),
-    }
 }
 
 #[test]

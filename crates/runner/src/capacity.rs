@@ -68,6 +68,7 @@ fn search(
         level: "capacity",
     };
     let plan = plan_for(cx, sc, &cap.template_level(), run.port).map_err(EngineRefusal::from)?;
+    let settings = cap.settings().map_err(EngineRefusal::from)?;
     let estimate_s = cap.expected_seconds();
     cx.observer.event(&Event::CapacityStarted {
         load: &label,
@@ -81,7 +82,7 @@ fn search(
             event: &e,
         });
     };
-    let outcome = shootout_capacity::run(&plan, &cap.settings(), &cancelled, &mut on_event);
+    let outcome = shootout_capacity::run(&plan, &settings, &cancelled, &mut on_event);
     cx.observer.event(&Event::CapacityEnded {
         estimate_s,
         result: outcome.as_ref().ok(),

@@ -4,7 +4,7 @@
 //! report a refusal ([`crate::event`]). A leaf: it imports nothing of this
 //! crate, so every module may use it without an import circle.
 
-use shootout_capacity::CapacityError;
+use shootout_capacity::{CapacityError, SettingsError};
 use shootout_engine::{EngineError, PlanError};
 use shootout_store::StoreError;
 
@@ -37,6 +37,9 @@ pub enum EngineRefusal {
     Load(#[from] EngineError),
     #[error(transparent)]
     Search(#[from] CapacityError),
+    /// The study's capacity settings failed their validation.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
     #[error("scenario {scenario} has no capacity search")]
     NoSearch { scenario: String },
 }

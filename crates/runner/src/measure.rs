@@ -13,8 +13,8 @@ use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
+use shootout_contract::expect::expect_request;
 use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
-use shootout_servers::spec::expect::expect_request;
 use shootout_servers::{Server, Target};
 use shootout_store::{Measurement, Pinning};
 use shootout_study::{Level, Scenario, Study};
@@ -349,7 +349,7 @@ pub fn plan_for(
 }
 
 /// What every response of a level must be: what SPEC.md says the
-/// request's route answers (see [`shootout_servers::spec::expect`]), so a
+/// request's route answers (see [`shootout_contract::expect`]), so a
 /// wrong answer counts as a mismatch, not as a request served.
 pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
     expect_request(&sc.method, &sc.path_for(level), &sc.body)

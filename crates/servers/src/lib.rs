@@ -4,13 +4,14 @@
 //! a running server honours `targets/SPEC.md`. The CLI and the runner are thin
 //! callers of this crate.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod build;
 pub mod database;
 pub mod http;
 pub mod lifeline;
 pub mod manifest;
 pub mod process;
-pub mod spec;
 pub mod tail;
 #[cfg(test)]
 mod tempdir;
@@ -19,12 +20,9 @@ pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
 pub use database::DatabaseAccess;
-pub mod located;
-pub use located::FileError;
 pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
 pub use process::{free_port, kill_all_servers, Server, StartError, StopReport};
-pub use spec::ScenarioName;
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

@@ -14,6 +14,7 @@
 //! The CPU pinning of a server is applied in the child before exec, since the
 //! spawner thread itself is not pinned.
 
+use shootout_engine::affinity;
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -41,24 +42,17 @@ fn spawner() -> &'static mpsc::Sender<Job> {
 }
 
 /// Spawns `cmd` from the spawner thread, with `PR_SET_PDEATHSIG(SIGKILL)` and,
-/// when `cpus` is not empty, pinned to those CPUs.
+/// when `cpus` is not empty, pinned to those CPUs by the one affinity module
+/// ([`shootout_engine::affinity::pin_current_thread`], in the child). Its rule
+/// for a CPU beyond `CPU_SETSIZE` holds here too: it is dropped, so servers,
+/// PostgreSQL and the load generator treat a CPU list alike; a list with no
+/// CPU left is refused by the kernel and the spawn fails.
 pub fn spawn_tied(mut cmd: Command, cpus: &[usize]) -> io::Result<Child> {
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: cpu_set_t is plain old data; CPU_SET only writes inside it.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus {
-        if c >= libc::CPU_SETSIZE as usize {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("CPU {c} is out of range"),
-            ));
-        }
-        // SAFETY: c is below CPU_SETSIZE.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    let pin = !cpus.is_empty();
+    let cpus = cpus.to_vec();
     // SAFETY: the hook runs between fork and exec and only makes system
-    // calls (prctl, getppid, sched_setaffinity); it does not allocate.
+    // calls (prctl, getppid, sched_setaffinity) on memory allocated before
+    // the fork; it does not allocate.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(
@@ -75,10 +69,7 @@ pub fn spawn_tied(mut cmd: Command, cpus: &[usize]) -> io::Result<Child> {
             if libc::getppid() != parent {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
-            if pin && libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
+            affinity::pin_current_thread(&cpus)
         })
     };
     let (reply, answer) = mpsc::channel();
@@ -137,6 +128,23 @@ mod tests {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.trim_end().ends_with("\t0"), "{text}");
         assert!(spawn_tied(Command::new("/nonexistent/binary"), &[]).is_err());
+    }
+
+    #[test]
+    fn out_of_range_cpus_are_dropped_and_none_left_is_refused() {
+        let beyond = libc::CPU_SETSIZE as usize + 3;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("grep Cpus_allowed_list /proc/self/status")
+            .stdout(Stdio::piped());
+        let out = spawn_tied(cmd, &[0, beyond])
+            .unwrap()
+            .wait_with_output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim_end().ends_with("\t0"), "{text}");
+        let err = spawn_tied(Command::new("true"), &[beyond]).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EINVAL), "{err}");
     }
 
     #[test]

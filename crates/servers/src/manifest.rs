@@ -61,7 +61,7 @@ impl Target {
 }
 
 /// Why a manifest could not be read; names the file, the key and the line.
-pub type ManifestError = crate::located::FileError;
+pub type ManifestError = shootout_contract::located::FileError;
 
 /// The manifest as written; unknown keys are tolerated so that newer
 /// manifests still load in older binaries.
@@ -154,7 +154,7 @@ fn locate_de_error(text: &str, e: &toml::de::Error) -> (Option<String>, Option<u
     let Some(span) = e.span() else {
         return (None, None);
     };
-    let line = crate::located::line_at(text, span.start);
+    let line = shootout_contract::located::line_at(text, span.start);
     let key = text
         .lines()
         .nth(line - 1)

@@ -4,14 +4,17 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// Text that is not a wall-clock instant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}' is not a time: give Unix milliseconds (1735689600000) or RFC 3339 (2025-01-01T00:00:00Z)"
+)]
+pub struct TimeError(pub String);
+
 /// Parses Unix milliseconds or an RFC 3339 date-time with a zone.
-pub fn parse_time(s: &str) -> Result<SystemTime, String> {
+pub fn parse_time(s: &str) -> Result<SystemTime, TimeError> {
     let t = s.trim();
-    let bad = || {
-        format!(
-            "'{s}' is not a time: give Unix milliseconds (1735689600000) or RFC 3339 (2025-01-01T00:00:00Z)"
-        )
-    };
+    let bad = || TimeError(s.to_string());
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
         let ms: u64 = t.parse().map_err(|_| bad())?;
         return Ok(UNIX_EPOCH + Duration::from_millis(ms));

@@ -4,6 +4,8 @@
 //! one load ([`check`]) and adds them into one exact report of the engine's
 //! own types. The engine stays unaware of files; the CLI only calls in here.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod check;
 pub mod clock;
 pub mod log;

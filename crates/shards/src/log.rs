@@ -14,9 +14,11 @@
 use crate::sidecar::{Sidecar, FORMAT};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{
-    IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag,
+    IntervalLogIterator, IntervalLogWriterBuilder, IntervalLogWriterError, LogEntry, Tag,
 };
-use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
+use hdrhistogram::serialization::{
+    DeserializeError, Deserializer, V2DeflateSerializeError, V2DeflateSerializer,
+};
 use hdrhistogram::Histogram;
 use shootout_engine::{LoadReport, Plan};
 use std::path::{Path, PathBuf};
@@ -31,6 +33,21 @@ pub const LAG_TAG: &str = "send-lag";
 pub enum LogError {
     #[error("{path}: {reason}")]
     File { path: PathBuf, reason: String },
+}
+
+/// A histogram that could not go into or come out of an interval log.
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    /// The log's header could not be written.
+    #[error("{0}")]
+    Begin(std::io::Error),
+    // The hdrhistogram errors below have no useful Display: shown with `{:?}`.
+    #[error("{0:?}")]
+    Write(IntervalLogWriterError<V2DeflateSerializeError>),
+    #[error("bad base64 histogram: {0}")]
+    Base64(base64::DecodeError),
+    #[error("bad histogram: {0:?}")]
+    Decode(DeserializeError),
 }
 
 fn file_error(path: &Path, reason: impl ToString) -> LogError {
@@ -62,7 +79,7 @@ pub fn write(hlog: &Path, plan: &Plan, report: &LoadReport) -> Result<(), LogErr
     std::fs::write(&side, json + "\n").map_err(|e| file_error(&side, e))
 }
 
-fn encode(report: &LoadReport, out: &mut Vec<u8>) -> Result<(), String> {
+fn encode(report: &LoadReport, out: &mut Vec<u8>) -> Result<(), HistogramError> {
     let start = report.clock.measured_from;
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
@@ -70,10 +87,10 @@ fn encode(report: &LoadReport, out: &mut Vec<u8>) -> Result<(), String> {
         .with_start_time(start)
         .with_base_time(start)
         .begin_log_with(out, &mut serializer)
-        .map_err(|e| e.to_string())?;
+        .map_err(HistogramError::Begin)?;
     let duration = Duration::from_secs_f64(report.summary.duration_s.max(0.0));
     let tag = |t| Tag::new(t).expect("static tags have no separators");
-    let err = |e| format!("{e:?}");
+    let err = HistogramError::Write;
     for (i, h) in report.intervals.latency.iter().enumerate() {
         let from = Duration::from_secs(i as u64);
         let len = duration.saturating_sub(from).min(Duration::from_secs(1));
@@ -156,11 +173,11 @@ pub fn read(path: &Path) -> Result<ShardLog, LogError> {
 }
 
 /// A base64 V2 (possibly deflated) histogram, as the interval log holds it.
-pub fn decode(encoded: &str) -> Result<Histogram<u64>, String> {
+pub fn decode(encoded: &str) -> Result<Histogram<u64>, HistogramError> {
     let raw = base64::engine::general_purpose::STANDARD
         .decode(encoded)
-        .map_err(|e| format!("bad base64 histogram: {e}"))?;
+        .map_err(HistogramError::Base64)?;
     Deserializer::new()
         .deserialize(&mut &raw[..])
-        .map_err(|e| format!("bad histogram: {e:?}"))
+        .map_err(HistogramError::Decode)
 }

@@ -4,8 +4,9 @@
 //! and the latency-vs-load curve. Written when a search ends (in one
 //! transaction), read back into [`crate::RunData::capacity`].
 
-use crate::{bad_col, json_col, Result, Store};
-use rusqlite::{params, Row};
+use crate::column::{bad_col, json_col};
+use crate::error::Result;
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, Verdict};
 use shootout_engine::LatencySummary;
@@ -24,101 +25,100 @@ pub struct CapacitySearch {
 const LEVELS: &str = "levels";
 const CURVE: &str = "curve";
 
-impl Store {
-    /// Records a finished search and its levels (committed at once).
-    pub fn record_capacity(&self, run_id: i64, s: &CapacitySearch) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
-        let r = &s.result;
-        tx.execute(
-            "DELETE FROM capacity_searches
+/// Records a finished search and its levels in one transaction.
+pub(crate) fn record(conn: &Connection, run_id: i64, s: &CapacitySearch) -> Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    let r = &s.result;
+    tx.execute(
+        "DELETE FROM capacity_searches
              WHERE run_id = ?1 AND target = ?2 AND scenario = ?3 AND repetition = ?4",
-            params![run_id, s.target, s.scenario, s.repetition],
-        )?;
-        tx.execute(
-            "INSERT INTO capacity_searches (run_id, target, scenario, repetition, started_at,
+        params![run_id, s.target, s.scenario, s.repetition],
+    )?;
+    tx.execute(
+        "INSERT INTO capacity_searches (run_id, target, scenario, repetition, started_at,
                 url, method, slo, capacity_rps, verdict, unstable, probe_rps, settings,
                 lower_bound_rps)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            params![
-                run_id,
-                s.target,
-                s.scenario,
-                s.repetition,
-                s.started_at,
-                r.url,
-                r.method,
-                serde_json::to_string(&r.slo)?,
-                r.capacity_rps,
-                enum_text(&r.verdict)?,
-                r.unstable,
-                r.probe_rps,
-                serde_json::to_string(&r.search)?,
-                r.lower_bound_rps,
-            ],
-        )?;
-        let search = tx.last_insert_rowid();
-        let lists = [(LEVELS, &r.levels), (CURVE, &r.curve)];
-        for (list, levels) in lists {
-            for (i, l) in levels.iter().enumerate() {
-                insert_level(&tx, search, list, i, l)?;
-            }
+        params![
+            run_id,
+            s.target,
+            s.scenario,
+            s.repetition,
+            s.started_at,
+            r.url,
+            r.method,
+            serde_json::to_string(&r.slo)?,
+            r.capacity_rps,
+            enum_text(&r.verdict)?,
+            r.unstable,
+            r.probe_rps,
+            serde_json::to_string(&r.search)?,
+            r.lower_bound_rps,
+        ],
+    )?;
+    let search = tx.last_insert_rowid();
+    let lists = [(LEVELS, &r.levels), (CURVE, &r.curve)];
+    for (list, levels) in lists {
+        for (i, l) in levels.iter().enumerate() {
+            insert_level(&tx, search, list, i, l)?;
         }
-        tx.commit()?;
-        Ok(())
     }
+    tx.commit()?;
+    Ok(())
+}
 
-    /// A run's capacity searches, ordered by target, scenario, repetition.
-    pub fn capacity_searches(&self, run_id: i64) -> Result<Vec<CapacitySearch>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, target, scenario, repetition, started_at, url, method, slo,
+/// A run's capacity searches, ordered by target, scenario, repetition.
+pub(crate) fn searches(conn: &Connection, run_id: i64) -> Result<Vec<CapacitySearch>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, target, scenario, repetition, started_at, url, method, slo,
                 capacity_rps, verdict, unstable, probe_rps, settings, lower_bound_rps
              FROM capacity_searches WHERE run_id = ?1
              ORDER BY target, scenario, repetition",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            let id: i64 = r.get(0)?;
-            let search = CapacitySearch {
-                target: r.get(1)?,
-                scenario: r.get(2)?,
-                repetition: r.get(3)?,
-                started_at: r.get(4)?,
-                result: CapacityResult {
-                    url: r.get(5)?,
-                    method: r.get(6)?,
-                    slo: json_col(r, 7)?,
-                    capacity_rps: r.get(8)?,
-                    verdict: text_enum::<Verdict>(r, 9)?,
-                    unstable: r.get(10)?,
-                    probe_rps: r.get(11)?,
-                    search: json_col(r, 12)?,
-                    lower_bound_rps: r.get(13)?,
-                    levels: Vec::new(),
-                    curve: Vec::new(),
-                },
-            };
-            Ok((id, search))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, mut s) = row?;
-            s.result.levels = self.levels(id, LEVELS)?;
-            s.result.curve = self.levels(id, CURVE)?;
-            out.push(s);
-        }
-        Ok(out)
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        let id: i64 = r.get(0)?;
+        let search = CapacitySearch {
+            target: r.get(1)?,
+            scenario: r.get(2)?,
+            repetition: r.get(3)?,
+            started_at: r.get(4)?,
+            result: CapacityResult {
+                url: r.get(5)?,
+                method: r.get(6)?,
+                slo: json_col(r, 7)?,
+                capacity_rps: r.get(8)?,
+                verdict: text_enum::<Verdict>(r, 9)?,
+                unstable: r.get(10)?,
+                probe_rps: r.get(11)?,
+                search: json_col(r, 12)?,
+                lower_bound_rps: r.get(13)?,
+                levels: Vec::new(),
+                curve: Vec::new(),
+            },
+        };
+        Ok((id, search))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, mut s) = row?;
+        s.result.levels = levels(conn, id, LEVELS)?;
+        s.result.curve = levels(conn, id, CURVE)?;
+        out.push(s);
     }
+    Ok(out)
+}
 
-    fn levels(&self, search: i64, list: &str) -> Result<Vec<LevelRecord>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT phase, target_rps, achieved_rps, connections, lat_min_ms, lat_mean_ms,
+/// The levels of one stored search in `list` (levels or curve), in order.
+fn levels(conn: &Connection, search: i64, list: &str) -> Result<Vec<LevelRecord>> {
+    let mut stmt = conn.prepare(
+        "SELECT phase, target_rps, achieved_rps, connections, lat_min_ms, lat_mean_ms,
                 lat_stdev_ms, lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_p999_ms, lat_max_ms,
                 sent, completed, errors, error_rate, all_busy, send_lag_p99_ms,
                 generator_cpu, verdict, reason, fraction
              FROM capacity_levels WHERE search_id = ?1 AND list = ?2 ORDER BY idx",
-        )?;
-        let rows = stmt.query_map(params![search, list], level_from)?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
+    )?;
+    let rows = stmt.query_map(params![search, list], level_from)?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 fn insert_level(

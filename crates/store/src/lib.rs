@@ -7,12 +7,17 @@
 //! [`model`] for the data; capacity searches are kept in their own
 //! tables ([`CapacitySearch`]).
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod capacity;
+mod column;
+mod error;
 pub mod model;
 mod schema;
 mod time;
 
 pub use capacity::CapacitySearch;
+pub use error::{HistogramError, Result, StoreError};
 pub use model::{
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
     RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
@@ -20,48 +25,13 @@ pub use model::{
 pub use schema::SCHEMA_VERSION;
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
 
+use column::{bad_col, json_col, opt_json_col};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The database used when no `--db` is given, relative to the working directory.
 pub const DEFAULT_DB_PATH: &str = "results/shootout.db";
-
-/// Everything that can go wrong with the store.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    // Sqlite and Json show their cause in their own message and do not
-    // also return it as `source`: with both, `{:#}` printed it twice
-    // ("database error: file is not a database: file is not a database").
-    #[error("database error: {0}")]
-    Sqlite(rusqlite::Error),
-    #[error("cannot create the folder for {0}: {1}")]
-    Dir(PathBuf, std::io::Error),
-    #[error("bad JSON in the database: {0}")]
-    Json(serde_json::Error),
-    #[error("{0}")]
-    Histogram(String),
-    #[error("the database has schema version {found}, newer than this shootout supports ({supported}); use a newer shootout")]
-    TooNew { found: i64, supported: i64 },
-    #[error("no run matches '{0}' (use a run id or 'latest'; `shootout history` lists them)")]
-    NoSuchRun(String),
-    #[error("bad value in the database: {0}")]
-    Corrupt(String),
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite(e)
-    }
-}
-
-impl From<serde_json::Error> for StoreError {
-    fn from(e: serde_json::Error) -> StoreError {
-        StoreError::Json(e)
-    }
-}
-
-pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// An open history database.
 #[derive(Debug)]
@@ -153,9 +123,9 @@ impl Store {
 
     /// Records one finished measurement (committed at once).
     pub fn record_measurement(&self, run_id: i64, m: &Measurement) -> Result<()> {
-        let hist = encode_histogram(&m.histogram).map_err(StoreError::Histogram)?;
+        let hist = encode_histogram(&m.histogram)?;
         let uncorrected = match &m.histogram_uncorrected {
-            Some(h) => Some(encode_histogram(h).map_err(StoreError::Histogram)?),
+            Some(h) => Some(encode_histogram(h)?),
             None => None,
         };
         self.conn.execute(
@@ -326,6 +296,16 @@ impl Store {
         })
     }
 
+    /// Records a finished capacity search and its levels (committed at once).
+    pub fn record_capacity(&self, run_id: i64, s: &CapacitySearch) -> Result<()> {
+        capacity::record(&self.conn, run_id, s)
+    }
+
+    /// A run's capacity searches, ordered by target, scenario, repetition.
+    pub fn capacity_searches(&self, run_id: i64) -> Result<Vec<CapacitySearch>> {
+        capacity::searches(&self.conn, run_id)
+    }
+
     /// The measurements of one run, ordered by target, scenario, level, repetition.
     pub fn measurements(&self, run_id: i64) -> Result<Vec<Measurement>> {
         let mut stmt = self.conn.prepare(
@@ -347,11 +327,11 @@ impl Store {
                 repetition: r.get(4)?,
                 started_at: r.get(5)?,
                 summary: json_col(r, 6)?,
-                histogram: decode_histogram(&hist).map_err(|e| bad_col(7, e))?,
+                histogram: decode_histogram(&hist).map_err(|e| bad_col(7, e.to_string()))?,
                 histogram_uncorrected: unc
                     .map(|b| decode_histogram(&b))
                     .transpose()
-                    .map_err(|e| bad_col(8, e))?,
+                    .map_err(|e| bad_col(8, e.to_string()))?,
                 timeline: json_col(r, 9)?,
                 rss_idle_mib: r.get(10)?,
                 rss_peak_mib: r.get(11)?,
@@ -369,14 +349,6 @@ impl Store {
     }
 }
 
-fn bad_col(col: usize, msg: String) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        col,
-        rusqlite::types::Type::Text,
-        Box::new(StoreError::Corrupt(msg)),
-    )
-}
-
 fn run_status(r: &Row<'_>, col: usize) -> rusqlite::Result<RunStatus> {
     let s: String = r.get(col)?;
     RunStatus::parse(&s).ok_or_else(|| bad_col(col, format!("run status '{s}'")))
@@ -390,21 +362,6 @@ fn host_from(r: &Row<'_>, first: usize) -> rusqlite::Result<Host> {
         kernel: r.get(first + 3)?,
         hostname: r.get(first + 4)?,
     })
-}
-
-fn json_col<T: serde::de::DeserializeOwned>(r: &Row<'_>, col: usize) -> rusqlite::Result<T> {
-    let s: String = r.get(col)?;
-    serde_json::from_str(&s).map_err(|e| bad_col(col, e.to_string()))
-}
-
-/// A nullable JSON column: NULL is `None`, anything else must parse.
-fn opt_json_col<T: serde::de::DeserializeOwned>(
-    r: &Row<'_>,
-    col: usize,
-) -> rusqlite::Result<Option<T>> {
-    let s: Option<String> = r.get(col)?;
-    s.map(|s| serde_json::from_str(&s).map_err(|e| bad_col(col, e.to_string())))
-        .transpose()
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! target × scenario × level × repetition. Histograms travel as HdrHistogram
 //! V2 blobs in the database and as hex strings of the same blob in JSON.
 
+use crate::capacity::CapacitySearch;
+use crate::error::HistogramError;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use shootout_engine::{Second, Summary};
@@ -243,38 +245,38 @@ pub struct RunData {
     pub measurements: Vec<Measurement>,
     /// Capacity searches, ordered by target, scenario, repetition.
     #[serde(default)]
-    pub capacity: Vec<crate::CapacitySearch>,
+    pub capacity: Vec<CapacitySearch>,
 }
 
 /// Encodes a histogram as an HdrHistogram V2 blob.
-pub fn encode_histogram(h: &Histogram<u64>) -> Result<Vec<u8>, String> {
+pub fn encode_histogram(h: &Histogram<u64>) -> Result<Vec<u8>, HistogramError> {
     use hdrhistogram::serialization::{Serializer, V2Serializer};
     let mut out = Vec::new();
     V2Serializer::new()
         .serialize(h, &mut out)
-        .map_err(|e| format!("cannot serialise histogram: {e:?}"))?;
+        .map_err(HistogramError::Encode)?;
     Ok(out)
 }
 
 /// Decodes a V2 (or V2 deflate) HdrHistogram blob.
-pub fn decode_histogram(bytes: &[u8]) -> Result<Histogram<u64>, String> {
+pub fn decode_histogram(bytes: &[u8]) -> Result<Histogram<u64>, HistogramError> {
     let mut cursor = std::io::Cursor::new(bytes);
     hdrhistogram::serialization::Deserializer::new()
         .deserialize(&mut cursor)
-        .map_err(|e| format!("cannot decode histogram: {e:?}"))
+        .map_err(HistogramError::Decode)
 }
 
 fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn from_hex(s: &str) -> Result<Vec<u8>, String> {
+fn from_hex(s: &str) -> Result<Vec<u8>, HistogramError> {
     if s.len() & 1 == 1 {
-        return Err("odd-length hex".into());
+        return Err(HistogramError::OddHex);
     }
     (0..s.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|e| e.to_string()))
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(HistogramError::Hex))
         .collect()
 }
 

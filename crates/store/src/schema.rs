@@ -3,6 +3,7 @@
 //! `schema_version` table; opening a database applies the missing ones in one
 //! transaction and refuses a database written by a newer tool.
 
+use crate::error::StoreError;
 use rusqlite::{Connection, OptionalExtension};
 
 /// Migration `i` brings the schema from version `i` to `i + 1`. Append only.
@@ -139,10 +140,10 @@ ALTER TABLE run_targets ADD COLUMN run_command TEXT;
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Applies the missing migrations. Returns an error for a newer database.
-pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), crate::StoreError> {
+pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
-        return Err(crate::StoreError::TooNew {
+        return Err(StoreError::TooNew {
             found: current,
             supported: SCHEMA_VERSION,
         });

@@ -5,10 +5,11 @@
 //! Also the arithmetic of how long a search takes, for estimates and
 //! `--quick`.
 
-use crate::check::Locator;
+use crate::level::Level;
+use crate::locator::{Locator, StudyError};
 use crate::raw::{RawCapacity, RawFraction};
-use crate::{Level, StudyError};
 use serde::Serialize;
+use shootout_capacity::{PrecisionError, Settings, SettingsError, SettingsField};
 use shootout_engine::{Load, Stop, Threshold, Workload};
 use std::time::Duration;
 use toml::Spanned;
@@ -36,15 +37,16 @@ pub struct Capacity {
 }
 
 impl Capacity {
-    /// What `shootout_capacity::run` takes.
-    pub fn settings(&self) -> shootout_capacity::Settings {
-        shootout_capacity::Settings {
-            slo: self.slo.clone(),
-            warmup: self.warmup,
-            step: self.step,
-            precision: self.precision,
-            connections: self.connections,
-        }
+    /// What `shootout_capacity::run` takes, checked by its rules (which
+    /// [`check`] applied and [`Capacity::scaled`] keeps).
+    pub fn settings(&self) -> Result<Settings, SettingsError> {
+        Settings::new(
+            self.slo.clone(),
+            self.warmup,
+            self.step,
+            self.precision,
+            self.connections,
+        )
     }
 
     /// A level standing for the search when a plan is built from the
@@ -103,44 +105,51 @@ pub(crate) fn check(
         at.error(Some(span), Some(&format!("capacity.{key}")), msg)
     };
     let slo = match &c.slo {
-        None => shootout_capacity::DEFAULT_SLO
-            .iter()
-            .map(|s| Threshold::parse(s).map_err(|m| err(raw.span(), "slo", m)))
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(list) if list.is_empty() => {
-            return Err(err(raw.span(), "slo", "give at least one rule".into()))
-        }
+        None => shootout_capacity::default_slo(),
         Some(list) => list
             .iter()
-            .map(|s| Threshold::parse(s.get_ref()).map_err(|m| err(s.span(), "slo", m)))
+            .map(|s| Threshold::parse(s.get_ref()).map_err(|m| err(s.span(), "slo", m.to_string())))
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let step = c
-        .step
-        .as_ref()
-        .map_or(shootout_capacity::DEFAULT_STEP, |d| d.get_ref().0);
-    if let Some(d) = c.step.as_ref().filter(|d| d.get_ref().0.is_zero()) {
-        return Err(err(d.span(), "step", "must be more than 0".into()));
-    }
     let precision = match &c.precision {
         None => shootout_capacity::DEFAULT_PRECISION,
-        Some(p) => fraction(p.get_ref()).map_err(|m| err(p.span(), "precision", m))?,
+        Some(p) => fraction(p.get_ref()).map_err(|m| err(p.span(), "precision", m.to_string()))?,
     };
-    if let Some(n) = c.connections.as_ref().filter(|n| *n.get_ref() == 0) {
-        return Err(err(n.span(), "connections", "must be at least 1".into()));
-    }
-    Ok(Capacity {
+    let settings = Settings::new(
         slo,
-        warmup: c.warmup.as_ref().map_or(warmup, |d| d.get_ref().0),
-        step,
+        c.warmup.as_ref().map_or(warmup, |d| d.get_ref().0),
+        c.step
+            .as_ref()
+            .map_or(shootout_capacity::DEFAULT_STEP, |d| d.get_ref().0),
         precision,
-        connections: c.connections.as_ref().map(|n| *n.get_ref()),
+        c.connections.as_ref().map(|n| *n.get_ref()),
+    )
+    .map_err(|e| {
+        let span = match e.field() {
+            SettingsField::Slo => None,
+            SettingsField::Warmup => c.warmup.as_ref().map(Spanned::span),
+            SettingsField::Step => c.step.as_ref().map(Spanned::span),
+            SettingsField::Precision => c.precision.as_ref().map(Spanned::span),
+            SettingsField::Connections => c.connections.as_ref().map(Spanned::span),
+        };
+        err(
+            span.unwrap_or_else(|| raw.span()),
+            e.field().as_str(),
+            e.reason(),
+        )
+    })?;
+    Ok(Capacity {
+        slo: settings.slo().to_vec(),
+        warmup: settings.warmup(),
+        step: settings.step(),
+        precision: settings.precision(),
+        connections: settings.connections(),
         keepalive,
     })
 }
 
 /// `"2%"` or `0.02`: the capacity crate's one precision rule.
-fn fraction(raw: &RawFraction) -> Result<f64, String> {
+fn fraction(raw: &RawFraction) -> Result<f64, PrecisionError> {
     match raw {
         RawFraction::Number(v) => shootout_capacity::check_precision(*v),
         RawFraction::Text(t) => shootout_capacity::parse_precision(t),

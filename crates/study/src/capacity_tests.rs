@@ -38,9 +38,9 @@ fn a_capacity_table_becomes_the_search_settings() {
     assert_eq!(c.warmup, Duration::from_secs(1), "the study's warm-up");
     assert!((c.precision - 0.04).abs() < 1e-12);
     assert_eq!(c.connections, Some(32));
-    let settings = c.settings();
-    assert_eq!(settings.slo, c.slo);
-    assert_eq!(settings.connections, Some(32));
+    let settings = c.settings().unwrap();
+    assert_eq!(settings.slo(), c.slo);
+    assert_eq!(settings.connections(), Some(32));
     assert_eq!(c.template_level().stop().duration, Some(c.step));
 }
 

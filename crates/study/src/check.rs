@@ -3,61 +3,15 @@
 //! and the key ([`Locator`]). Load tables are handed to [`crate::level`],
 //! which applies the engine's rules.
 
+use crate::capacity;
+use crate::level::{self, Level};
+use crate::locator::{Locator, StudyError};
+use crate::metric::MetricName;
+use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
-use crate::{level, CpuSplit, Level, MetricName, Scenario, StudyError, TargetSelection};
-use shootout_servers::spec::MAX_QUERIES;
-use std::ops::Range;
-use std::path::Path;
+use shootout_contract::spec::MAX_QUERIES;
 use std::time::Duration;
 use toml::Spanned;
-
-/// Turns a byte span of the study text into file:line:key errors.
-pub(crate) struct Locator<'a> {
-    pub path: &'a Path,
-    pub text: &'a str,
-}
-
-impl Locator<'_> {
-    /// An error at `span` (its line, and its key unless `key` is given).
-    pub fn error(
-        &self,
-        span: Option<Range<usize>>,
-        key: Option<&str>,
-        message: String,
-    ) -> StudyError {
-        let line = span
-            .as_ref()
-            .map(|s| shootout_servers::located::line_at(self.text, s.start));
-        let key = key
-            .map(str::to_string)
-            .or_else(|| span.and_then(|s| shootout_servers::located::key_at(self.text, s.start)));
-        StudyError {
-            file: self.path.to_path_buf(),
-            line,
-            key,
-            message,
-        }
-    }
-
-    /// An error about the value `v` of `key`.
-    fn at<T>(&self, v: &Spanned<T>, key: &str, message: impl Into<String>) -> StudyError {
-        self.error(Some(v.span()), Some(key), message.into())
-    }
-
-    /// A TOML or serde error, with the key of an unknown field named.
-    pub fn toml_error(&self, e: &toml::de::Error) -> StudyError {
-        let message = e.message().trim().to_string();
-        let unknown = message
-            .strip_prefix("unknown field `")
-            .and_then(|r| r.split('`').next())
-            .map(str::to_string);
-        let mut se = self.error(e.span(), None, message);
-        if unknown.is_some() {
-            se.key = unknown;
-        }
-        se
-    }
-}
 
 /// What a scenario inherits from the study when it does not say.
 pub(crate) struct ScenarioDefaults {
@@ -181,14 +135,14 @@ fn scenario(
                 "give either `load`/`levels` or `capacity`, not both",
             ))
         }
-        Some(c) => Some(crate::capacity::check(at, c, warmup, keepalive)?),
+        Some(c) => Some(capacity::check(at, c, warmup, keepalive)?),
         None => None,
     };
     let levels = load_tables(at, raw)?
         .into_iter()
         .map(|l| {
             level::level_from(l.get_ref(), keepalive)
-                .map_err(|(key, msg)| at.error(Some(l.span()), Some(key), msg))
+                .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))
         })
         .collect::<Result<Vec<_>, _>>()?;
     queries_fit(at, raw, &levels)?;

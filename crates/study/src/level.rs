@@ -1,18 +1,59 @@
-//! Load tables of a study turned into engine loads: the mode is inferred
-//! when not given (stages, then rate, then closed), each mode's required
-//! keys are checked and named when missing, and every level gets a label in
-//! the articles' style (`n=1000 c=10`, `rate=100 c=10 30s`). A level may
-//! pipeline (`pipeline = 16`, checked by the engine's rule).
+//! One load level of a scenario ([`Level`]), and the load tables of a study
+//! turned into levels: the mode is inferred when not given (stages, then
+//! rate, then closed), each mode's required keys are checked and named when
+//! missing, and every level gets a label in the articles' style
+//! (`n=1000 c=10`, `rate=100 c=10 30s`). A level may pipeline
+//! (`pipeline = 16`, checked by the engine's rule).
 
-use super::raw::{Mode, RawLoad, Unit};
-use super::Level;
+use crate::locator::KeyError;
+use crate::raw::{Mode, RawLoad, Unit};
+use serde::Serialize;
 use shootout_engine::{check_pipeline, Load, PlanField, Stage, StageUnit, Stop, Workload};
 use std::time::Duration;
+
+/// One load level of a scenario, in the engine's terms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Level {
+    /// e.g. `n=1000 c=10`.
+    pub label: String,
+    /// The load and its stop, checked by the engine's rules.
+    #[serde(skip)]
+    pub workload: Workload,
+    pub keepalive: bool,
+    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 is none.
+    pub pipeline: usize,
+    /// `queries=Q` for the routes that take it (queries, updates).
+    pub queries: Option<u32>,
+}
+
+impl Level {
+    pub fn load(&self) -> &Load {
+        self.workload.load()
+    }
+
+    pub fn stop(&self) -> &Stop {
+        self.workload.stop()
+    }
+
+    /// The label a level gets when the study gives none: its query count,
+    /// if any, then its load, then its pipeline depth if it pipelines
+    /// (`q=20 c=64 4s`, `c=64 5s p=16`).
+    pub fn auto_label(&self) -> String {
+        let mut label = auto_label(self.load(), self.stop());
+        if let Some(q) = self.queries {
+            label = format!("q={q} {label}");
+        }
+        if self.pipeline > 1 {
+            label = format!("{label} p={}", self.pipeline);
+        }
+        label
+    }
+}
 
 /// Turns one load table into a level, or names the bad key. This decides
 /// the mode and which keys it needs; the rules on their values are the
 /// engine's ([`Workload::new`]), reported under the study's key names.
-pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'static str, String)> {
+pub(crate) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, KeyError> {
     let mode = l.mode.unwrap_or(if l.stages.is_some() {
         Mode::Stages
     } else if l.rate.is_some() {
@@ -26,9 +67,11 @@ pub(super) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, (&'stati
         Mode::Open => open(l)?,
         Mode::Stages => stages(l)?,
     };
-    let workload = Workload::new(load, stop).map_err(|e| (study_key(e.field()), e.reason()))?;
+    let workload =
+        Workload::new(load, stop).map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
     let pipeline = l.pipeline.unwrap_or(1);
-    check_pipeline(pipeline, keepalive).map_err(|e| (study_key(e.field()), e.reason()))?;
+    check_pipeline(pipeline, keepalive)
+        .map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
     let mut level = Level {
         label: String::new(),
         workload,
@@ -48,18 +91,16 @@ fn study_key(field: PlanField) -> &'static str {
     }
 }
 
-type KeyError = (&'static str, String);
-
 /// `connections` plus `requests` and/or `duration`.
 fn closed(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
-    let connections = l
-        .connections
-        .ok_or(("connections", "closed loop needs `connections`".to_string()))?;
+    let connections = l.connections.ok_or_else(|| {
+        KeyError::new("connections", "closed loop needs `connections`".to_string())
+    })?;
     let duration = l.duration.map(|d| d.0);
     if l.requests.is_none() && duration.is_none() {
-        return Err((
+        return Err(KeyError::new(
             "requests",
-            "closed loop needs `requests` or `duration`".into(),
+            "closed loop needs `requests` or `duration`",
         ));
     }
     reject(l.rate.is_some(), "rate", "only open loops have a rate")?;
@@ -75,13 +116,13 @@ fn closed(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
 fn open(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
     let rate = l
         .rate
-        .ok_or(("rate", "open loop needs `rate` (requests/s)".to_string()))?;
+        .ok_or_else(|| KeyError::new("rate", "open loop needs `rate` (requests/s)".to_string()))?;
     let connections = l
         .connections
-        .ok_or(("connections", "open loop needs `connections`".to_string()))?;
+        .ok_or_else(|| KeyError::new("connections", "open loop needs `connections`".to_string()))?;
     let duration = l
         .duration
-        .ok_or(("duration", "open loop needs `duration`".to_string()))?;
+        .ok_or_else(|| KeyError::new("duration", "open loop needs `duration`".to_string()))?;
     let stop = Stop {
         requests: l.requests,
         duration: Some(duration.0),
@@ -96,7 +137,7 @@ fn stages(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
         .stages
         .as_ref()
         .filter(|s| !s.is_empty())
-        .ok_or(("stages", "give at least one stage".to_string()))?;
+        .ok_or_else(|| KeyError::new("stages", "give at least one stage".to_string()))?;
     reject(
         l.duration.is_some(),
         "duration",
@@ -118,7 +159,10 @@ fn stages(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
         (_, Some(c)) => c,
         (StageUnit::Connections, None) => (peak.ceil() as usize).max(1),
         (StageUnit::Rate, None) => {
-            return Err(("connections", "a rate ramp needs `connections`".into()))
+            return Err(KeyError::new(
+                "connections",
+                "a rate ramp needs `connections`",
+            ))
         }
     };
     // Each stage is at most 30 days, so the sum of a file's stages cannot
@@ -136,9 +180,9 @@ fn stages(l: &RawLoad) -> Result<(Load, Stop), KeyError> {
     Ok((load, stop))
 }
 
-fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), (&'static str, String)> {
+fn reject(bad: bool, key: &'static str, why: &str) -> Result<(), KeyError> {
     if bad {
-        Err((key, why.to_string()))
+        Err(KeyError::new(key, why.to_string()))
     } else {
         Ok(())
     }

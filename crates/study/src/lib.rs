@@ -7,162 +7,32 @@
 //! report shows its published figures, keyed by the one list of metric
 //! names ([`MetricName`]). Load values are checked by the engine's rules
 //! (`shootout_engine::Workload`), default routes come from
-//! `shootout_servers::spec`.
+//! `shootout_contract::spec`.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod capacity;
 mod check;
 mod level;
+mod locator;
 pub mod metric;
+mod model;
 mod published;
 mod raw;
 pub mod scale;
 
 pub use capacity::Capacity;
-pub use level::auto_label;
+pub use level::{auto_label, Level};
+pub use locator::StudyError;
 pub use metric::MetricName;
-pub use raw::{Order, Restart, ScenarioName};
+pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
+pub use raw::{Order, Restart};
 pub use scale::{quick_scale, Estimate};
 
+use locator::Locator;
 use raw::RawStudy;
-use serde::Serialize;
-use shootout_engine::{Load, Stop, Workload};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// A study file that could not be read; names the file, the key and the line.
-pub type StudyError = shootout_servers::FileError;
-
-/// Which targets a study measures.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum TargetSelection {
-    /// Every target in the targets directory.
-    All,
-    List(Vec<String>),
-}
-
-/// How cores are split between servers and the load generator.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum CpuSplit {
-    /// Half and half of the CPUs this process may use (no pinning on 1 CPU).
-    Auto,
-    Explicit {
-        server: Vec<usize>,
-        generator: Vec<usize>,
-    },
-}
-
-/// One load level of a scenario, in the engine's terms.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Level {
-    /// e.g. `n=1000 c=10`.
-    pub label: String,
-    /// The load and its stop, checked by the engine's rules.
-    #[serde(skip)]
-    pub workload: Workload,
-    pub keepalive: bool,
-    /// Requests in flight per connection (HTTP/1.1 pipelining); 1 is none.
-    pub pipeline: usize,
-    /// `queries=Q` for the routes that take it (queries, updates).
-    pub queries: Option<u32>,
-}
-
-impl Level {
-    pub fn load(&self) -> &Load {
-        self.workload.load()
-    }
-
-    pub fn stop(&self) -> &Stop {
-        self.workload.stop()
-    }
-
-    /// The label a level gets when the study gives none: its query count,
-    /// if any, then its load, then its pipeline depth if it pipelines
-    /// (`q=20 c=64 4s`, `c=64 5s p=16`).
-    pub fn auto_label(&self) -> String {
-        let mut label = auto_label(self.load(), self.stop());
-        if let Some(q) = self.queries {
-            label = format!("q={q} {label}");
-        }
-        if self.pipeline > 1 {
-            label = format!("{label} p={}", self.pipeline);
-        }
-        label
-    }
-}
-
-/// One `[[scenario]]`: a route of SPEC.md and its load levels.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Scenario {
-    pub name: ScenarioName,
-    pub method: String,
-    pub path: String,
-    pub body: Vec<u8>,
-    /// Warm-up before every level.
-    pub warmup: Duration,
-    pub timeout: Duration,
-    /// Empty for a capacity search.
-    pub levels: Vec<Level>,
-    /// A capacity search instead of levels (`capacity = { slo = [..] }`).
-    pub capacity: Option<Capacity>,
-}
-
-impl Scenario {
-    /// Whether it needs the database (SPEC.md "Database routes").
-    pub fn needs_database(&self) -> bool {
-        self.name.route().needs_database()
-    }
-
-    /// The path a level requests: the scenario's, with `queries=Q` when the
-    /// level sets a query count.
-    pub fn path_for(&self, level: &Level) -> String {
-        match level.queries {
-            Some(q) => self.name.route().path_with_queries(q),
-            None => self.path.clone(),
-        }
-    }
-}
-
-impl Study {
-    /// Whether any scenario needs the database.
-    pub fn needs_database(&self) -> bool {
-        self.scenarios.iter().any(Scenario::needs_database)
-    }
-}
-
-/// A figure an article published, to show next to what was measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Published {
-    /// None: the figure is about the study as a whole (e.g. one RAM peak).
-    pub scenario: Option<ScenarioName>,
-    pub level: Option<u32>,
-    pub metric: MetricName,
-    pub values: BTreeMap<String, f64>,
-}
-
-/// A parsed, validated study.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Study {
-    pub name: String,
-    pub description: String,
-    pub source: String,
-    pub targets: TargetSelection,
-    pub repetitions: u32,
-    pub order: Order,
-    pub restart: Restart,
-    pub threads: Option<usize>,
-    pub cpus: CpuSplit,
-    /// The metrics the article reported (rows of its tables).
-    pub metrics: Vec<MetricName>,
-    /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
-    pub db_pool_size: Option<u32>,
-    pub scenarios: Vec<Scenario>,
-    pub published: Vec<Published>,
-    /// Where it was read from, and its text as read.
-    pub file: PathBuf,
-    #[serde(skip)]
-    pub text: String,
-}
 
 const DEFAULT_WARMUP: Duration = Duration::from_secs(2);
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -180,7 +50,7 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
 
 /// Parses study text; `path` is only used in messages and recorded.
 pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
-    let at = check::Locator { path, text };
+    let at = Locator { path, text };
     let raw: RawStudy = toml::from_str(text).map_err(|e| at.toml_error(&e))?;
     // In file order, so the first bad key is the one reported.
     let name = check::name(&at, &raw.name)?;
@@ -197,9 +67,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let scenarios = check::scenarios(&at, &raw.scenario, &defaults)?;
     let published = match &raw.published {
         None => Vec::new(),
-        Some(p) => published::parse(p, &scenarios).map_err(|(key, msg)| {
-            let start = published::locate(text, &key);
-            at.error(start.map(|a| a..a), Some(&key), msg)
+        Some(p) => published::parse(p, &scenarios).map_err(|e| {
+            let start = published::locate(text, &e.key);
+            at.error(start.map(|a| a..a), Some(&e.key), e.message)
         })?,
     };
     Ok(Study {

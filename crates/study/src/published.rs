@@ -12,21 +12,23 @@
 //! `nan` in a per-level list means "not published for that level". This
 //! module validates the table strictly and flattens it into [`Published`].
 
-use super::{MetricName, Published, Scenario};
+use crate::locator::KeyError;
+use crate::metric::MetricName;
+use crate::model::{Published, Scenario};
 use std::collections::BTreeMap;
 
 /// Validates `[published]`; errors name the dotted key.
 pub(super) fn parse(
     table: &toml::Table,
     scenarios: &[Scenario],
-) -> Result<Vec<Published>, (String, String)> {
+) -> Result<Vec<Published>, KeyError> {
     let mut out = Vec::new();
     for (key, value) in table {
         if let Some(sc) = scenarios.iter().find(|s| s.name.as_str() == key) {
             let toml::Value::Table(metrics) = value else {
-                return Err((
+                return Err(KeyError::new(
                     format!("published.{key}"),
-                    "expected a table of metrics".into(),
+                    "expected a table of metrics",
                 ));
             };
             for (metric, values) in metrics {
@@ -37,7 +39,7 @@ pub(super) fn parse(
             metric_values(&format!("published.{key}"), key, value, None, &mut out)?;
         } else {
             let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-            return Err((
+            return Err(KeyError::new(
                 format!("published.{key}"),
                 format!(
                     "'{key}' is neither a scenario of this study ({}) nor a metric ({})",
@@ -56,17 +58,17 @@ fn metric_values(
     values: &toml::Value,
     scenario: Option<&Scenario>,
     out: &mut Vec<Published>,
-) -> Result<(), (String, String)> {
+) -> Result<(), KeyError> {
     let Some(metric) = MetricName::parse(metric) else {
-        return Err((
+        return Err(KeyError::new(
             path.to_string(),
             format!("unknown metric '{metric}'; known: {}", MetricName::known()),
         ));
     };
     let toml::Value::Table(targets) = values else {
-        return Err((
+        return Err(KeyError::new(
             path.to_string(),
-            "expected { \"target\" = number, ... }".into(),
+            "expected { \"target\" = number, ... }",
         ));
     };
     let levels = scenario.map_or(1, |s| s.levels.len());
@@ -77,7 +79,7 @@ fn metric_values(
         match v {
             toml::Value::Array(items) => {
                 if scenario.is_none() || items.len() != levels {
-                    return Err((
+                    return Err(KeyError::new(
                         tpath,
                         format!("a list needs one number per level of the scenario ({levels})"),
                     ));
@@ -109,11 +111,11 @@ fn metric_values(
     Ok(())
 }
 
-fn number(path: &str, v: &toml::Value) -> Result<f64, (String, String)> {
+fn number(path: &str, v: &toml::Value) -> Result<f64, KeyError> {
     match v {
         toml::Value::Integer(i) => Ok(*i as f64),
         toml::Value::Float(f) => Ok(*f),
-        other => Err((
+        other => Err(KeyError::new(
             path.to_string(),
             format!("expected a number, found {}", other.type_str()),
         )),

@@ -5,8 +5,8 @@
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use shootout_contract::spec::ScenarioName;
 use shootout_engine::units;
-pub use shootout_servers::spec::ScenarioName;
 use std::fmt;
 use std::time::Duration;
 use toml::Spanned;

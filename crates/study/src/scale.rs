@@ -8,7 +8,9 @@
 //! ([`crate::Capacity::scaled`]) and are estimated from their expected
 //! number of levels.
 
-use super::{Level, Study};
+use crate::level::Level;
+use crate::model::Study;
+use crate::raw::Restart;
 use shootout_engine::{Load, Stop, Workload};
 use std::time::Duration;
 
@@ -115,8 +117,8 @@ impl Study {
             }
         }
         let starts_per_rep = match self.restart {
-            super::Restart::PerScenario => self.scenarios.len(),
-            super::Restart::PerRepetition => 1,
+            Restart::PerScenario => self.scenarios.len(),
+            Restart::PerRepetition => 1,
         };
         let server_starts = targets * reps * starts_per_rep;
         let measurements = targets * reps * measurements;

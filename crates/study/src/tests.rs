@@ -1,6 +1,7 @@
 //! Study parsing: the shipped studies load, bad files name file, key and line.
 
 use super::*;
+use shootout_engine::Load;
 
 fn studies_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies")
@@ -316,7 +317,7 @@ fn default_routes_come_from_the_spec() {
         &MINIMAL.replace("name = \"json\"", "name = \"simple\""),
     )
     .unwrap();
-    let route = shootout_servers::ScenarioName::Simple.route();
+    let route = shootout_contract::spec::ScenarioName::Simple.route();
     assert_eq!(s.scenarios[0].method, route.method.as_str());
     assert_eq!(s.scenarios[0].path, route.path);
     assert_eq!(s.scenarios[0].body, route.default_body());

@@ -6,8 +6,11 @@
 use std::{collections::HashMap, env, fmt, io, path::PathBuf, time::Duration};
 
 use actix_web::{
-    error, get, http::StatusCode, post, rt::time::sleep, web, App, HttpResponse, HttpServer,
-    Responder, ResponseError,
+    error, get,
+    http::{header, StatusCode},
+    middleware, post,
+    rt::time::sleep,
+    web, App, HttpResponse, HttpServer, Responder, ResponseError,
 };
 use askama::Template;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
@@ -361,6 +364,9 @@ async fn main() -> io::Result<()> {
     let pool = web::Data::new(pool_from_env());
     HttpServer::new(move || {
         App::new()
+            // SPEC.md: Server on every response, the default service's 404
+            // included; actix-web adds Date itself.
+            .wrap(middleware::DefaultHeaders::new().add((header::SERVER, "actix-web")))
             .app_data(pool.clone())
             .service(plaintext)
             .service(json)

@@ -8,8 +8,9 @@ use std::{collections::HashMap, env, path::PathBuf, time::Duration};
 use askama::Template;
 use axum::{
     extract::{Query, State},
-    http::StatusCode,
-    response::Html,
+    http::{header, HeaderValue, StatusCode},
+    middleware,
+    response::{Html, Response},
     routing::{get, post},
     Json, Router,
 };
@@ -318,6 +319,13 @@ async fn method_not_allowed() -> (StatusCode, &'static str) {
     (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed")
 }
 
+/// SPEC.md: Server on every response; hyper adds Date itself.
+async fn server_header(mut res: Response) -> Response {
+    res.headers_mut()
+        .insert(header::SERVER, HeaderValue::from_static("axum"));
+    res
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let Ok(port) = env::var("PORT") else {
@@ -344,6 +352,8 @@ async fn main() -> std::io::Result<()> {
         .route("/updates", get(updates))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // A router-wide layer, so the fallbacks' answers get it too.
+        .layer(middleware::map_response(server_header))
         .with_state(pool_from_env());
 
     let listener = TcpListener::bind((host.as_str(), port)).await?;

@@ -12,7 +12,7 @@ use crate::exit::Outcome;
 use crate::load_output::Format;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_capacity::{CapacityError, Event, Settings, Verdict, DEFAULT_SLO};
+use shootout_capacity::{CapacityError, Event, Settings, SettingsError, SettingsField, Verdict};
 use shootout_engine::{Endpoint, Expect, Load, Plan, StatusMatch, Stop, Threshold, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -130,23 +130,29 @@ fn success_expected(mut e: Expect) -> Expect {
 /// replaced per level) and the search settings; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     let endpoint = Endpoint::parse(&args.url)?;
-    let step = args.step.unwrap_or(shootout_capacity::DEFAULT_STEP);
-    if step.is_zero() {
-        bail!("--step: must be more than 0 (see --help)");
-    }
     let connections = args
         .connections
         .map(usize::try_from)
         .transpose()
         .context("--connections is too large")?;
-    if connections == Some(0) {
-        bail!("-c/--connections: must be at least 1 (see --help)");
-    }
+    let settings = Settings::new(
+        if args.slo.is_empty() {
+            shootout_capacity::default_slo()
+        } else {
+            args.slo.clone()
+        },
+        args.warmup.unwrap_or(shootout_capacity::DEFAULT_WARMUP),
+        args.step.unwrap_or(shootout_capacity::DEFAULT_STEP),
+        args.precision
+            .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
+        connections,
+    )
+    .map_err(settings_error)?;
     let placeholder = Workload::new(
         Load::Closed { connections: 1 },
         Stop {
             requests: None,
-            duration: Some(step),
+            duration: Some(settings.step()),
         },
     )
     .map_err(flag_error)?;
@@ -160,22 +166,17 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
         .keepalive(!args.request.no_keepalive)
         .build()
         .map_err(flag_error)?;
-    let slo = if args.slo.is_empty() {
-        DEFAULT_SLO
-            .iter()
-            .map(|t| Threshold::parse(t).map_err(anyhow::Error::msg))
-            .collect::<anyhow::Result<Vec<_>>>()?
-    } else {
-        args.slo.clone()
-    };
-    let settings = Settings {
-        slo,
-        warmup: args.warmup.unwrap_or(shootout_capacity::DEFAULT_WARMUP),
-        step,
-        precision: args
-            .precision
-            .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
-        connections,
-    };
     Ok((template, settings))
+}
+
+/// A broken settings rule, named by its flag.
+fn settings_error(e: SettingsError) -> anyhow::Error {
+    let flag = match e.field() {
+        SettingsField::Slo => "--slo",
+        SettingsField::Warmup => "--warmup",
+        SettingsField::Step => "--step",
+        SettingsField::Precision => "--precision",
+        SettingsField::Connections => "-c/--connections",
+    };
+    anyhow::anyhow!("{flag}: {} (see --help)", e.reason())
 }

@@ -3,6 +3,8 @@
 //! simple and lets a handler sleep without stalling other connections.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod stops;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

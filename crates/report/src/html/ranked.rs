@@ -15,7 +15,7 @@ use std::time::Duration;
 /// The floor a route puts under every response (timed: 20 ms, wait_time:
 /// 1 s), from SPEC.md's route table; None for routes without one.
 pub fn floor_ms(scenario: &str) -> Option<f64> {
-    shootout_study::ScenarioName::ALL
+    shootout_contract::spec::ScenarioName::ALL
         .into_iter()
         .find(|s| s.as_str() == scenario)
         .and_then(|s| s.route().min_duration)

@@ -6,9 +6,11 @@
 //! SIGKILLed shootout takes it down too; the folder such a run leaves behind
 //! is removed by the next cluster start (see `stale`).
 
+use super::access::{DatabaseAccess, APP_PASSWORD, APP_USER, DB_NAME};
+use super::options::ClusterOptions;
+use super::postmaster::{read_postmaster_pid, wait_group_gone};
 use super::settings::{self, Setting};
 use super::stale::{self, OwnerLock};
-use super::{DatabaseAccess, APP_PASSWORD, APP_USER, DB_NAME};
 use crate::lifeline::{spawn_tied, Watchdog};
 use crate::process::free_port;
 use std::fs;
@@ -67,30 +69,6 @@ fn sql_detail(e: &postgres::Error) -> String {
 
 fn sql(what: &'static str) -> impl FnOnce(postgres::Error) -> DatabaseError {
     move |source| DatabaseError::Sql { what, source }
-}
-
-/// What a cluster is started with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClusterOptions {
-    /// `DB_POOL_SIZE` handed to servers.
-    pub pool_size: u32,
-    /// `max_connections`: room for the pool, the verifier's probes and
-    /// a server that ignores its limit (so the verifier sees it, rather than
-    /// connection errors).
-    pub max_connections: u32,
-    /// CPUs the postmaster and its backends are pinned to (empty: any).
-    pub cpus: Vec<usize>,
-}
-
-impl ClusterOptions {
-    /// Options for servers that may open `pool_size` connections.
-    pub fn for_pool(pool_size: u32, cpus: Vec<usize>) -> ClusterOptions {
-        ClusterOptions {
-            pool_size,
-            max_connections: pool_size.saturating_mul(4).max(16) + 20,
-            cpus,
-        }
-    }
 }
 
 /// What a run records about the database it measured against.
@@ -442,20 +420,6 @@ fn check(what: &'static str, out: &Output) -> Result<(), DatabaseError> {
         status: out.status.to_string(),
         detail,
     })
-}
-
-/// The postmaster's pid: the first line of `postmaster.pid`.
-pub(super) fn read_postmaster_pid(data: &Path) -> Option<i32> {
-    let text = fs::read_to_string(data.join("postmaster.pid")).ok()?;
-    text.lines().next()?.trim().parse().ok().filter(|&p| p > 0)
-}
-
-/// Waits until no process is left in group `pgid`, or the timeout.
-pub(super) fn wait_group_gone(pgid: i32, timeout: Duration) {
-    let deadline = std::time::Instant::now() + timeout;
-    while crate::process::group_alive(pgid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! into `postgresql.auto.conf` before the first start, and read back from
 //! `pg_settings` afterwards so a run records what the server really used.
 
-use super::cluster::ClusterOptions;
+use super::options::ClusterOptions;
 use std::path::Path;
 
 /// One configuration parameter.

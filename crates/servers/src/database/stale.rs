@@ -4,6 +4,7 @@
 //! dies. So a folder whose lock can be taken is abandoned: its postmaster
 //! (if the lifeline watchdog missed it) is killed and the folder removed.
 
+use super::postmaster::{read_postmaster_pid, wait_group_gone};
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -62,12 +63,12 @@ fn remove_if_abandoned(dir: &Path) -> bool {
         return false;
     }
     let data = dir.join("data");
-    if let Some(pid) = super::cluster::read_postmaster_pid(&data) {
+    if let Some(pid) = read_postmaster_pid(&data) {
         if runs_in(pid, &data) {
             // SAFETY: kill only sends a signal, to a postmaster we proved
             // serves this folder.
             unsafe { libc::kill(-pid, libc::SIGKILL) };
-            super::cluster::wait_group_gone(pid, Duration::from_secs(5));
+            wait_group_gone(pid, Duration::from_secs(5));
         }
     }
     fs::remove_dir_all(dir).is_ok()

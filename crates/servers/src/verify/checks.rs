@@ -3,17 +3,23 @@
 //! bcrypt hash; the minimum durations of timed and wait_time; concurrent
 //! wait_time requests; 404 on an unknown path; 4xx on malformed JSON or a
 //! missing payload; and the Framing section's keep-alive and
-//! `Connection: close`. The database routes' checks are in `db`, called
-//! from here.
+//! `Connection: close`; TechEmpower's header rules on every route's answer
+//! (`headers`). The database routes' checks are in `db`, called from here.
 
 use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{db, random_payload, Aspect, Check, Column, Failure};
+use super::db;
+use super::failure::Failure;
+use super::headers;
+use super::model::{Aspect, Check, Column};
+use super::payload::random_payload;
+use super::response::{basics, shown, status_is, verdict};
 use crate::database::DatabaseAccess;
-use crate::http::{self, Conn, Framing, Request, Response};
-use crate::spec::{self, Answer, Method};
+use crate::http::{self, Conn, Request, Response};
+use shootout_contract::spec::{self, Answer, Method, ScenarioName};
+
 const CONCURRENT: usize = 10;
 
 /// Settings for `check_server`.
@@ -46,17 +52,18 @@ enum Expect {
 
 /// One route to check.
 struct Route<'a> {
-    column: Column,
+    name: ScenarioName,
     request: Request<'a>,
-    media_type: &'static str,
     body: Expect,
     min: Option<Duration>,
 }
 
 /// Runs every HTTP check against the server at `addr`. The concurrency
 /// check runs last: against a server that serialises requests it leaves a
-/// queue behind that would slow the checks after it.
+/// queue behind that would slow the checks after it. The `Date` freshness
+/// check asks first and again before it, so its 3 s wait mostly overlaps.
 pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
+    let first_date = headers::first_date(addr, opts.timeout);
     let mut checks = Vec::new();
     for spec_route in spec::ROUTES.iter().filter(|r| !r.needs_database()) {
         let payload = random_payload();
@@ -77,15 +84,14 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
             ),
         };
         let route = Route {
-            column: Column::Route(spec_route.name),
+            name: spec_route.name,
             request,
-            media_type: spec_route.media_type,
             body,
             min: spec_route.min_duration,
         };
         checks.extend(check_route(addr, &route, opts.timeout));
     }
-    checks.push(check_not_found(addr, opts.timeout));
+    checks.extend(check_not_found(addr, opts.timeout));
     checks.extend(check_bad_input(addr, opts.timeout));
     checks.push(check_keep_alive(addr, opts.timeout));
     checks.push(check_connection_close(addr));
@@ -94,6 +100,7 @@ pub fn check_server(addr: SocketAddr, opts: &CheckOptions) -> Vec<Check> {
         opts.database.as_ref(),
         opts.timeout,
     ));
+    checks.push(headers::check_date_cached(addr, opts.timeout, &first_date));
     checks.push(check_concurrency(addr, opts.sync_workers));
     checks
 }
@@ -107,7 +114,7 @@ fn check_route(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Ch
 }
 
 fn route_checks(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<Check> {
-    let col = route.column;
+    let col = Column::Route(route.name);
     let resp = match http::send(addr, &route.request, timeout) {
         Ok(resp) => resp,
         Err(e) => {
@@ -118,15 +125,7 @@ fn route_checks(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<C
             )]
         }
     };
-    let mut checks = vec![
-        verdict(col, Aspect::Status, status_is(&resp, 200)),
-        verdict(
-            col,
-            Aspect::ContentType,
-            media_type_is(&resp, route.media_type),
-        ),
-        verdict(col, Aspect::Framing, framed(&resp)),
-    ];
+    let mut checks = basics(route.name, &resp);
     match &route.body {
         Expect::Exact(expected) => {
             checks.push(verdict(col, Aspect::Body, body_is(&resp, expected)))
@@ -144,51 +143,6 @@ fn route_checks(addr: SocketAddr, route: &Route<'_>, timeout: Duration) -> Vec<C
     checks
 }
 
-pub(super) fn verdict(column: Column, aspect: Aspect, result: Result<(), Failure>) -> Check {
-    Check {
-        column,
-        aspect,
-        result,
-        note: None,
-        request: None,
-    }
-}
-
-pub(super) fn status_is(resp: &Response, expected: u16) -> Result<(), Failure> {
-    match resp.status == expected {
-        true => Ok(()),
-        false => Err(Failure::Status {
-            expected: status_name(expected),
-            got: resp.status,
-        }),
-    }
-}
-
-fn status_name(status: u16) -> &'static str {
-    match status {
-        200 => "200",
-        404 => "404",
-        _ => "another status",
-    }
-}
-
-pub(super) fn media_type_is(resp: &Response, expected: &'static str) -> Result<(), Failure> {
-    match resp.media_type() {
-        Some(got) if got == expected => Ok(()),
-        _ => Err(Failure::ContentType {
-            expected,
-            got: resp.header("content-type").map(str::to_owned),
-        }),
-    }
-}
-
-pub(super) fn framed(resp: &Response) -> Result<(), Failure> {
-    match resp.framing {
-        Framing::Close => Err(Failure::NoFraming),
-        Framing::ContentLength(_) | Framing::Chunked => Ok(()),
-    }
-}
-
 fn body_is(resp: &Response, expected: &str) -> Result<(), Failure> {
     match resp.body == expected.as_bytes() {
         true => Ok(()),
@@ -196,15 +150,6 @@ fn body_is(resp: &Response, expected: &str) -> Result<(), Failure> {
             expected: expected.to_owned(),
             got: shown(&resp.body),
         }),
-    }
-}
-
-/// The body, lossily decoded and cut short for messages.
-pub(super) fn shown(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    match text.char_indices().nth(200) {
-        Some((i, _)) => format!("{}...", &text[..i]),
-        None => text.into_owned(),
     }
 }
 
@@ -252,13 +197,26 @@ fn at_least(took: Duration, min: Duration) -> Result<(), Failure> {
     }
 }
 
-fn check_not_found(addr: SocketAddr, timeout: Duration) -> Check {
+/// An unknown path answers 404, with `Server` and `Date` like every other
+/// answer (SPEC.md: 404s included).
+fn check_not_found(addr: SocketAddr, timeout: Duration) -> Vec<Check> {
     let path = format!("/no-such-route-{}", random_payload());
-    let result = match http::send(addr, &Request::get(&path), timeout) {
-        Ok(resp) => status_is(&resp, 404),
-        Err(e) => Err(Failure::Transport(e.to_string())),
-    };
-    verdict(Column::NotFound, Aspect::Status, result)
+    match http::send(addr, &Request::get(&path), timeout) {
+        Ok(resp) => {
+            let mut checks = vec![verdict(
+                Column::NotFound,
+                Aspect::Status,
+                status_is(&resp, 404),
+            )];
+            checks.extend(headers::general(Column::NotFound, &resp));
+            checks
+        }
+        Err(e) => vec![Check::fail(
+            Column::NotFound,
+            Aspect::Status,
+            Failure::Transport(e.to_string()),
+        )],
+    }
 }
 
 /// SPEC.md Errors: a POST to `/test/*` whose body is not JSON, or lacks a

@@ -1,11 +1,9 @@
-//! The database checks that look at the server from the database's side
-//! (SPEC.md "What the verifier checks" 8 and 9): `pg_stat_statements`
-//! counts one query per row read (no cache, no `IN (...)` batching), and
-//! under 32 concurrent requests `pg_stat_activity` never shows more of the
-//! server's connections than `DB_POOL_SIZE`. Only the server logs in as
-//! `APP_USER`, so its statements and connections are told apart by role.
+//! The pool check (SPEC.md "What the verifier checks" 9): under 32
+//! concurrent requests `pg_stat_activity` never shows more of the server's
+//! connections than `DB_POOL_SIZE`. Only the server logs in as `APP_USER`,
+//! so its connections are told apart by role. The query counts are in
+//! `counts`.
 
-use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -13,119 +11,18 @@ use std::time::Duration;
 
 use postgres::Client;
 
-use super::checks::{status_is, verdict};
-use super::db::{get, World};
-use super::{Aspect, Check, Column, Failure};
+use super::failure::Failure;
+use super::model::{Aspect, Check, Column};
+use super::response::{status_is, verdict};
 use crate::database::{APP_USER, DB_NAME};
 use crate::http::{Conn, Request};
-use crate::spec::ScenarioName;
+use shootout_contract::spec::ScenarioName;
 
-/// Sequential requests per counted route: enough that one stray or missing
-/// query per request shows, few enough to take well under a second.
-const COUNTED: usize = 64;
 /// Concurrent clients of the pool check (SPEC.md item 9) and their requests.
 const CLIENTS: usize = 32;
 const REQUESTS_PER_CLIENT: usize = 20;
 /// How often the pool check samples `pg_stat_activity`.
 const POLL: Duration = Duration::from_millis(2);
-
-/// The query counts of `/db`, `/queries?queries=20` and `/fortunes`, each
-/// under its route's column; `/db` also checks that its ids vary.
-pub(super) fn check_counts(addr: SocketAddr, timeout: Duration, client: &mut Client) -> Vec<Check> {
-    let queries_path = ScenarioName::Queries.route().path_with_queries(20);
-    let runs = [
-        (
-            ScenarioName::Db,
-            ScenarioName::Db.route().path.to_owned(),
-            "world",
-            1,
-        ),
-        (ScenarioName::Queries, queries_path, "world", 20),
-        (
-            ScenarioName::Fortunes,
-            ScenarioName::Fortunes.route().path.to_owned(),
-            "fortune",
-            1,
-        ),
-    ];
-    let mut checks = Vec::new();
-    for (name, path, table, per_request) in runs {
-        let col = Column::Route(name);
-        match count_run(addr, timeout, client, &path, table) {
-            Ok((count, bodies)) => {
-                let expected = (COUNTED * per_request) as i64;
-                let result = match count == expected {
-                    true => Ok(()),
-                    false => Err(Failure::QueryCount {
-                        request: format!("GET {path}"),
-                        requests: COUNTED,
-                        table,
-                        expected,
-                        got: count,
-                    }),
-                };
-                checks.push(verdict(col, Aspect::QueryCount, result));
-                if name == ScenarioName::Db {
-                    checks.push(verdict(col, Aspect::Random, ids_vary(&bodies)));
-                }
-            }
-            Err(f) => checks.push(Check::fail(col, Aspect::QueryCount, f)),
-        }
-    }
-    checks
-}
-
-/// Resets the statistics, sends `COUNTED` requests one after another and
-/// returns the server's statements on `table` (updates aside) and the
-/// bodies answered.
-fn count_run(
-    addr: SocketAddr,
-    timeout: Duration,
-    client: &mut Client,
-    path: &str,
-    table: &str,
-) -> Result<(i64, Vec<Vec<u8>>), Failure> {
-    let db_err = |e: postgres::Error| Failure::Database(format!("pg_stat_statements: {e}"));
-    client
-        .execute("SELECT pg_stat_statements_reset()", &[])
-        .map_err(db_err)?;
-    let mut bodies = Vec::with_capacity(COUNTED);
-    for _ in 0..COUNTED {
-        let resp = get(addr, path, timeout)?;
-        status_is(&resp, 200)?;
-        bodies.push(resp.body);
-    }
-    // The statistics are written as each statement ends, which can trail
-    // the response the server sent by a moment.
-    std::thread::sleep(Duration::from_millis(100));
-    let row = client
-        .query_one(
-            "SELECT coalesce(sum(s.calls), 0)::bigint FROM pg_stat_statements s \
-             JOIN pg_roles r ON r.oid = s.userid \
-             WHERE r.rolname = $1 AND s.query ~* $2 AND s.query !~* '^\\s*update'",
-            &[&APP_USER, &format!(r"\m{table}\M")],
-        )
-        .map_err(db_err)?;
-    Ok((row.get(0), bodies))
-}
-
-/// Random ids: 64 draws from 10 000 repeat rarely, so fewer than half
-/// distinct means the server does not pick a fresh random id per request.
-/// The body's form is judged by the Body check, so any JSON row counts.
-fn ids_vary(bodies: &[Vec<u8>]) -> Result<(), Failure> {
-    let ids: HashSet<i32> = bodies
-        .iter()
-        .filter_map(|b| serde_json::from_slice::<World>(b).ok())
-        .map(|r| r.id)
-        .collect();
-    match ids.len() * 2 >= bodies.len() {
-        true => Ok(()),
-        false => Err(Failure::SameIds {
-            distinct: ids.len(),
-            requests: bodies.len(),
-        }),
-    }
-}
 
 /// 32 clients send 20 `/db` requests each while the server's connections
 /// are sampled; the most seen at once must not exceed `pool_size`.

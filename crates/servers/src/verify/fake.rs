@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How a fake response is framed on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,16 @@ pub enum Keep {
     IgnoreClose,
 }
 
+/// The `Date` a fake sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateHeader {
+    /// The time of the response, as RFC 9110 spells it.
+    Now,
+    Missing,
+    /// One value for good, like a date cached at start.
+    Frozen(&'static str),
+}
+
 /// A fake response.
 #[derive(Debug, Clone)]
 pub struct Reply {
@@ -41,6 +51,9 @@ pub struct Reply {
     /// Slept before answering.
     pub delay: Duration,
     pub keep: Keep,
+    /// Send `Server: fake`.
+    pub server: bool,
+    pub date: DateHeader,
 }
 
 impl Reply {
@@ -52,6 +65,8 @@ impl Reply {
             wire: Wire::Length,
             delay: Duration::ZERO,
             keep: Keep::Normal,
+            server: true,
+            date: DateHeader::Now,
         }
     }
 
@@ -83,10 +98,10 @@ impl Req {
     }
 }
 
-/// What SPEC.md asks for, route by route (from [`crate::spec::ROUTES`]);
+/// What SPEC.md asks for, route by route (from [`shootout_contract::spec::ROUTES`]);
 /// `/file_read` is chunked to exercise that framing.
 pub fn correct(req: &Req) -> Reply {
-    use crate::spec::{Answer, Route, ScenarioName};
+    use shootout_contract::spec::{Answer, Route, ScenarioName};
     let Some(route) = Route::find(&req.method, &req.path) else {
         return Reply::new(404, "text/plain", "not found");
     };
@@ -97,13 +112,13 @@ pub fn correct(req: &Req) -> Reply {
         (Answer::Exact(body), _) => body.to_owned(),
         (Answer::Greet, Some(p)) => route.expected_body(&p).unwrap_or_default(),
         (Answer::Bcrypt, Some(p)) => {
-            let hash = bcrypt::hash(p, crate::spec::BCRYPT_COST).expect("bcrypt");
+            let hash = bcrypt::hash(p, shootout_contract::spec::BCRYPT_COST).expect("bcrypt");
             format!(r#"{{"payload":"{hash}"}}"#)
         }
         (_, None) => return Reply::new(422, "application/json", r#"{"error":"bad"}"#),
     };
     let mut reply = match route.media_type {
-        crate::spec::TEXT => Reply::new(200, "text/plain", body),
+        shootout_contract::spec::TEXT => Reply::new(200, "text/plain", body),
         _ => Reply::json(body),
     };
     if route.name == ScenarioName::FileRead {
@@ -189,6 +204,14 @@ fn encode(reply: &Reply, close: bool) -> Vec<u8> {
     if close {
         out.push_str("Connection: close\r\n");
     }
+    if reply.server {
+        out.push_str("Server: fake\r\n");
+    }
+    match reply.date {
+        DateHeader::Now => out.push_str(&format!("Date: {}\r\n", http_date(SystemTime::now()))),
+        DateHeader::Frozen(date) => out.push_str(&format!("Date: {date}\r\n")),
+        DateHeader::Missing => {}
+    }
     if let Some(ct) = reply.content_type {
         out.push_str(&format!("Content-Type: {ct}\r\n"));
     }
@@ -208,4 +231,41 @@ fn encode(reply: &Reply, close: bool) -> Vec<u8> {
     let mut bytes = out.into_bytes();
     bytes.extend_from_slice(&body);
     bytes
+}
+
+/// `Sun, 06 Nov 1994 08:49:37 GMT` for `t` (days to a civil date by
+/// Howard Hinnant's algorithm), so no date crate is needed for a test.
+pub fn http_date(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{}, {day:02} {} {year} {:02}:{:02}:{:02} GMT",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[test]
+fn http_dates_are_rfc_9110() {
+    let at = |s| UNIX_EPOCH + Duration::from_secs(s);
+    assert_eq!(http_date(at(784_111_777)), "Sun, 06 Nov 1994 08:49:37 GMT");
+    assert_eq!(http_date(at(0)), "Thu, 01 Jan 1970 00:00:00 GMT");
+    assert_eq!(http_date(at(951_782_400)), "Tue, 29 Feb 2000 00:00:00 GMT");
+    assert!(super::headers::http_date_ok(&http_date(SystemTime::now())));
 }

@@ -5,10 +5,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::fake::{correct, serve, Keep, Reply, Req, Wire};
+use super::fake::{correct, serve, DateHeader, Keep, Reply, Req, Wire};
 use super::*;
 use crate::tempdir;
 use crate::toolchain::Toolchain;
+use shootout_contract::spec::ScenarioName;
 
 fn run(addr: SocketAddr) -> Vec<Check> {
     check_server(
@@ -139,6 +140,123 @@ fn missing_framing_headers_fail_framing() {
             Aspect::Framing
         ),
         Failure::NoFraming
+    );
+}
+
+/// Every route the checks ask for without a database, by column, and the
+/// 404 of an unknown path.
+fn route_columns() -> std::collections::BTreeSet<Column> {
+    shootout_contract::spec::ROUTES
+        .iter()
+        .filter(|r| !r.needs_database())
+        .map(|r| Column::Route(r.name))
+        .chain([Column::NotFound])
+        .collect()
+}
+
+/// Asserts that the only failures are one per route column at `aspect`,
+/// each worded `wording`.
+fn fails_on_every_route(checks: &[Check], aspect: Aspect, wording: &str) {
+    let failed = failures(checks);
+    let columns: std::collections::BTreeSet<_> = failed.iter().map(|(c, _, _)| *c).collect();
+    assert_eq!(columns, route_columns(), "{failed:#?}");
+    assert_eq!(failed.len(), columns.len(), "{failed:#?}");
+    for (_, a, f) in failed {
+        assert_eq!((a, f.to_string()), (aspect, wording.to_owned()));
+    }
+}
+
+#[test]
+fn a_server_without_server_fails_every_route_in_techempowers_words() {
+    let addr = serve(
+        |r| Reply {
+            server: false,
+            ..correct(r)
+        },
+        false,
+    );
+    let wording = "Required response header missing: Server";
+    fails_on_every_route(&run(addr), Aspect::Server, wording);
+}
+
+#[test]
+fn a_server_without_date_fails_every_route_in_techempowers_words() {
+    let addr = serve(
+        |r| Reply {
+            date: DateHeader::Missing,
+            ..correct(r)
+        },
+        false,
+    );
+    let wording = "Required response header missing: Date";
+    fails_on_every_route(&run(addr), Aspect::Date, wording);
+}
+
+#[test]
+fn a_date_cached_for_good_fails_cached_date() {
+    const DATE: &str = "Wed, 21 Oct 2015 07:28:00 GMT";
+    let addr = serve(
+        |r| Reply {
+            date: DateHeader::Frozen(DATE),
+            ..correct(r)
+        },
+        false,
+    );
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Plaintext),
+        Aspect::CachedDate,
+    );
+    assert_eq!(
+        f.to_string(),
+        format!("Invalid Cached Date. Found \"{DATE}\" and \"{DATE}\" on separate requests.")
+    );
+}
+
+#[test]
+fn a_date_techempower_cannot_parse_is_a_note() {
+    // TechEmpower warns about a Date that strptime cannot read.
+    let check = |date: &str| {
+        let resp = crate::http::Response {
+            status: 200,
+            headers: vec![("Server".into(), "x".into()), ("Date".into(), date.into())],
+            body: vec![],
+            framing: crate::http::Framing::ContentLength(0),
+            elapsed: Duration::ZERO,
+        };
+        super::headers::general(Column::Route(ScenarioName::Json), &resp)
+    };
+    let odd = check("2026-11-25T01:54:06Z");
+    assert!(odd.iter().all(|c| c.result.is_ok()));
+    let note = odd.iter().find_map(|c| c.note.clone()).unwrap();
+    assert_eq!(
+        note,
+        "Invalid Date header, found \"2026-11-25T01:54:06Z\", did not match \"%a, %d %b %Y %H:%M:%S %Z\"."
+    );
+    assert!(check("Wed, 25 Nov 2026 01:54:06 GMT")
+        .iter()
+        .all(|c| c.result.is_ok() && c.note.is_none()));
+}
+
+#[test]
+fn a_charset_techempower_does_not_allow_fails_content_type() {
+    let addr = patched(|r| {
+        (r.path == "/json").then(|| {
+            Reply::new(
+                200,
+                "application/json; charset=latin1",
+                r#"{"message":"Hello, World!"}"#,
+            )
+        })
+    });
+    let f = only_failure(
+        &run(addr),
+        Column::Route(ScenarioName::Json),
+        Aspect::ContentType,
+    );
+    assert_eq!(
+        f.to_string(),
+        "Invalid Content-Type header, found \"application/json; charset=latin1\", did not match \"^application/json(; ?charset=(UTF|utf)-8)?$\"."
     );
 }
 
@@ -423,10 +541,12 @@ fn output_while_serving_is_a_note_not_a_failure() {
 fn answers_the_verifier_accepts_meet_the_runs_expectations() {
     use crate::http::{send, Request};
     let addr = serve(correct, false);
-    for route in crate::spec::ROUTES.iter() {
+    for route in shootout_contract::spec::ROUTES.iter() {
         let body = match route.method {
-            crate::spec::Method::Get => Vec::new(),
-            crate::spec::Method::Post => crate::spec::request_body(&random_payload()).into_bytes(),
+            shootout_contract::spec::Method::Get => Vec::new(),
+            shootout_contract::spec::Method::Post => {
+                shootout_contract::spec::request_body(&random_payload()).into_bytes()
+            }
         };
         let request = match body.is_empty() {
             true => Request::get(route.path),

@@ -7,9 +7,7 @@
 //! depend on the table ([`Answer::Database`]); their query parameter and its
 //! clamping rule are defined here too ([`Route::path_with_queries`],
 //! [`clamp_queries`]). What a load checks on every response of a route is
-//! derived from this table in [`expect`].
-
-pub mod expect;
+//! derived from this table in [`crate::expect`].
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -181,11 +179,11 @@ const fn post(
 pub const DEFAULT_PAYLOAD: &str = "shootout";
 
 /// What comes before the payload string in POST bodies and their answers.
-const PAYLOAD_OPEN: &str = r#"{"payload":""#;
+pub(crate) const PAYLOAD_OPEN: &str = r#"{"payload":""#;
 /// What closes the payload string and its object.
-const PAYLOAD_CLOSE: &str = r#""}"#;
+pub(crate) const PAYLOAD_CLOSE: &str = r#""}"#;
 /// What simple and timed put before the payload they echo.
-const GREETING: &str = "Hello, ";
+pub(crate) const GREETING: &str = "Hello, ";
 
 /// The JSON body a POST route expects: `{"payload":"<payload>"}`.
 pub fn request_body(payload: &str) -> String {

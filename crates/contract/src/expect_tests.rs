@@ -68,7 +68,7 @@ fn every_route_accepts_a_correct_answer_and_rejects_wrong_ones() {
 
 #[test]
 fn exact_bodies_come_from_spec_md() {
-    let spec = include_str!("../../../../targets/SPEC.md");
+    let spec = include_str!("../../../targets/SPEC.md");
     for route in ROUTES
         .iter()
         .filter(|r| matches!(r.answer, Answer::Exact(_)))

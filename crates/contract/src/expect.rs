@@ -9,7 +9,7 @@
 //! case and leading whitespace are free there, so its shape checks only the
 //! end.
 
-use super::{Answer, Route, ScenarioName, GREETING, PAYLOAD_CLOSE, PAYLOAD_OPEN};
+use crate::spec::{Answer, Route, ScenarioName, GREETING, PAYLOAD_CLOSE, PAYLOAD_OPEN};
 use shootout_engine::{BodyMatch, Expect, StatusMatch};
 
 /// How every row of `world` starts in the JSON routes (SPEC.md: compact,

@@ -1,0 +1,62 @@
+//! Everything that can go wrong with the store ([`StoreError`]), apart
+//! from the code that raises it so that every module may return it, and a
+//! histogram blob that cannot be written or read ([`HistogramError`]).
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    // Sqlite and Json show their cause in their own message and do not
+    // also return it as `source`: with both, `{:#}` printed it twice
+    // ("database error: file is not a database: file is not a database").
+    #[error("database error: {0}")]
+    Sqlite(rusqlite::Error),
+    #[error("cannot create the folder for {0}: {1}")]
+    Dir(PathBuf, std::io::Error),
+    #[error("bad JSON in the database: {0}")]
+    Json(serde_json::Error),
+    #[error("{0}")]
+    Histogram(HistogramError),
+    #[error("the database has schema version {found}, newer than this shootout supports ({supported}); use a newer shootout")]
+    TooNew { found: i64, supported: i64 },
+    #[error("no run matches '{0}' (use a run id or 'latest'; `shootout history` lists them)")]
+    NoSuchRun(String),
+    #[error("bad value in the database: {0}")]
+    Corrupt(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> StoreError {
+        StoreError::Json(e)
+    }
+}
+
+impl From<HistogramError> for StoreError {
+    fn from(e: HistogramError) -> StoreError {
+        StoreError::Histogram(e)
+    }
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A histogram that cannot be encoded as, or decoded from, an HdrHistogram
+/// V2 blob (or the hex form JSON exports carry).
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    // The causes are shown with `{:?}`, as their Display drops the detail.
+    #[error("cannot serialise histogram: {0:?}")]
+    Encode(hdrhistogram::serialization::V2SerializeError),
+    #[error("cannot decode histogram: {0:?}")]
+    Decode(hdrhistogram::serialization::DeserializeError),
+    #[error("odd-length hex")]
+    OddHex,
+    #[error("{0}")]
+    Hex(std::num::ParseIntError),
+}

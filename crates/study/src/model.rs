@@ -1,0 +1,106 @@
+//! What a parsed, validated study is: its targets, CPU split, scenarios and
+//! published figures. Built by [`crate::parse`], read by the runner, the
+//! scaler and the report; the levels and capacity searches it holds are
+//! defined in [`crate::level`] and [`crate::capacity`].
+
+use crate::capacity::Capacity;
+use crate::level::Level;
+use crate::metric::MetricName;
+use crate::raw::{Order, Restart};
+use serde::Serialize;
+use shootout_contract::spec::ScenarioName;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which targets a study measures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TargetSelection {
+    /// Every target in the targets directory.
+    All,
+    List(Vec<String>),
+}
+
+/// How cores are split between servers and the load generator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CpuSplit {
+    /// Half and half of the CPUs this process may use (no pinning on 1 CPU).
+    Auto,
+    Explicit {
+        server: Vec<usize>,
+        generator: Vec<usize>,
+    },
+}
+
+/// One `[[scenario]]`: a route of SPEC.md and its load levels.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    pub name: ScenarioName,
+    pub method: String,
+    pub path: String,
+    pub body: Vec<u8>,
+    /// Warm-up before every level.
+    pub warmup: Duration,
+    pub timeout: Duration,
+    /// Empty for a capacity search.
+    pub levels: Vec<Level>,
+    /// A capacity search instead of levels (`capacity = { slo = [..] }`).
+    pub capacity: Option<Capacity>,
+}
+
+impl Scenario {
+    /// Whether it needs the database (SPEC.md "Database routes").
+    pub fn needs_database(&self) -> bool {
+        self.name.route().needs_database()
+    }
+
+    /// The path a level requests: the scenario's, with `queries=Q` when the
+    /// level sets a query count.
+    pub fn path_for(&self, level: &Level) -> String {
+        match level.queries {
+            Some(q) => self.name.route().path_with_queries(q),
+            None => self.path.clone(),
+        }
+    }
+}
+
+impl Study {
+    /// Whether any scenario needs the database.
+    pub fn needs_database(&self) -> bool {
+        self.scenarios.iter().any(Scenario::needs_database)
+    }
+}
+
+/// A figure an article published, to show next to what was measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Published {
+    /// None: the figure is about the study as a whole (e.g. one RAM peak).
+    pub scenario: Option<ScenarioName>,
+    pub level: Option<u32>,
+    pub metric: MetricName,
+    pub values: BTreeMap<String, f64>,
+}
+
+/// A parsed, validated study.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Study {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub targets: TargetSelection,
+    pub repetitions: u32,
+    pub order: Order,
+    pub restart: Restart,
+    pub threads: Option<usize>,
+    pub cpus: CpuSplit,
+    /// The metrics the article reported (rows of its tables).
+    pub metrics: Vec<MetricName>,
+    /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
+    pub db_pool_size: Option<u32>,
+    pub scenarios: Vec<Scenario>,
+    pub published: Vec<Published>,
+    /// Where it was read from, and its text as read.
+    pub file: PathBuf,
+    #[serde(skip)]
+    pub text: String,
+}
