@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod build;
+mod cgroup;
 pub mod database;
 pub mod http;
 pub mod lifeline;
