@@ -6,7 +6,7 @@
 //! by shootouts that died by SIGKILL. Where no group can be made the server
 //! runs without one and keeps the typed reason for its caller.
 
-use shootout_cgroup::{Budget, CgroupError, Group, Layout};
+use shootout_cgroup::{Budget, CgroupError, Counters, Group, Layout};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
@@ -76,6 +76,36 @@ pub(crate) fn release(pgid: i32) -> (bool, Option<CgroupError>) {
 /// be killed and removed by the caller after the signals).
 pub(crate) fn take_all() -> Vec<(i32, Option<Group>)> {
     std::mem::take(&mut *live()).into_iter().collect()
+}
+
+/// Whether servers will get cgroups here: makes and removes a probe group.
+/// Ok: the layout in one line, for a run's header; Err: why not (the run
+/// then samples `/proc`).
+pub fn probe() -> Result<String, CgroupError> {
+    let group = make("probe")?;
+    let layout = Layout::detect()?;
+    group.remove()?;
+    Ok(layout.describe())
+}
+
+/// A handle on a live server's cgroup that another thread (a sampler) can
+/// hold: it reads through the registry, so it never outlives the group.
+#[derive(Debug, Clone, Copy)]
+pub struct CgroupReader {
+    pub(crate) pgid: i32,
+}
+
+impl CgroupReader {
+    /// The group's counters; None once the server is stopped.
+    pub fn counters(&self) -> Option<Result<Counters, CgroupError>> {
+        with_group(self.pgid, Group::counters)
+    }
+
+    /// Restarts the group's memory high-water mark where the kernel allows
+    /// (v1; see [`Group::reset_peak`]); None once the server is stopped.
+    pub fn reset_peak(&self) -> Option<Result<bool, CgroupError>> {
+        with_group(self.pgid, Group::reset_peak)
+    }
 }
 
 #[cfg(test)]

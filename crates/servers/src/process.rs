@@ -232,6 +232,12 @@ impl Server {
         .unwrap_or_default()
     }
 
+    /// A handle on the server's cgroup for another thread; None when it
+    /// has none.
+    pub fn cgroup_reader(&self) -> Option<cgroup::CgroupReader> {
+        cgroup::with_group(self.pgid, |_| cgroup::CgroupReader { pgid: self.pgid })
+    }
+
     /// The processes now in the server's cgroup; None when it has none.
     pub fn cgroup_pids(&self) -> Option<Result<Vec<u32>, CgroupError>> {
         cgroup::with_group(self.pgid, Group::pids)
