@@ -57,7 +57,7 @@ fn header(out: &mut String, t: &Trend) {
         t.runs.len(),
         esc(&match (first, last) {
             (Some(a), Some(b)) => format!("From run {} ({}) to run {} ({})", a.id, a.started_at, b.id, b.started_at),
-            _ => "No runs of this study in the database.".into(),
+            _ => "No runs of this study in the results store.".into(),
         })
     );
 }
