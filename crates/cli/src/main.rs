@@ -8,6 +8,7 @@ mod cmd;
 mod exit;
 mod interrupt;
 mod progress;
+mod run_lines;
 mod run_view;
 mod term;
 mod units;

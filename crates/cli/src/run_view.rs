@@ -1,17 +1,21 @@
 //! How `shootout run` shows a run's events on stderr: an indicatif bar on a
 //! terminal (target, scenario, repetition, ETA and live req/s read from the
 //! engine's counters four times a second) with log lines above it, plain
-//! log lines when stderr is not a terminal, or nothing with `--quiet`.
-//! A capacity search shows the level it tries and its bracket on the bar,
-//! and one line with the capacity found when it ends.
+//! log lines when stderr is not a terminal (CI logs, `| tee`: a line as
+//! each target's build starts and ends, as verification starts and ends,
+//! as the database starts and as each measurement ends), or nothing with
+//! `--quiet`. A capacity search shows the level it tries and its bracket
+//! on the bar, and one line with the capacity found when it ends.
 //! Colour only when NO_COLOR is unset. The runner only emits events; every
-//! word the user reads is written here.
+//! word the user reads is written here or in [`crate::run_lines`].
 
+use crate::run_lines::{
+    built_line, capacity_line, database_line, measurement_line, prepared_line, search_line,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_capacity::Event as SearchEvent;
 use shootout_engine::Control;
-use shootout_runner::capacity::{brief as capacity_brief, SearchEvent, SearchPhase};
-use shootout_runner::event::{DatabaseEvent, Event, Observer, Phase, Prepared};
-use shootout_runner::measure::brief;
+use shootout_runner::event::{Event, Observer, Phase, RunStart};
 use shootout_runner::schedule::{eta_seconds, format_eta};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -56,6 +60,8 @@ struct State {
     total: u64,
     /// The measurement in flight: its estimate and when it began.
     current: Option<(f64, Instant)>,
+    /// When verification began, to say how long it took.
+    verify_started: Option<Instant>,
 }
 
 /// The stderr view of one run; an [`Observer`] of the runner.
@@ -234,25 +240,9 @@ impl Observer for RunView {
                     );
                 }
             }
-            Event::RunStarted(r) => {
-                self.run_id.store(r.run_id, Ordering::SeqCst);
-                self.start(r.measurements, r.estimate_s);
-                self.println(&format!(
-                    "run #{}: study {} ({} target(s), {} measurement(s), about {}; servers on CPUs {:?}, generator on {:?}; db {})",
-                    r.run_id,
-                    r.study,
-                    r.targets,
-                    r.measurements,
-                    format_eta(r.estimate_s),
-                    r.pinning.server_cpus,
-                    r.pinning.generator_cpus,
-                    r.db.display()
-                ));
-            }
-            Event::Phase(Phase::Building { target }) => self.status(format!("building {target}")),
-            Event::Phase(Phase::Verifying { targets }) => {
-                self.status(format!("verifying {targets} target(s)"));
-            }
+            Event::RunStarted(r) => self.run_started(r),
+            Event::Phase(p) => self.phase(p),
+            Event::Built { target, build_s } => self.progress_line(&built_line(target, build_s)),
             Event::Prepared { target, outcome } => self.println(&prepared_line(target, outcome)),
             Event::Credit { estimate_s } => self.credit(estimate_s),
             Event::Skip {
@@ -267,7 +257,7 @@ impl Observer for RunView {
             Event::LoadEnded {
                 estimate_s,
                 measurement,
-            } => self.end(estimate_s, measurement.map(brief).as_deref()),
+            } => self.end(estimate_s, measurement.map(measurement_line).as_deref()),
             Event::CapacityStarted { load, estimate_s } => {
                 self.begin_search(load.to_string(), estimate_s);
             }
@@ -277,7 +267,7 @@ impl Observer for RunView {
                 }
             }
             Event::CapacityEnded { estimate_s, result } => {
-                self.end(estimate_s, result.map(capacity_brief).as_deref());
+                self.end(estimate_s, result.map(capacity_line).as_deref());
             }
             Event::StartFailed { target, reason } => {
                 self.println(&format!("{target}: failed to start: {reason}"));
@@ -296,66 +286,55 @@ impl Observer for RunView {
     }
 }
 
-/// `search 8000 req/s · bracket [6000, 9000)`: the level being tried.
-fn search_line(e: &SearchEvent) -> String {
-    let SearchEvent::LevelStarting {
-        phase,
-        target_rps,
-        bracket,
-        ..
-    } = e
-    else {
-        return String::new();
-    };
-    let bound = |b: &Option<f64>| b.map_or("?".to_string(), |v| format!("{v:.0}"));
-    let phase = match phase {
-        SearchPhase::Probe => "probe",
-        SearchPhase::Search => "search",
-        SearchPhase::Confirm => "confirm",
-        SearchPhase::Curve => "curve",
-    };
-    format!(
-        "{phase} {target_rps:.0} req/s · bracket [{}, {})",
-        bound(&bracket.0),
-        bound(&bracket.1)
-    )
-}
-
-/// `PostgreSQL 15.14 ready: pinned to CPUs [0] (shared with the servers), DB_POOL_SIZE=4`.
-fn database_line(e: DatabaseEvent<'_>) -> String {
-    match e {
-        DatabaseEvent::Starting => "starting PostgreSQL for the database scenarios".into(),
-        DatabaseEvent::Started {
-            version,
-            cpus,
-            pool_size,
-            shares_server_cpus,
-        } => format!(
-            "PostgreSQL {version} ready: {}, DB_POOL_SIZE={pool_size}",
-            match (cpus.is_empty(), shares_server_cpus) {
-                (true, _) => "not pinned".to_string(),
-                (false, true) => format!("on CPUs {cpus:?}, shared with the servers"),
-                (false, false) => format!("on CPUs {cpus:?}"),
-            }
-        ),
-        DatabaseEvent::Unavailable {
-            reason,
-            skipped_scenarios,
-        } => format!("skipping {skipped_scenarios} database scenario(s): {reason}"),
+impl RunView {
+    fn run_started(&self, r: &RunStart<'_>) {
+        self.run_id.store(r.run_id, Ordering::SeqCst);
+        self.start(r.measurements, r.estimate_s);
+        self.println(&format!(
+            "run #{}: study {} ({} target(s), {} measurement(s), about {}; servers on CPUs {:?}, generator on {:?}; db {})",
+            r.run_id,
+            r.study,
+            r.targets,
+            r.measurements,
+            format_eta(r.estimate_s),
+            r.pinning.server_cpus,
+            r.pinning.generator_cpus,
+            r.db.display()
+        ));
     }
-}
 
-/// `go-nethttp: verified (built in 12.3 s)`, `x: build failed: ...`.
-fn prepared_line(target: &str, outcome: Prepared<'_>) -> String {
-    match outcome {
-        Prepared::Unusable { status, reason } => format!("{target}: {status} ({reason})"),
-        Prepared::Skipped { reason } => format!("{target}: skipped ({reason})"),
-        Prepared::BuildFailed { reason } => format!("{target}: build failed: {reason}"),
-        Prepared::Verified { build_s } => format!(
-            "{target}: verified{}",
-            build_s.map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
-        ),
-        Prepared::Failed { status, reason } => format!("{target}: {status}: {reason}"),
+    /// Building and verifying: the bar's status on a terminal; without
+    /// one, a line as each phase starts and ends, so a log shows where
+    /// the minutes before the first measurement go.
+    fn phase(&self, p: Phase<'_>) {
+        match p {
+            Phase::Building { target } => {
+                self.status(format!("building {target}"));
+                self.progress_line(&format!("building {target}"));
+            }
+            Phase::Verifying { targets } => {
+                self.status(format!("verifying {targets} target(s)"));
+                lock(&self.state).verify_started = Some(Instant::now());
+                if targets > 0 {
+                    self.progress_line(&format!("verifying {targets} target(s)"));
+                }
+            }
+            Phase::VerifyEnded { targets } => {
+                let took = lock(&self.state)
+                    .verify_started
+                    .map_or(0.0, |t| t.elapsed().as_secs_f64());
+                self.progress_line(&format!(
+                    "verification of {targets} target(s) done in {took:.1} s"
+                ));
+            }
+        }
+    }
+
+    /// A line shown only without a terminal: what the bar shows live.
+    fn progress_line(&self, line: &str) {
+        if self.mode == ProgressMode::Lines {
+            eprintln!("{line}");
+        }
     }
 }
 

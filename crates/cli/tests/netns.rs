@@ -232,30 +232,14 @@ fn two_namespaced_shards_merge_exactly() {
         .collect();
     let parts: Vec<serde_json::Value> = shards
         .into_iter()
-        .map(|h| {
-            let out = h.join().unwrap();
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice(&out.stdout).unwrap()
-        })
+        .map(|h| common::json_ok(&h.join().unwrap()))
         .collect();
     let logs = [dir.join("g1.hlog"), dir.join("g2.hlog")];
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(["merge", "-o", "json"])
-        .args(&logs)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let merged = common::run_json(
+        Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .args(["merge", "-o", "json"])
+            .args(&logs),
     );
-    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .arg("merge")
         .args(&logs)

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command};
@@ -80,36 +82,22 @@ fn sends_exactly_n_requests_as_counted_by_nginx() {
     }
     let nginx = Nginx::start();
     let url = format!("http://127.0.0.1:{}/", nginx.port);
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(["load", "-n", "10000", "-c", "20", "-o", "json", &url])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = common::shootout_json(&["load", "-n", "10000", "-c", "20", "-o", "json", &url]);
     assert_eq!(json["requests"]["sent"], 10000);
     assert_eq!(json["requests"]["ok"], 10000);
     assert_eq!(nginx.logged_requests(), 10000);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args([
-            "load",
-            "-n",
-            "300",
-            "-c",
-            "10",
-            "--no-keepalive",
-            "-o",
-            "json",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = common::shootout_json(&[
+        "load",
+        "-n",
+        "300",
+        "-c",
+        "10",
+        "--no-keepalive",
+        "-o",
+        "json",
+        &url,
+    ]);
     assert_eq!(json["requests"]["ok"], 300);
     assert_eq!(nginx.logged_requests(), 10300);
 }
@@ -154,29 +142,15 @@ fn two_shards_merged_offer_the_whole_rate() {
         .collect();
     let mut sent = 0;
     for r in runs {
-        let out = r.join().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let json = common::json_ok(&r.join().unwrap());
         sent += json["requests"]["sent"].as_u64().unwrap();
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("merge")
-        .args(["-o", "json"])
-        .args(&logs)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let merged = common::run_json(
+        Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .arg("merge")
+            .args(["-o", "json"])
+            .args(&logs),
     );
-    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rps = merged["rps"].as_f64().unwrap();
     eprintln!("merged: {rps:.2} req/s, {sent} sent");
     assert!((rps / 2000.0 - 1.0).abs() <= 0.01, "{rps} req/s");
@@ -200,30 +174,20 @@ fn pipelined_requests_are_counted_exactly_by_nginx() {
     }
     let nginx = Nginx::start();
     let url = format!("http://127.0.0.1:{}/", nginx.port);
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args([
-            "load",
-            "--pipeline",
-            "16",
-            "-n",
-            "5000",
-            "-c",
-            "8",
-            "-z",
-            "60s",
-            "-o",
-            "json",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = common::shootout_json(&[
+        "load",
+        "--pipeline",
+        "16",
+        "-n",
+        "5000",
+        "-c",
+        "8",
+        "-z",
+        "60s",
+        "-o",
+        "json",
+        &url,
+    ]);
     assert_eq!(json["pipeline"], 16);
     assert_eq!(json["requests"]["sent"], 5000);
     assert_eq!(json["requests"]["ok"], 5000, "{json}");

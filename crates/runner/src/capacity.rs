@@ -7,18 +7,15 @@
 //! finished search. Load scenarios of the same session are measured by
 //! [`crate::measure::run_session`] on their own server start.
 
+use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel};
 use crate::measure::{
-    drain, plan_for, sleep_unless_stopped, start, stop, SessionContext, SessionError,
+    drain, ensure_alive, plan_for, sleep_unless_stopped, start, stop, Running, SessionContext,
 };
 use crate::schedule::Session;
-use crate::study::Scenario;
-use shootout_capacity::CapacityError;
-pub use shootout_capacity::{
-    CapacityResult, Event as SearchEvent, LevelRecord, LevelVerdict, Phase as SearchPhase, Verdict,
-};
-use shootout_servers::Server;
+use shootout_capacity::{CapacityError, Event as SearchEvent};
 use shootout_store::{CapacitySearch, StoreError};
+use shootout_study::Scenario;
 
 /// Runs the capacity scenarios `scenarios` (indices into the study) of
 /// `session` on one server start; `record` commits each search.
@@ -33,7 +30,7 @@ pub fn run_capacity_session(
     let mut result = Ok(());
     for &si in scenarios {
         let sc = &cx.study.scenarios[si];
-        let searched = search(cx, session, sc, &run.server, run.port);
+        let searched = search(cx, session, sc, &run);
         if searched.is_ok() {
             drain(cx, &run, sc);
         }
@@ -51,24 +48,18 @@ fn search(
     cx: &SessionContext<'_>,
     session: &Session,
     sc: &Scenario,
-    server: &Server,
-    port: u16,
+    run: &Running,
 ) -> Result<CapacitySearch, SessionError> {
     let Some(cap) = &sc.capacity else {
-        return Err(SessionError::Engine(format!(
-            "scenario {} has no capacity search",
-            sc.name
-        )));
+        return Err(EngineRefusal::NoSearch {
+            scenario: sc.name.as_str().to_string(),
+        }
+        .into());
     };
     if cx.interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
-    if !shootout_servers::process::group_alive(server.pgid()) {
-        return Err(SessionError::Start {
-            reason: format!("{} exited during the study", cx.target.name),
-            log_tail: String::new(),
-        });
-    }
+    ensure_alive(cx, run)?;
     let label = LoadLabel {
         repetition: session.repetition,
         repetitions: cx.study.repetitions,
@@ -76,11 +67,8 @@ fn search(
         scenario: sc.name.as_str(),
         level: "capacity",
     };
-    let plan = plan_for(cx, sc, &cap.template_level(), port)
-        .map_err(|e| SessionError::Engine(e.to_string()))?;
-    let settings = cap
-        .settings()
-        .map_err(|e| SessionError::Engine(e.to_string()))?;
+    let plan = plan_for(cx, sc, &cap.template_level(), run.port).map_err(EngineRefusal::from)?;
+    let settings = cap.settings().map_err(EngineRefusal::from)?;
     let estimate_s = cap.expected_seconds();
     cx.observer.event(&Event::CapacityStarted {
         load: &label,
@@ -95,45 +83,20 @@ fn search(
         });
     };
     let outcome = shootout_capacity::run(&plan, &settings, &cancelled, &mut on_event);
-    let ended = |result: Option<&CapacityResult>| {
-        cx.observer
-            .event(&Event::CapacityEnded { estimate_s, result });
-    };
+    cx.observer.event(&Event::CapacityEnded {
+        estimate_s,
+        result: outcome.as_ref().ok(),
+    });
     match outcome {
-        Ok(result) => {
-            ended(Some(&result));
-            Ok(CapacitySearch {
-                target: cx.target.name.clone(),
-                scenario: sc.name.as_str().to_string(),
-                repetition: session.repetition,
-                started_at,
-                result,
-            })
-        }
-        Err(e) => {
-            ended(None);
-            Err(match e {
-                CapacityError::Interrupted => SessionError::Interrupted,
-                _ if cx.interrupt.is_stopped() => SessionError::Interrupted,
-                e => SessionError::Engine(e.to_string()),
-            })
-        }
+        Ok(result) => Ok(CapacitySearch {
+            target: cx.target.name.clone(),
+            scenario: sc.name.as_str().to_string(),
+            repetition: session.repetition,
+            started_at,
+            result,
+        }),
+        Err(CapacityError::Interrupted) => Err(SessionError::Interrupted),
+        Err(_) if cx.interrupt.is_stopped() => Err(SessionError::Interrupted),
+        Err(e) => Err(EngineRefusal::from(e).into()),
     }
-}
-
-/// `8000 req/s under p99<=10ms, error_rate<=0.1% (found, 15 levels)`.
-pub fn brief(r: &CapacityResult) -> String {
-    let slo: Vec<&str> = r.slo.iter().map(|t| t.text()).collect();
-    let verdict = r.verdict.as_str();
-    format!(
-        "{} under {} ({verdict}{}, {} levels)",
-        match (r.capacity_rps, r.lower_bound_rps) {
-            (Some(c), _) => format!("{c:.0} req/s"),
-            (None, Some(b)) => format!("at least {b:.0} req/s"),
-            (None, None) => "no rate".to_string(),
-        },
-        slo.join(", "),
-        if r.unstable { ", unstable" } else { "" },
-        r.levels.len() + r.curve.len()
-    )
 }

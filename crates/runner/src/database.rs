@@ -5,10 +5,10 @@
 //! scenarios and says so once, and every other scenario still runs.
 
 use crate::event::{DatabaseEvent, Event, Observer};
-use crate::study::Study;
 use shootout_servers::database::{self, Cluster, ClusterOptions, DatabaseError};
 use shootout_servers::DatabaseAccess;
 use shootout_store::{DatabaseRecord, Pinning};
+use shootout_study::Study;
 
 /// `DB_POOL_SIZE` per server CPU when a study does not set one: three sync
 /// workers on one core still get a connection each.

@@ -3,8 +3,12 @@
 //! runner never prints; the CLI renders events (a progress bar on a
 //! terminal, log lines otherwise) and tests can simply collect them.
 //! Observers are called from the run's threads (verification runs a few
-//! targets at once), so they must be `Sync`.
+//! targets at once), so they must be `Sync`. Every payload an event carries
+//! is defined here or in another crate, never in the modules that emit
+//! events, so this module is a leaf of the crate's import tree.
 
+use crate::error::EngineRefusal;
+use shootout_capacity::{CapacityResult, Event as SearchEvent};
 use shootout_engine::Control;
 use shootout_store::{Measurement, Pinning, TargetStatus};
 use std::path::Path;
@@ -36,6 +40,13 @@ pub enum Event<'a> {
     RunStarted(&'a RunStart<'a>),
     /// What happens between measurements (building, verifying).
     Phase(Phase<'a>),
+    /// A target's build ended well: `build_s` when it was built now, `None`
+    /// when it was already up to date. (A failed or skipped build is a
+    /// [`Event::Prepared`].)
+    Built {
+        target: &'a str,
+        build_s: Option<f64>,
+    },
     /// A target's preparation ended (built and verified, or not).
     Prepared {
         target: &'a str,
@@ -65,12 +76,12 @@ pub enum Event<'a> {
     /// A level of the search in flight starts or ends.
     Capacity {
         load: &'a LoadLabel<'a>,
-        event: &'a crate::capacity::SearchEvent,
+        event: &'a SearchEvent,
     },
     /// The search in flight ended: committed (`Some`) or dropped.
     CapacityEnded {
         estimate_s: f64,
-        result: Option<&'a crate::capacity::CapacityResult>,
+        result: Option<&'a CapacityResult>,
     },
     /// A prepared target failed to start (or died) during the study; its
     /// remaining sessions are skipped.
@@ -82,7 +93,7 @@ pub enum Event<'a> {
     /// Processes of a stopped server survived SIGKILL to its group.
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).
-    EngineRefused { reason: &'a str },
+    EngineRefused { reason: &'a EngineRefusal },
     /// The runner-owned PostgreSQL of the database scenarios.
     Database(DatabaseEvent<'a>),
 }
@@ -123,8 +134,17 @@ pub struct RunStart<'a> {
 /// Preparation phases.
 #[derive(Debug, Clone, Copy)]
 pub enum Phase<'a> {
-    Building { target: &'a str },
-    Verifying { targets: usize },
+    Building {
+        target: &'a str,
+    },
+    Verifying {
+        targets: usize,
+    },
+    /// Every target handed to verification has its verdict (emitted only
+    /// when there was at least one).
+    VerifyEnded {
+        targets: usize,
+    },
 }
 
 /// How a target's preparation ended.

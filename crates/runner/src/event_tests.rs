@@ -32,7 +32,7 @@ fn a_run_reports_its_steps_as_events() {
     std::fs::create_dir_all(&targets).unwrap_or_else(|e| panic!("{e}"));
     let text = "name = \"ev\"\ndescription = \"d\"\nsource = \"s\"\ntargets = [\"nope\"]\n\
                 [[scenario]]\nname = \"plaintext\"\nload = { connections = 1, requests = 5 }\n";
-    let study = crate::study::parse(&dir.join("ev.toml"), text).unwrap_or_else(|e| panic!("{e}"));
+    let study = shootout_study::parse(&dir.join("ev.toml"), text).unwrap_or_else(|e| panic!("{e}"));
     let cfg = RunConfig {
         study,
         scale: 1.0,
@@ -55,7 +55,7 @@ fn a_run_reports_its_steps_as_events() {
             format!("unusable nope {}", TargetStatus::Skipped),
             format!(
                 "Credit {{ estimate_s: {:?} }}",
-                crate::study::scale::VERIFY_S
+                shootout_study::scale::VERIFY_S
             ),
             "Phase(Verifying { targets: 0 })".into(),
             "skip 1".into(),

@@ -2,8 +2,8 @@
 //! model, cores, memory, kernel, host name, git commit, and the split of the
 //! CPUs this process may use between the servers and the load generator.
 
-use crate::study::CpuSplit;
 use shootout_store::{Host, Pinning};
+use shootout_study::CpuSplit;
 use std::path::Path;
 
 /// Reads the host description from /proc and uname(2).
@@ -70,12 +70,16 @@ pub fn git_commit(dir: &Path) -> Option<String> {
     Some(if dirty { format!("{hash}+dirty") } else { hash })
 }
 
-/// The CPUs this process may run on (defined once, in the engine).
-pub use shootout_engine::affinity::allowed_cpus;
+/// A study's CPU split that this machine cannot honour.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CpuError {
+    #[error("cpus: CPU {cpu} is not available to this process (allowed: {allowed:?})")]
+    Unavailable { cpu: usize, allowed: Vec<usize> },
+}
 
 /// Splits CPUs as the study asks. `Auto`: servers get the first half
 /// (rounded up), the generator the rest; with one CPU nothing is pinned.
-pub fn split_cpus(split: &CpuSplit, allowed: &[usize]) -> Result<Pinning, String> {
+pub fn split_cpus(split: &CpuSplit, allowed: &[usize]) -> Result<Pinning, CpuError> {
     match split {
         CpuSplit::Auto => {
             if allowed.len() < 2 {
@@ -88,14 +92,15 @@ pub fn split_cpus(split: &CpuSplit, allowed: &[usize]) -> Result<Pinning, String
             })
         }
         CpuSplit::Explicit { server, generator } => {
-            if let Some(bad) = server
+            if let Some(&cpu) = server
                 .iter()
                 .chain(generator)
                 .find(|c| !allowed.contains(c))
             {
-                return Err(format!(
-                    "cpus: CPU {bad} is not available to this process (allowed: {allowed:?})"
-                ));
+                return Err(CpuError::Unavailable {
+                    cpu,
+                    allowed: allowed.to_vec(),
+                });
             }
             Ok(Pinning {
                 server_cpus: server.clone(),
@@ -126,7 +131,10 @@ mod tests {
             server: vec![0],
             generator: vec![7],
         };
-        assert!(split_cpus(&explicit, &[0, 1]).is_err());
+        assert_eq!(
+            split_cpus(&explicit, &[0, 1]).unwrap_err().to_string(),
+            "cpus: CPU 7 is not available to this process (allowed: [0, 1])"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Studies: parse a study file ([`study`]), schedule its work with rotation
+//! Studies: take a parsed study file (`shootout_study`), schedule its work with rotation
 //! and restarts ([`schedule`]), and run it ([`run_study`]): each target is
 //! built if needed and verified once, then started pinned to the server
 //! CPUs, loaded through the engine (the generator pinned to its own CPUs)
@@ -9,9 +9,12 @@
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod capacity;
 pub mod database;
 pub mod drain;
+pub mod error;
 pub mod event;
 #[cfg(test)]
 mod event_tests;
@@ -25,11 +28,7 @@ pub mod runner;
 pub mod sampler;
 pub mod schedule;
 
+pub use error::{EngineRefusal, SessionError};
 pub use event::{Event, Observer, Silent};
 pub use interrupt::Interrupt;
 pub use runner::{run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};
-/// CPU pinning lives in the engine; re-exported for `crate::affinity` paths.
-pub use shootout_engine::affinity;
-/// The study file format is its own crate; re-exported so `crate::study`
-/// paths keep working.
-pub use shootout_study as study;

@@ -6,36 +6,24 @@
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
 use crate::database::Database;
+use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
-use crate::sampler::Sampler;
+use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
-use crate::study::{Level, Scenario, Study};
 use shootout_contract::expect::expect_request;
 use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
 use shootout_servers::{Server, Target};
 use shootout_store::{Measurement, Pinning};
+use shootout_study::{Level, Scenario, Study};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a target may take to answer its ready route.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Why a session ended early.
-#[derive(Debug)]
-pub enum SessionError {
-    /// The target could not be started or died: a one-line reason and the log tail.
-    Start { reason: String, log_tail: String },
-    /// The user asked to stop.
-    Interrupted,
-    /// The engine refused to run (a setup error that affects every target).
-    Engine(String),
-    /// The store could not record a measurement.
-    Record(shootout_store::StoreError),
-}
 
 /// What a session needs besides the session itself.
 pub struct SessionContext<'a> {
@@ -65,7 +53,7 @@ impl std::fmt::Debug for SessionContext<'_> {
 
 /// A started server and what is known of it.
 pub(crate) struct Running {
-    pub(crate) server: Server,
+    server: Server,
     pub(crate) port: u16,
     log: PathBuf,
     startup: Duration,
@@ -158,6 +146,26 @@ struct Step<'a> {
     estimate_s: f64,
 }
 
+impl Step<'_> {
+    fn label<'a>(&'a self, cx: &'a SessionContext<'_>) -> LoadLabel<'a> {
+        LoadLabel {
+            repetition: self.session.repetition,
+            repetitions: cx.study.repetitions,
+            target: &cx.target.name,
+            scenario: self.scenario.name.as_str(),
+            level: &self.level.label,
+        }
+    }
+}
+
+/// A finished load and what the samplers saw while it ran.
+struct Loaded {
+    report: LoadReport,
+    usage: LoadUsage,
+    /// The database's own tree, for the scenarios that use it.
+    db_usage: Option<LoadUsage>,
+}
+
 /// Loads one level while the sampler watches the server, settles, and
 /// returns the measurement and the server's RSS after it.
 fn measure_level(
@@ -169,76 +177,28 @@ fn measure_level(
     if cx.interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
-    if !shootout_servers::process::group_alive(run.pgid) {
-        let tail = shootout_servers::tail::log_tail(&run.log, 20);
-        return Err(start_err(
-            format!("{} exited during the study", cx.target.name),
-            &tail,
-        ));
-    }
-    let (sc, level) = (step.scenario, step.level);
-    let label = LoadLabel {
-        repetition: step.session.repetition,
-        repetitions: cx.study.repetitions,
-        target: &cx.target.name,
-        scenario: sc.name.as_str(),
-        level: &level.label,
-    };
-    let plan =
-        plan_for(cx, sc, level, run.port).map_err(|e| SessionError::Engine(e.to_string()))?;
+    ensure_alive(cx, run)?;
+    let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;
     let started_at = shootout_store::now_rfc3339_millis();
-    let control = Arc::new(Control::new());
-    cx.interrupt.set_control(Some(control.clone()));
-    cx.observer.event(&Event::LoadStarted {
-        load: &label,
-        control: &control,
-        estimate_s: step.estimate_s,
-    });
-    let sampler = Sampler::start(
-        run.pgid,
-        run.root,
-        control.clone(),
-        cx.pinning.generator_cpus.clone(),
-    );
-    // The database's own tree, apart from the server's, for the scenarios
-    // that use it.
-    let db_sampler = cx.database.filter(|_| sc.needs_database()).map(|db| {
-        let pm = db.postmaster();
-        Sampler::start(pm, pm, control.clone(), cx.pinning.generator_cpus.clone())
-    });
-    let report = shootout_engine::run(&plan, &control);
-    let usage = sampler.finish();
-    let db_usage = db_sampler.map(Sampler::finish);
-    cx.interrupt.set_control(None);
-    let dropped = |e: SessionError| {
+    let loaded = load_sampled(cx, run, step, &plan).inspect_err(|_| {
         cx.observer.event(&Event::LoadEnded {
             estimate_s: step.estimate_s,
             measurement: None,
         });
-        Err(e)
-    };
-    if cx.interrupt.is_stopped() {
-        return dropped(SessionError::Interrupted);
-    }
-    let report = match report {
-        Ok(r) => r,
-        Err(e) => return dropped(SessionError::Engine(e.to_string())),
-    };
-    drain(cx, run, sc);
+    })?;
+    drain(cx, run, step.scenario);
     sleep_unless_stopped(cx.settle_after, cx.interrupt);
     let after = procfs::sample(run.pgid, run.root, false);
     let m = measurement(MeasurementParts {
         target: &cx.target.name,
-        scenario: sc.name.as_str(),
+        scenario: step.scenario.name.as_str(),
         level: step.index,
-        level_label: &level.label,
+        level_label: &step.level.label,
         repetition: step.session.repetition,
         started_at,
-        report,
+        loaded,
         idle_rss,
         after_rss: after.rss_bytes,
-        usage,
-        db_usage,
         startup: run.startup,
     });
     cx.observer.event(&Event::LoadEnded {
@@ -246,6 +206,57 @@ fn measure_level(
         measurement: Some(&m),
     });
     Ok((m, after.rss_bytes))
+}
+
+/// A start failure when the server's process group is gone.
+pub(crate) fn ensure_alive(cx: &SessionContext<'_>, run: &Running) -> Result<(), SessionError> {
+    if shootout_servers::process::group_alive(run.pgid) {
+        return Ok(());
+    }
+    let tail = shootout_servers::tail::log_tail(&run.log, 20);
+    Err(start_err(
+        format!("{} exited during the study", cx.target.name),
+        &tail,
+    ))
+}
+
+/// Runs `plan` through the engine, its live counters announced to the
+/// observer and the interrupt, while samplers watch the server's process
+/// tree (and the database's, for the scenarios that use it).
+fn load_sampled(
+    cx: &SessionContext<'_>,
+    run: &Running,
+    step: &Step<'_>,
+    plan: &Plan,
+) -> Result<Loaded, SessionError> {
+    let control = Arc::new(Control::new());
+    cx.interrupt.set_control(Some(control.clone()));
+    cx.observer.event(&Event::LoadStarted {
+        load: &step.label(cx),
+        control: &control,
+        estimate_s: step.estimate_s,
+    });
+    let cpus = &cx.pinning.generator_cpus;
+    let sampler = Sampler::start(run.pgid, run.root, control.clone(), cpus.clone());
+    let db_sampler = cx
+        .database
+        .filter(|_| step.scenario.needs_database())
+        .map(|db| {
+            let pm = db.postmaster();
+            Sampler::start(pm, pm, control.clone(), cpus.clone())
+        });
+    let report = shootout_engine::run(plan, &control);
+    let usage = sampler.finish();
+    let db_usage = db_sampler.map(Sampler::finish);
+    cx.interrupt.set_control(None);
+    if cx.interrupt.is_stopped() {
+        return Err(SessionError::Interrupted);
+    }
+    Ok(Loaded {
+        report: report.map_err(EngineRefusal::from)?,
+        usage,
+        db_usage,
+    })
 }
 
 /// Waits for the server (and the database) to finish what the load left
@@ -351,17 +362,20 @@ struct MeasurementParts<'a> {
     level_label: &'a str,
     repetition: u32,
     started_at: String,
-    report: LoadReport,
+    loaded: Loaded,
     idle_rss: u64,
     after_rss: u64,
-    usage: crate::sampler::LoadUsage,
-    db_usage: Option<crate::sampler::LoadUsage>,
     startup: Duration,
 }
 
 fn measurement(p: MeasurementParts<'_>) -> Measurement {
-    let completed = p.report.summary.requests.completed as f64;
-    let cpu = p.usage.cpu_s;
+    let Loaded {
+        report,
+        usage,
+        db_usage,
+    } = p.loaded;
+    let completed = report.summary.requests.completed as f64;
+    let cpu = usage.cpu_s;
     Measurement {
         target: p.target.to_string(),
         scenario: p.scenario.to_string(),
@@ -369,43 +383,21 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         level_label: p.level_label.to_string(),
         repetition: p.repetition,
         started_at: p.started_at,
-        generator_bound: p.report.summary.generator.cpu_utilization >= 0.9,
-        summary: p.report.summary,
-        histogram: p.report.histogram,
-        histogram_uncorrected: p.report.uncorrected,
-        timeline: p.report.timeline,
+        generator_bound: report.summary.generator.cpu_utilization >= 0.9,
+        summary: report.summary,
+        histogram: report.histogram,
+        histogram_uncorrected: report.uncorrected,
+        timeline: report.timeline,
         rss_idle_mib: p.idle_rss as f64 / MIB,
-        rss_peak_mib: p.usage.rss_peak_bytes.max(p.idle_rss) as f64 / MIB,
+        rss_peak_mib: usage.rss_peak_bytes.max(p.idle_rss) as f64 / MIB,
         rss_after_mib: p.after_rss as f64 / MIB,
-        pss_peak_mib: p.usage.pss_peak_bytes.map(|b| b as f64 / MIB),
+        pss_peak_mib: usage.pss_peak_bytes.map(|b| b as f64 / MIB),
         server_cpu_s: cpu,
         req_per_cpu_s: if cpu > 0.0 { completed / cpu } else { 0.0 },
         startup_s: p.startup.as_secs_f64(),
-        db_cpu_s: p.db_usage.map(|u| u.cpu_s),
-        db_rss_peak_mib: p.db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
+        db_cpu_s: db_usage.map(|u| u.cpu_s),
+        db_rss_peak_mib: db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
     }
-}
-
-/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
-/// wrong answers (responses that failed the SPEC.md check) and
-/// generator-bound.
-pub fn brief(m: &Measurement) -> String {
-    let s = &m.summary;
-    let mut flags = String::new();
-    if s.errors.mismatch > 0 {
-        flags.push_str(&format!(" ({} wrong answers)", s.errors.mismatch));
-    }
-    if m.generator_bound {
-        flags.push_str(" (generator-bound)");
-    }
-    format!(
-        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
-        s.rps,
-        s.latency_ms.p99,
-        s.errors.total(),
-        m.rss_peak_mib,
-        m.server_cpu_s,
-    )
 }
 
 #[cfg(test)]
@@ -413,11 +405,12 @@ mod tests {
     use super::*;
     use shootout_engine::{BodyMatch, StatusMatch};
 
-    fn study(scenarios: &str) -> crate::study::Study {
+    fn study(scenarios: &str) -> shootout_study::Study {
         let text = format!(
             "name = \"e\"\ndescription = \"d\"\nsource = \"s\"\ntargets = [\"t\"]\n{scenarios}"
         );
-        crate::study::parse(std::path::Path::new("e.toml"), &text).unwrap_or_else(|e| panic!("{e}"))
+        shootout_study::parse(std::path::Path::new("e.toml"), &text)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

@@ -9,9 +9,9 @@
 
 use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
-use crate::study::scale::{VERIFY_DB_S, VERIFY_S};
 use shootout_servers::{BuildOutcome, DatabaseAccess, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
+use shootout_study::scale::{VERIFY_DB_S, VERIFY_S};
 use std::sync::Mutex;
 
 /// Targets verified at once.
@@ -52,9 +52,31 @@ pub fn prepare_all(
             });
         }
     }
-    observer.event(&Event::Phase(Phase::Verifying {
-        targets: to_verify.len(),
-    }));
+    let verifying = to_verify.len();
+    observer.event(&Event::Phase(Phase::Verifying { targets: verifying }));
+    verify_all(to_verify, database, observer, interrupt, verify_s);
+    if verifying > 0 {
+        observer.event(&Event::Phase(Phase::VerifyEnded { targets: verifying }));
+    }
+    for e in entries.iter_mut() {
+        let unfinished = e.record.status == TargetStatus::Ok && e.record.verify.is_none();
+        if interrupt.is_stopped() && (e.record.status != TargetStatus::Ok || unfinished) {
+            // Ctrl-C also reaches build commands: not the target's fault.
+            e.record.status = TargetStatus::Skipped;
+            e.record.reason = Some("interrupted".into());
+        }
+    }
+}
+
+/// Verifies the built targets, a few at a time (one at a time with a
+/// database), crediting each one's estimate as it ends.
+fn verify_all(
+    to_verify: Vec<&mut Entry>,
+    database: Option<&DatabaseAccess>,
+    observer: &dyn Observer,
+    interrupt: &Interrupt,
+    verify_s: f64,
+) {
     let queue = Mutex::new(to_verify);
     let parallel = if database.is_some() {
         1
@@ -80,14 +102,6 @@ pub fn prepare_all(
             });
         }
     });
-    for e in entries.iter_mut() {
-        let unfinished = e.record.status == TargetStatus::Ok && e.record.verify.is_none();
-        if interrupt.is_stopped() && (e.record.status != TargetStatus::Ok || unfinished) {
-            // Ctrl-C also reaches build commands: not the target's fault.
-            e.record.status = TargetStatus::Skipped;
-            e.record.reason = Some("interrupted".into());
-        }
-    }
 }
 
 /// Builds one target if needed; true when it is ready to verify.
@@ -127,6 +141,10 @@ fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
             return false;
         }
     }
+    observer.event(&Event::Built {
+        target: &e.name,
+        build_s: rec.build_s,
+    });
     rec.footprint_bytes = Some(shootout_servers::footprint_bytes(target));
     true
 }

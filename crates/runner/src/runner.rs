@@ -9,16 +9,17 @@
 
 use crate::capacity::run_capacity_session;
 use crate::database::Database;
+use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
-use crate::measure::{run_session, SessionContext, SessionError};
+use crate::measure::{run_session, SessionContext};
 use crate::prepare::Entry;
 use crate::schedule::{sessions, Session};
-use crate::study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
-use crate::study::{Study, TargetSelection};
 use shootout_servers::Target;
 use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord, TargetStatus};
+use shootout_study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
+use shootout_study::{Study, TargetSelection};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -41,8 +42,8 @@ pub struct RunConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The study's CPU split does not fit this machine.
-    #[error("{0}")]
-    Cpus(String),
+    #[error(transparent)]
+    Cpus(#[from] crate::host::CpuError),
     #[error("cannot read targets directory {}: {source}", .dir.display())]
     TargetsDir {
         dir: PathBuf,
@@ -149,8 +150,8 @@ fn open<'a>(
     observer: &'a dyn Observer,
 ) -> Result<(Run<'a>, Vec<Entry>), RunError> {
     let mut study = cfg.study.scaled(cfg.scale);
-    let allowed = crate::host::allowed_cpus();
-    let pinning = crate::host::split_cpus(&study.cpus, &allowed).map_err(RunError::Cpus)?;
+    let allowed = shootout_engine::affinity::allowed_cpus();
+    let pinning = crate::host::split_cpus(&study.cpus, &allowed)?;
     let entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
     let store = Store::open(&cfg.db)?;
     for dead in crate::liveness::reap_dead_runs(&store, &cfg.db)? {
@@ -218,7 +219,10 @@ impl Run<'_> {
 
     /// Runs every session in schedule order. Returns the engine's refusal,
     /// if it refused (the study stops there).
-    fn measure(&mut self, measured: &mut [Measured<'_>]) -> Result<Option<String>, RunError> {
+    fn measure(
+        &mut self,
+        measured: &mut [Measured<'_>],
+    ) -> Result<Option<EngineRefusal>, RunError> {
         let study = &self.study;
         let plan = sessions(
             measured.len(),
@@ -230,7 +234,7 @@ impl Run<'_> {
         let threads = study
             .threads
             .unwrap_or(self.pinning.generator_cpus.len().max(1));
-        let estimate_of = |sc: &crate::study::Scenario, l: &crate::study::Level| {
+        let estimate_of = |sc: &shootout_study::Scenario, l: &shootout_study::Level| {
             sc.warmup.as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
         };
         for session in &plan {
@@ -270,20 +274,7 @@ impl Run<'_> {
                 Ok(()) => {}
                 Err(SessionError::Interrupted) => break,
                 Err(SessionError::Start { reason, log_tail }) => {
-                    self.observer.event(&Event::StartFailed {
-                        target: &m.entry.name,
-                        reason: &reason,
-                    });
-                    let mut rec = m.entry.record.clone();
-                    rec.status = TargetStatus::StartFailed;
-                    rec.reason = Some(reason.clone());
-                    rec.log_tail = Some(log_tail);
-                    self.store.record_target(self.run_id, &rec)?;
-                    m.failure = Some(TargetFailure {
-                        target: m.entry.name.clone(),
-                        status: TargetStatus::StartFailed,
-                        reason,
-                    });
+                    self.start_failed(m, reason, log_tail)?;
                 }
                 Err(SessionError::Engine(e)) => return Ok(Some(e)),
                 Err(SessionError::Record(e)) => return Err(RunError::Record(e)),
@@ -292,12 +283,37 @@ impl Run<'_> {
         Ok(None)
     }
 
+    /// Records that a measured target failed to start (or died) during
+    /// the study; its remaining sessions are skipped.
+    fn start_failed(
+        &self,
+        m: &mut Measured<'_>,
+        reason: String,
+        log_tail: String,
+    ) -> Result<(), RunError> {
+        self.observer.event(&Event::StartFailed {
+            target: &m.entry.name,
+            reason: &reason,
+        });
+        let mut rec = m.entry.record.clone();
+        rec.status = TargetStatus::StartFailed;
+        rec.reason = Some(reason.clone());
+        rec.log_tail = Some(log_tail);
+        self.store.record_target(self.run_id, &rec)?;
+        m.failure = Some(TargetFailure {
+            target: m.entry.name.clone(),
+            status: TargetStatus::StartFailed,
+            reason,
+        });
+        Ok(())
+    }
+
     /// Collects what failed or was skipped and closes the run.
     fn close(
         self,
         entries: &[Entry],
         measured: Vec<Measured<'_>>,
-        engine_error: Option<String>,
+        engine_error: Option<EngineRefusal>,
     ) -> Result<RunOutcome, RunError> {
         let mut failed = Vec::new();
         let mut skipped = Vec::new();
@@ -341,7 +357,7 @@ impl Run<'_> {
 fn run_split(
     cx: &SessionContext<'_>,
     session: &Session,
-    estimate_of: &dyn Fn(&crate::study::Scenario, &crate::study::Level) -> f64,
+    estimate_of: &dyn Fn(&shootout_study::Scenario, &shootout_study::Level) -> f64,
     store: &Store,
     run_id: i64,
     count: &mut usize,

@@ -36,7 +36,7 @@ impl Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
-            let _ = crate::affinity::pin_current_thread(&cpus);
+            let _ = shootout_engine::affinity::pin_current_thread(&cpus);
             let mut usage = LoadUsage::default();
             let mut base: Option<f64> = None;
             let mut tick = 0u64;

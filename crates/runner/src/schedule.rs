@@ -4,7 +4,7 @@
 //! `order = "rotate"` repetition `r` starts from target `r mod len`, so no
 //! target is always first or last. Also the ETA arithmetic for progress.
 
-use crate::study::{Order, Restart};
+use shootout_study::{Order, Restart};
 
 /// One server start and what it serves.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! not offer the rates needed to decide, 130 on Ctrl-C.
 
 use crate::capacity_progress;
-use crate::cmd::load::{expect, flag_error, parse_request, threads, ExpectArgs};
+use crate::cmd::load::{expect, flag_error, threads, ExpectArgs, RequestArgs};
 use crate::exit::Outcome;
 use crate::units;
 use anyhow::{bail, Context};
@@ -57,21 +57,8 @@ pub struct Args {
     /// Pin generator threads to these CPUs (e.g. 1 or 2-3).
     #[arg(long, value_parser = units::parse_cpu_list, allow_hyphen_values = true)]
     pub cpus: Option<units::CpuList>,
-    /// HTTP method.
-    #[arg(short = 'm', long = "method", default_value = "GET")]
-    pub method: String,
-    /// Extra header "Name: value" (repeatable).
-    #[arg(short = 'H', long = "header")]
-    pub headers: Vec<String>,
-    /// Request body.
-    #[arg(short = 'd', long = "body", conflicts_with = "body_file")]
-    pub body: Option<String>,
-    /// Read the request body from a file.
-    #[arg(long)]
-    pub body_file: Option<std::path::PathBuf>,
-    /// Open a new connection for every request.
-    #[arg(long)]
-    pub no_keepalive: bool,
+    #[command(flatten)]
+    pub request: RequestArgs,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -172,17 +159,12 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     .map_err(flag_error)?;
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
     let template = Plan::builder(endpoint, placeholder)
-        .request(parse_request(
-            &args.method,
-            &args.headers,
-            args.body.as_deref(),
-            args.body_file.as_deref(),
-        )?)
+        .request(args.request.spec()?)
         .timeout(args.timeout)
         .expect(success_expected(expect(&args.expect)?))
         .threads(threads(args.threads, &cpus))
         .cpus(cpus)
-        .keepalive(!args.no_keepalive)
+        .keepalive(!args.request.no_keepalive)
         .build()
         .map_err(flag_error)?;
     Ok((template, settings))

@@ -65,21 +65,8 @@ pub struct Args {
     /// Worker threads [default: the CPUs this process may use].
     #[arg(short = 't', long = "threads", allow_hyphen_values = true)]
     pub threads: Option<usize>,
-    /// HTTP method.
-    #[arg(short = 'm', long = "method", default_value = "GET")]
-    pub method: String,
-    /// Extra header "Name: value" (repeatable).
-    #[arg(short = 'H', long = "header")]
-    pub headers: Vec<String>,
-    /// Request body.
-    #[arg(short = 'd', long = "body", conflicts_with = "body_file")]
-    pub body: Option<String>,
-    /// Read the request body from a file.
-    #[arg(long)]
-    pub body_file: Option<std::path::PathBuf>,
-    /// Open a new connection for every request (like ab without -k).
-    #[arg(long)]
-    pub no_keepalive: bool,
+    #[command(flatten)]
+    pub request: RequestArgs,
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
     #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub pipeline: u64,
@@ -103,6 +90,26 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// The request flags, shared by `load` and `capacity`.
+#[derive(Debug, clap::Args)]
+pub struct RequestArgs {
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+    /// Extra header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header")]
+    pub headers: Vec<String>,
+    /// Request body.
+    #[arg(short = 'd', long = "body", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Read the request body from a file.
+    #[arg(long)]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Open a new connection for every request (like ab without -k).
+    #[arg(long)]
+    pub no_keepalive: bool,
 }
 
 /// The response checks, shared by `load` and `capacity`.
@@ -219,12 +226,12 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     let threads = threads(args.threads, &cpus);
     let workload = Workload::new(load, stop).map_err(flag_error)?;
     Plan::builder(endpoint, workload)
-        .request(request_spec(args)?)
+        .request(args.request.spec()?)
         .warmup(args.warmup)
         .timeout(args.timeout)
         .threads(threads)
         .cpus(cpus)
-        .keepalive(!args.no_keepalive)
+        .keepalive(!args.request.no_keepalive)
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
@@ -304,49 +311,38 @@ fn parse_media_type(s: &str) -> Result<String, String> {
     }
 }
 
-fn request_spec(args: &Args) -> anyhow::Result<RequestSpec> {
-    parse_request(
-        &args.method,
-        &args.headers,
-        args.body.as_deref(),
-        args.body_file.as_deref(),
-    )
-}
-
-/// The request flags -m, -H, -d and --body-file as a request. Shared with
-/// `shootout capacity`.
-pub(crate) fn parse_request(
-    method_flag: &str,
-    header_flags: &[String],
-    body: Option<&str>,
-    body_file: Option<&std::path::Path>,
-) -> anyhow::Result<RequestSpec> {
-    let method = method_flag.to_ascii_uppercase();
-    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
-        bail!("--method '{method_flag}' is not an HTTP method");
-    }
-    let headers = header_flags
-        .iter()
-        .map(|h| match h.split_once(':') {
-            Some((k, v))
-                if !k.trim().is_empty()
-                    && !k.contains(char::is_whitespace)
-                    && !v.contains(['\r', '\n']) =>
-            {
-                Ok((k.trim().to_string(), v.trim().to_string()))
-            }
-            _ => bail!("--header '{h}' should look like 'Name: value'"),
+impl RequestArgs {
+    /// The flags -m, -H, -d and --body-file as the engine's request; every
+    /// error names its flag.
+    pub fn spec(&self) -> anyhow::Result<RequestSpec> {
+        let method = self.method.to_ascii_uppercase();
+        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
+            bail!("--method '{}' is not an HTTP method", self.method);
+        }
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| match h.split_once(':') {
+                Some((k, v))
+                    if !k.trim().is_empty()
+                        && !k.contains(char::is_whitespace)
+                        && !v.contains(['\r', '\n']) =>
+                {
+                    Ok((k.trim().to_string(), v.trim().to_string()))
+                }
+                _ => bail!("--header '{h}' should look like 'Name: value'"),
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let body = match (&self.body, &self.body_file) {
+            (Some(b), _) => b.as_bytes().to_vec(),
+            (None, Some(path)) => std::fs::read(path)
+                .with_context(|| format!("--body-file {}: cannot read", path.display()))?,
+            (None, None) => Vec::new(),
+        };
+        Ok(RequestSpec {
+            method,
+            headers,
+            body,
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let body = match (body, body_file) {
-        (Some(b), _) => b.as_bytes().to_vec(),
-        (None, Some(path)) => std::fs::read(path)
-            .with_context(|| format!("--body-file {}: cannot read", path.display()))?,
-        (None, None) => Vec::new(),
-    };
-    Ok(RequestSpec {
-        method,
-        headers,
-        body,
-    })
+    }
 }

@@ -8,9 +8,9 @@
 
 use crate::exit::Outcome;
 use crate::run_view::{ProgressMode, RunView};
-use shootout_runner::study::{self, quick_scale, Study, TargetSelection};
-use shootout_runner::{Interrupt, RunConfig};
+use shootout_runner::{Interrupt, RunConfig, RunOutcome};
 use shootout_store::{RunStatus, DEFAULT_DB_PATH};
+use shootout_study::{quick_scale, Study, TargetSelection};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -98,7 +98,7 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
         let dir = studies_dir(dir)?;
         let file = dir.join(format!("{spec}.toml"));
         if !file.is_file() {
-            let names: Vec<String> = study::discover(&dir)?
+            let names: Vec<String> = shootout_study::discover(&dir)?
                 .into_iter()
                 .flatten()
                 .map(|s| s.name)
@@ -111,7 +111,7 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
         }
         file
     };
-    Ok(study::load(&file)?)
+    Ok(shootout_study::load(&file)?)
 }
 
 fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
@@ -127,18 +127,58 @@ fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
 pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
     let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
+    let scale = scale_for(&a, &study, &targets_dir);
+    let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
+    let interrupt = Interrupt::new();
+    stop_on_ctrl_c(&interrupt, &view, &a.db)?;
+    let studies_dir = study.file.parent().map(Path::to_path_buf);
+    let needs_database = study.needs_database();
+    let cfg = RunConfig {
+        study,
+        scale,
+        targets_dir,
+        db: a.db.clone(),
+        only: a.targets,
+        repo_dir: std::env::current_dir()?,
+    };
+    let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
+    view.finish();
+    let out = out?;
+    report(&a.db, &out)?;
+    if !needs_database {
+        if let Some(line) = studies_dir.as_deref().and_then(database_studies_line) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(match out.status {
+        RunStatus::Interrupted => Outcome::Interrupted,
+        RunStatus::Complete if out.failed.is_empty() => Outcome::Ok,
+        _ => Outcome::Failed,
+    })
+}
+
+/// The scale of this run: `--quick` shrinks the study to about a minute
+/// for the targets it will run, `--scale F` is taken as given.
+fn scale_for(a: &Args, study: &Study, targets_dir: &Path) -> f64 {
     let n = a
         .targets
         .as_ref()
-        .map_or_else(|| target_count(&study, Some(&targets_dir)), Vec::len);
-    let scale = match (a.quick, a.scale) {
-        (true, _) => quick_scale(&study, n),
+        .map_or_else(|| target_count(study, Some(targets_dir)), Vec::len);
+    match (a.quick, a.scale) {
+        (true, _) => quick_scale(study, n),
         (false, Some(f)) => f,
         (false, None) => 1.0,
-    };
-    let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
-    let interrupt = Interrupt::new();
-    let (stop, shown, db) = (interrupt.clone(), view.clone(), a.db.clone());
+    }
+}
+
+/// First Ctrl-C: stop the run and keep what was measured. Second: kill the
+/// servers and the database, mark the run interrupted and exit at once.
+fn stop_on_ctrl_c(
+    interrupt: &Arc<Interrupt>,
+    view: &Arc<RunView>,
+    db: &Path,
+) -> anyhow::Result<()> {
+    let (stop, shown, db) = (interrupt.clone(), view.clone(), db.to_path_buf());
     crate::interrupt::on_ctrl_c(move |presses| {
         if presses == 1 {
             stop.stop();
@@ -157,37 +197,28 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         }
         eprintln!("\ninterrupted twice: servers and database killed, exiting");
         crate::interrupt::exit_now();
-    })?;
-    let studies_dir = study.file.parent().map(Path::to_path_buf);
-    let needs_database = study.needs_database();
-    let cfg = RunConfig {
-        study,
-        scale,
-        targets_dir,
-        db: a.db.clone(),
-        only: a.targets,
-        repo_dir: std::env::current_dir()?,
-    };
-    let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
-    view.finish();
-    let out = out?;
+    })
+}
 
-    let data = shootout_report::load(&a.db, &out.run_id.to_string())?;
+/// The run's Markdown tables on stdout, report.md and report.html beside
+/// the database, and on stderr what happened and where everything is.
+fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
+    let data = shootout_report::load(db, &out.run_id.to_string())?;
     println!("{}", shootout_report::markdown(&data));
     // Hook: the report crate writes report.md and report.html for the run.
-    let dir =
-        a.db.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .join(format!("run-{}", out.run_id));
-    let reports = shootout_report::write_run_reports(&a.db, out.run_id, &dir);
+    let dir = db
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .join(format!("run-{}", out.run_id));
+    let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
     eprintln!(
         "run #{} {} in {:.0} s: {} measurement(s); database {}",
         out.run_id,
         out.status,
         out.elapsed.as_secs_f64(),
         out.measurements,
-        a.db.display()
+        db.display()
     );
     match reports {
         Ok((md, html)) => eprintln!("reports: {} and {}", md.display(), html.display()),
@@ -199,21 +230,12 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     for f in &out.failed {
         eprintln!("{} {}: {}", f.status, f.target, f.reason);
     }
-    if !needs_database {
-        if let Some(line) = studies_dir.as_deref().and_then(database_studies_line) {
-            eprintln!("{line}");
-        }
-    }
-    match out.status {
-        RunStatus::Interrupted => Ok(Outcome::Interrupted),
-        RunStatus::Complete if out.failed.is_empty() => Ok(Outcome::Ok),
-        _ => Ok(Outcome::Failed),
-    }
+    Ok(())
 }
 
 /// `with a database behind the framework: shootout run tfb, shootout run ...`.
 fn database_studies_line(dir: &Path) -> Option<String> {
-    let names: Vec<String> = study::discover(dir)
+    let names: Vec<String> = shootout_study::discover(dir)
         .ok()?
         .into_iter()
         .flatten()
@@ -241,7 +263,7 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
         "estimate",
         "source",
     ]);
-    for s in study::discover(&dir)? {
+    for s in shootout_study::discover(&dir)? {
         let s = match s {
             Ok(s) => s,
             Err(e) => {

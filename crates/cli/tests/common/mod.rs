@@ -1,5 +1,5 @@
 //! What the CLI's end-to-end tests of `load` and `capacity` share: running
-//! the real binary, and a keep-alive HTTP/1.1 server on 127.0.0.1 whose
+//! the real binary (and reading the JSON of a run that must succeed), and a keep-alive HTTP/1.1 server on 127.0.0.1 whose
 //! answers a closure writes (one thread per connection; request bodies are
 //! not expected).
 
@@ -70,4 +70,21 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON on stdout of a run that must have exited 0 (its stderr is the
+/// failure message otherwise).
+pub fn json_ok(o: &Output) -> serde_json::Value {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Runs `cmd` to the end; the JSON it printed after exiting 0.
+pub fn run_json(cmd: &mut Command) -> serde_json::Value {
+    json_ok(&cmd.output().unwrap())
+}
+
+/// `shootout ARGS`, which must exit 0 and print JSON.
+pub fn shootout_json(args: &[&str]) -> serde_json::Value {
+    json_ok(&shootout(args))
 }

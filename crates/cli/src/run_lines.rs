@@ -1,0 +1,118 @@
+//! The words of `shootout run`'s progress: one line for each thing a run
+//! tells its observer (a target prepared or built, a measurement or a
+//! capacity search ended, a search level tried, the database started).
+//! [`crate::run_view`] decides where and when they are shown.
+
+use shootout_capacity::{CapacityResult, Event as SearchEvent, Phase as SearchPhase};
+use shootout_runner::event::{DatabaseEvent, Prepared};
+use shootout_store::Measurement;
+
+/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
+/// wrong answers (responses that failed the SPEC.md check) and
+/// generator-bound.
+pub fn measurement_line(m: &Measurement) -> String {
+    let s = &m.summary;
+    let mut flags = String::new();
+    if s.errors.mismatch > 0 {
+        flags.push_str(&format!(" ({} wrong answers)", s.errors.mismatch));
+    }
+    if m.generator_bound {
+        flags.push_str(" (generator-bound)");
+    }
+    format!(
+        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
+        s.rps,
+        s.latency_ms.p99,
+        s.errors.total(),
+        m.rss_peak_mib,
+        m.server_cpu_s,
+    )
+}
+
+/// `8000 req/s under p99<=10ms, error_rate<=0.1% (found, 15 levels)`.
+pub fn capacity_line(r: &CapacityResult) -> String {
+    let slo: Vec<&str> = r.slo.iter().map(|t| t.text()).collect();
+    let verdict = r.verdict.as_str();
+    format!(
+        "{} under {} ({verdict}{}, {} levels)",
+        match (r.capacity_rps, r.lower_bound_rps) {
+            (Some(c), _) => format!("{c:.0} req/s"),
+            (None, Some(b)) => format!("at least {b:.0} req/s"),
+            (None, None) => "no rate".to_string(),
+        },
+        slo.join(", "),
+        if r.unstable { ", unstable" } else { "" },
+        r.levels.len() + r.curve.len()
+    )
+}
+
+/// `go-nethttp: built in 12.3 s`, `go-nethttp: up to date`.
+pub fn built_line(target: &str, build_s: Option<f64>) -> String {
+    match build_s {
+        Some(s) => format!("{target}: built in {s:.1} s"),
+        None => format!("{target}: up to date"),
+    }
+}
+
+/// `search 8000 req/s · bracket [6000, 9000)`: the level being tried.
+pub fn search_line(e: &SearchEvent) -> String {
+    let SearchEvent::LevelStarting {
+        phase,
+        target_rps: rate,
+        bracket,
+        ..
+    } = e
+    else {
+        return String::new();
+    };
+    let bound = |b: &Option<f64>| b.map_or("?".to_string(), |v| format!("{v:.0}"));
+    let phase = match phase {
+        SearchPhase::Probe => "probe",
+        SearchPhase::Search => "search",
+        SearchPhase::Confirm => "confirm",
+        SearchPhase::Curve => "curve",
+    };
+    format!(
+        "{phase} {rate:.0} req/s · bracket [{}, {})",
+        bound(&bracket.0),
+        bound(&bracket.1)
+    )
+}
+
+/// `PostgreSQL 15.14 ready: pinned to CPUs [0] (shared with the servers), DB_POOL_SIZE=4`.
+pub fn database_line(e: DatabaseEvent<'_>) -> String {
+    match e {
+        DatabaseEvent::Starting => "starting PostgreSQL for the database scenarios".into(),
+        DatabaseEvent::Started {
+            version,
+            cpus,
+            pool_size,
+            shares_server_cpus,
+        } => format!(
+            "PostgreSQL {version} ready: {}, DB_POOL_SIZE={pool_size}",
+            match (cpus.is_empty(), shares_server_cpus) {
+                (true, _) => "not pinned".to_string(),
+                (false, true) => format!("on CPUs {cpus:?}, shared with the servers"),
+                (false, false) => format!("on CPUs {cpus:?}"),
+            }
+        ),
+        DatabaseEvent::Unavailable {
+            reason,
+            skipped_scenarios,
+        } => format!("skipping {skipped_scenarios} database scenario(s): {reason}"),
+    }
+}
+
+/// `go-nethttp: verified (built in 12.3 s)`, `x: build failed: ...`.
+pub fn prepared_line(target: &str, outcome: Prepared<'_>) -> String {
+    match outcome {
+        Prepared::Unusable { status, reason } => format!("{target}: {status} ({reason})"),
+        Prepared::Skipped { reason } => format!("{target}: skipped ({reason})"),
+        Prepared::BuildFailed { reason } => format!("{target}: build failed: {reason}"),
+        Prepared::Verified { build_s } => format!(
+            "{target}: verified{}",
+            build_s.map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
+        ),
+        Prepared::Failed { status, reason } => format!("{target}: {status}: {reason}"),
+    }
+}
