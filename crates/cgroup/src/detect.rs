@@ -11,8 +11,18 @@
 //! the caller (a container's) still covers them.
 
 use crate::error::{CgroupError, Result};
+use crate::fs;
 use crate::layout::{Controller, Hierarchy, Layout};
 use std::path::{Path, PathBuf};
+
+impl Layout {
+    /// Finds the layout from `/proc/self/mountinfo` and `/proc/self/cgroup`.
+    pub fn detect() -> Result<Layout> {
+        let mountinfo = fs::read(Path::new("/proc/self/mountinfo"))?;
+        let own = fs::read(Path::new("/proc/self/cgroup"))?;
+        layout(&mountinfo, &own)
+    }
+}
 
 /// One line of mountinfo, the fields detection needs.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,13 +8,10 @@ use crate::counters::{self, Counters};
 use crate::error::{CgroupError, Result};
 use crate::fs;
 use crate::layout::{Controller, Hierarchy, Layout, Version};
+use crate::owner::{Owner, PARENT};
 use crate::remove;
-use crate::sweep::Owner;
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// The folder under each base that holds every group this crate makes.
-pub const PARENT: &str = "shootout";
 
 /// One group: a folder per hierarchy (one on v2).
 #[derive(Debug)]

@@ -1,12 +1,13 @@
 //! Where the cgroup hierarchies are: one unified tree (v2) or one tree per
 //! controller group (v1, where `cpu` and `cpuacct` are often co-mounted).
 //! A [`Layout`] holds, per hierarchy, the *base* folder under which this
-//! crate makes `shootout/<owner>/<name>`. [`Layout::detect`] finds it from
-//! `/proc/self`; tests build one over a temporary folder instead.
+//! crate makes `shootout/<owner>/<name>`. [`Layout::detect`] (in `detect.rs`,
+//! which builds on this module) finds it from `/proc/self`; tests build one
+//! over a temporary folder instead.
 
 use crate::error::{CgroupError, Result};
 use crate::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Which cgroup interface the kernel offers here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,13 +100,6 @@ impl Layout {
             version: Version::V1,
             hierarchies,
         })
-    }
-
-    /// Finds the layout from `/proc/self/mountinfo` and `/proc/self/cgroup`.
-    pub fn detect() -> Result<Layout> {
-        let mountinfo = fs::read(Path::new("/proc/self/mountinfo"))?;
-        let own = fs::read(Path::new("/proc/self/cgroup"))?;
-        crate::detect::layout(&mountinfo, &own)
     }
 
     /// Which interface this layout uses.

@@ -26,6 +26,7 @@ mod error;
 mod fs;
 mod group;
 mod layout;
+mod owner;
 mod remove;
 mod sweep;
 
@@ -33,6 +34,6 @@ pub use attach::Attacher;
 pub use budget::{parse_cpu_list, Budget, PERIOD_US};
 pub use counters::{Counters, Delta};
 pub use error::{CgroupError, Result};
-pub use group::{Group, PARENT};
+pub use group::Group;
 pub use layout::{Controller, Hierarchy, Layout, Version};
-pub use sweep::Owner;
+pub use owner::{Owner, PARENT};

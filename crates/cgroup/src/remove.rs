@@ -5,6 +5,7 @@
 
 use crate::error::{CgroupError, Result};
 use crate::fs;
+use crate::owner::{Owner, PARENT};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -122,11 +123,11 @@ pub(crate) fn teardown(leaves: &[&Path]) -> Result<()> {
         // Only folders this crate made: `shootout/<pid>-<start>/`.
         let owner = leaf.parent().filter(|o| {
             let name = o.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            crate::sweep::Owner::parse(name).is_some()
+            Owner::parse(name).is_some()
         });
         let shootout = owner
             .and_then(Path::parent)
-            .filter(|p| p.file_name().is_some_and(|n| n == crate::group::PARENT));
+            .filter(|p| p.file_name().is_some_and(|n| n == PARENT));
         if let (Some(owner), Some(shootout)) = (owner, shootout) {
             prune(owner);
             prune(shootout);

@@ -160,6 +160,8 @@ fn ms(us: u64) -> f64 {
 }
 
 #[test]
+// Namespaces, two shards and the merge set up and checked in one test.
+#[allow(clippy::too_many_lines)]
 fn two_namespaced_shards_merge_exactly() {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;

@@ -124,6 +124,8 @@ fn load(tmp: &Path) -> RunData {
 }
 
 #[test]
+// One study run checked end to end: splitting it would run the study twice.
+#[allow(clippy::too_many_lines)]
 fn run_records_every_measurement_rotates_and_survives_a_broken_target() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = Tmp::new("run");

@@ -9,6 +9,7 @@
 //! one target is slowed down, a hostile target name is added, or the run is
 //! a database run instead (`db` and `fortunes` against a PostgreSQL pinned
 //! to the server's CPU, as on a two-core machine, with its own CPU and RSS).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod capacity;
 pub mod default_like;

@@ -98,7 +98,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes the trend page of `study` (None: the latest run's study) from
-/// every run of it in the database at `db` to `out` (None: beside the
+/// every run of it in the results store at `db` to `out` (None: beside the
 /// database, [`trend::default_path`]); returns the path and the run count.
 pub fn write_trend(
     db: &Path,

@@ -1,4 +1,4 @@
-//! Trends: every run of one study in the database, oldest first, and per
+//! Trends: every run of one study in the results store, oldest first, and per
 //! scenario × level × target the median throughput with its 95% interval
 //! in each run, plus the `compare` verdict against the run before (the same
 //! test and the same basis, repetitions or per-second values), so that a

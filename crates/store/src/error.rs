@@ -9,12 +9,12 @@ use std::path::PathBuf;
 pub enum StoreError {
     // Sqlite and Json show their cause in their own message and do not
     // also return it as `source`: with both, `{:#}` printed it twice
-    // ("database error: file is not a database: file is not a database").
-    #[error("database error: {0}")]
+    // ("results store error: file is not a database: file is not a database").
+    #[error("results store error: {0}")]
     Sqlite(rusqlite::Error),
     #[error("cannot create the folder for {0}: {1}")]
     Dir(PathBuf, std::io::Error),
-    #[error("bad JSON in the database: {0}")]
+    #[error("bad JSON in the results store: {0}")]
     Json(serde_json::Error),
     #[error("{0}")]
     Histogram(HistogramError),
@@ -22,7 +22,7 @@ pub enum StoreError {
     TooNew { found: i64, supported: i64 },
     #[error("no run matches '{0}' (use a run id or 'latest'; `shootout history` lists them)")]
     NoSuchRun(String),
-    #[error("bad value in the database: {0}")]
+    #[error("bad value in the results store: {0}")]
     Corrupt(String),
 }
 

@@ -119,6 +119,8 @@ fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
 }
 
 #[test]
+// Every field of a run written and read back in one place.
+#[allow(clippy::too_many_lines)]
 fn round_trips_a_run() {
     let tmp = TempDb::new("roundtrip");
     let store = Store::open(tmp.path()).unwrap();

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// `shootout history`.
 #[derive(Debug, clap::Args)]
 pub struct HistoryArgs {
-    /// The results database.
+    /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
 }
@@ -33,7 +33,7 @@ pub struct ReportArgs {
     #[arg(default_value = "latest")]
     run: String,
     /// Instead of one run, write the trend page of STUDY (default: the
-    /// latest run's study): every run of it in the database, one HTML page,
+    /// latest run's study): every run of it in the results store, one HTML page,
     /// to -o FILE or trend-STUDY.html beside the database.
     #[arg(long, value_name = "STUDY", num_args = 0..=1, default_missing_value = "", conflicts_with = "format")]
     trend: Option<String>,
@@ -43,7 +43,7 @@ pub struct ReportArgs {
     /// Write to this file instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// The results database.
+    /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
 }
@@ -58,7 +58,7 @@ pub struct CompareArgs {
     /// Exit 1 when any target's RPS is significantly lower in B by more than PCT percent.
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
     fail_if_slower: Option<f64>,
-    /// The results database.
+    /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
 }
@@ -78,7 +78,7 @@ fn parse_pct(s: &str) -> Result<f64, String> {
 fn open(db: &PathBuf) -> anyhow::Result<Store> {
     if !db.exists() {
         anyhow::bail!(
-            "no database at {} (run `shootout run` first, or pass --db PATH)",
+            "no results store at {} (run `shootout run` first, or pass --db PATH)",
             db.display()
         );
     }
@@ -178,7 +178,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
             String::new()
         };
         println!(
-            "\nEvery run of {0} ({runs} in the database): `shootout report --trend {0}`{seen}.",
+            "\nEvery run of {0} ({runs} in the results store): `shootout report --trend {0}`{seen}.",
             a.run.study
         );
     }

@@ -32,7 +32,7 @@ pub struct Args {
     /// Only these targets of the study (comma-separated).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     targets: Option<Vec<String>>,
-    /// The results database.
+    /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
     /// The targets directory (default: targets/ above the working directory).
@@ -213,7 +213,7 @@ fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
         .join(format!("run-{}", out.run_id));
     let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
     eprintln!(
-        "run #{} {} in {:.0} s: {} measurement(s); database {}",
+        "run #{} {} in {:.0} s: {} measurement(s); results store {}",
         out.run_id,
         out.status,
         out.elapsed.as_secs_f64(),

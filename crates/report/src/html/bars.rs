@@ -7,8 +7,8 @@
 //! logarithmic, with a checkbox that switches the chart to linear; both
 //! geometries are in the page and CSS picks one, so no script is involved.
 
-use super::esc;
 use crate::colour::Palette;
+use crate::escape::html as esc;
 use crate::metric::{axis_num, num};
 use std::fmt::Write;
 

@@ -4,10 +4,10 @@
 
 use super::bars::{self as hbars, Row};
 use super::charts::{self, Line, SloLine};
-use super::esc;
 use super::figure::{figure, figure_html, rgb, tag_series};
 use crate::capacity::{sections, Section};
 use crate::context::Context;
+use crate::escape::html as esc;
 use crate::metric::num;
 use std::fmt::Write;
 

@@ -4,9 +4,9 @@
 //! this run (per scenario × metric: the published value, ours, and which
 //! pair flipped).
 
-use super::esc;
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
+use crate::escape::html as esc;
 use crate::findings::Findings;
 use crate::group::groups;
 use crate::metric::num;

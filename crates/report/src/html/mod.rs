@@ -12,6 +12,7 @@ mod charts;
 pub mod csp;
 mod figure;
 mod findings;
+mod page;
 mod ranked;
 mod sections;
 mod switches;
@@ -24,27 +25,12 @@ use std::fmt::Write;
 
 pub use charts::spectrum_points;
 
-const STYLE: &str = include_str!("style.css");
-
-/// The page's head: title, viewport, CSP, style (plus `extra_style`).
-pub(crate) fn head(out: &mut String, title: &str, extra_style: &str) {
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n\
-         <title>{}</title>\n<style>\n{STYLE}{extra_style}</style>\n</head>\n<body>\n",
-        csp::policy(),
-        esc(title)
-    );
-}
-
 /// Renders the whole HTML page.
 pub fn render(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let title = format!("shootout — {} — run {}", run.study, run.id);
     let mut out = String::with_capacity(256 * 1024);
-    head(&mut out, &title, &switches::hide_rules(&ctx.colours));
+    page::head(&mut out, &title, &switches::hide_rules(&ctx.colours));
     sections::header(&mut out, ctx);
     out.push_str("<main>\n");
     findings::render(&mut out, ctx, &crate::findings::findings(ctx));

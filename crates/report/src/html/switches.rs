@@ -3,8 +3,8 @@
 //! per palette entry that hides everything of class `tN` while box N is
 //! checked. CSS alone, so the page needs no script for it.
 
-use super::esc;
 use crate::colour::Palette;
+use crate::escape::html as esc;
 use std::fmt::Write;
 
 /// One checkbox per target of `palette` for which `measured` holds (a

@@ -7,9 +7,9 @@
 //! tooltip and each line its target's `tN` class for the hide switches.
 
 use super::bars::nice_step;
-use super::esc;
 use super::switches;
 use crate::colour::Palette;
+use crate::escape::html as esc;
 use crate::metric::{axis_num, num};
 use crate::stats::Label;
 use crate::trend::{Point, Scenario, Series, Trend, TrendRun};
@@ -32,7 +32,7 @@ pub fn render(t: &Trend) -> String {
     let palette = Palette::new(&pairs);
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("shootout — trend of {}", t.study);
-    super::head(&mut out, &title, &switches::hide_rules(&palette));
+    super::page::head(&mut out, &title, &switches::hide_rules(&palette));
     header(&mut out, t);
     regressions(&mut out, t, &palette);
     for sc in &t.scenarios {
@@ -57,7 +57,7 @@ fn header(out: &mut String, t: &Trend) {
         t.runs.len(),
         esc(&match (first, last) {
             (Some(a), Some(b)) => format!("From run {} ({}) to run {} ({})", a.id, a.started_at, b.id, b.started_at),
-            _ => "No runs of this study in the database.".into(),
+            _ => "No runs of this study in the results store.".into(),
         })
     );
 }

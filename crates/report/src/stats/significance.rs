@@ -4,7 +4,10 @@
 //! samples without spread). A difference is called only at p < [`ALPHA`].
 
 use super::special::{normal_cdf, t_two_sided_p};
-use super::{mean, variance, ALPHA};
+use super::summary::{mean, variance};
+
+/// The significance level of every decision in the reports.
+pub const ALPHA: f64 = 0.05;
 
 /// Which test produced a p-value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

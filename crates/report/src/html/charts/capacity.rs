@@ -3,8 +3,8 @@
 //! a dashed horizontal line named on the chart. The capacity bars are
 //! the page's ranked HTML bars with the SLO in their title.
 
+use super::canvas::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use super::lines::draw_lines;
-use super::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

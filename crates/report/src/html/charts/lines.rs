@@ -2,7 +2,7 @@
 //! a log 1/(1−p) axis, and the per-second timeline of req/s and p99. Each
 //! line has its own marker shape and is named at its end and in a legend.
 
-use super::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
+use super::canvas::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use hdrhistogram::Histogram;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

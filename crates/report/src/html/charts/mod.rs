@@ -4,56 +4,13 @@
 //! against offered load for capacity searches ([`capacity`]). Bars are HTML
 //! (`super::bars`). Every line is in its target's colour
 //! ([`crate::colour`]) and named in text at its end, not by colour alone;
-//! plotters escapes the SVG text.
+//! plotters escapes the SVG text. The size, font, line type and SVG
+//! rendering they share are in [`canvas`].
 
+mod canvas;
 mod capacity;
 mod lines;
 
+pub use canvas::{ChartError, Line};
 pub use capacity::{latency_curves, SloLine};
 pub use lines::{spectrum, spectrum_points, timeline};
-
-use plotters::prelude::*;
-
-pub(crate) const SIZE: (u32, u32) = (960, 420);
-pub(crate) const FONT: &str = "sans-serif";
-
-/// One line: a label and its points.
-#[derive(Debug, Clone)]
-pub struct Line {
-    pub label: String,
-    /// The target's colour (see [`crate::colour`]).
-    pub color: RGBColor,
-    pub points: Vec<(f64, f64)>,
-}
-
-pub(crate) type Draw<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
-/// Why plotters could not draw a chart; the page then shows the reason in
-/// the chart's place.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct ChartError(#[from] DrawingAreaErrorKind<std::io::Error>);
-
-/// Renders `draw` into an SVG string.
-pub(crate) fn svg(
-    size: (u32, u32),
-    draw: impl FnOnce(&Draw) -> Result<(), ChartError>,
-) -> Result<String, ChartError> {
-    let mut buf = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
-        root.fill(&WHITE)?;
-        draw(&root)?;
-        root.present()?;
-    }
-    Ok(buf)
-}
-
-pub(crate) fn axis_max(values: impl Iterator<Item = f64>) -> f64 {
-    let m = values.filter(|v| v.is_finite()).fold(0.0_f64, f64::max);
-    if m > 0.0 {
-        m * 1.18
-    } else {
-        1.0
-    }
-}
