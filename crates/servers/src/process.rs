@@ -554,12 +554,23 @@ mod tests {
         Some(paths)
     }
 
-    /// Polls the group until it holds `n` processes.
+    /// The processes of `pids` outside the server's process group.
+    fn escaped(server: &Server, pids: &[u32]) -> Vec<u32> {
+        pids.iter()
+            .copied()
+            // SAFETY: getpgid(2) has no memory-safety preconditions.
+            .filter(|&p| unsafe { libc::getpgid(p as i32) } != server.pgid())
+            .collect()
+    }
+
+    /// Polls the group until it holds `n` processes, one of them out of
+    /// the process group (its `setsid` has run), or 5 s pass.
     fn pids_when(server: &Server, n: usize) -> Vec<u32> {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             let pids = server.cgroup_pids().unwrap().unwrap();
-            if pids.len() >= n || Instant::now() > deadline {
+            let settled = pids.len() == n && escaped(server, &pids).len() == 1;
+            if settled || Instant::now() > deadline {
                 return pids;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -599,12 +610,7 @@ mod tests {
         assert_eq!(pids.len(), 3, "sh and two sleeps: {pids:?}");
         assert!(pids.contains(&server.pid()), "{pids:?}");
         assert!(!pids.contains(&std::process::id()), "{pids:?}");
-        // SAFETY (getpgid below): no memory-safety preconditions.
-        let escaped: Vec<u32> = pids
-            .iter()
-            .copied()
-            .filter(|&p| unsafe { libc::getpgid(p as i32) } != server.pgid())
-            .collect();
+        let escaped = escaped(&server, &pids);
         assert_eq!(escaped.len(), 1, "{pids:?}");
         let report = server.stop();
         assert!(!report.leftovers, "{report:?}");
@@ -626,6 +632,7 @@ mod tests {
             return;
         };
         let pids = pids_when(&server, 2);
+        assert_eq!(escaped(&server, &pids).len(), 1, "{pids:?}");
         drop(server);
         assert!(pids.iter().all(|&p| gone_soon(p)), "{pids:?}");
         assert!(paths.iter().all(|p| !p.exists()), "{paths:?}");
@@ -633,7 +640,7 @@ mod tests {
         let server = Server::start(&t, free_port().unwrap(), &dir.path().join("b.log")).unwrap();
         let paths = server.cgroup_paths();
         let pids = pids_when(&server, 2);
-        assert_eq!(pids.len(), 2, "{pids:?}");
+        assert_eq!(escaped(&server, &pids).len(), 1, "{pids:?}");
         assert!(kill_all_servers() >= 1);
         assert!(paths.iter().all(|p| !p.exists()), "{paths:?}");
         assert!(pids.iter().all(|&p| gone_soon(p)), "{pids:?}");
