@@ -107,9 +107,13 @@ pub(crate) fn single(text: &str, path: &Path) -> Result<u64> {
 }
 
 /// v2's `cpu.stat`: usage and throttling in microseconds.
-pub(crate) fn v2_cpu(text: &str, path: &Path, c: &mut Counters) -> Result<()> {
+pub(crate) fn v2_cpu(text: &str, path: &Path, throttling: bool, c: &mut Counters) -> Result<()> {
     let m = keyed(text, path)?;
     c.cpu = Duration::from_micros(key(&m, "usage_usec", path)?);
+    // Without the cpu controller the kernel writes CPU time only.
+    if !throttling {
+        return Ok(());
+    }
     c.periods = key(&m, "nr_periods", path)?;
     c.throttled_periods = key(&m, "nr_throttled", path)?;
     c.throttled = Duration::from_micros(key(&m, "throttled_usec", path)?);

@@ -56,8 +56,11 @@ impl Layout {
             removed: false,
         };
         for h in self.hierarchies() {
+            let Some(h) = joined(self.version(), h, budget) else {
+                continue;
+            };
             let parent = h.base.join(PARENT).join(owner.dir_name());
-            let leaf = prepare_leaf(self.version(), h, &parent, name)?;
+            let leaf = prepare_leaf(self.version(), &h, &parent, name)?;
             // From here the drop of `group` removes the folder on error.
             group.leaves.push(Hierarchy {
                 controllers: h.controllers.clone(),
@@ -69,6 +72,32 @@ impl Layout {
         }
         group.set_budget(budget)?;
         Ok(group)
+    }
+}
+
+/// The part of hierarchy `h` a group with `budget` joins, None for none.
+/// Counting (CPU time, memory) needs `cpuacct` and `memory` only; the `cpu`
+/// controller is joined only for a CPU quota and `cpuset` only for a CPU
+/// list, because joining `cpu` makes the whole server one scheduling entity
+/// that competes as a single task with the processes beside it (a
+/// PostgreSQL pinned to the same CPU would get more of it than before).
+/// On v1 a hierarchy is joined whole (co-mounted `cpu,cpuacct` cannot be
+/// split); on v2 only the wanted controllers are enabled down the way,
+/// and `cpu.stat`'s CPU time is there without the `cpu` controller.
+fn joined(version: Version, h: &Hierarchy, budget: &Budget) -> Option<Hierarchy> {
+    let wanted = |c: &Controller| match c {
+        Controller::Cpuacct | Controller::Memory => true,
+        Controller::Cpu => budget.cpus.is_some(),
+        Controller::Cpuset => budget.cpuset.is_some(),
+    };
+    let controllers: Vec<Controller> = h.controllers.iter().copied().filter(wanted).collect();
+    match version {
+        Version::V1 if controllers.is_empty() => None,
+        Version::V1 => Some(h.clone()),
+        Version::V2 => Some(Hierarchy {
+            controllers,
+            base: h.base.clone(),
+        }),
     }
 }
 
@@ -205,10 +234,10 @@ impl Group {
 
     /// The folder of the hierarchy that carries `c`.
     fn dir(&self, c: Controller) -> Option<&Path> {
-        let c = match (self.version, c) {
-            (Version::V2, Controller::Cpuacct) => Controller::Cpu,
-            (_, c) => c,
-        };
+        // v2's CPU time (`cpu.stat` usage) needs no controller.
+        if (self.version, c) == (Version::V2, Controller::Cpuacct) {
+            return self.leaves.first().map(|h| h.base.as_path());
+        }
         self.leaves
             .iter()
             .find(|h| h.controllers.contains(&c))
@@ -242,9 +271,11 @@ impl Group {
     }
 
     fn apply_v2(&self, b: &Budget) -> Result<bool> {
-        let dir = self.need(Controller::Cpu)?;
-        let quota = b.quota_us().map_or("max".to_string(), |q| q.to_string());
-        fs::write(&dir.join("cpu.max"), &format!("{quota} {PERIOD_US}"))?;
+        if let Some(cpu) = self.quota_dir(b)? {
+            let quota = b.quota_us().map_or("max".to_string(), |q| q.to_string());
+            fs::write(&cpu.join("cpu.max"), &format!("{quota} {PERIOD_US}"))?;
+        }
+        let dir = self.need(Controller::Memory)?;
         let mem = b.memory.map_or("max".to_string(), |m| m.to_string());
         fs::write(&dir.join("memory.max"), &mem)?;
         let swap = dir.join("memory.swap.max");
@@ -264,11 +295,25 @@ impl Group {
         Ok(swap_limited)
     }
 
+    /// Where a CPU quota is written: None for a group made without one
+    /// (outside the `cpu` controller, see `joined`), which then refuses one.
+    fn quota_dir(&self, b: &Budget) -> Result<Option<&Path>> {
+        match (self.dir(Controller::Cpu), b.cpus) {
+            (None, Some(c)) => Err(CgroupError::Invalid(format!(
+                "cpus = {c}: group {} was made without a CPU quota, so it is outside the cpu \
+                 controller; make it with one to change it later",
+                self.name
+            ))),
+            (dir, _) => Ok(dir),
+        }
+    }
+
     fn apply_v1(&self, b: &Budget) -> Result<bool> {
-        let cpu = self.need(Controller::Cpu)?;
-        fs::write(&cpu.join("cpu.cfs_period_us"), &PERIOD_US.to_string())?;
-        let quota = b.quota_us().map_or("-1".to_string(), |q| q.to_string());
-        fs::write(&cpu.join("cpu.cfs_quota_us"), &quota)?;
+        if let Some(cpu) = self.quota_dir(b)? {
+            fs::write(&cpu.join("cpu.cfs_period_us"), &PERIOD_US.to_string())?;
+            let quota = b.quota_us().map_or("-1".to_string(), |q| q.to_string());
+            fs::write(&cpu.join("cpu.cfs_quota_us"), &quota)?;
+        }
         let mem = self.need(Controller::Memory)?;
         let memsw = mem.join("memory.memsw.limit_in_bytes");
         let swap_limited = memsw.exists();
@@ -317,7 +362,7 @@ impl Group {
     /// Reads every counter; see [`Counters`].
     pub fn counters(&self) -> Result<Counters> {
         let mut c = Counters::default();
-        let cpu = self.need(Controller::Cpu)?;
+        let throttling = self.dir(Controller::Cpu);
         let mem = self.need(Controller::Memory)?;
         let read = |dir: &Path, file: &str| -> Result<(String, PathBuf)> {
             let p = dir.join(file);
@@ -325,8 +370,8 @@ impl Group {
         };
         match self.version {
             Version::V2 => {
-                let (t, p) = read(cpu, "cpu.stat")?;
-                counters::v2_cpu(&t, &p, &mut c)?;
+                let (t, p) = read(self.need(Controller::Cpuacct)?, "cpu.stat")?;
+                counters::v2_cpu(&t, &p, throttling.is_some(), &mut c)?;
                 let (t, p) = read(mem, "memory.current")?;
                 c.memory_current = counters::single(&t, &p)?;
                 let peak = mem.join("memory.peak");
@@ -339,8 +384,10 @@ impl Group {
             Version::V1 => {
                 let (t, p) = read(self.need(Controller::Cpuacct)?, "cpuacct.usage")?;
                 c.cpu = std::time::Duration::from_nanos(counters::single(&t, &p)?);
-                let (t, p) = read(cpu, "cpu.stat")?;
-                counters::v1_cpu_stat(&t, &p, &mut c)?;
+                if let Some(cpu) = throttling {
+                    let (t, p) = read(cpu, "cpu.stat")?;
+                    counters::v1_cpu_stat(&t, &p, &mut c)?;
+                }
                 let (t, p) = read(mem, "memory.usage_in_bytes")?;
                 c.memory_current = counters::single(&t, &p)?;
                 let (t, p) = read(mem, "memory.max_usage_in_bytes")?;

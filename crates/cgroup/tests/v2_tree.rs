@@ -122,13 +122,39 @@ fn the_budget_is_written_as_v2_files() {
     std::mem::forget(g); // a regular folder cannot be rmdir'ed with files
 }
 
+fn quota() -> Budget {
+    Budget {
+        cpus: Some(1.0),
+        ..Budget::default()
+    }
+}
+
+#[test]
+fn a_group_without_a_cpu_quota_counts_without_the_cpu_controller() {
+    let t = Tree::new("web");
+    let layout = Layout::v2(&t.base).unwrap();
+    let mut g = layout
+        .create_for(&t.owner, "web", &Budget::default())
+        .unwrap();
+    // Joining `cpu` would make the server one scheduling entity: only
+    // memory is enabled, and CPU time still comes from cpu.stat.
+    for dir in ["", "shootout", &format!("shootout/{}", t.owner.dir_name())] {
+        let on = t.get(&format!("{dir}/cgroup.subtree_control"));
+        assert_eq!(on, "+memory", "in {dir:?}");
+    }
+    let c = g.counters().unwrap();
+    assert_eq!(c.cpu, Duration::from_millis(1500));
+    assert_eq!((c.periods, c.throttled_periods), (0, 0));
+    let e = g.set_budget(&quota()).unwrap_err();
+    assert!(e.to_string().contains("made without a CPU quota"), "{e}");
+    std::mem::forget(g);
+}
+
 #[test]
 fn counters_are_parsed_from_v2_files() {
     let t = Tree::new("web");
     let layout = Layout::v2(&t.base).unwrap();
-    let g = layout
-        .create_for(&t.owner, "web", &Budget::default())
-        .unwrap();
+    let g = layout.create_for(&t.owner, "web", &quota()).unwrap();
     let c = g.counters().unwrap();
     assert_eq!(c.cpu, Duration::from_millis(1500));
     assert_eq!((c.periods, c.throttled_periods), (30, 9));
@@ -158,7 +184,7 @@ fn each_malformed_counter_file_is_an_error_naming_it() {
         let t = Tree::new("web");
         let g = Layout::v2(&t.base)
             .unwrap()
-            .create_for(&t.owner, "web", &Budget::default())
+            .create_for(&t.owner, "web", &quota())
             .unwrap();
         t.put(&format!("shootout/{}/web/{file}", t.owner.dir_name()), text);
         let e = g.counters().unwrap_err();

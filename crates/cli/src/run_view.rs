@@ -301,6 +301,10 @@ impl RunView {
             r.pinning.generator_cpus,
             r.db.display()
         ));
+        self.println(&match r.cgroups {
+            Ok(layout) => format!("server CPU time from each server's own cgroup: {layout}"),
+            Err(why) => format!("server CPU time sampled from /proc: no cgroup ({why})"),
+        });
     }
 
     /// Building and verifying: the bar's status on a terminal; without

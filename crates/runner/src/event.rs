@@ -9,6 +9,7 @@
 
 use crate::error::EngineRefusal;
 use shootout_capacity::{CapacityResult, Event as SearchEvent};
+use shootout_cgroup::CgroupError;
 use shootout_engine::Control;
 use shootout_store::{Measurement, Pinning, TargetStatus};
 use std::path::Path;
@@ -129,6 +130,10 @@ pub struct RunStart<'a> {
     pub estimate_s: f64,
     pub pinning: &'a Pinning,
     pub db: &'a Path,
+    /// Where servers' CPU time comes from: Ok, each server's own cgroup
+    /// (the layout in one line); Err, why none can be made here, so
+    /// `/proc` is sampled instead.
+    pub cgroups: &'a Result<String, CgroupError>,
 }
 
 /// Preparation phases.

@@ -237,13 +237,19 @@ fn load_sampled(
         estimate_s: step.estimate_s,
     });
     let cpus = &cx.pinning.generator_cpus;
-    let sampler = Sampler::start(run.pgid, run.root, control.clone(), cpus.clone());
+    let sampler = Sampler::start(
+        run.pgid,
+        run.root,
+        control.clone(),
+        cpus.clone(),
+        run.server.cgroup_reader(),
+    );
     let db_sampler = cx
         .database
         .filter(|_| step.scenario.needs_database())
         .map(|db| {
             let pm = db.postmaster();
-            Sampler::start(pm, pm, control.clone(), cpus.clone())
+            Sampler::start(pm, pm, control.clone(), cpus.clone(), None)
         });
     let report = shootout_engine::run(plan, &control);
     let usage = sampler.finish();

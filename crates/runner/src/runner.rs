@@ -174,6 +174,7 @@ fn open<'a>(
     })?;
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let est = study.estimate(entries.len(), cfg.scale);
+    let cgroups = shootout_servers::cgroup::probe();
     observer.event(&Event::RunStarted(&RunStart {
         run_id,
         study: &study.name,
@@ -182,6 +183,7 @@ fn open<'a>(
         estimate_s: est.total_s,
         pinning: &pinning,
         db: &cfg.db,
+        cgroups: &cgroups,
     }));
     let run = Run {
         cfg,

@@ -4,9 +4,16 @@
 //! measuring, so they match the measured request count; peaks cover warm-up
 //! and load. CPU is read with nanosecond resolution (schedstat) at the start
 //! and end of the measured phase. The thread is pinned to the generator's CPUs.
+//!
+//! When the server has a cgroup, its CPU seconds are the delta of the
+//! group's own counter over the measured phase instead: exact, and counting
+//! forked workers and children that exited meanwhile, which a process-tree
+//! sample misses. `/proc` stays the source only where no group exists.
 
 use crate::procfs;
+use shootout_cgroup::Counters;
 use shootout_engine::Control;
+use shootout_servers::CgroupReader;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -21,7 +28,23 @@ pub struct LoadUsage {
     pub pss_peak_bytes: Option<u64>,
     /// Server CPU seconds during the measured phase.
     pub cpu_s: f64,
+    /// Whether `cpu_s` is the cgroup's counter delta (else `/proc` samples).
+    pub cpu_from_cgroup: bool,
+    /// The cgroup's memory high-water mark over the load (v1 resets it at
+    /// the start; v2's is the group's lifetime peak).
+    pub cgroup_memory_peak_bytes: Option<u64>,
     pub samples: usize,
+}
+
+/// The CPU baseline taken when the measured phase starts.
+#[derive(Debug, Clone, Copy)]
+struct Base {
+    proc_s: f64,
+    cgroup: Option<Counters>,
+}
+
+fn read_cgroup(cgroup: Option<&CgroupReader>) -> Option<Counters> {
+    cgroup.and_then(CgroupReader::counters).and_then(Result::ok)
 }
 
 /// A running sampler; [`Sampler::finish`] stops it and returns the usage.
@@ -32,13 +55,35 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    pub fn start(pgid: i32, root: i32, control: Arc<Control>, cpus: Vec<usize>) -> Sampler {
+    /// Watches process group `pgid` (tree rooted at `root`) and, when
+    /// given, the server's cgroup, pinned to `cpus`.
+    pub fn start(
+        pgid: i32,
+        root: i32,
+        control: Arc<Control>,
+        cpus: Vec<usize>,
+        cgroup: Option<CgroupReader>,
+    ) -> Sampler {
+        Sampler::start_with(pgid, root, move || control.is_measuring(), cpus, cgroup)
+    }
+
+    fn start_with(
+        pgid: i32,
+        root: i32,
+        measuring: impl Fn() -> bool + Send + 'static,
+        cpus: Vec<usize>,
+        cgroup: Option<CgroupReader>,
+    ) -> Sampler {
+        if let Some(c) = &cgroup {
+            // Best effort: without a reset (v2) the peak is the lifetime's.
+            let _ = c.reset_peak();
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let _ = shootout_engine::affinity::pin_current_thread(&cpus);
             let mut usage = LoadUsage::default();
-            let mut base: Option<f64> = None;
+            let mut base: Option<Base> = None;
             let mut tick = 0u64;
             loop {
                 let done = flag.load(Ordering::Relaxed);
@@ -56,8 +101,11 @@ impl Sampler {
                 // CPU baseline is taken within a few milliseconds of it.
                 let next = std::time::Instant::now() + PERIOD;
                 while base.is_none() && std::time::Instant::now() < next {
-                    if control.is_measuring() || flag.load(Ordering::Relaxed) {
-                        base = Some(procfs::cpu_seconds_precise(pgid, root));
+                    if measuring() || flag.load(Ordering::Relaxed) {
+                        base = Some(Base {
+                            proc_s: procfs::cpu_seconds_precise(pgid, root),
+                            cgroup: read_cgroup(cgroup.as_ref()),
+                        });
                         break;
                     }
                     std::thread::sleep(Duration::from_millis(2));
@@ -68,7 +116,14 @@ impl Sampler {
                 }
             }
             let end = procfs::cpu_seconds_precise(pgid, root);
-            usage.cpu_s = (end - base.unwrap_or(end)).max(0.0);
+            usage.cpu_s = (end - base.map_or(end, |b| b.proc_s)).max(0.0);
+            let group_end = read_cgroup(cgroup.as_ref());
+            if let (Some(before), Some(after)) = (base.and_then(|b| b.cgroup), group_end) {
+                let delta = after.since(&before);
+                usage.cpu_s = delta.cpu.as_secs_f64();
+                usage.cpu_from_cgroup = true;
+                usage.cgroup_memory_peak_bytes = delta.memory_peak;
+            }
             usage
         });
         Sampler { stop, handle }
@@ -78,5 +133,88 @@ impl Sampler {
     pub fn finish(self) -> LoadUsage {
         self.stop.store(true, Ordering::Relaxed);
         self.handle.join().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shootout_servers::{Server, Target, Toolchain};
+    use std::path::Path;
+    use std::time::Instant;
+
+    fn fake(dir: &Path, run: &str) -> Target {
+        Target {
+            name: "busy".into(),
+            language: "sh".into(),
+            framework: "none".into(),
+            description: String::new(),
+            toolchain: Toolchain::Python3,
+            build: vec![],
+            run: run.into(),
+            ready: "/".into(),
+            footprint: vec![],
+            inputs: vec![],
+            sync_workers: None,
+            dir: dir.to_path_buf(),
+            root: dir.to_path_buf(),
+        }
+    }
+
+    /// The user + system seconds a shell's `times` printed for itself
+    /// (first line, like `0m0.52s 0m0.10s`).
+    fn shell_times_s(text: &str) -> f64 {
+        let line = text.lines().next().unwrap_or("");
+        line.split_whitespace()
+            .map(|t| {
+                let (m, s) = t.trim_end_matches('s').split_once('m').unwrap();
+                m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
+            })
+            .sum()
+    }
+
+    /// A worker that burns CPU, is orphaned (its parent exits at once) and
+    /// exits before the load ends: init reaps it, so no process of the
+    /// server's tree holds its time any more and the `/proc` sample loses
+    /// it; the group's counter keeps it.
+    #[test]
+    fn cpu_of_an_orphaned_exited_worker_comes_from_the_cgroup() {
+        let dir = std::env::temp_dir().join(format!("shootout-sampler-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let times = dir.join("worker.times");
+        let _ = std::fs::remove_file(&times);
+        let run = format!(
+            "(sh -c 'sleep 0.3; i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; times > \"{}\"' &); exec sleep 60",
+            times.display()
+        );
+        let port = shootout_servers::free_port().unwrap();
+        let mut server = Server::start(&fake(&dir, &run), port, &dir.join("s.log")).unwrap();
+        let Some(reader) = server.cgroup_reader() else {
+            let why = server.cgroup_unavailable().unwrap();
+            assert!(why.is_unavailable(), "cgroups usable but failed: {why}");
+            println!("SKIP cpu_of_an_orphaned_exited_worker_comes_from_the_cgroup: {why}");
+            return;
+        };
+        let (pgid, pid) = (server.pgid(), server.pid());
+        let sampler = Sampler::start_with(pgid, pid as i32, || true, vec![], Some(reader));
+        let t0 = Instant::now();
+        let text = loop {
+            let text = std::fs::read_to_string(&times).unwrap_or_default();
+            if text.lines().count() >= 2 || t0.elapsed() > Duration::from_secs(20) {
+                break text;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        let usage = sampler.finish();
+        server.stop();
+        let _ = std::fs::remove_dir_all(&dir);
+        let worker = shell_times_s(&text);
+        assert!(worker > 0.1, "the worker never ran: {text:?}");
+        assert!(usage.cpu_from_cgroup, "{usage:?}");
+        // `times` has 10 ms resolution; the rest is the shells and sleeps.
+        assert!(usage.cpu_s >= worker - 0.03, "{usage:?} < {worker} s");
+        assert!(usage.cpu_s < worker + 0.5, "{usage:?} vs {worker} s");
+        assert!(usage.cgroup_memory_peak_bytes.unwrap_or(0) > 0, "{usage:?}");
     }
 }

@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod build;
+pub mod cgroup;
 pub mod database;
 pub mod http;
 pub mod lifeline;
@@ -19,6 +20,7 @@ pub mod toolchain;
 pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
+pub use cgroup::CgroupReader;
 pub use database::DatabaseAccess;
 pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,

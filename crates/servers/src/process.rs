@@ -1,8 +1,10 @@
 //! The lifecycle of a running reference server: pick a free port, start the
 //! target's `run` command in its own process group with its output in a log,
 //! wait until it answers, and stop the whole group (SIGTERM, 5 s grace,
-//! SIGKILL), reporting whether anything survived. A process-wide registry of
-//! live groups lets a Ctrl-C handler kill every server this process started;
+//! SIGKILL), reporting whether anything survived. Each start also runs in a
+//! cgroup of its own where one can be made ([`crate::cgroup`]), removed when
+//! the server stops. A process-wide registry of live servers lets a Ctrl-C
+//! handler kill every server this process started and remove its groups;
 //! [`crate::lifeline`] makes sure they die with this process too.
 
 use std::collections::BTreeSet;
@@ -11,34 +13,34 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::cgroup;
 use crate::http;
 use crate::lifeline::{spawn_tied, Watchdog};
 use crate::manifest::Target;
 use crate::tail::log_tail;
+use shootout_cgroup::{CgroupError, Counters, Group};
 
 /// How long a server gets between SIGTERM and SIGKILL (SPEC.md, Startup).
 pub const GRACE: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(50);
 
-/// Process groups started by this process and not yet stopped.
-static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
-
-fn registry() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
-    // A panic elsewhere while holding the lock must not stop the cleanup.
-    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// SIGKILLs every live server group this process started; returns how many.
+/// SIGKILLs every live server group this process started and removes their
+/// cgroups (killing whatever escaped the process group); returns how many.
 /// Meant for a Ctrl-C handler running on an ordinary thread.
 pub fn kill_all_servers() -> usize {
-    let groups = std::mem::take(&mut *registry());
-    for &pgid in &groups {
-        signal_group(pgid, libc::SIGKILL);
+    let servers = cgroup::take_all();
+    for (pgid, _) in &servers {
+        signal_group(*pgid, libc::SIGKILL);
     }
-    groups.len()
+    let count = servers.len();
+    for group in servers.into_iter().filter_map(|(_, g)| g) {
+        // Best effort while stopping everything; a failed removal leaves a
+        // folder that the next shootout's sweep removes.
+        let _ = group.remove();
+    }
+    count
 }
 
 /// A port that was free a moment ago on 127.0.0.1 (bound, read, released).
@@ -56,8 +58,12 @@ pub struct StopReport {
     pub took: Duration,
     /// The exit status of the started process, once reaped.
     pub status: Option<ExitStatus>,
-    /// Processes of the group still alive after SIGKILL.
+    /// Processes of the group still alive after SIGKILL, or a cgroup that
+    /// could not be emptied and removed.
     pub leftovers: bool,
+    /// Why the server's cgroup could not be removed (None: removed, or the
+    /// server had none).
+    pub cgroup_removal: Option<String>,
 }
 
 /// Why a server could not be started or never became ready.
@@ -112,6 +118,8 @@ pub struct Server {
     ready: String,
     log: PathBuf,
     stopped: bool,
+    /// Why this start has no cgroup (None: it has one).
+    no_cgroup: Option<CgroupError>,
 }
 
 /// How many CPUs a server is given (targets/SPEC.md `SERVER_CPUS`): the
@@ -174,6 +182,8 @@ impl Server {
             .stdout(out)
             .stderr(err)
             .process_group(0);
+        let (group, no_cgroup) = enter_cgroup(&target.name, &mut cmd);
+        // On error `group` drops here, which removes it.
         let mut child = spawn_tied(cmd, cpus).map_err(|source| StartError::Spawn {
             target: target.name.clone(),
             run: target.run.clone(),
@@ -192,7 +202,7 @@ impl Server {
                 });
             }
         };
-        registry().insert(pgid);
+        cgroup::register(pgid, group);
         Ok(Server {
             name: target.name.clone(),
             child,
@@ -202,7 +212,48 @@ impl Server {
             ready: target.ready.clone(),
             log: log.to_path_buf(),
             stopped: false,
+            no_cgroup,
         })
+    }
+
+    /// Why this server runs without a cgroup of its own (not root, a
+    /// read-only cgroupfs, a missing controller, ...); None when it has one.
+    /// One line, for the caller to say why it samples `/proc` instead.
+    pub fn cgroup_unavailable(&self) -> Option<&CgroupError> {
+        self.no_cgroup.as_ref()
+    }
+
+    /// The server's cgroup folders (one per hierarchy on v1, one on v2);
+    /// empty when it has none or it is already removed.
+    pub fn cgroup_paths(&self) -> Vec<PathBuf> {
+        cgroup::with_group(self.pgid, |g| {
+            g.paths().into_iter().map(Path::to_path_buf).collect()
+        })
+        .unwrap_or_default()
+    }
+
+    /// A handle on the server's cgroup for another thread; None when it
+    /// has none.
+    pub fn cgroup_reader(&self) -> Option<cgroup::CgroupReader> {
+        cgroup::with_group(self.pgid, |_| cgroup::CgroupReader { pgid: self.pgid })
+    }
+
+    /// The processes now in the server's cgroup; None when it has none.
+    pub fn cgroup_pids(&self) -> Option<Result<Vec<u32>, CgroupError>> {
+        cgroup::with_group(self.pgid, Group::pids)
+    }
+
+    /// The kernel's counters of the server's cgroup (CPU time of every
+    /// process it ever ran, throttling, peak memory, OOM kills); None when
+    /// it has none.
+    pub fn cgroup_counters(&self) -> Option<Result<Counters, CgroupError>> {
+        cgroup::with_group(self.pgid, Group::counters)
+    }
+
+    /// Restarts the cgroup's memory high-water mark (v1; see
+    /// [`Group::reset_peak`]); None when the server has no cgroup.
+    pub fn reset_cgroup_peak(&self) -> Option<Result<bool, CgroupError>> {
+        cgroup::with_group(self.pgid, Group::reset_peak)
     }
 
     pub fn pid(&self) -> u32 {
@@ -274,13 +325,15 @@ impl Server {
             status = self.child.wait().ok();
         }
         self.stopped = true;
-        registry().remove(&self.pgid);
+        // Removing the cgroup kills what left the process group (setsid).
+        let (_, removal) = cgroup::release(self.pgid);
         self.dismiss_watchdog();
         StopReport {
             graceful,
             took: start.elapsed(),
             status,
-            leftovers: group_alive(self.pgid),
+            leftovers: group_alive(self.pgid) || removal.is_some(),
+            cgroup_removal: removal.map(|e| e.to_string()),
         }
     }
 
@@ -313,9 +366,22 @@ impl Drop for Server {
         if !self.stopped {
             signal_group(self.pgid, libc::SIGKILL);
             let _ = self.child.wait();
-            registry().remove(&self.pgid);
+            let _ = cgroup::release(self.pgid);
             self.dismiss_watchdog();
         }
+    }
+}
+
+/// Makes the start's cgroup and has `cmd` enter it before exec, so every
+/// process the server forks is born inside; or says why there is none.
+fn enter_cgroup(target: &str, cmd: &mut Command) -> (Option<Group>, Option<CgroupError>) {
+    let made = cgroup::make(target).and_then(|g| g.attacher().map(|a| (g, a)));
+    match made {
+        Ok((group, attacher)) => {
+            attacher.install(cmd);
+            (Some(group), None)
+        }
+        Err(e) => (None, Some(e)),
     }
 }
 
@@ -365,6 +431,7 @@ mod tests {
     use super::*;
     use crate::tempdir;
     use crate::toolchain::Toolchain;
+    use std::sync::Mutex;
 
     /// kill_all_servers touches every group in the registry, so the tests
     /// that start servers take turns.
@@ -472,5 +539,111 @@ mod tests {
         std::thread::sleep(Duration::from_millis(100));
         drop(server);
         assert!(!group_alive(pgid));
+    }
+
+    /// The server's cgroup, or None after a SKIP line where none can be
+    /// made here; a group that should work but failed fails the test.
+    fn cgroup_or_skip(server: &Server, test: &str) -> Option<Vec<PathBuf>> {
+        if let Some(why) = server.cgroup_unavailable() {
+            assert!(why.is_unavailable(), "cgroups usable but failed: {why}");
+            println!("SKIP {test}: {why}");
+            return None;
+        }
+        let paths = server.cgroup_paths();
+        assert!(!paths.is_empty() && paths.iter().all(|p| p.is_dir()));
+        Some(paths)
+    }
+
+    /// The processes of `pids` outside the server's process group.
+    fn escaped(server: &Server, pids: &[u32]) -> Vec<u32> {
+        pids.iter()
+            .copied()
+            // SAFETY: getpgid(2) has no memory-safety preconditions.
+            .filter(|&p| unsafe { libc::getpgid(p as i32) } != server.pgid())
+            .collect()
+    }
+
+    /// Polls the group until it holds `n` processes, one of them out of
+    /// the process group (its `setsid` has run), or 5 s pass.
+    fn pids_when(server: &Server, n: usize) -> Vec<u32> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let pids = server.cgroup_pids().unwrap().unwrap();
+            let settled = pids.len() == n && escaped(server, &pids).len() == 1;
+            if settled || Instant::now() > deadline {
+                return pids;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn alive(pid: u32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next());
+        matches!(state, Some(s) if s != "Z" && s != "X")
+    }
+
+    fn gone_soon(pid: u32) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while alive(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !alive(pid)
+    }
+
+    #[test]
+    fn a_server_tree_runs_in_its_own_cgroup_removed_at_stop() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        // One worker leaves the process group (a new session): the process
+        // group kill misses it, only the cgroup catches it.
+        let t = target(dir.path(), "setsid sleep 60 & sleep 60 & wait");
+        let mut server =
+            Server::start(&t, free_port().unwrap(), &dir.path().join("s.log")).unwrap();
+        let Some(paths) = cgroup_or_skip(&server, "a_server_tree_runs_in_its_own_cgroup") else {
+            server.stop();
+            return;
+        };
+        let pids = pids_when(&server, 3);
+        assert_eq!(pids.len(), 3, "sh and two sleeps: {pids:?}");
+        assert!(pids.contains(&server.pid()), "{pids:?}");
+        assert!(!pids.contains(&std::process::id()), "{pids:?}");
+        let escaped = escaped(&server, &pids);
+        assert_eq!(escaped.len(), 1, "{pids:?}");
+        let report = server.stop();
+        assert!(!report.leftovers, "{report:?}");
+        assert!(report.cgroup_removal.is_none(), "{report:?}");
+        assert!(gone_soon(escaped[0]), "pid {} survived", escaped[0]);
+        for p in &paths {
+            assert!(!p.exists(), "{} left behind", p.display());
+        }
+        assert!(server.cgroup_paths().is_empty());
+    }
+
+    #[test]
+    fn drop_and_kill_all_remove_cgroups() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        let t = target(dir.path(), "setsid sleep 60 & exec sleep 60");
+        let server = Server::start(&t, free_port().unwrap(), &dir.path().join("a.log")).unwrap();
+        let Some(paths) = cgroup_or_skip(&server, "drop_and_kill_all_remove_cgroups") else {
+            return;
+        };
+        let pids = pids_when(&server, 2);
+        assert_eq!(escaped(&server, &pids).len(), 1, "{pids:?}");
+        drop(server);
+        assert!(pids.iter().all(|&p| gone_soon(p)), "{pids:?}");
+        assert!(paths.iter().all(|p| !p.exists()), "{paths:?}");
+
+        let server = Server::start(&t, free_port().unwrap(), &dir.path().join("b.log")).unwrap();
+        let paths = server.cgroup_paths();
+        let pids = pids_when(&server, 2);
+        assert_eq!(escaped(&server, &pids).len(), 1, "{pids:?}");
+        assert!(kill_all_servers() >= 1);
+        assert!(paths.iter().all(|p| !p.exists()), "{paths:?}");
+        assert!(pids.iter().all(|&p| gone_soon(p)), "{pids:?}");
+        drop(server);
     }
 }

@@ -14,10 +14,20 @@ fn p() -> &'static Path {
 #[test]
 fn v2_cpu_stat_in_microseconds() {
     let mut c = Counters::default();
-    v2_cpu(V2_CPU, p(), &mut c).unwrap();
+    v2_cpu(V2_CPU, p(), true, &mut c).unwrap();
     assert_eq!(c.cpu, Duration::from_millis(2500));
     assert_eq!((c.periods, c.throttled_periods), (40, 12));
     assert_eq!(c.throttled, Duration::from_millis(750));
+}
+
+#[test]
+fn v2_cpu_stat_without_the_cpu_controller_is_cpu_time_only() {
+    let mut c = Counters::default();
+    v2_cpu("usage_usec 2500000\nuser_usec 1\nsystem_usec 1\n", p(), false, &mut c).unwrap();
+    assert_eq!(c.cpu, Duration::from_millis(2500));
+    assert_eq!((c.periods, c.throttled_periods), (0, 0));
+    let e = v2_cpu("user_usec 1\n", p(), false, &mut c).unwrap_err();
+    assert!(matches!(e, CgroupError::Malformed { .. }), "{e}");
 }
 
 #[test]
@@ -46,7 +56,7 @@ fn every_parser_refuses_a_malformed_file() {
         "usage_usec -1\nnr_periods 1\nnr_throttled 1\nthrottled_usec 1\n",
     ];
     for t in bad_cpu {
-        let e = v2_cpu(t, p(), &mut c).unwrap_err();
+        let e = v2_cpu(t, p(), true, &mut c).unwrap_err();
         assert!(matches!(e, CgroupError::Malformed { .. }), "{t:?} gave {e}");
         assert!(
             e.to_string().starts_with("/fake/cpu.stat: malformed"),
