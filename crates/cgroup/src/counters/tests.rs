@@ -23,7 +23,13 @@ fn v2_cpu_stat_in_microseconds() {
 #[test]
 fn v2_cpu_stat_without_the_cpu_controller_is_cpu_time_only() {
     let mut c = Counters::default();
-    v2_cpu("usage_usec 2500000\nuser_usec 1\nsystem_usec 1\n", p(), false, &mut c).unwrap();
+    v2_cpu(
+        "usage_usec 2500000\nuser_usec 1\nsystem_usec 1\n",
+        p(),
+        false,
+        &mut c,
+    )
+    .unwrap();
     assert_eq!(c.cpu, Duration::from_millis(2500));
     assert_eq!((c.periods, c.throttled_periods), (0, 0));
     let e = v2_cpu("user_usec 1\n", p(), false, &mut c).unwrap_err();
