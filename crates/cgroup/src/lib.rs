@@ -1,5 +1,5 @@
-//! A process tree in a cgroup of its own: every contestant server (with all
-//! the workers it forks) and the PostgreSQL cluster get one, with an
+//! A process tree in a cgroup of its own: every target's server (with all
+//! the workers it forks) gets one (`shootout_servers::cgroup`), with an
 //! optional budget (a CPU quota in 100 ms periods, a hard memory limit with
 //! swap off, a CPU list), and their CPU time, throttling, peak memory and
 //! OOM kills are read from the kernel's own counters rather than sampled.

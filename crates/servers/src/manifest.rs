@@ -1,7 +1,7 @@
 //! Reading `targets/<name>/target.toml` manifests, finding every target under
 //! a targets directory, and locating that directory in the first place
 //! (flag, `SHOOTOUT_TARGETS`, or a walk up from the working directory).
-//! Manifest errors name the file, the key and the line so a contestant's
+//! Manifest errors name the file, the key and the line so a target's
 //! author can fix them without guessing.
 
 use serde::Deserialize;
@@ -181,7 +181,7 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
 }
 
 /// What `discover` found: loadable targets (sorted by name) and the
-/// manifests that failed, kept apart so one broken contestant does not hide
+/// manifests that failed, kept apart so one broken target does not hide
 /// the others.
 #[derive(Debug, Default)]
 pub struct Discovered {
