@@ -5,7 +5,7 @@
 
 use crate::exit::Outcome;
 use anyhow::Context as _;
-use shootout_store::{RunListing, Store, DEFAULT_DB_PATH};
+use shootout_store::{Store, DEFAULT_DB_PATH};
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -91,34 +91,8 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
         eprintln!("no runs in {}", args.db.display());
         return Ok(Outcome::Ok);
     }
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
-    table.set_header([
-        "id",
-        "study",
-        "when",
-        "status",
-        "host",
-        "targets ok",
-        "measurements",
-    ]);
-    for r in &runs {
-        table.add_row(history_row(r));
-    }
-    println!("{table}");
+    println!("{}", shootout_report::output::history::render(&runs));
     Ok(Outcome::Ok)
-}
-
-fn history_row(r: &RunListing) -> Vec<String> {
-    vec![
-        r.id.to_string(),
-        r.study.clone(),
-        r.started_at.clone(),
-        r.status.to_string(),
-        format!("{} ({} cores)", r.host.hostname, r.host.cores),
-        format!("{}/{}", r.targets_ok, r.targets),
-        r.measurements.to_string(),
-    ]
 }
 
 pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {

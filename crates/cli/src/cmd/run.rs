@@ -8,6 +8,7 @@
 
 use crate::exit::Outcome;
 use crate::run_view::{ProgressMode, RunView};
+use shootout_report::output::studies::StudyRow;
 use shootout_runner::{Interrupt, RunConfig, RunOutcome};
 use shootout_store::{RunStatus, DEFAULT_DB_PATH};
 use shootout_study::{quick_scale, Study, TargetSelection};
@@ -253,16 +254,7 @@ fn database_studies_line(dir: &Path) -> Option<String> {
 pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
     let dir = studies_dir(a.studies_dir.as_deref())?;
     let mut broken = false;
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
-    table.set_header([
-        "study",
-        "targets",
-        "scenarios",
-        "measurements",
-        "estimate",
-        "source",
-    ]);
+    let mut rows = Vec::new();
     for s in shootout_study::discover(&dir)? {
         let s = match s {
             Ok(s) => s,
@@ -287,15 +279,15 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
                 k => format!("{} ×{k}", sc.name),
             })
             .collect();
-        table.add_row([
-            s.name.clone(),
+        rows.push(StudyRow {
+            name: s.name.clone(),
             targets,
-            scenarios.join(", "),
-            est.measurements.to_string(),
-            shootout_runner::schedule::format_eta(est.total_s),
-            s.source.chars().take(60).collect(),
-        ]);
+            scenarios: scenarios.join(", "),
+            measurements: est.measurements,
+            estimate: shootout_runner::schedule::format_eta(est.total_s),
+            source: s.source.clone(),
+        });
     }
-    println!("{table}");
+    println!("{}", shootout_report::output::studies::render(&rows));
     Ok(if broken { Outcome::Failed } else { Outcome::Ok })
 }

@@ -4,8 +4,8 @@
 
 use crate::exit::Outcome;
 use anyhow::{bail, Context};
-use comfy_table::{presets, Cell, Color, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use shootout_report::output::targets::{self as table, StatusCell, StatusTable};
 use shootout_runner::database::POOL_PER_SERVER_CPU;
 use shootout_servers::database::{Cluster, ClusterOptions, DatabaseError};
 use shootout_servers::verify::{verify_target, Column, VerifyOptions, VerifyReport};
@@ -54,26 +54,28 @@ pub struct VerifyArgs {
 
 pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
     let (targets, _) = select(args.targets_dir, &[])?;
-    let mut table = new_table([
+    let header = [
         "name",
         "language",
         "framework",
         "toolchain",
         "present",
         "built",
-    ]);
-    for t in &targets {
-        let present = t.toolchain.is_present();
-        table.add_row(vec![
-            Cell::new(&t.name),
-            Cell::new(&t.language),
-            Cell::new(&t.framework),
-            Cell::new(t.toolchain),
-            yes_no(present),
-            yes_no(shootout_servers::is_built(t)),
-        ]);
-    }
-    println!("{table}");
+    ];
+    let rows = targets
+        .iter()
+        .map(|t| {
+            vec![
+                StatusCell::Text(t.name.clone()),
+                StatusCell::Text(t.language.clone()),
+                StatusCell::Text(t.framework.clone()),
+                StatusCell::Text(t.toolchain.to_string()),
+                StatusCell::YesNo(t.toolchain.is_present()),
+                StatusCell::YesNo(shootout_servers::is_built(t)),
+            ]
+        })
+        .collect();
+    println!("{}", table::render(&status_table(header, rows)));
     Ok(Outcome::Ok)
 }
 
@@ -196,22 +198,24 @@ fn print_verify_table(rows: &[Row]) {
     let header = ["target", "build"]
         .into_iter()
         .chain(Column::ALL.iter().map(|c| c.name()));
-    let mut table = new_table(header);
-    for row in rows {
-        let mut cells = Vec::new();
-        match row {
-            Row::BuildFailed(name, _) => {
-                cells.extend([Cell::new(name), verdict_cell(Some(false))]);
-                cells.extend(Column::ALL.iter().map(|_| Cell::new("-")));
-            }
-            Row::Verified(r, built) => {
-                cells.extend([Cell::new(&r.target), verdict_cell(*built)]);
-                cells.extend(Column::ALL.iter().map(|&c| verdict_cell(r.column(c))));
-            }
-        }
-        table.add_row(cells);
-    }
-    println!("{table}");
+    let cells = rows
+        .iter()
+        .map(|row| {
+            let (name, built) = match row {
+                Row::BuildFailed(name, _) => (name, Some(false)),
+                Row::Verified(r, built) => (&r.target, *built),
+            };
+            let columns = Column::ALL.iter().map(|&c| match row {
+                Row::BuildFailed(..) => StatusCell::Verdict(None),
+                Row::Verified(r, _) => StatusCell::Verdict(r.column(c)),
+            });
+            [StatusCell::Text(name.clone()), StatusCell::Verdict(built)]
+                .into_iter()
+                .chain(columns)
+                .collect()
+        })
+        .collect();
+    println!("{}", table::render(&status_table(header, cells)));
     for row in rows {
         print_reasons(row);
     }
@@ -368,39 +372,13 @@ fn use_color() -> bool {
     crate::term::color_enabled() && std::io::stdout().is_terminal()
 }
 
-fn new_table<I: IntoIterator<Item = S>, S: Into<String>>(header: I) -> Table {
-    let mut table = Table::new();
-    table.load_preset(presets::UTF8_FULL_CONDENSED);
-    if use_color() {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    table.set_header(header.into_iter().map(|h| Cell::new(h.into())));
-    table
-}
-
-fn colored(text: &str, color: Color) -> Cell {
-    let cell = Cell::new(text);
-    if use_color() {
-        cell.fg(color)
-    } else {
-        cell
-    }
-}
-
-fn yes_no(yes: bool) -> Cell {
-    if yes {
-        colored("yes", Color::Green)
-    } else {
-        colored("no", Color::Red)
-    }
-}
-
-fn verdict_cell(verdict: Option<bool>) -> Cell {
-    match verdict {
-        Some(true) => colored("pass", Color::Green),
-        Some(false) => colored("FAIL", Color::Red),
-        None => Cell::new("-"),
+fn status_table<'a>(
+    header: impl IntoIterator<Item = &'a str>,
+    rows: Vec<Vec<StatusCell>>,
+) -> StatusTable {
+    StatusTable {
+        header: header.into_iter().map(String::from).collect(),
+        rows,
+        colour: use_color(),
     }
 }

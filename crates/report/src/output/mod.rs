@@ -1,13 +1,17 @@
 //! The outputs of the single-run commands: one load (`shootout load`), one
 //! capacity search (`shootout capacity`) and a merged sharded load
-//! (`shootout merge`), each as text, JSON, Markdown or CSV. They return
+//! (`shootout merge`), each as text, JSON, Markdown or CSV, and the tables
+//! of `history`, `studies`, `targets` and `verify`. They return
 //! Strings; the CLI prints them. Column names come from the metric
 //! catalogue (`shootout_study::Metric`) and Markdown cells go through
 //! [`crate::escape`], like the study reports'.
 
 pub mod capacity;
+pub mod history;
 pub mod load;
 pub mod merge;
+pub mod studies;
+pub mod targets;
 
 /// Output formats of `shootout load`, `capacity` and `merge` (`-o`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

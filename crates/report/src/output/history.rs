@@ -1,0 +1,80 @@
+//! The table of `shootout history`: one row per stored run, as the store
+//! lists them. Returned as a String; the CLI prints it.
+
+use shootout_store::RunListing;
+
+/// The runs as a Markdown-style table, one row per run, in the order given.
+pub fn render(runs: &[RunListing]) -> String {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
+    table.set_header([
+        "id",
+        "study",
+        "when",
+        "status",
+        "host",
+        "targets ok",
+        "measurements",
+    ]);
+    for r in runs {
+        table.add_row(row(r));
+    }
+    table.to_string()
+}
+
+fn row(r: &RunListing) -> Vec<String> {
+    vec![
+        r.id.to_string(),
+        r.study.clone(),
+        r.started_at.clone(),
+        r.status.to_string(),
+        format!("{} ({} cores)", r.host.hostname, r.host.cores),
+        format!("{}/{}", r.targets_ok, r.targets),
+        r.measurements.to_string(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shootout_store::{Host, RunStatus};
+
+    fn listing(id: i64, status: RunStatus, ok: u64) -> RunListing {
+        RunListing {
+            id,
+            study: "baseline".into(),
+            started_at: "2026-11-25T03:00:00Z".into(),
+            finished_at: None,
+            status,
+            tool_version: "0.1.0".into(),
+            git_commit: None,
+            host: Host {
+                cpu_model: "cpu".into(),
+                cores: 2,
+                mem_total_mib: 1024,
+                kernel: "6.1".into(),
+                hostname: "box".into(),
+            },
+            scale: 1.0,
+            targets: 3,
+            targets_ok: ok,
+            measurements: 12,
+        }
+    }
+
+    #[test]
+    fn one_row_per_run_with_host_and_targets_ok() {
+        let text = render(&[
+            listing(1, RunStatus::Complete, 3),
+            listing(2, RunStatus::Interrupted, 1),
+        ]);
+        let expected = "\
+| id | study    | when                 | status      | host          | targets ok | measurements |
+|----|----------|----------------------|-------------|---------------|------------|--------------|
+| 1  | baseline | 2026-11-25T03:00:00Z | complete    | box (2 cores) | 3/3        | 12           |
+| 2  | baseline | 2026-11-25T03:00:00Z | interrupted | box (2 cores) | 1/3        | 12           |";
+        assert_eq!(text, expected);
+        // A different run gives a different table: the comparison can fail.
+        assert_ne!(render(&[listing(1, RunStatus::Failed, 0)]), expected);
+    }
+}
