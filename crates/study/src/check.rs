@@ -9,13 +9,14 @@ use crate::locator::{Locator, StudyError};
 use crate::metric::Metric;
 use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
+use crate::warmup::{self, Warmup};
 use shootout_contract::spec::MAX_QUERIES;
 use std::time::Duration;
 use toml::Spanned;
 
 /// What a scenario inherits from the study when it does not say.
 pub(crate) struct ScenarioDefaults {
-    pub warmup: Duration,
+    pub warmup: Warmup,
     pub timeout: Duration,
 }
 
@@ -126,7 +127,7 @@ fn scenario(
     let s = raw.get_ref();
     let route = s.name.route();
     let keepalive = s.keepalive.unwrap_or(true);
-    let warmup = s.warmup.map_or(defaults.warmup, |d| d.0);
+    let warmup = warmup::read(at, s.warmup.as_ref(), defaults.warmup)?;
     let capacity = match &s.capacity {
         Some(_) if s.load.is_some() || s.levels.is_some() => {
             return Err(at.at(
@@ -135,7 +136,7 @@ fn scenario(
                 "give either `load`/`levels` or `capacity`, not both",
             ))
         }
-        Some(c) => Some(capacity::check(at, c, warmup, keepalive)?),
+        Some(c) => Some(capacity::check(at, c, warmup.as_fixed(), keepalive)?),
         None => None,
     };
     let levels = load_tables(at, raw)?

@@ -218,7 +218,7 @@ pub fn auto_label(load: &Load, stop: &Stop) -> String {
     }
 }
 
-fn format_secs(s: f64) -> String {
+pub(crate) fn format_secs(s: f64) -> String {
     if s >= 1.0 && (s - s.round()).abs() < 1e-9 {
         format!("{}s", s.round() as u64)
     } else if s >= 1.0 {

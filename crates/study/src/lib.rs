@@ -20,6 +20,7 @@ mod model;
 mod published;
 mod raw;
 pub mod scale;
+mod warmup;
 
 pub use capacity::Capacity;
 pub use level::{auto_label, Level};
@@ -28,13 +29,15 @@ pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use raw::{Order, Restart};
 pub use scale::{quick_scale, Estimate};
+pub use warmup::{Warmup, STEADY_WINDOWS};
 
 use locator::Locator;
 use raw::RawStudy;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const DEFAULT_WARMUP: Duration = Duration::from_secs(2);
+/// A study's warm-up when it gives none: until steady (docs/steady-state.md).
+const DEFAULT_WARMUP: Warmup = Warmup::AUTO;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Reads and validates a study file.
@@ -61,7 +64,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let metrics = check::metrics(&at, &raw.metrics)?;
     let db_pool_size = check::at_least_one(&at, raw.db_pool_size.as_ref(), "db_pool_size")?;
     let defaults = check::ScenarioDefaults {
-        warmup: raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0),
+        warmup: warmup::read(&at, raw.warmup.as_ref(), DEFAULT_WARMUP)?,
         timeout: raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0),
     };
     let scenarios = check::scenarios(&at, &raw.scenario, &defaults)?;
@@ -106,3 +109,5 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
 mod capacity_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod warmup_tests;

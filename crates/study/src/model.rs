@@ -7,6 +7,7 @@ use crate::capacity::Capacity;
 use crate::level::Level;
 use crate::metric::Metric;
 use crate::raw::{Order, Restart};
+use crate::warmup::Warmup;
 use serde::Serialize;
 use shootout_contract::spec::ScenarioName;
 use std::collections::BTreeMap;
@@ -39,8 +40,8 @@ pub struct Scenario {
     pub method: String,
     pub path: String,
     pub body: Vec<u8>,
-    /// Warm-up before every level.
-    pub warmup: Duration,
+    /// Warm-up before every level (fixed or until steady).
+    pub warmup: Warmup,
     pub timeout: Duration,
     /// Empty for a capacity search.
     pub levels: Vec<Level>,

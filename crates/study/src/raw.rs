@@ -11,6 +11,8 @@ use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
 
+use crate::warmup::RawWarmup;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawStudy {
@@ -25,7 +27,7 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
-    pub warmup: Option<Dur>,
+    pub warmup: Option<Spanned<RawWarmup>>,
     #[serde(default)]
     pub timeout: Option<Dur>,
     #[serde(default)]
@@ -90,7 +92,7 @@ pub(super) struct RawScenario {
     pub path: Option<Spanned<String>>,
     pub body: Option<String>,
     pub keepalive: Option<bool>,
-    pub warmup: Option<Dur>,
+    pub warmup: Option<Spanned<RawWarmup>>,
     pub timeout: Option<Dur>,
     pub load: Option<Spanned<RawLoad>>,
     pub levels: Option<Vec<Spanned<RawLoad>>>,

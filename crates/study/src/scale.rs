@@ -74,9 +74,7 @@ impl Study {
         }
         s.repetitions = ((self.repetitions as f64 * f).round() as u32).max(1);
         for sc in &mut s.scenarios {
-            if !sc.warmup.is_zero() {
-                sc.warmup = scale_dur(sc.warmup, f, 0.25);
-            }
+            sc.warmup = sc.warmup.scaled(f);
             for level in &mut sc.levels {
                 scale_level(level, f);
             }
@@ -108,7 +106,7 @@ impl Study {
             for level in &sc.levels {
                 measurements += 1;
                 per_rep_load +=
-                    sc.warmup.as_secs_f64() + level_seconds(level, sc.name.nominal_service_s());
+                    sc.warmup.expected().as_secs_f64() + level_seconds(level, sc.name.nominal_service_s());
             }
             // A search counts as one measurement; its levels run back to back.
             if let Some(c) = &sc.capacity {

@@ -89,7 +89,7 @@ fn minimal_study_gets_defaults() {
     assert_eq!(s.order, Order::Rotate);
     assert_eq!(s.restart, Restart::PerScenario);
     assert_eq!(s.cpus, CpuSplit::Auto);
-    assert_eq!(s.scenarios[0].warmup, Duration::from_secs(2));
+    assert_eq!(s.scenarios[0].warmup, Warmup::AUTO, "studies warm up until steady");
     assert_eq!(s.scenarios[0].levels[0].label, "c=2 1s");
     assert!(s.scenarios[0].levels[0].keepalive);
     assert_eq!(s.text, MINIMAL);
@@ -247,7 +247,10 @@ fn scaling_shrinks_with_floors() {
         Some(100),
         "floor: 100 requests"
     );
-    assert_eq!(q.scenarios[0].warmup, Duration::from_millis(250));
+    assert_eq!(
+        q.scenarios[0].warmup,
+        Warmup::Fixed(Duration::from_millis(250))
+    );
     // Counted loads get a time cap when scaled.
     assert_eq!(
         q.scenarios[0].levels[0].stop().duration,

@@ -70,7 +70,10 @@ fn check(text: &str) -> Result<(), TestCaseError> {
 /// valid engine plan (as `measure::plan_for` builds it) within the limits.
 fn check_runnable(s: &study::Study) -> Result<(), TestCaseError> {
     for sc in &s.scenarios {
-        prop_assert!(sc.warmup <= MAX_DURATION && sc.timeout <= MAX_DURATION);
+        prop_assert!(sc.warmup.expected() <= MAX_DURATION && sc.timeout <= MAX_DURATION);
+        if let study::Warmup::Auto { window, max } = sc.warmup {
+            prop_assert!(max <= MAX_DURATION && max >= window * study::STEADY_WINDOWS);
+        }
         prop_assert!(sc.path.starts_with('/'), "accepted path {:?}", sc.path);
         let url = format!("http://127.0.0.1:1{}", sc.path);
         let endpoint = Endpoint::parse(&url)
@@ -96,7 +99,7 @@ fn check_runnable(s: &study::Study) -> Result<(), TestCaseError> {
                     headers: Vec::new(),
                     body: sc.body.clone(),
                 })
-                .warmup(sc.warmup)
+                .warmup(sc.warmup.engine())
                 .timeout(sc.timeout)
                 .threads(s.threads.unwrap_or(1))
                 .keepalive(level.keepalive)

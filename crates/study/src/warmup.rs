@@ -1,0 +1,224 @@
+//! How a scenario warms up before each level ([`Warmup`]): for a fixed
+//! time (`warmup = "2s"`, the engine's own warm-up inside the measured
+//! plan), or until the server is steady (`warmup = "auto"`, or
+//! `warmup = { window = "500ms", max = "30s" }`): the runner loads it in
+//! windows and stops when `shootout_steady::Rule` says so, or at `max`
+//! (docs/steady-state.md). This is the one definition the runner, the
+//! scaler and the estimates read. Also the raw TOML form and its checks.
+
+use crate::locator::{KeyError, Locator, StudyError};
+use crate::raw::Dur;
+use crate::level::format_secs;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Duration;
+use toml::Spanned;
+
+/// Windows the steady-state rule judges together (`shootout_steady::Rule`'s
+/// `windows`): a steady server leaves auto warm-up after this many.
+pub const STEADY_WINDOWS: u32 = 5;
+/// `warmup = "auto"`: one-second windows, capped at a minute (the issue's
+/// and docs/steady-state.md's defaults).
+pub const AUTO_WINDOW: Duration = Duration::from_secs(1);
+pub const AUTO_MAX: Duration = Duration::from_secs(60);
+/// The shortest window a study may give: shorter ones hold too few
+/// requests of a slow route to judge a throughput.
+pub const MIN_WINDOW: Duration = Duration::from_millis(100);
+/// The shortest window `--quick`/`--scale` shrink to.
+pub const SCALED_WINDOW_FLOOR: Duration = Duration::from_millis(250);
+
+/// A scenario's warm-up before each of its levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Warmup {
+    /// Load for this long inside the measured plan, not counted.
+    Fixed(Duration),
+    /// Load in windows of `window` until the server is steady, at most
+    /// `max` (then the measurement is flagged "not steady").
+    Auto { window: Duration, max: Duration },
+}
+
+impl Warmup {
+    /// `warmup = "auto"`.
+    pub const AUTO: Warmup = Warmup::Auto {
+        window: AUTO_WINDOW,
+        max: AUTO_MAX,
+    };
+
+    /// The warm-up the engine runs inside the measured plan: the fixed
+    /// duration, or none after an auto warm-up (which ran before).
+    pub fn engine(&self) -> Duration {
+        match *self {
+            Warmup::Fixed(d) => d,
+            Warmup::Auto { .. } => Duration::ZERO,
+        }
+    }
+
+    /// What to expect for estimates and ETAs: the fixed duration, or a
+    /// steady server's [`STEADY_WINDOWS`] windows.
+    pub fn expected(&self) -> Duration {
+        match *self {
+            Warmup::Fixed(d) => d,
+            Warmup::Auto { window, max } => (window * STEADY_WINDOWS).min(max),
+        }
+    }
+
+    /// The fixed warm-up a capacity search uses before each of its levels:
+    /// a search runs a dozen levels, so it takes the auto form's expected
+    /// (steady) length rather than waiting for steadiness at each.
+    pub fn as_fixed(&self) -> Duration {
+        self.expected()
+    }
+
+    /// The most windows an auto warm-up runs (`max / window`, at least
+    /// [`STEADY_WINDOWS`]); 0 for a fixed one.
+    pub fn cap_windows(&self) -> u32 {
+        match *self {
+            Warmup::Fixed(_) => 0,
+            Warmup::Auto { window, max } => {
+                let n = (max.as_secs_f64() / window.as_secs_f64() + 1e-9).floor();
+                (n as u32).max(STEADY_WINDOWS)
+            }
+        }
+    }
+
+    /// Shrunk by `f` for `--scale`/`--quick`: a fixed warm-up to at least
+    /// 0.25 s, a window to at least [`SCALED_WINDOW_FLOOR`] (never longer
+    /// than written), and the cap by `f` but never under
+    /// [`STEADY_WINDOWS`] windows.
+    pub fn scaled(&self, f: f64) -> Warmup {
+        let shrink = |d: Duration, floor: Duration| {
+            Duration::from_secs_f64((d.as_secs_f64() * f).max(floor.min(d).as_secs_f64()))
+        };
+        match *self {
+            Warmup::Fixed(d) if d.is_zero() => *self,
+            Warmup::Fixed(d) => Warmup::Fixed(shrink(d, Duration::from_millis(250))),
+            Warmup::Auto { window, max } => {
+                let window = shrink(window, SCALED_WINDOW_FLOOR);
+                let max = shrink(max, Duration::ZERO).max(window * STEADY_WINDOWS);
+                Warmup::Auto { window, max }
+            }
+        }
+    }
+
+    /// `2s`, `auto`, `auto (500ms windows, ≤30s)`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Warmup::Fixed(d) => shown(d),
+            Warmup::Auto { .. } if *self == Warmup::AUTO => "auto".to_string(),
+            Warmup::Auto { window, max } => format!(
+                "auto ({} windows, ≤{})",
+                shown(window),
+                shown(max)
+            ),
+        }
+    }
+}
+
+/// `warmup` as written: a duration, `"auto"`, or `{ window, max }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawWarmup {
+    Fixed(Duration),
+    Auto {
+        window: Option<Duration>,
+        max: Option<Duration>,
+    },
+}
+
+impl<'de> Deserialize<'de> for RawWarmup {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawWarmup, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawWarmup;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a duration such as \"2s\", \"auto\", or { window = \"500ms\", max = \"30s\" }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawWarmup, E> {
+                if v == "auto" {
+                    return Ok(RawWarmup::Auto {
+                        window: None,
+                        max: None,
+                    });
+                }
+                fixed(Dur::deserialize(de::value::StrDeserializer::<E>::new(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::I64Deserializer::<E>::new(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::U64Deserializer::<E>::new(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::F64Deserializer::<E>::new(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawWarmup, A::Error> {
+                let (mut window, mut max) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "window" => &mut window,
+                        "max" => &mut max,
+                        other => return Err(de::Error::unknown_field(other, &["window", "max"])),
+                    };
+                    *slot = Some(map.next_value::<Dur>()?.0);
+                }
+                Ok(RawWarmup::Auto { window, max })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `2s`, `500ms`: as level labels write durations.
+fn shown(d: Duration) -> String {
+    format_secs(d.as_secs_f64())
+}
+
+fn fixed<E>(d: Result<Dur, E>) -> Result<RawWarmup, E> {
+    d.map(|d| RawWarmup::Fixed(d.0))
+}
+
+/// Checks a written warm-up: a window of at least [`MIN_WINDOW`] and a cap
+/// of at least [`STEADY_WINDOWS`] windows.
+pub(crate) fn check(raw: RawWarmup) -> Result<Warmup, KeyError> {
+    let (window, max) = match raw {
+        RawWarmup::Fixed(d) => return Ok(Warmup::Fixed(d)),
+        RawWarmup::Auto { window, max } => (window.unwrap_or(AUTO_WINDOW), max),
+    };
+    if window < MIN_WINDOW {
+        return Err(KeyError::new(
+            "warmup.window",
+            format!(
+                "{} is under {}: a window must hold enough requests to judge",
+                shown(window),
+                shown(MIN_WINDOW)
+            ),
+        ));
+    }
+    let max = max.unwrap_or(AUTO_MAX.max(window * STEADY_WINDOWS));
+    if max < window * STEADY_WINDOWS {
+        return Err(KeyError::new(
+            "warmup.max",
+            format!(
+                "{} is under {STEADY_WINDOWS} windows of {} (the steady-state rule judges {STEADY_WINDOWS} together)",
+                shown(max),
+                shown(window)
+            ),
+        ));
+    }
+    Ok(Warmup::Auto { window, max })
+}
+
+/// [`check`] a spanned `warmup`, or `default` when absent; errors at its line.
+pub(crate) fn read(
+    at: &Locator<'_>,
+    raw: Option<&Spanned<RawWarmup>>,
+    default: Warmup,
+) -> Result<Warmup, StudyError> {
+    match raw {
+        None => Ok(default),
+        Some(w) => check(*w.get_ref()).map_err(|e| at.error(Some(w.span()), Some(&e.key), e.message)),
+    }
+}
