@@ -322,6 +322,8 @@ pub(crate) fn measurement(
         startup_s: 0.05,
         db_cpu_s: None,
         db_rss_peak_mib: None,
+        warmup_s: None,
+        steady: None,
     }
 }
 

@@ -132,9 +132,10 @@ impl Store {
             "INSERT OR REPLACE INTO measurements (run_id, target, scenario, level, level_label,
                 repetition, started_at, summary, histogram, histogram_uncorrected, timeline,
                 rss_idle_mib, rss_peak_mib, rss_after_mib, pss_peak_mib, server_cpu_s,
-                req_per_cpu_s, generator_bound, startup_s, db_cpu_s, db_rss_peak_mib)
+                req_per_cpu_s, generator_bound, startup_s, db_cpu_s, db_rss_peak_mib,
+                warmup_s, steady)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?18, ?19, ?20, ?21)",
+                ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             params![
                 run_id,
                 m.target,
@@ -157,6 +158,8 @@ impl Store {
                 m.startup_s,
                 m.db_cpu_s,
                 m.db_rss_peak_mib,
+                m.warmup_s,
+                m.steady,
             ],
         )?;
         Ok(())
@@ -312,7 +315,7 @@ impl Store {
             "SELECT target, scenario, level, level_label, repetition, started_at, summary,
                 histogram, histogram_uncorrected, timeline, rss_idle_mib, rss_peak_mib,
                 rss_after_mib, pss_peak_mib, server_cpu_s, req_per_cpu_s, generator_bound,
-                startup_s, db_cpu_s, db_rss_peak_mib
+                startup_s, db_cpu_s, db_rss_peak_mib, warmup_s, steady
              FROM measurements WHERE run_id = ?1
              ORDER BY target, scenario, level, repetition",
         )?;
@@ -343,6 +346,8 @@ impl Store {
                 startup_s: r.get(17)?,
                 db_cpu_s: r.get(18)?,
                 db_rss_peak_mib: r.get(19)?,
+                warmup_s: r.get(20)?,
+                steady: r.get(21)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -216,6 +216,14 @@ pub struct Measurement {
     /// Database scenarios only: the PostgreSQL tree's peak RSS.
     #[serde(default)]
     pub db_rss_peak_mib: Option<f64>,
+    /// Wall seconds of warm-up before the measured phase (fixed or until
+    /// steady); None in runs recorded before it was kept.
+    #[serde(default)]
+    pub warmup_s: Option<f64>,
+    /// Auto warm-up only: whether the server reached steady state (false:
+    /// the cap ended warm-up, flagged "not steady"); None for a fixed one.
+    #[serde(default)]
+    pub steady: Option<bool>,
 }
 
 /// A run in the history list.

@@ -134,6 +134,13 @@ CREATE TABLE capacity_levels (
 ALTER TABLE run_targets ADD COLUMN description TEXT;
 ALTER TABLE run_targets ADD COLUMN run_command TEXT;
 "#,
+    // 5: each measurement's warm-up: its wall time, and for an auto
+    // (steady-state) warm-up whether the server got steady before the cap.
+    // NULL for everything older (and `steady` for fixed warm-ups).
+    r#"
+ALTER TABLE measurements ADD COLUMN warmup_s REAL;
+ALTER TABLE measurements ADD COLUMN steady INTEGER;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -115,6 +115,8 @@ fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
         startup_s: 0.05,
         db_cpu_s: None,
         db_rss_peak_mib: None,
+        warmup_s: None,
+        steady: None,
     }
 }
 
@@ -358,4 +360,33 @@ fn migrates_a_version_1_database() {
     assert_eq!(data.measurements[0].server_cpu_s, 1.25);
     assert_eq!(data.measurements[0].db_cpu_s, None);
     assert_eq!(data.measurements[0].db_rss_peak_mib, None);
+    assert_eq!(data.measurements[0].warmup_s, None, "not kept then");
+    assert_eq!(data.measurements[0].steady, None);
+}
+
+/// Each warm-up's time and steadiness is written and read back: a fixed
+/// warm-up (no verdict), a steady and a capped auto warm-up.
+#[test]
+fn round_trips_the_warm_up() {
+    let tmp = TempDb::new("warmup");
+    let store = Store::open(tmp.path()).unwrap();
+    let run = store.begin_run(&new_run()).unwrap();
+    let cases = [
+        (Some(2.0), None),
+        (Some(2.5), Some(true)),
+        (Some(30.2), Some(false)),
+    ];
+    for (rep, (warmup_s, steady)) in cases.iter().enumerate() {
+        let mut m = measurement("rust-actix", rep as u32, &[100]);
+        m.warmup_s = *warmup_s;
+        m.steady = *steady;
+        store.record_measurement(run, &m).unwrap();
+    }
+    let data = store.load_run(run).unwrap();
+    let read: Vec<_> = data
+        .measurements
+        .iter()
+        .map(|m| (m.warmup_s, m.steady))
+        .collect();
+    assert_eq!(read, cases);
 }
