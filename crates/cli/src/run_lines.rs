@@ -8,8 +8,8 @@ use shootout_runner::event::{DatabaseEvent, Prepared};
 use shootout_store::Measurement;
 
 /// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
-/// wrong answers (responses that failed the SPEC.md check) and
-/// generator-bound.
+/// wrong answers (responses that failed the SPEC.md check),
+/// generator-bound, and an auto warm-up's length and steadiness.
 pub fn measurement_line(m: &Measurement) -> String {
     let s = &m.summary;
     let mut flags = String::new();
@@ -19,6 +19,12 @@ pub fn measurement_line(m: &Measurement) -> String {
     if m.generator_bound {
         flags.push_str(" (generator-bound)");
     }
+    match (m.steady, m.warmup_s) {
+        (Some(true), Some(w)) => flags.push_str(&format!(" (steady after {w:.1} s)")),
+        (Some(false), Some(w)) => flags.push_str(&format!(" (not steady after {w:.1} s)")),
+        (Some(false), None) => flags.push_str(" (not steady)"),
+        _ => {}
+    }
     format!(
         "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
         s.rps,
@@ -27,6 +33,15 @@ pub fn measurement_line(m: &Measurement) -> String {
         m.rss_peak_mib,
         m.server_cpu_s,
     )
+}
+
+/// `warming up (window 3/60)`, then `warming up (window 7/60, cv 4.2%)`
+/// once the steady-state rule has enough windows to judge.
+pub fn warming_line(window: u32, cap: u32, cv: Option<f64>) -> String {
+    match cv {
+        Some(cv) => format!("warming up (window {window}/{cap}, cv {:.1}%)", cv * 100.0),
+        None => format!("warming up (window {window}/{cap})"),
+    }
 }
 
 /// `8000 req/s under p99<=10ms, error_rate<=0.1% (found, 15 levels)`.

@@ -11,6 +11,7 @@
 
 use crate::run_lines::{
     built_line, capacity_line, database_line, measurement_line, prepared_line, search_line,
+    warming_line,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shootout_capacity::Event as SearchEvent;
@@ -254,6 +255,13 @@ impl Observer for RunView {
                 control,
                 estimate_s,
             } => self.begin(load.to_string(), control.clone(), estimate_s),
+            Event::WarmingUp {
+                load,
+                window,
+                cap,
+                cv,
+                ..
+            } => self.status(format!("{load} · {}", warming_line(window, cap, cv))),
             Event::LoadEnded {
                 estimate_s,
                 measurement,

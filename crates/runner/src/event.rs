@@ -64,6 +64,18 @@ pub enum Event<'a> {
         control: &'a Arc<Control>,
         estimate_s: f64,
     },
+    /// A window of an auto warm-up ended, before the measurement `load`:
+    /// its throughput and, once there are enough windows, the variation of
+    /// the last few (`shootout_steady::Stats::cv`).
+    WarmingUp {
+        load: &'a LoadLabel<'a>,
+        /// 1-based.
+        window: u32,
+        /// The most windows it may run.
+        cap: u32,
+        rps: f64,
+        cv: Option<f64>,
+    },
     /// The measurement in flight ended: committed (`Some`) or dropped.
     LoadEnded {
         estimate_s: f64,

@@ -27,6 +27,7 @@ pub mod procfs;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
+pub mod warmup;
 
 pub use error::{EngineRefusal, SessionError};
 pub use event::{Event, Observer, Silent};

@@ -1,6 +1,7 @@
 //! One session: start a target pinned to the server CPUs, wait until it is
 //! ready (the startup time), let it settle, read its idle memory, then for
-//! each scenario level warm up and load it through the engine while a
+//! each scenario level warm up (for a fixed time inside the measured plan,
+//! or until steady first, [`crate::warmup`]) and load it through the engine while a
 //! sampler watches the whole process tree, settle again, read the
 //! after-memory and hand the measurement over to be committed at once.
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
@@ -13,6 +14,7 @@ use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
+use crate::warmup::{warm_up, WarmedUp};
 use shootout_contract::expect::expect_request;
 use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
 use shootout_servers::{Server, Target};
@@ -179,13 +181,20 @@ fn measure_level(
     }
     ensure_alive(cx, run)?;
     let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;
-    let started_at = shootout_store::now_rfc3339_millis();
-    let loaded = load_sampled(cx, run, step, &plan).inspect_err(|_| {
-        cx.observer.event(&Event::LoadEnded {
-            estimate_s: step.estimate_s,
-            measurement: None,
+    let alive = || ensure_alive(cx, run);
+    let label = step.label(cx);
+    let loaded = warm_up(cx, run.port, &label, step.scenario, step.level, &alive)
+        .and_then(|w| {
+            let started_at = shootout_store::now_rfc3339_millis();
+            load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))
+        })
+        .inspect_err(|_| {
+            cx.observer.event(&Event::LoadEnded {
+                estimate_s: step.estimate_s,
+                measurement: None,
+            });
         });
-    })?;
+    let (warmed, started_at, loaded) = loaded?;
     drain(cx, run, step.scenario);
     sleep_unless_stopped(cx.settle_after, cx.interrupt);
     let after = procfs::sample(run.pgid, run.root, false);
@@ -200,6 +209,7 @@ fn measure_level(
         idle_rss,
         after_rss: after.rss_bytes,
         startup: run.startup,
+        warmed,
     });
     cx.observer.event(&Event::LoadEnded {
         estimate_s: step.estimate_s,
@@ -344,7 +354,7 @@ pub fn plan_for(
         headers,
         body: sc.body.clone(),
     })
-    .warmup(sc.warmup)
+    .warmup(sc.warmup.engine())
     .timeout(sc.timeout)
     .threads(cx.threads)
     .cpus(cx.pinning.generator_cpus.clone())
@@ -372,6 +382,7 @@ struct MeasurementParts<'a> {
     idle_rss: u64,
     after_rss: u64,
     startup: Duration,
+    warmed: WarmedUp,
 }
 
 fn measurement(p: MeasurementParts<'_>) -> Measurement {
@@ -403,6 +414,8 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         startup_s: p.startup.as_secs_f64(),
         db_cpu_s: db_usage.map(|u| u.cpu_s),
         db_rss_peak_mib: db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
+        warmup_s: Some(p.warmed.seconds),
+        steady: p.warmed.steady,
     }
 }
 

@@ -237,7 +237,7 @@ impl Run<'_> {
             .threads
             .unwrap_or(self.pinning.generator_cpus.len().max(1));
         let estimate_of = |sc: &shootout_study::Scenario, l: &shootout_study::Level| {
-            sc.warmup.as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
+            sc.warmup.expected().as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
         };
         for session in &plan {
             if self.interrupt.is_stopped() {
