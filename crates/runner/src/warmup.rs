@@ -13,7 +13,8 @@
 //! engine warm-up, right after the last window.
 
 use crate::error::{EngineRefusal, SessionError};
-use crate::event::{Event, LoadLabel};
+use crate::event::{Event, LoadLabel, Observer};
+use crate::interrupt::Interrupt;
 use crate::measure::{plan_for, SessionContext};
 use shootout_engine::{Control, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
@@ -48,16 +49,58 @@ pub fn warm_up(
             steady: None,
         });
     };
-    let rule = Rule {
-        cap: sc.warmup.cap_windows() as usize,
-        ..Rule::default()
+    let plan =
+        plan_for(cx, sc, &window_level(level, window)?, port).map_err(EngineRefusal::from)?;
+    let windows = Windows {
+        plan: &plan,
+        rule: rule_for(&sc.warmup),
+        interrupt: cx.interrupt,
+        observer: cx.observer,
+        label,
     };
-    let plan = window_plan(cx, port, sc, level, window)?;
+    until_steady(&windows, alive)
+}
+
+/// The steady-state rule of a warm-up: the documented one, capped at the
+/// warm-up's `max / window` windows.
+pub fn rule_for(w: &Warmup) -> Rule {
+    Rule {
+        cap: w.cap_windows() as usize,
+        ..Rule::default()
+    }
+}
+
+/// What an auto warm-up runs and tells.
+pub struct Windows<'a> {
+    /// One window's load ([`window_level`]), with no warm-up of its own.
+    pub plan: &'a Plan,
+    pub rule: Rule,
+    pub interrupt: &'a Interrupt,
+    pub observer: &'a dyn Observer,
+    pub label: &'a LoadLabel<'a>,
+}
+
+impl std::fmt::Debug for Windows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Windows")
+            .field("rule", &self.rule)
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs windows until the rule says steady or capped; `alive` is asked
+/// before each (a dead server would otherwise be loaded up to the cap).
+pub fn until_steady(
+    w: &Windows<'_>,
+    alive: &dyn Fn() -> Result<(), SessionError>,
+) -> Result<WarmedUp, SessionError> {
+    let (rule, label) = (w.rule, w.label);
     let started = Instant::now();
     let mut series = Vec::new();
     loop {
         alive()?;
-        series.push(one_window(cx, &plan)?);
+        series.push(one_window(w.interrupt, w.plan)?);
         // The series is finite and non-negative and the rule valid (its
         // cap is at least k), so judging cannot fail; were it to, the
         // server is not known to be steady.
@@ -65,7 +108,7 @@ pub fn warm_up(
             windows: series.len(),
             last: Unsteady::NoThroughput,
         });
-        cx.observer.event(&Event::WarmingUp {
+        w.observer.event(&Event::WarmingUp {
             load: label,
             window: series.len() as u32,
             cap: rule.cap as u32,
@@ -81,16 +124,10 @@ pub fn warm_up(
     }
 }
 
-/// The plan of one warm-up window: the level's request against the same
-/// route, as a closed loop at the level's (peak) connections for `window`,
-/// with no warm-up of its own.
-fn window_plan(
-    cx: &SessionContext<'_>,
-    port: u16,
-    sc: &Scenario,
-    level: &Level,
-    window: Duration,
-) -> Result<Plan, SessionError> {
+/// The level of one warm-up window: the level's request (route, queries,
+/// keep-alive, pipeline) as a closed loop at its (peak) connections for
+/// `window`.
+pub fn window_level(level: &Level, window: Duration) -> Result<Level, EngineRefusal> {
     let load = Load::Closed {
         connections: level.load().max_connections().max(1),
     };
@@ -98,25 +135,23 @@ fn window_plan(
         requests: None,
         duration: Some(window),
     };
-    let workload = Workload::new(load, stop).map_err(EngineRefusal::from)?;
-    let windowed = Level {
-        workload,
+    Ok(Level {
+        workload: Workload::new(load, stop)?,
         ..level.clone()
-    };
-    Ok(plan_for(cx, sc, &windowed, port).map_err(EngineRefusal::from)?)
+    })
 }
 
 /// Runs one window and returns its completed requests per second; the
 /// interrupt can stop it midway.
-fn one_window(cx: &SessionContext<'_>, plan: &Plan) -> Result<f64, SessionError> {
-    if cx.interrupt.is_stopped() {
+fn one_window(interrupt: &Interrupt, plan: &Plan) -> Result<f64, SessionError> {
+    if interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
     let control = Arc::new(Control::new());
-    cx.interrupt.set_control(Some(control.clone()));
+    interrupt.set_control(Some(control.clone()));
     let report = shootout_engine::run(plan, &control);
-    cx.interrupt.set_control(None);
-    if cx.interrupt.is_stopped() {
+    interrupt.set_control(None);
+    if interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
     let s = report.map_err(EngineRefusal::from)?.summary;
@@ -135,3 +170,7 @@ fn cv_of(v: &Verdict) -> Option<f64> {
         Verdict::Warming(u) | Verdict::Capped { last: u, .. } => stats(u),
     }
 }
+
+#[cfg(test)]
+#[path = "warmup_tests.rs"]
+mod tests;

@@ -105,8 +105,8 @@ impl Study {
         for sc in &self.scenarios {
             for level in &sc.levels {
                 measurements += 1;
-                per_rep_load +=
-                    sc.warmup.expected().as_secs_f64() + level_seconds(level, sc.name.nominal_service_s());
+                per_rep_load += sc.warmup.expected().as_secs_f64()
+                    + level_seconds(level, sc.name.nominal_service_s());
             }
             // A search counts as one measurement; its levels run back to back.
             if let Some(c) = &sc.capacity {

@@ -89,7 +89,11 @@ fn minimal_study_gets_defaults() {
     assert_eq!(s.order, Order::Rotate);
     assert_eq!(s.restart, Restart::PerScenario);
     assert_eq!(s.cpus, CpuSplit::Auto);
-    assert_eq!(s.scenarios[0].warmup, Warmup::AUTO, "studies warm up until steady");
+    assert_eq!(
+        s.scenarios[0].warmup,
+        Warmup::AUTO,
+        "studies warm up until steady"
+    );
     assert_eq!(s.scenarios[0].levels[0].label, "c=2 1s");
     assert!(s.scenarios[0].levels[0].keepalive);
     assert_eq!(s.text, MINIMAL);

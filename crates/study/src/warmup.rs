@@ -6,9 +6,9 @@
 //! (docs/steady-state.md). This is the one definition the runner, the
 //! scaler and the estimates read. Also the raw TOML form and its checks.
 
+use crate::level::format_secs;
 use crate::locator::{KeyError, Locator, StudyError};
 use crate::raw::Dur;
-use crate::level::format_secs;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -107,11 +107,9 @@ impl Warmup {
         match *self {
             Warmup::Fixed(d) => shown(d),
             Warmup::Auto { .. } if *self == Warmup::AUTO => "auto".to_string(),
-            Warmup::Auto { window, max } => format!(
-                "auto ({} windows, ≤{})",
-                shown(window),
-                shown(max)
-            ),
+            Warmup::Auto { window, max } => {
+                format!("auto ({} windows, ≤{})", shown(window), shown(max))
+            }
         }
     }
 }
@@ -219,6 +217,8 @@ pub(crate) fn read(
 ) -> Result<Warmup, StudyError> {
     match raw {
         None => Ok(default),
-        Some(w) => check(*w.get_ref()).map_err(|e| at.error(Some(w.span()), Some(&e.key), e.message)),
+        Some(w) => {
+            check(*w.get_ref()).map_err(|e| at.error(Some(w.span()), Some(&e.key), e.message))
+        }
     }
 }

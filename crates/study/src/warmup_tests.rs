@@ -23,7 +23,10 @@ fn study(at_study: &str, at_scenario: &str) -> Result<Study, StudyError> {
 }
 
 fn warmup(at_study: &str, at_scenario: &str) -> Warmup {
-    study(at_study, at_scenario).unwrap_or_else(|e| panic!("{e}")).scenarios[0].warmup
+    study(at_study, at_scenario)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .scenarios[0]
+        .warmup
 }
 
 fn ms(n: u64) -> Duration {
@@ -89,7 +92,13 @@ fn every_form_parses_at_study_and_scenario_level() {
 fn bad_warmups_name_file_line_and_key() {
     let cases = [
         ("warmup = \"often\"", "", 5, "warmup", "often"),
-        ("warmup = { window = \"50ms\" }", "", 5, "warmup.window", "under 100ms"),
+        (
+            "warmup = { window = \"50ms\" }",
+            "",
+            5,
+            "warmup.window",
+            "under 100ms",
+        ),
         (
             "warmup = { window = \"1s\", max = \"4s\" }",
             "",
@@ -97,15 +106,31 @@ fn bad_warmups_name_file_line_and_key() {
             "warmup.max",
             "under 5 windows",
         ),
-        ("", "warmup = { window = \"1s\", max = \"3s\" }", 8, "warmup.max", "under 5"),
-        ("", "warmup = { windows = \"1s\" }", 8, "windows", "unknown field"),
+        (
+            "",
+            "warmup = { window = \"1s\", max = \"3s\" }",
+            8,
+            "warmup.max",
+            "under 5",
+        ),
+        (
+            "",
+            "warmup = { windows = \"1s\" }",
+            8,
+            "windows",
+            "unknown field",
+        ),
         ("", "warmup = { window = \"soon\" }", 8, "window", "soon"),
         ("warmup = -1", "", 5, "warmup", ""),
     ];
     for (s, sc, line, key, words) in cases {
         let e = study(s, sc).unwrap_err();
         assert_eq!(e.file, Path::new("studies/w.toml"));
-        assert_eq!((e.line, e.key.as_deref()), (Some(line), Some(key)), "{s}{sc}: {e}");
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(line), Some(key)),
+            "{s}{sc}: {e}"
+        );
         assert!(e.to_string().contains(words), "{s}{sc}: {e}");
     }
 }

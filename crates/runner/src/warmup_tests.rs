@@ -1,0 +1,204 @@
+//! The auto warm-up loop against real servers on 127.0.0.1: a server that
+//! answers at a constant pace leaves after the rule's five windows and is
+//! steady; one that keeps getting faster is loaded until the cap and is
+//! not; a stop asked for ends warm-up between windows.
+
+use super::*;
+use crate::event::Event;
+use shootout_engine::Endpoint;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// A one-thread-per-connection HTTP/1.1 server whose handler sleeps
+/// `delay(seconds since start)` before each answer: sleeping servers are
+/// bound by their delay, not by the CPU the tests share.
+struct PacedServer {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl PacedServer {
+    fn start(delay: fn(f64) -> Duration) -> PacedServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let t0 = Instant::now();
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((s, _)) => {
+                        let flag = flag.clone();
+                        std::thread::spawn(move || serve(s, t0, delay, &flag));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        PacedServer { port, stop }
+    }
+}
+
+impl Drop for PacedServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn serve(s: TcpStream, t0: Instant, delay: fn(f64) -> Duration, stop: &AtomicBool) {
+    let _ = s.set_nonblocking(false);
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let Ok(mut out) = s.try_clone() else { return };
+    let mut lines = BufReader::new(s);
+    let mut line = String::new();
+    while !stop.load(Ordering::Relaxed) {
+        line.clear();
+        match lines.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) if line == "\r\n" => {
+                std::thread::sleep(delay(t0.elapsed().as_secs_f64()));
+                let reply = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+                if out.write_all(reply).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Collects the warm-up windows it is told about.
+#[derive(Default)]
+struct Seen(Mutex<Vec<(u32, u32, f64, Option<f64>)>>);
+
+impl Observer for Seen {
+    fn event(&self, e: &Event<'_>) {
+        if let Event::WarmingUp {
+            window,
+            cap,
+            rps,
+            cv,
+            ..
+        } = *e
+        {
+            self.0.lock().expect("lock").push((window, cap, rps, cv));
+        }
+    }
+}
+
+const LABEL: LoadLabel<'static> = LoadLabel {
+    repetition: 0,
+    repetitions: 1,
+    target: "paced",
+    scenario: "plaintext",
+    level: "c=8",
+};
+
+/// Warms the server on `port` up with 8 connections in `window` windows, at
+/// most `max`; returns the outcome and the windows seen.
+fn warm(
+    port: u16,
+    window: Duration,
+    max: Duration,
+    interrupt: &Interrupt,
+) -> (
+    Result<WarmedUp, SessionError>,
+    Vec<(u32, u32, f64, Option<f64>)>,
+) {
+    let level = shootout_study::Level {
+        label: "c=8".into(),
+        workload: Workload::new(
+            Load::Closed { connections: 8 },
+            Stop {
+                requests: Some(10),
+                duration: None,
+            },
+        )
+        .expect("workload"),
+        keepalive: true,
+        pipeline: 1,
+        queries: None,
+    };
+    let windowed = window_level(&level, window).expect("window level");
+    assert_eq!(windowed.stop().duration, Some(window), "a timed window");
+    assert_eq!(windowed.stop().requests, None, "not the level's count");
+    let url = format!("http://127.0.0.1:{port}/plaintext");
+    let plan = Plan::builder(Endpoint::parse(&url).expect("url"), windowed.workload)
+        .threads(1)
+        .timeout(Duration::from_secs(2))
+        .build()
+        .expect("plan");
+    let seen = Seen::default();
+    let windows = Windows {
+        plan: &plan,
+        rule: rule_for(&Warmup::Auto { window, max }),
+        interrupt,
+        observer: &seen,
+        label: &LABEL,
+    };
+    let out = until_steady(&windows, &|| Ok(()));
+    (out, seen.0.into_inner().expect("lock"))
+}
+
+/// The load tests run one at a time: each is the other's noise.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+#[test]
+fn a_steady_server_leaves_after_five_windows() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // 8 connections at 4 ms each: about 2000 req/s from the first request.
+    let server = PacedServer::start(|_| Duration::from_millis(4));
+    let window = Duration::from_millis(400);
+    let started = Instant::now();
+    let (out, seen) = warm(server.port, window, window * 60, &Interrupt::new());
+    let out = out.expect("warm-up");
+    eprintln!("steady server: {seen:?}, {out:?}");
+    assert_eq!(out.steady, Some(true), "{seen:?}");
+    let n = seen.len() as u32;
+    // Five on an idle machine; windows slowed by the shared cores may cost
+    // more, but not the cap.
+    assert!((5..60).contains(&n), "{n} windows: {seen:?}");
+    assert_eq!(seen.last().map(|s| s.0), Some(n));
+    assert!(seen.iter().all(|s| s.1 == 60), "the cap is max / window");
+    assert!(seen.iter().take(4).all(|s| s.3.is_none()), "no cv before 5");
+    assert!(seen[n as usize - 1].3.is_some_and(|cv| cv <= 0.03));
+    assert!(seen.iter().all(|s| s.2 > 500.0), "{seen:?}");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(
+        out.seconds >= n as f64 * 0.4 && out.seconds <= wall,
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_server_that_keeps_getting_faster_is_capped_not_steady() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The delay halves every second: throughput doubles, never settles.
+    let server = PacedServer::start(|t| Duration::from_secs_f64(0.008 * 0.5f64.powf(t)));
+    let window = Duration::from_millis(250);
+    let (out, seen) = warm(server.port, window, window * 8, &Interrupt::new());
+    let out = out.expect("warm-up");
+    eprintln!("faster and faster: {seen:?}, {out:?}");
+    assert_eq!(out.steady, Some(false), "{seen:?}");
+    assert_eq!(seen.len(), 8, "loaded until the cap: {seen:?}");
+    assert!(seen[7].2 > seen[0].2 * 2.0, "it did get faster: {seen:?}");
+    assert!(out.seconds >= 8.0 * 0.25, "{out:?}");
+}
+
+#[test]
+fn a_stop_ends_warm_up_between_windows() {
+    let server = PacedServer::start(|_| Duration::from_millis(4));
+    let interrupt = Interrupt::new();
+    interrupt.stop();
+    let (out, seen) = warm(
+        server.port,
+        Duration::from_millis(250),
+        Duration::from_secs(5),
+        &interrupt,
+    );
+    assert!(matches!(out, Err(SessionError::Interrupted)), "{out:?}");
+    assert!(seen.is_empty());
+}
