@@ -33,6 +33,8 @@ pub fn header() -> Vec<&'static str> {
         Metric::ReqPerCpuS.name(),
         "generator_bound",
         Metric::Startup.name(),
+        Metric::WarmupS.name(),
+        "steady",
     ]
 }
 
@@ -95,6 +97,8 @@ fn row(run_id: i64, m: &Measurement) -> Vec<String> {
         f(m.req_per_cpu_s),
         m.generator_bound.to_string(),
         f(m.startup_s),
+        m.warmup_s.map_or(String::new(), f),
+        m.steady.map_or(String::new(), |s| s.to_string()),
     ]
 }
 

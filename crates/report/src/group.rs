@@ -46,6 +46,12 @@ impl Column<'_> {
         self.reps.iter().any(|m| m.generator_bound)
     }
 
+    /// True when an auto warm-up of any repetition hit its cap before the
+    /// server was steady: the figures may include warm-up.
+    pub fn not_steady(&self) -> bool {
+        self.reps.iter().any(|m| m.steady == Some(false))
+    }
+
     /// Responses of all repetitions that failed the SPEC.md check of the
     /// run (wrong status, media type or body; counted under `mismatch`).
     pub fn mismatches(&self) -> u64 {
@@ -58,7 +64,7 @@ impl Column<'_> {
     }
 
     /// The target's name with the marks of its flags: `‡` generator-bound,
-    /// `≠` wrong answers.
+    /// `≠` wrong answers, `∿` not steady.
     pub fn marked_name(&self) -> String {
         format!("{}{}", self.target, self.marks(" "))
     }
@@ -74,6 +80,10 @@ impl Column<'_> {
             s.push_str(sep);
             s.push_str(MISMATCH_MARK);
         }
+        if self.not_steady() {
+            s.push_str(sep);
+            s.push_str(NOT_STEADY_MARK);
+        }
         s
     }
 }
@@ -82,6 +92,29 @@ impl Column<'_> {
 pub const BOUND_MARK: &str = "‡";
 /// Marks a column with responses that failed the SPEC.md check.
 pub const MISMATCH_MARK: &str = "≠";
+/// Marks a column whose auto warm-up ended at its cap, not steady.
+pub const NOT_STEADY_MARK: &str = "∿";
+
+/// The note under a table with a target that was not steady: which
+/// targets, and the longest warm-up each had; None when none.
+pub fn not_steady_note(g: &Group) -> Option<String> {
+    let parts: Vec<String> = g
+        .columns
+        .iter()
+        .filter(|c| c.not_steady())
+        .map(|c| {
+            let longest = c.reps.iter().filter_map(|m| m.warmup_s).fold(0.0, f64::max);
+            format!("{} (warm-up capped at {longest:.1} s)", c.target)
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{NOT_STEADY_MARK} Not steady: {}. The throughput still varied or trended when \
+             warm-up reached its cap (docs/steady-state.md), so these figures may include warm-up.",
+            parts.join("; ")
+        )
+    })
+}
 
 /// The note under a table with wrong answers: which targets and how many,
 /// e.g. `rust-rocket 37 of 30037 responses`; None when every answer
@@ -134,15 +167,17 @@ impl Group<'_> {
         }
     }
 
-    /// The default rows of the catalogue, less the database ones when no
-    /// repetition here has them (so other scenarios render as before).
+    /// The default rows of the catalogue, less the database and warm-up
+    /// ones when no repetition here has them (so other scenarios and fixed
+    /// warm-ups render as before).
     pub fn metrics(&self) -> Vec<Metric> {
         self.present(Metric::default_rows())
     }
 
     /// The rows of the article-style tables (Markdown and HTML): the
     /// study's `metrics` in its order, or [`Group::metrics`] when it lists
-    /// none; database-only rows only where some repetition has them.
+    /// none; database-only and warm-up rows only where some repetition
+    /// has them.
     pub fn rows(&self) -> Vec<Metric> {
         if self.listed.is_empty() {
             return self.metrics();
@@ -152,7 +187,9 @@ impl Group<'_> {
 
     fn present(&self, metrics: impl Iterator<Item = Metric>) -> Vec<Metric> {
         metrics
-            .filter(|m| !m.database_only() || self.columns.iter().any(|c| c.spread(*m).is_some()))
+            .filter(|m| {
+                !m.only_where_measured() || self.columns.iter().any(|c| c.spread(*m).is_some())
+            })
             .collect()
     }
 

@@ -3,7 +3,8 @@
 //! measurement) and `summary` (one per target × scenario × level, with the
 //! RPS median, 95% CI and coefficient of variation). `run.database` and the
 //! `db_*` result fields appear only for runs and measurements that have a
-//! database, so other reports are unchanged.
+//! database, so other reports are unchanged. Version 2 added each result's
+//! warm-up (`warmup_s`, `steady`) and the summary's `not_steady`.
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 use shootout_store::{Measurement, RunData};
 
 /// The schema version written into every JSON report.
-pub const SCHEMA_ID: &str = "shootout-report/1";
+pub const SCHEMA_ID: &str = "shootout-report/2";
 
 /// Builds the JSON document of a run.
 pub fn render(data: &RunData) -> Value {
@@ -103,6 +104,8 @@ fn result(m: &Measurement) -> Value {
         "server_cpu_s": finite(m.server_cpu_s),
         "req_per_cpu_s": finite(m.req_per_cpu_s),
         "generator_bound": m.generator_bound,
+        "warmup_s": m.warmup_s.map_or(Value::Null, finite),
+        "steady": m.steady,
     });
     if m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some() {
         v["db_cpu_s"] = m.db_cpu_s.map_or(Value::Null, finite);
@@ -132,6 +135,7 @@ fn summary(data: &RunData) -> Vec<Value> {
                     "cv": s.cv.map_or(Value::Null, finite),
                 },
                 "generator_bound": c.generator_bound(),
+                "not_steady": c.not_steady(),
                 "mismatches": c.mismatches(),
             }));
         }

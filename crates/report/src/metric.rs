@@ -50,6 +50,9 @@ pub fn value(metric: Metric, m: &Measurement) -> f64 {
         Metric::DbCpuS => m.db_cpu_s.unwrap_or(f64::NAN),
         Metric::ReqPerTotalCpuS => req_per_total_cpu_s(m),
         Metric::Startup => m.startup_s,
+        // Time to steady state: only an auto warm-up measures it.
+        Metric::WarmupS if m.steady.is_some() => m.warmup_s.unwrap_or(f64::NAN),
+        Metric::WarmupS => f64::NAN,
         Metric::Footprint => f64::NAN,
     }
 }

@@ -73,3 +73,19 @@ fn the_validator_rejects_a_broken_report() {
     let errors = errors_of(&doc);
     assert_eq!(errors.len(), 3, "{errors:?}");
 }
+
+#[test]
+fn auto_warm_up_json_report_matches_the_committed_schema() {
+    let opts = FixtureOptions {
+        auto_warmup: true,
+        ..FixtureOptions::default()
+    };
+    let (db, ids) = common::fixture_db("json-warmup", &[opts]);
+    let data = common::load(&db, ids[0]);
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("report is JSON");
+    assert_eq!(errors_of(&doc), Vec::<String>::new());
+    assert_eq!(doc["results"][0]["steady"], true);
+    let mut bad = doc.clone();
+    bad["results"][0]["steady"] = Value::from("maybe");
+    assert!(!errors_of(&bad).is_empty(), "the schema checks `steady`");
+}

@@ -68,6 +68,9 @@ pub enum Scope {
     Database,
     /// One value per target (its build), from the run's target record.
     Target,
+    /// Only measurements after an auto (steady-state) warm-up; tables drop
+    /// the row where no column has it.
+    AutoWarmup,
 }
 
 /// Everything the catalogue says about one metric.
@@ -152,6 +155,7 @@ catalogue! {
     ReqPerTotalCpuS = "req_per_total_cpu_s", "Req per CPU-s (server + DB)", ReqPerCpuS, Higher, Median, Database, true;
     Footprint = "footprint_mib", "Footprint (MiB)", MiB, Lower, Median, Target, false;
     Startup = "startup_s", "Startup (s)", Seconds, Lower, Median, Every, false;
+    WarmupS = "warmup_s", "Warm-up to steady (s)", Seconds, Lower, Median, AutoWarmup, true;
 }
 
 impl Metric {
@@ -186,6 +190,13 @@ impl Metric {
     /// True for the metrics only database scenarios have.
     pub fn database_only(self) -> bool {
         self.info().scope == Scope::Database
+    }
+
+    /// True for the metrics only some measurements have (database
+    /// scenarios, auto warm-ups): tables show their rows only where some
+    /// column has a value.
+    pub fn only_where_measured(self) -> bool {
+        matches!(self.info().scope, Scope::Database | Scope::AutoWarmup)
     }
 
     /// The rows of an article table when the study lists no metrics.
