@@ -206,6 +206,11 @@ load = { connections = 4, duration = "1s", pipeline = 4 }
         assert_eq!(m.histogram.len(), m.summary.requests.completed, "{what}");
         let depth = if m.scenario == "json" { 4 } else { 1 };
         assert_eq!(m.summary.pipeline, depth, "{what}: the study's pipeline");
+        assert_eq!(
+            (m.warmup_s, m.steady),
+            (Some(0.25), None),
+            "{what}: a fixed warm-up has no steadiness verdict"
+        );
     }
     if !real.is_empty() {
         assert!(
@@ -230,6 +235,56 @@ load = { connections = 4, duration = "1s", pipeline = 4 }
     } else {
         eprintln!("SKIP rotation check: fewer than two real targets available");
     }
+}
+
+/// `warmup = { window, max }` end to end on a real server: the windows
+/// run before the measurement, whose record says how long they took and
+/// whether the server got steady, and the progress line and the report
+/// say it too.
+#[test]
+fn an_auto_warm_up_is_recorded_and_reported() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP auto warm-up test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new("auto-warmup");
+    let study = study_file(
+        &tmp.0,
+        &[target],
+        r#"warmup = { window = "250ms", max = "2.5s" }
+
+[[scenario]]
+name = "plaintext"
+load = { connections = 4, duration = "1s" }
+"#,
+    );
+    let dir = fixture_targets(&tmp.0);
+    let out = shootout(&tmp.0, &study, &dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let data = load(&tmp.0);
+    assert_eq!(data.measurements.len(), 1, "{stderr}");
+    let m = &data.measurements[0];
+    eprintln!("{target}: warm-up {:?} s, steady {:?}", m.warmup_s, m.steady);
+    let w = m.warmup_s.expect("the warm-up time is recorded");
+    // At least the rule's five windows of 250 ms; at most the ten of the
+    // cap, plus each window's connection setup.
+    assert!((1.25..6.0).contains(&w), "{w} s\n{stderr}");
+    match m.steady {
+        Some(true) => {
+            assert!(stderr.contains("steady after"), "{stderr}");
+            assert!(stdout.contains("Warm-up to steady (s)"), "{stdout}");
+            assert!(!stdout.contains("Not steady"), "{stdout}");
+        }
+        Some(false) => {
+            assert!(stderr.contains("not steady after"), "{stderr}");
+            assert!(stdout.contains("Not steady: "), "{stdout}");
+        }
+        None => panic!("an auto warm-up has a verdict"),
+    }
+    assert!(m.summary.duration_s < 1.5, "the measured phase is the level's own");
 }
 
 /// One process as /proc/PID/stat shows it.
