@@ -1,7 +1,8 @@
 //! Shrinking a study (`--scale F`, `--quick`) and estimating how long it
 //! takes. Scaling multiplies every duration and request count by F, with
-//! floors that keep each load meaningful (1 s loads, 0.25 s warm-ups, at least
-//! five requests per connection and 100 in all), rounds repetitions, and caps
+//! floors that keep each load meaningful (1 s loads, 0.25 s fixed warm-ups,
+//! 250 ms warm-up windows and a cap of five, at least five requests per
+//! connection and 100 in all), rounds repetitions, and caps
 //! request-counted loads in time so that a slow server cannot stretch a
 //! scaled run. `--quick` picks F so the study's load phases take about 25 s.
 //! Capacity searches shrink their steps, warm-ups and precision
