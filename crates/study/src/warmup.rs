@@ -17,7 +17,7 @@ use toml::Spanned;
 
 /// Windows the steady-state rule judges together (`shootout_steady::Rule`'s
 /// `windows`): a steady server leaves auto warm-up after this many.
-pub const STEADY_WINDOWS: u32 = 5;
+pub const STEADY_WINDOWS: u32 = shootout_steady::DEFAULT_WINDOWS as u32;
 /// `warmup = "auto"`: one-second windows, capped at a minute (the issue's
 /// and docs/steady-state.md's defaults).
 pub const AUTO_WINDOW: Duration = Duration::from_secs(1);
