@@ -267,7 +267,10 @@ load = { connections = 4, duration = "1s" }
     let data = load(&tmp.0);
     assert_eq!(data.measurements.len(), 1, "{stderr}");
     let m = &data.measurements[0];
-    eprintln!("{target}: warm-up {:?} s, steady {:?}", m.warmup_s, m.steady);
+    eprintln!(
+        "{target}: warm-up {:?} s, steady {:?}",
+        m.warmup_s, m.steady
+    );
     let w = m.warmup_s.expect("the warm-up time is recorded");
     // At least the rule's five windows of 250 ms; at most the ten of the
     // cap, plus each window's connection setup.
@@ -284,7 +287,10 @@ load = { connections = 4, duration = "1s" }
         }
         None => panic!("an auto warm-up has a verdict"),
     }
-    assert!(m.summary.duration_s < 1.5, "the measured phase is the level's own");
+    assert!(
+        m.summary.duration_s < 1.5,
+        "the measured phase is the level's own"
+    );
 }
 
 /// One process as /proc/PID/stat shows it.

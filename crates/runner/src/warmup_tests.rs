@@ -70,9 +70,12 @@ fn serve(s: TcpStream, t0: Instant, delay: fn(f64) -> Duration, stop: &AtomicBoo
     }
 }
 
+/// One window as told: (window, cap, req/s, cv).
+type Told = (u32, u32, f64, Option<f64>);
+
 /// Collects the warm-up windows it is told about.
 #[derive(Default)]
-struct Seen(Mutex<Vec<(u32, u32, f64, Option<f64>)>>);
+struct Seen(Mutex<Vec<Told>>);
 
 impl Observer for Seen {
     fn event(&self, e: &Event<'_>) {
@@ -104,10 +107,7 @@ fn warm(
     window: Duration,
     max: Duration,
     interrupt: &Interrupt,
-) -> (
-    Result<WarmedUp, SessionError>,
-    Vec<(u32, u32, f64, Option<f64>)>,
-) {
+) -> (Result<WarmedUp, SessionError>, Vec<Told>) {
     let level = shootout_study::Level {
         label: "c=8".into(),
         workload: Workload::new(
