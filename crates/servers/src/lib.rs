@@ -11,6 +11,7 @@ pub mod cgroup;
 pub mod database;
 pub mod http;
 pub mod lifeline;
+pub mod listener;
 pub mod manifest;
 pub mod process;
 pub mod tail;
