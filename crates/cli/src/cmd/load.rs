@@ -138,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
     // First press: stop and report what was measured; second: quit at once.
-    crate::interrupt::on_ctrl_c(move |press| match press {
+    crate::interrupt::on_stop(move |press| match press {
         1 => handler_control.cancel(),
         _ => crate::interrupt::exit_now(),
     })?;
@@ -151,7 +151,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let report = result?;
     print!("{}", load_output::render(&report, args.output));
     if control.is_cancelled() {
-        eprintln!("interrupted: results cover the time until Ctrl-C");
+        eprintln!(
+            "interrupted: results cover the time until {}",
+            crate::interrupt::stop_name()
+        );
     }
     if report.clock.late_by > Duration::from_millis(1) {
         eprintln!(

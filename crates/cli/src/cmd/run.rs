@@ -4,7 +4,8 @@
 //! the Markdown tables on stdout, write report.md/report.html next to the
 //! database, and say where everything is. Exit 0 when every target was
 //! measured, 1 when some failed to build, start or verify, 2 on usage or
-//! environment errors, 130 when interrupted.
+//! environment errors, 128 + the signal's number when stopped by one
+//! (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 
 use crate::exit::Outcome;
 use crate::run_view::{ProgressMode, RunView};
@@ -172,7 +173,7 @@ fn scale_for(a: &Args, study: &Study, targets_dir: &Path) -> f64 {
     }
 }
 
-/// First Ctrl-C: stop the run and keep what was measured. Second: kill the
+/// First Ctrl-C, SIGTERM or SIGHUP: stop the run and keep what was measured. Second: kill the
 /// servers and the database, mark the run interrupted and exit at once.
 fn stop_on_ctrl_c(
     interrupt: &Arc<Interrupt>,
@@ -180,11 +181,12 @@ fn stop_on_ctrl_c(
     db: &Path,
 ) -> anyhow::Result<()> {
     let (stop, shown, db) = (interrupt.clone(), view.clone(), db.to_path_buf());
-    crate::interrupt::on_ctrl_c(move |presses| {
+    crate::interrupt::on_stop(move |presses| {
         if presses == 1 {
             stop.stop();
             eprintln!(
-                "\ninterrupted: stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)"
+                "\ninterrupted ({}): stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)",
+                crate::interrupt::stop_name()
             );
             return;
         }
