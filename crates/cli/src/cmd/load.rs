@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
     }
     if let Some(path) = &args.hdr_log {
-        shootout_shards::write(path, &plan, &report)?;
+        shootout_shards::write(path, &plan, &report, control.is_cancelled())?;
     }
     let outcome = verdict(&args.fail_if, &report.summary);
     // Nothing measured a server: an environment error (exit 2), not a pass.
