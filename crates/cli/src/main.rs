@@ -8,6 +8,7 @@ mod capacity_progress;
 mod cmd;
 mod exit;
 mod interrupt;
+mod lock;
 mod progress;
 mod run_lines;
 mod run_view;

@@ -70,10 +70,13 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub lock: crate::lock::LockArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let (template, settings) = plan(&args)?;
+    let _machine = crate::lock::take(&args.lock)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     // First press: stop after the level running now; second: quit at once.

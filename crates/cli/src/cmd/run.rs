@@ -46,6 +46,8 @@ pub struct Args {
     /// No progress bar or progress lines.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    lock: crate::lock::LockArgs,
 }
 
 /// `shootout studies`.
@@ -130,6 +132,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
     let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
     let scale = scale_for(&a, &study, &targets_dir);
+    let _machine = crate::lock::take(&a.lock)?;
     let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
     let interrupt = Interrupt::new();
     stop_on_ctrl_c(&interrupt, &view, &a.db)?;
