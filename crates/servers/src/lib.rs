@@ -14,7 +14,6 @@ pub mod lifeline;
 pub mod manifest;
 pub mod process;
 pub mod tail;
-#[cfg(test)]
 mod tempdir;
 pub mod toolchain;
 pub mod verify;
