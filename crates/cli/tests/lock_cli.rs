@@ -35,13 +35,19 @@ fn output(lock: &Path, args: &[&str]) -> Output {
 
 /// A pinned 3 s load, spawned; returns once it holds the lock.
 fn first_holder(lock: &Path, url: &str) -> Child {
-    let child = shootout(lock, &["load", "--cpus", "0", "-c", "2", "-z", "3s", "--quiet", url])
-        .spawn()
-        .unwrap();
+    let child = shootout(
+        lock,
+        &["load", "--cpus", "0", "-c", "2", "-z", "3s", "--quiet", url],
+    )
+    .spawn()
+    .unwrap();
     let mine = format!("pid={}\n", child.id());
     let deadline = Instant::now() + Duration::from_secs(20);
     while !std::fs::read_to_string(lock).is_ok_and(|t| t.contains(&mine)) {
-        assert!(Instant::now() < deadline, "the first load never took the lock");
+        assert!(
+            Instant::now() < deadline,
+            "the first load never took the lock"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child
@@ -55,7 +61,10 @@ fn a_second_measurement_waits_for_the_first_or_refuses_with_no_wait() {
     let mut first = first_holder(&lock, &url);
     let pid = format!("pid {}", first.id());
 
-    let out = output(&lock, &["load", "--cpus", "0", "--no-wait", "-n", "5", &url]);
+    let out = output(
+        &lock,
+        &["load", "--cpus", "0", "--no-wait", "-n", "5", &url],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&pid) && stderr(&out).contains("shootout load --cpus 0"),

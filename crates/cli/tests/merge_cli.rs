@@ -243,11 +243,7 @@ fn a_shard_stopped_by_sigterm_is_named_by_merge_and_merged_only_as_partial() {
         "SIGTERM took {:?}",
         t0.elapsed()
     );
-    assert!(
-        stderr(&out).contains("until SIGTERM"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("until SIGTERM"), "{}", stderr(&out));
     assert!(one.wait().unwrap().success());
     let side = |p: &Path| -> serde_json::Value {
         let text = std::fs::read_to_string(shootout_shards_sidecar(p)).unwrap();

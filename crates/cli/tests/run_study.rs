@@ -424,12 +424,19 @@ fn run_stopped_by(signal: i32, name: &str) {
     let procs = descendants(child.id());
     assert!(!procs.is_empty(), "the server should be running");
     let temp = std::env::temp_dir().join(format!("shootout-servers-{}", child.id()));
-    assert!(temp.is_dir(), "the server has its TMPDIR in {}", temp.display());
+    assert!(
+        temp.is_dir(),
+        "the server has its TMPDIR in {}",
+        temp.display()
+    );
     let t0 = Instant::now();
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as i32, signal) };
     let (status, took, err) = wait_exit(&mut child, t0);
-    assert!(took < Duration::from_secs(5), "stopped after {took:?}\n{err}");
+    assert!(
+        took < Duration::from_secs(5),
+        "stopped after {took:?}\n{err}"
+    );
     assert_eq!(status.code(), Some(128 + signal), "{err}");
     assert!(err.contains(&format!("interrupted ({name})")), "{err}");
     std::thread::sleep(Duration::from_millis(300));
@@ -438,7 +445,11 @@ fn run_stopped_by(signal: i32, name: &str) {
     assert!(!temp.exists(), "{} left behind", temp.display());
     let data = load(&tmp.0);
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
-    assert_eq!(data.measurements.len(), 1, "the finished measurement is kept");
+    assert_eq!(
+        data.measurements.len(),
+        1,
+        "the finished measurement is kept"
+    );
     let report = tmp.0.join(format!("run-{}", data.run.id)).join("report.md");
     assert!(report.is_file(), "no report at {}\n{err}", report.display());
 }

@@ -35,7 +35,9 @@ fn stopped(args: &[&str], signal: i32, after: Duration) -> (std::process::Output
 fn sigterm_stops_capacity_within_5_s_with_exit_143() {
     let url = server(|| ok(None, "hi"));
     let (out, took) = stopped(
-        &["capacity", "--step", "30s", "--warmup", "0s", "-t", "1", &url],
+        &[
+            "capacity", "--step", "30s", "--warmup", "0s", "-t", "1", &url,
+        ],
         libc::SIGTERM,
         Duration::from_secs(2),
     );
@@ -48,7 +50,9 @@ fn sigterm_stops_capacity_within_5_s_with_exit_143() {
 fn sighup_stops_a_load_which_reports_what_it_measured() {
     let url = server(|| ok(None, "hi"));
     let (out, took) = stopped(
-        &["load", "-c", "2", "-t", "1", "-z", "60s", "-o", "json", &url],
+        &[
+            "load", "-c", "2", "-t", "1", "-z", "60s", "-o", "json", &url,
+        ],
         libc::SIGHUP,
         Duration::from_secs(2),
     );

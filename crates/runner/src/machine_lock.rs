@@ -221,7 +221,9 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(busy.to_string().contains(&format!("pid {}", std::process::id())));
+        assert!(busy
+            .to_string()
+            .contains(&format!("pid {}", std::process::id())));
         drop(held);
         assert!(!path.exists(), "the holder removes the file");
         let again = acquire(&path, "x", false, &mut |_| {}).unwrap();
@@ -239,7 +241,10 @@ mod tests {
             (lock, told)
         });
         std::thread::sleep(Duration::from_millis(600));
-        assert!(!waiter.is_finished(), "the second waits while the first holds");
+        assert!(
+            !waiter.is_finished(),
+            "the second waits while the first holds"
+        );
         drop(held);
         let (lock, told) = waiter.join().unwrap();
         assert_eq!(told.len(), 1, "told once");

@@ -525,10 +525,7 @@ mod tests {
             let _ = std::fs::remove_file(&out);
             let (tmp, java) = text.trim().split_once('|').unwrap();
             assert!(PathBuf::from(tmp).join("tomcat.1").is_dir(), "{text}");
-            assert!(
-                java.contains(&format!("-Djava.io.tmpdir={tmp}")),
-                "{text}"
-            );
+            assert!(java.contains(&format!("-Djava.io.tmpdir={tmp}")), "{text}");
             PathBuf::from(tmp)
         };
         let mut a = Server::start(&t, free_port().unwrap(), &dir.path().join("a.log")).unwrap();
@@ -541,7 +538,10 @@ mod tests {
         assert!(!tmp_a.exists(), "removed when the server stops");
         assert!(tmp_b.exists(), "the other server's stays");
         drop(b);
-        assert!(!tmp_b.exists() && !parent.exists(), "the last one out removes the folder");
+        assert!(
+            !tmp_b.exists() && !parent.exists(),
+            "the last one out removes the folder"
+        );
         let c = Server::start(&t, free_port().unwrap(), &dir.path().join("c.log")).unwrap();
         let tmp_c = told();
         assert!(kill_all_servers() >= 1);

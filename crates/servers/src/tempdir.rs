@@ -31,7 +31,13 @@ impl ServerTmp {
         SWEPT.call_once(sweep_dead);
         let safe: String = target
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         let n = N.fetch_add(1, Ordering::Relaxed);
         let path = process_dir().join(format!("{safe}-{n}"));

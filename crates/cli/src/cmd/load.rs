@@ -140,7 +140,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let plan = plan(&args)?;
     // A pinned load measures this machine: one at a time (unpinned, it
     // may be a shard or a quick check, and stays free).
-    let _machine = args.cpus.is_some().then(|| crate::lock::take(&args.lock)).transpose()?;
+    let _machine = args
+        .cpus
+        .is_some()
+        .then(|| crate::lock::take(&args.lock))
+        .transpose()?;
     let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
     // First press: stop and report what was measured; second: quit at once.

@@ -21,16 +21,14 @@ const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
 
 /// `shootout run`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit codes:\n  \
+#[command(after_help = "Exit codes:\n  \
     0    the run completed and every target was measured\n  \
     1    the run completed, but some target failed to build, start or verify\n  \
     2    a usage or environment error (study, flags, database; the machine lock held, with --no-wait)\n  \
     130  stopped by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal): the run is\n       \
     interrupted, its finished measurements and its report kept\n\n\
     One run, capacity search or pinned load measures at a time: the others wait for the\n\
-    machine-wide lock /tmp/shootout.lock ($SHOOTOUT_LOCK), or refuse with --no-wait."
-)]
+    machine-wide lock /tmp/shootout.lock ($SHOOTOUT_LOCK), or refuse with --no-wait.")]
 pub struct Args {
     /// A study name from the studies directory, or a path to a study file.
     #[arg(default_value = "default")]
