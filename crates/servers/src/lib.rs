@@ -15,7 +15,6 @@ pub mod listener;
 pub mod manifest;
 pub mod process;
 pub mod tail;
-#[cfg(test)]
 mod tempdir;
 pub mod toolchain;
 pub mod verify;
