@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cgroup;
+pub mod cpustat;
 pub mod database;
 pub mod http;
 pub mod lifeline;
