@@ -277,6 +277,21 @@ impl Server {
         self.child.id()
     }
 
+    /// How the server's first process ended, if it has (reaped here).
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The server's processes now: its cgroup's when it has one (forked
+    /// workers that left the process group included), else its process
+    /// group's.
+    pub fn pids(&self) -> Vec<u32> {
+        match self.cgroup_pids() {
+            Some(Ok(pids)) if !pids.is_empty() => pids,
+            _ => crate::listener::group_members(self.pgid),
+        }
+    }
+
     pub fn pgid(&self) -> i32 {
         self.pgid
     }
