@@ -45,12 +45,23 @@ impl Layout {
     /// even if `budget` sets no quota yet, so a later
     /// [`Group::set_budget`] may set one (a server whose later load levels
     /// have a CPU budget and its first none).
-    pub fn create_quota_ready(&self, name: &str, budget: &Budget, quota_ready: bool) -> Result<Group> {
+    pub fn create_quota_ready(
+        &self,
+        name: &str,
+        budget: &Budget,
+        quota_ready: bool,
+    ) -> Result<Group> {
         let cpu = quota_ready || budget.cpus.is_some();
         self.create_joined(&Owner::current()?, name, budget, cpu)
     }
 
-    fn create_joined(&self, owner: &Owner, name: &str, budget: &Budget, cpu: bool) -> Result<Group> {
+    fn create_joined(
+        &self,
+        owner: &Owner,
+        name: &str,
+        budget: &Budget,
+        cpu: bool,
+    ) -> Result<Group> {
         check_name(name)?;
         budget.validate()?;
         if budget.cpuset.is_some() && !self.has(Controller::Cpuset) {

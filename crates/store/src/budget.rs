@@ -109,7 +109,10 @@ mod tests {
         assert_eq!((g.throttled_periods, g.oom_killed), (Some(37), Some(1)));
         assert_eq!(g.memory_peak_mib, Some(48.5));
         let r = got("rust-axum");
-        assert_eq!((r.resources_cpus, r.throttled_s, r.oom_killed), (None, None, None));
+        assert_eq!(
+            (r.resources_cpus, r.throttled_s, r.oom_killed),
+            (None, None, None)
+        );
     }
 
     #[test]

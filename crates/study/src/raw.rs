@@ -3,9 +3,9 @@
 //! whose own deserialisers reject bad values so that the TOML parser can
 //! point at the offending line.
 
+use crate::resources::RawResources;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use crate::resources::RawResources;
 use shootout_contract::spec::ScenarioName;
 use shootout_engine::units;
 use std::fmt;

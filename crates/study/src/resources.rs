@@ -102,9 +102,9 @@ pub(crate) fn check(
         None => None,
     };
     let memory = match &r.memory {
-        Some(m) => Some(
-            parse_memory(m.get_ref()).map_err(|why| at.at(m, "resources.memory", why))?,
-        ),
+        Some(m) => {
+            Some(parse_memory(m.get_ref()).map_err(|why| at.at(m, "resources.memory", why))?)
+        }
         None => None,
     };
     Ok(Resources { cpus, memory })
@@ -213,6 +213,10 @@ mod tests {
             "load = { connections = 1, requests = 5, resources = { cpus = 0 } }",
         )
         .unwrap_err();
-        assert_eq!((e.key.as_deref(), e.line), (Some("resources.cpus"), Some(8)), "{e}");
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("resources.cpus"), Some(8)),
+            "{e}"
+        );
     }
 }
