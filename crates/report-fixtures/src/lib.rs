@@ -328,6 +328,7 @@ pub(crate) fn measurement(
         throttled_periods: None,
         oom_killed: None,
         memory_peak_mib: None,
+        db_memory_peak_mib: None,
     }
 }
 

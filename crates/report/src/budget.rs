@@ -47,6 +47,9 @@ pub fn json(m: &Measurement, v: &mut Value) {
     v["throttled_periods"] = m.throttled_periods.map_or(Value::Null, |p| json!(p));
     v["oom_killed"] = m.oom_killed.map_or(Value::Null, |k| json!(k));
     v["memory_peak_mib"] = num(m.memory_peak_mib);
+    if m.db_memory_peak_mib.is_some() {
+        v["db_memory_peak_mib"] = num(m.db_memory_peak_mib);
+    }
 }
 
 /// A note for a table with throttled or OOM-killed repetitions.

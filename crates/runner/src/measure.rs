@@ -276,7 +276,7 @@ fn load_sampled(
         .filter(|_| step.scenario.needs_database())
         .map(|db| {
             let pm = db.postmaster();
-            Sampler::start(pm, pm, control.clone(), cpus.clone(), None)
+            Sampler::start(pm, pm, control.clone(), cpus.clone(), db.cgroup_reader())
         });
     let report = shootout_engine::run(plan, &control);
     let usage = sampler.finish();
@@ -439,6 +439,9 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         throttled_periods: usage.cgroup.map(|d| d.throttled_periods),
         oom_killed: p.oom_killed,
         memory_peak_mib: usage.cgroup_memory_peak_bytes.map(|b| b as f64 / MIB),
+        db_memory_peak_mib: db_usage
+            .and_then(|u| u.cgroup_memory_peak_bytes)
+            .map(|b| b as f64 / MIB),
     }
 }
 

@@ -4,7 +4,9 @@
 //! registry of live servers (process group and cgroup, for a Ctrl-C
 //! handler), the group names, and the once-per-process sweep of groups left
 //! by shootouts that died by SIGKILL. Where no group can be made the server
-//! runs without one and keeps the typed reason for its caller.
+//! runs without one and keeps the typed reason for its caller. The
+//! PostgreSQL cluster of database scenarios is registered the same way,
+//! under its postmaster's process group.
 
 use shootout_cgroup::{Budget, CgroupError, Counters, Group, Layout};
 use std::collections::BTreeMap;
@@ -23,6 +25,16 @@ fn live() -> MutexGuard<'static, BTreeMap<i32, Option<Group>>> {
 /// dead owners' groups first (once per process). Each start gets its own
 /// group, so the counters of one start never include another's.
 pub(crate) fn make(target: &str, limits: &Limits) -> Result<Group, CgroupError> {
+    make_named(|n| group_name(target, n), limits)
+}
+
+/// A fresh group for one PostgreSQL cluster (`database-<n>`), unlimited:
+/// it exists for its counters and so its removal kills every backend.
+pub(crate) fn make_database() -> Result<Group, CgroupError> {
+    make_named(|n| format!("database-{n}"), &Limits::default())
+}
+
+fn make_named(name: impl Fn(u64) -> String, limits: &Limits) -> Result<Group, CgroupError> {
     static SWEPT: Once = Once::new();
     static STARTS: AtomicU64 = AtomicU64::new(0);
     let layout = Layout::detect()?;
@@ -30,7 +42,7 @@ pub(crate) fn make(target: &str, limits: &Limits) -> Result<Group, CgroupError> 
     // reports any permission problem itself.
     SWEPT.call_once(|| drop(layout.sweep()));
     let n = STARTS.fetch_add(1, Ordering::Relaxed);
-    layout.create_quota_ready(&group_name(target, n), &limits.budget, limits.quota_ready)
+    layout.create_quota_ready(&name(n), &limits.budget, limits.quota_ready)
 }
 
 /// The budget a server starts under, and whether a later load level may

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 pub(crate) fn record(conn: &Connection, run_id: i64, m: &Measurement) -> Result<()> {
     conn.execute(
         "UPDATE measurements SET resources_cpus = ?1, resources_memory_mib = ?2,
-            throttled_s = ?3, throttled_periods = ?4, oom_killed = ?5, memory_peak_mib = ?6
+            throttled_s = ?3, throttled_periods = ?4, oom_killed = ?5, memory_peak_mib = ?6,
+            db_memory_peak_mib = ?12
          WHERE run_id = ?7 AND target = ?8 AND scenario = ?9 AND level = ?10
             AND repetition = ?11",
         params![
@@ -28,6 +29,7 @@ pub(crate) fn record(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
             m.scenario,
             m.level,
             m.repetition,
+            m.db_memory_peak_mib,
         ],
     )?;
     Ok(())
@@ -42,13 +44,14 @@ struct Columns {
     throttled_periods: Option<i64>,
     oom_killed: Option<i64>,
     memory_peak_mib: Option<f64>,
+    db_memory_peak_mib: Option<f64>,
 }
 
 /// Fills the budget columns of a run's measurements read without them.
 pub(crate) fn fill(conn: &Connection, run_id: i64, ms: &mut [Measurement]) -> Result<()> {
     let mut stmt = conn.prepare(
         "SELECT target, scenario, level, repetition, resources_cpus, resources_memory_mib,
-            throttled_s, throttled_periods, oom_killed, memory_peak_mib
+            throttled_s, throttled_periods, oom_killed, memory_peak_mib, db_memory_peak_mib
          FROM measurements WHERE run_id = ?1",
     )?;
     let rows = stmt.query_map([run_id], |r| {
@@ -60,6 +63,7 @@ pub(crate) fn fill(conn: &Connection, run_id: i64, ms: &mut [Measurement]) -> Re
             throttled_periods: r.get(7)?,
             oom_killed: r.get(8)?,
             memory_peak_mib: r.get(9)?,
+            db_memory_peak_mib: r.get(10)?,
         };
         Ok((key, cols))
     })?;
@@ -73,6 +77,7 @@ pub(crate) fn fill(conn: &Connection, run_id: i64, ms: &mut [Measurement]) -> Re
             m.throttled_periods = c.throttled_periods.map(|p| p.max(0) as u64);
             m.oom_killed = c.oom_killed.map(|k| k.max(0) as u64);
             m.memory_peak_mib = c.memory_peak_mib;
+            m.db_memory_peak_mib = c.db_memory_peak_mib;
         }
     }
     Ok(())
@@ -95,6 +100,7 @@ mod tests {
         m.throttled_periods = Some(37);
         m.oom_killed = Some(1);
         m.memory_peak_mib = Some(48.5);
+        m.db_memory_peak_mib = Some(96.0);
         store.record_measurement(id, &m).unwrap();
         store
             .record_measurement(id, &measurement("rust-axum", 0, &[100]))
@@ -107,7 +113,10 @@ mod tests {
             (Some(0.5), Some(512.0), Some(1.25))
         );
         assert_eq!((g.throttled_periods, g.oom_killed), (Some(37), Some(1)));
-        assert_eq!(g.memory_peak_mib, Some(48.5));
+        assert_eq!(
+            (g.memory_peak_mib, g.db_memory_peak_mib),
+            (Some(48.5), Some(96.0))
+        );
         let r = got("rust-axum");
         assert_eq!(
             (r.resources_cpus, r.throttled_s, r.oom_killed),

@@ -352,6 +352,7 @@ impl Store {
                 throttled_periods: None,
                 oom_killed: None,
                 memory_peak_mib: None,
+                db_memory_peak_mib: None,
             })
         })?;
         let mut ms: Vec<Measurement> = rows.collect::<Result<_, _>>()?;

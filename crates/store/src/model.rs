@@ -241,6 +241,10 @@ pub struct Measurement {
     /// process, page cache included), in MiB.
     #[serde(default)]
     pub memory_peak_mib: Option<f64>,
+    /// Database scenarios only: the PostgreSQL cgroup's memory high-water
+    /// mark over the load (postmaster and every backend), in MiB.
+    #[serde(default)]
+    pub db_memory_peak_mib: Option<f64>,
 }
 
 /// A run in the history list.

@@ -143,6 +143,7 @@ ALTER TABLE measurements ADD COLUMN throttled_s REAL;
 ALTER TABLE measurements ADD COLUMN throttled_periods INTEGER;
 ALTER TABLE measurements ADD COLUMN oom_killed INTEGER;
 ALTER TABLE measurements ADD COLUMN memory_peak_mib REAL;
+ALTER TABLE measurements ADD COLUMN db_memory_peak_mib REAL;
 "#,
 ];
 

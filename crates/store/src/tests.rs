@@ -121,6 +121,7 @@ pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement
         throttled_periods: None,
         oom_killed: None,
         memory_peak_mib: None,
+        db_memory_peak_mib: None,
     }
 }
 
