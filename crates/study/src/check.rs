@@ -146,7 +146,12 @@ fn scenario(
         .map(|l| {
             let mut level = level::level_from(l.get_ref(), keepalive)
                 .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))?;
-            level.resources = resources::check(at, l.get_ref().resources.as_ref())?.over(budget);
+            let own = resources::check(at, l.get_ref().resources.as_ref())?;
+            level.resources = own.over(budget);
+            // Levels that differ by budget say so in their generated label.
+            if own.is_set() && l.get_ref().label.is_none() {
+                level.label = format!("{} {}", level.label, level.resources.label());
+            }
             Ok(level)
         })
         .collect::<Result<Vec<_>, StudyError>>()?;

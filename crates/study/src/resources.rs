@@ -187,6 +187,8 @@ mod tests {
         assert_eq!(sc.resources.cpus, Some(2.0));
         assert_eq!(sc.levels[0].resources.cpus, Some(0.5));
         assert_eq!(sc.levels[1].resources.cpus, Some(2.0));
+        assert_eq!(sc.levels[0].label, "n=5 c=1 cpus=0.5 mem=512MiB");
+        assert_eq!(sc.levels[1].label, "n=5 c=1", "no table of its own");
         for l in &sc.levels {
             assert_eq!(l.resources.memory, Some(512 << 20));
         }
