@@ -7,7 +7,9 @@
 
 use crate::error::SessionError;
 use shootout_cgroup::{Budget, Counters};
-use shootout_servers::{Limits, Server};
+use crate::interrupt::Interrupt;
+use shootout_servers::{Limits, Server, StartError};
+use std::time::{Duration, Instant};
 use shootout_study::Resources;
 
 /// The cgroup budget of a study's `resources` (no CPU list: pinning is
@@ -64,6 +66,49 @@ pub fn oom_reason(memory: Option<u64>) -> String {
             (b as f64 / (1024.0 * 1024.0)).round() as u64
         ),
         None => "killed: out of memory".to_string(),
+    }
+}
+
+/// [`Server::wait_ready`], which under a memory limit gives up as soon as
+/// the OOM killer struck: a supervisor (gunicorn, a cluster master) that
+/// respawns killed workers would otherwise keep it waiting the whole
+/// `timeout`. The startup time is from this call, as without a limit.
+pub(crate) fn wait_ready(
+    server: &mut Server,
+    limits: &Limits,
+    timeout: Duration,
+    interrupt: &Interrupt,
+) -> Result<Duration, StartError> {
+    if limits.budget.memory.is_none() {
+        return server.wait_ready(timeout);
+    }
+    let t0 = Instant::now();
+    loop {
+        let slice = timeout.saturating_sub(t0.elapsed()).min(Duration::from_secs(1));
+        match server.wait_ready(slice) {
+            Ok(_) => return Ok(t0.elapsed()),
+            Err(StartError::NotReady { .. })
+                if t0.elapsed() < timeout
+                    && oom_kills(server).unwrap_or(0) == 0
+                    && !interrupt.is_stopped() => {}
+            // Say the whole wait, not the last slice.
+            Err(StartError::NotReady {
+                target,
+                last,
+                log,
+                tail,
+                ..
+            }) => {
+                return Err(StartError::NotReady {
+                    target,
+                    timeout,
+                    last,
+                    log,
+                    tail,
+                })
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 

@@ -129,7 +129,7 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
         Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
             .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
-    match server.wait_ready(READY_TIMEOUT) {
+    match budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt) {
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
             root: server.pid() as i32,
