@@ -38,7 +38,7 @@ impl Layout {
     /// then start where it stopped, so callers read a baseline first. On
     /// error, whatever was made is removed again.
     pub fn create_for(&self, owner: &Owner, name: &str, budget: &Budget) -> Result<Group> {
-        self.create_joined(owner, name, budget, budget.cpus.is_some())
+        self.create_for_quota_ready(owner, name, budget, false)
     }
 
     /// [`Layout::create`], inside the `cpu` controller when `quota_ready`
@@ -51,17 +51,18 @@ impl Layout {
         budget: &Budget,
         quota_ready: bool,
     ) -> Result<Group> {
-        let cpu = quota_ready || budget.cpus.is_some();
-        self.create_joined(&Owner::current()?, name, budget, cpu)
+        self.create_for_quota_ready(&Owner::current()?, name, budget, quota_ready)
     }
 
-    fn create_joined(
+    /// [`Layout::create_quota_ready`] for `owner`.
+    pub fn create_for_quota_ready(
         &self,
         owner: &Owner,
         name: &str,
         budget: &Budget,
-        cpu: bool,
+        quota_ready: bool,
     ) -> Result<Group> {
+        let cpu = quota_ready || budget.cpus.is_some();
         check_name(name)?;
         budget.validate()?;
         if budget.cpuset.is_some() && !self.has(Controller::Cpuset) {

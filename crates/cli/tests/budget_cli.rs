@@ -52,7 +52,10 @@ fn usable(test: &str, tools: &[&str]) -> bool {
         return false;
     }
     if let Err(e) = shootout_servers::cgroup::probe() {
-        assert!(e.is_unavailable(), "cgroups usable but the probe failed: {e}");
+        assert!(
+            e.is_unavailable(),
+            "cgroups usable but the probe failed: {e}"
+        );
         println!("SKIP {test}: no cgroup can be made here: {e}");
         return false;
     }
@@ -142,7 +145,10 @@ levels = [
             m.summary.rps, m.throttled_s, m.throttled_periods
         );
         assert_eq!(m.resources_cpus, Some(quota));
-        assert!(share <= quota * 1.1, "cpus={quota}: server used {share:.3} CPUs");
+        assert!(
+            share <= quota * 1.1,
+            "cpus={quota}: server used {share:.3} CPUs"
+        );
         assert!(m.throttled_s.unwrap_or(0.0) > 0.0, "cpus={quota}: {m:?}");
         assert!(m.throttled_periods.unwrap_or(0) > 0);
         assert_eq!(m.oom_killed, Some(0));
@@ -191,6 +197,9 @@ load = { connections = 8, duration = "1s" }
     assert_eq!(go[0].resources_memory_mib, Some(12.0));
     assert_eq!(go[0].oom_killed, Some(0));
     assert!(go[0].memory_peak_mib.is_some_and(|p| p > 1.0 && p <= 12.0));
-    assert!(stderr.contains("python-falcon: killed: out of memory"), "{stderr}");
+    assert!(
+        stderr.contains("python-falcon: killed: out of memory"),
+        "{stderr}"
+    );
     assert_eq!(leftover_groups(pid), Vec::<PathBuf>::new());
 }

@@ -6,11 +6,11 @@
 //! the target with "killed: out of memory (limit N MiB)".
 
 use crate::error::SessionError;
-use shootout_cgroup::{Budget, Counters};
 use crate::interrupt::Interrupt;
+use shootout_cgroup::{Budget, Counters};
 use shootout_servers::{Limits, Server, StartError};
-use std::time::{Duration, Instant};
 use shootout_study::Resources;
+use std::time::{Duration, Instant};
 
 /// The cgroup budget of a study's `resources` (no CPU list: pinning is
 /// separate).
@@ -84,7 +84,9 @@ pub(crate) fn wait_ready(
     }
     let t0 = Instant::now();
     loop {
-        let slice = timeout.saturating_sub(t0.elapsed()).min(Duration::from_secs(1));
+        let slice = timeout
+            .saturating_sub(t0.elapsed())
+            .min(Duration::from_secs(1));
         match server.wait_ready(slice) {
             Ok(_) => return Ok(t0.elapsed()),
             Err(StartError::NotReady { .. })

@@ -59,7 +59,14 @@ fn limits(cpus: Option<f64>, memory: Option<u64>) -> Limits {
 /// machine cannot make cgroups.
 fn start(dir: &Path, run: &str, limits: &Limits, test: &str) -> Option<Server> {
     let t = target(dir, run);
-    match Server::start_limited(&t, free_port().unwrap(), &dir.join("s.log"), &[], &[], limits) {
+    match Server::start_limited(
+        &t,
+        free_port().unwrap(),
+        &dir.join("s.log"),
+        &[],
+        &[],
+        limits,
+    ) {
         Ok(s) => Some(s),
         Err(e) => {
             let probe = shootout_servers::cgroup::probe();
@@ -99,9 +106,14 @@ fn a_cpu_quota_binds_at_start_and_when_changed() {
     assert!(used <= 0.3, "quota 0.25 but {used:.3} CPUs used");
     assert!(used >= 0.15, "{used:.3} CPUs: the loops did not run");
     assert!(throttled > Duration::ZERO, "never throttled");
-    s.set_budget(&limits(Some(0.5), None).budget).unwrap().unwrap();
+    s.set_budget(&limits(Some(0.5), None).budget)
+        .unwrap()
+        .unwrap();
     let (used, _) = usage_over(&s, Duration::from_millis(1500));
-    assert!((0.35..=0.56).contains(&used), "quota 0.5 but {used:.3} CPUs used");
+    assert!(
+        (0.35..=0.56).contains(&used),
+        "quota 0.5 but {used:.3} CPUs used"
+    );
     let paths = s.cgroup_paths();
     assert!(!paths.is_empty());
     s.stop();
@@ -127,7 +139,11 @@ fn server_cpus_follows_the_quota_and_pinning() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), "1");
     assert_eq!(budget_cpus(&[0, 1], Some(1.5)), 2);
     assert_eq!(budget_cpus(&[0, 1], Some(0.5)), 1);
-    assert_eq!(budget_cpus(&[0], Some(2.0)), 1, "never above the pinned CPUs");
+    assert_eq!(
+        budget_cpus(&[0], Some(2.0)),
+        1,
+        "never above the pinned CPUs"
+    );
     assert_eq!(budget_cpus(&[0, 1], None), 2);
 }
 
