@@ -4,6 +4,8 @@
 //! fields in JSON valid against the committed schema, and lists a target
 //! killed for memory as failed with its reason.
 
+#![allow(clippy::unwrap_used)] // test setup: a failed step should panic
+
 mod common;
 
 use serde_json::Value;

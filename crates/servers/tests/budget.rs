@@ -4,6 +4,8 @@
 //! memory limit below a process's need gets it OOM-killed and counted.
 //! Where no cgroup can be made, each test prints SKIP with the reason.
 
+#![allow(clippy::unwrap_used)] // test setup: a failed step should panic
+
 use shootout_cgroup::{Budget, Counters};
 use shootout_servers::{budget_cpus, free_port, Limits, Server, Target, Toolchain};
 use std::path::{Path, PathBuf};
