@@ -201,17 +201,13 @@ fn stop_on_ctrl_c(
     })
 }
 
-/// The run's Markdown tables on stdout, report.md and report.html beside
-/// the database, and on stderr what happened and where everything is.
+/// The run's Markdown tables on stdout, report.md and report.html in the
+/// database's reports folder, and on stderr what happened and where everything is.
 fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
     let data = shootout_report::load(db, &out.run_id.to_string())?;
     println!("{}", shootout_report::markdown(&data));
     // Hook: the report crate writes report.md and report.html for the run.
-    let dir = db
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(format!("run-{}", out.run_id));
+    let dir = shootout_report::run_reports_dir(db, out.run_id);
     let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
     eprintln!(
         "run #{} {} in {:.0} s: {} measurement(s); results store {}",
