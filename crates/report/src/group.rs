@@ -152,7 +152,9 @@ impl Group<'_> {
 
     fn present(&self, metrics: impl Iterator<Item = Metric>) -> Vec<Metric> {
         metrics
-            .filter(|m| !m.database_only() || self.columns.iter().any(|c| c.spread(*m).is_some()))
+            .filter(|m| {
+                !m.only_where_measured() || self.columns.iter().any(|c| c.spread(*m).is_some())
+            })
             .collect()
     }
 

@@ -3,7 +3,10 @@
 //! measurement) and `summary` (one per target × scenario × level, with the
 //! RPS median, 95% CI and coefficient of variation). `run.database` and the
 //! `db_*` result fields appear only for runs and measurements that have a
-//! database, so other reports are unchanged.
+//! database, so other reports are unchanged. Version 2 adds each result's
+//! budget and cgroup counters (`resources`, `throttled_s`,
+//! `throttled_periods`, `oom_killed`, `memory_peak_mib`) and the target
+//! status `failed`.
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -11,7 +14,7 @@ use serde_json::{json, Value};
 use shootout_store::{Measurement, RunData};
 
 /// The schema version written into every JSON report.
-pub const SCHEMA_ID: &str = "shootout-report/1";
+pub const SCHEMA_ID: &str = "shootout-report/2";
 
 /// Builds the JSON document of a run.
 pub fn render(data: &RunData) -> Value {
@@ -109,6 +112,7 @@ fn result(m: &Measurement) -> Value {
         v["db_rss_peak_mib"] = m.db_rss_peak_mib.map_or(Value::Null, finite);
         v["req_per_total_cpu_s"] = finite(crate::metric::req_per_total_cpu_s(m));
     }
+    crate::budget::json(m, &mut v);
     v
 }
 

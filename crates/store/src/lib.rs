@@ -9,6 +9,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod budget;
 mod capacity;
 mod column;
 mod error;
@@ -187,6 +188,7 @@ impl Store {
                 m.db_rss_peak_mib,
             ],
         )?;
+        budget::record(&self.conn, run_id, m)?;
         Ok(())
     }
 
@@ -371,9 +373,19 @@ impl Store {
                 startup_s: r.get(17)?,
                 db_cpu_s: r.get(18)?,
                 db_rss_peak_mib: r.get(19)?,
+                // Filled in by `budget::fill`.
+                resources_cpus: None,
+                resources_memory_mib: None,
+                throttled_s: None,
+                throttled_periods: None,
+                oom_killed: None,
+                memory_peak_mib: None,
+                db_memory_peak_mib: None,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut ms: Vec<Measurement> = rows.collect::<Result<_, _>>()?;
+        budget::fill(&self.conn, run_id, &mut ms)?;
+        Ok(ms)
     }
 }
 

@@ -19,6 +19,7 @@ pub mod metric;
 mod model;
 mod published;
 mod raw;
+pub mod resources;
 pub mod scale;
 
 pub use capacity::Capacity;
@@ -27,6 +28,7 @@ pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use raw::{Order, Restart};
+pub use resources::Resources;
 pub use scale::{quick_scale, Estimate};
 
 use locator::Locator;
@@ -60,9 +62,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
     let db_pool_size = check::at_least_one(&at, raw.db_pool_size.as_ref(), "db_pool_size")?;
+    let resources = resources::check(&at, raw.resources.as_ref())?;
     let defaults = check::ScenarioDefaults {
         warmup: raw.warmup.map_or(DEFAULT_WARMUP, |d| d.0),
         timeout: raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0),
+        resources,
     };
     let scenarios = check::scenarios(&at, &raw.scenario, &defaults)?;
     let published = match &raw.published {
@@ -84,6 +88,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         cpus,
         metrics,
         db_pool_size,
+        resources,
         scenarios,
         published,
         file: path.to_path_buf(),
