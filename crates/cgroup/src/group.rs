@@ -38,6 +38,31 @@ impl Layout {
     /// then start where it stopped, so callers read a baseline first. On
     /// error, whatever was made is removed again.
     pub fn create_for(&self, owner: &Owner, name: &str, budget: &Budget) -> Result<Group> {
+        self.create_for_quota_ready(owner, name, budget, false)
+    }
+
+    /// [`Layout::create`], inside the `cpu` controller when `quota_ready`
+    /// even if `budget` sets no quota yet, so a later
+    /// [`Group::set_budget`] may set one (a server whose later load levels
+    /// have a CPU budget and its first none).
+    pub fn create_quota_ready(
+        &self,
+        name: &str,
+        budget: &Budget,
+        quota_ready: bool,
+    ) -> Result<Group> {
+        self.create_for_quota_ready(&Owner::current()?, name, budget, quota_ready)
+    }
+
+    /// [`Layout::create_quota_ready`] for `owner`.
+    pub fn create_for_quota_ready(
+        &self,
+        owner: &Owner,
+        name: &str,
+        budget: &Budget,
+        quota_ready: bool,
+    ) -> Result<Group> {
+        let cpu = quota_ready || budget.cpus.is_some();
         check_name(name)?;
         budget.validate()?;
         if budget.cpuset.is_some() && !self.has(Controller::Cpuset) {
@@ -56,7 +81,7 @@ impl Layout {
             removed: false,
         };
         for h in self.hierarchies() {
-            let Some(h) = joined(self.version(), h, budget) else {
+            let Some(h) = joined(self.version(), h, budget, cpu) else {
                 continue;
             };
             let parent = h.base.join(PARENT).join(owner.dir_name());
@@ -75,7 +100,8 @@ impl Layout {
     }
 }
 
-/// The part of hierarchy `h` a group with `budget` joins, None for none.
+/// The part of hierarchy `h` a group with `budget` joins (`cpu`: with the
+/// `cpu` controller), None for none.
 /// Counting (CPU time, memory) needs `cpuacct` and `memory` only; the `cpu`
 /// controller is joined only for a CPU quota and `cpuset` only for a CPU
 /// list, because joining `cpu` makes the whole server one scheduling entity
@@ -84,10 +110,10 @@ impl Layout {
 /// On v1 a hierarchy is joined whole (co-mounted `cpu,cpuacct` cannot be
 /// split); on v2 only the wanted controllers are enabled down the way,
 /// and `cpu.stat`'s CPU time is there without the `cpu` controller.
-fn joined(version: Version, h: &Hierarchy, budget: &Budget) -> Option<Hierarchy> {
+fn joined(version: Version, h: &Hierarchy, budget: &Budget, cpu: bool) -> Option<Hierarchy> {
     let wanted = |c: &Controller| match c {
         Controller::Cpuacct | Controller::Memory => true,
-        Controller::Cpu => budget.cpus.is_some(),
+        Controller::Cpu => cpu,
         Controller::Cpuset => budget.cpuset.is_some(),
     };
     let controllers: Vec<Controller> = h.controllers.iter().copied().filter(wanted).collect();

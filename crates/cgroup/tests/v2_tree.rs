@@ -322,3 +322,26 @@ fn removal_uses_cgroup_kill_then_sigkill_and_says_what_stayed() {
     assert!(e.to_string().contains(&leaf.display().to_string()), "{e}");
     assert!(Path::new(&leaf).exists());
 }
+
+#[test]
+fn a_quota_ready_group_joins_the_cpu_controller_before_it_has_a_quota() {
+    let t = Tree::new("web");
+    let layout = Layout::v2(&t.base).unwrap();
+    let mut g = layout
+        .create_for_quota_ready(&t.owner, "web", &Budget::default(), true)
+        .unwrap();
+    for dir in ["", "shootout", &format!("shootout/{}", t.owner.dir_name())] {
+        let on = t.get(&format!("{dir}/cgroup.subtree_control"));
+        assert!(on.split_whitespace().any(|c| c == "+cpu"), "{dir:?}: {on}");
+    }
+    assert_eq!(t.leaf("web", "cpu.max"), "max 100000");
+    g.set_budget(&quota()).unwrap();
+    assert_eq!(t.leaf("web", "cpu.max"), "100000 100000");
+    let c = g.counters().unwrap();
+    assert_eq!(
+        (c.periods, c.throttled_periods),
+        (30, 9),
+        "throttling is read"
+    );
+    std::mem::forget(g);
+}

@@ -280,6 +280,9 @@ impl Observer for RunView {
             Event::StartFailed { target, reason } => {
                 self.println(&format!("{target}: failed to start: {reason}"));
             }
+            Event::TargetFailed { target, reason } => {
+                self.println(&format!("{target}: failed: {reason}"));
+            }
             Event::Leftovers { target } => self.println(&format!(
                 "warning: processes of {target} survived SIGKILL to its group"
             )),

@@ -345,6 +345,13 @@ pub(crate) fn measurement(
         startup_s: 0.05,
         db_cpu_s: None,
         db_rss_peak_mib: None,
+        resources_cpus: None,
+        resources_memory_mib: None,
+        throttled_s: None,
+        throttled_periods: None,
+        oom_killed: None,
+        memory_peak_mib: None,
+        db_memory_peak_mib: None,
         warmup_s: None,
         steady: None,
     }

@@ -3,8 +3,11 @@
 //! measurement) and `summary` (one per target × scenario × level, with the
 //! RPS median, 95% CI and coefficient of variation). `run.database` and the
 //! `db_*` result fields appear only for runs and measurements that have a
-//! database, so other reports are unchanged. Version 2 added each result's
-//! warm-up (`warmup_s`, `steady`) and the summary's `not_steady`.
+//! database, so other reports are unchanged. Version 2 adds each result's
+//! budget and cgroup counters (`resources`, `throttled_s`,
+//! `throttled_periods`, `oom_killed`, `memory_peak_mib`) and warm-up
+//! (`warmup_s`, `steady`), the summary's `not_steady`, and the target
+//! status `failed`.
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -112,6 +115,7 @@ fn result(m: &Measurement) -> Value {
         v["db_rss_peak_mib"] = m.db_rss_peak_mib.map_or(Value::Null, finite);
         v["req_per_total_cpu_s"] = finite(crate::metric::req_per_total_cpu_s(m));
     }
+    crate::budget::json(m, &mut v);
     v
 }
 

@@ -8,6 +8,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agreement;
+pub mod budget;
 pub mod capacity;
 pub mod colour;
 pub mod compare;

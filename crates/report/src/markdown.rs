@@ -145,6 +145,9 @@ fn footnotes(out: &mut String, g: &Group) {
     if let Some(note) = mismatch_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
+    if let Some(note) = crate::budget::note(g.columns.iter().flat_map(|c| c.reps.iter().copied())) {
+        let _ = writeln!(out, "\n{}", md(&note));
+    }
     if let Some(note) = not_steady_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }

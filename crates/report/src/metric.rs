@@ -50,6 +50,12 @@ pub fn value(metric: Metric, m: &Measurement) -> f64 {
         Metric::DbCpuS => m.db_cpu_s.unwrap_or(f64::NAN),
         Metric::ReqPerTotalCpuS => req_per_total_cpu_s(m),
         Metric::Startup => m.startup_s,
+        Metric::Throttled => crate::budget::throttled_s(m),
+        Metric::CpuQuota => m.resources_cpus.unwrap_or(f64::NAN),
+        Metric::MemoryLimit => m.resources_memory_mib.unwrap_or(f64::NAN),
+        Metric::ReqPerQuotaCpuS => crate::budget::req_per_quota_cpu_s(m),
+        Metric::RpsPerLimitGib => crate::budget::rps_per_limit_gib(m),
+        Metric::MemoryPeak => m.memory_peak_mib.unwrap_or(f64::NAN),
         // Time to steady state: only an auto warm-up measures it.
         Metric::WarmupS if m.steady.is_some() => m.warmup_s.unwrap_or(f64::NAN),
         Metric::WarmupS => f64::NAN,

@@ -25,12 +25,17 @@ pub fn run_capacity_session(
     scenarios: &[usize],
     record: &mut dyn FnMut(&CapacitySearch) -> Result<(), StoreError>,
 ) -> Result<(), SessionError> {
-    let run = start(cx)?;
+    let budgets: Vec<_> = scenarios
+        .iter()
+        .map(|&si| cx.study.scenarios[si].resources)
+        .collect();
+    let run = start(cx, &crate::budget::limits(&budgets))?;
     sleep_unless_stopped(cx.settle, cx.interrupt);
     let mut result = Ok(());
     for &si in scenarios {
         let sc = &cx.study.scenarios[si];
-        let searched = search(cx, session, sc, &run);
+        let searched = crate::budget::apply(&run.server, &sc.resources)
+            .and_then(|()| search(cx, session, sc, &run));
         if searched.is_ok() {
             drain(cx, &run, sc);
         }

@@ -37,6 +37,11 @@ impl Database {
         self.cluster.postmaster_pid()
     }
 
+    /// The cluster's own cgroup, for the sampler (None: sample `/proc`).
+    pub fn cgroup_reader(&self) -> Option<shootout_servers::CgroupReader> {
+        self.cluster.cgroup_reader()
+    }
+
     pub fn record(&self) -> DatabaseRecord {
         let info = self.cluster.info();
         DatabaseRecord {

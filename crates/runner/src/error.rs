@@ -14,6 +14,10 @@ pub enum SessionError {
     /// The target could not be started or died: a one-line reason and the log tail.
     #[error("{reason}")]
     Start { reason: String, log_tail: String },
+    /// The target failed during a measurement (killed for memory, a budget
+    /// that cannot be applied): recorded as failed, the run goes on.
+    #[error("{reason}")]
+    Failed { reason: String, log_tail: String },
     /// The user asked to stop.
     #[error("interrupted")]
     Interrupted,

@@ -99,6 +99,9 @@ pub enum Event<'a> {
     /// A prepared target failed to start (or died) during the study; its
     /// remaining sessions are skipped.
     StartFailed { target: &'a str, reason: &'a str },
+    /// A target failed during a measurement (killed for memory); its
+    /// remaining sessions are skipped.
+    TargetFailed { target: &'a str, reason: &'a str },
     /// The server (or its database) was still busy with the previous
     /// load's queued requests after `waited_s`: the next level may be
     /// slowed by them.

@@ -12,6 +12,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod budget;
 pub mod capacity;
 pub mod database;
 pub mod drain;

@@ -6,6 +6,7 @@
 //! after-memory and hand the measurement over to be committed at once.
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
+use crate::budget;
 use crate::database::Database;
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
@@ -17,9 +18,9 @@ use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
 use shootout_contract::expect::expect_request;
 use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
-use shootout_servers::{Server, Target};
+use shootout_servers::{Limits, Server, Target};
 use shootout_store::{Measurement, Pinning};
-use shootout_study::{Level, Scenario, Study};
+use shootout_study::{Level, Resources, Scenario, Study};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -55,7 +56,7 @@ impl std::fmt::Debug for SessionContext<'_> {
 
 /// A started server and what is known of it.
 pub(crate) struct Running {
-    server: Server,
+    pub(crate) server: Server,
     pub(crate) port: u16,
     log: PathBuf,
     startup: Duration,
@@ -70,7 +71,12 @@ pub fn run_session(
     estimate_of: &dyn Fn(&Scenario, &Level) -> f64,
     record: &mut dyn FnMut(&Measurement) -> Result<(), shootout_store::StoreError>,
 ) -> Result<(), SessionError> {
-    let run = start(cx)?;
+    let budgets: Vec<_> = session
+        .scenarios
+        .iter()
+        .flat_map(|&si| cx.study.scenarios[si].levels.iter().map(|l| l.resources))
+        .collect();
+    let run = start(cx, &budget::limits(&budgets))?;
     sleep_unless_stopped(cx.settle, cx.interrupt);
     let mut before = procfs::sample(run.pgid, run.root, true);
     let mut result = Ok(());
@@ -91,6 +97,13 @@ pub fn run_session(
                         result = Err(SessionError::Record(e));
                         break 'outer;
                     }
+                    if m.oom_killed.unwrap_or(0) > 0 {
+                        result = Err(SessionError::Failed {
+                            reason: budget::oom_reason(level.resources.memory),
+                            log_tail: shootout_servers::tail::log_tail(&run.log, 20),
+                        });
+                        break 'outer;
+                    }
                 }
                 Err(e) => {
                     result = Err(e);
@@ -103,8 +116,9 @@ pub fn run_session(
     result
 }
 
-/// Starts the target pinned to the server CPUs and waits until it is ready.
-pub(crate) fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
+/// Starts the target pinned to the server CPUs under `limits` and waits
+/// until it is ready; a start the OOM killer ended fails the target.
+pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running, SessionError> {
     let target = cx.target;
     let log = target.server_log("run");
     let port =
@@ -113,10 +127,11 @@ pub(crate) fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
         .database
         .map(|db| db.access().server_env())
         .unwrap_or_default();
-    let mut server = Server::start_env(target, port, &log, &cx.pinning.server_cpus, &env)
-        .map_err(|e| start_err(e.to_string(), ""))?;
+    let mut server =
+        Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
+            .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
-    match server.wait_ready(READY_TIMEOUT) {
+    match budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt) {
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
             root: server.pid() as i32,
@@ -126,12 +141,19 @@ pub(crate) fn start(cx: &SessionContext<'_>) -> Result<Running, SessionError> {
             startup,
         }),
         Err(e) => {
+            let oom = budget::oom_kills(&server).unwrap_or(0);
             drop(server);
             cx.alive.note_server(None);
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);
             }
             let tail = shootout_servers::tail::log_tail(&log, 20);
+            if oom > 0 {
+                return Err(SessionError::Failed {
+                    reason: budget::oom_reason(limits.budget.memory),
+                    log_tail: tail,
+                });
+            }
             let text = e.to_string();
             let first = text.lines().next().unwrap_or_default().to_string();
             Err(start_err(first, &tail))
@@ -180,6 +202,8 @@ fn measure_level(
         return Err(SessionError::Interrupted);
     }
     ensure_alive(cx, run)?;
+    budget::apply(&run.server, &step.level.resources)?;
+    let oom_before = budget::oom_kills(&run.server);
     let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;
     let alive = || ensure_alive(cx, run);
     let label = step.label(cx);
@@ -198,6 +222,7 @@ fn measure_level(
     drain(cx, run, step.scenario);
     sleep_unless_stopped(cx.settle_after, cx.interrupt);
     let after = procfs::sample(run.pgid, run.root, false);
+    let oom_killed = oom_before.map(|_| budget::oom_since(&run.server, oom_before));
     let m = measurement(MeasurementParts {
         target: &cx.target.name,
         scenario: step.scenario.name.as_str(),
@@ -209,6 +234,8 @@ fn measure_level(
         idle_rss,
         after_rss: after.rss_bytes,
         startup: run.startup,
+        resources: step.level.resources,
+        oom_killed,
         warmed,
     });
     cx.observer.event(&Event::LoadEnded {
@@ -259,7 +286,7 @@ fn load_sampled(
         .filter(|_| step.scenario.needs_database())
         .map(|db| {
             let pm = db.postmaster();
-            Sampler::start(pm, pm, control.clone(), cpus.clone(), None)
+            Sampler::start(pm, pm, control.clone(), cpus.clone(), db.cgroup_reader())
         });
     let report = shootout_engine::run(plan, &control);
     let usage = sampler.finish();
@@ -382,6 +409,9 @@ struct MeasurementParts<'a> {
     idle_rss: u64,
     after_rss: u64,
     startup: Duration,
+    resources: Resources,
+    /// OOM kills over the whole level (None: no cgroup).
+    oom_killed: Option<u64>,
     warmed: WarmedUp,
 }
 
@@ -414,6 +444,15 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         startup_s: p.startup.as_secs_f64(),
         db_cpu_s: db_usage.map(|u| u.cpu_s),
         db_rss_peak_mib: db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
+        resources_cpus: p.resources.cpus,
+        resources_memory_mib: p.resources.memory_mib(),
+        throttled_s: usage.cgroup.map(|d| d.throttled.as_secs_f64()),
+        throttled_periods: usage.cgroup.map(|d| d.throttled_periods),
+        oom_killed: p.oom_killed,
+        memory_peak_mib: usage.cgroup_memory_peak_bytes.map(|b| b as f64 / MIB),
+        db_memory_peak_mib: db_usage
+            .and_then(|u| u.cgroup_memory_peak_bytes)
+            .map(|b| b as f64 / MIB),
         warmup_s: Some(p.warmed.seconds),
         steady: p.warmed.steady,
     }

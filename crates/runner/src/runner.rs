@@ -278,6 +278,9 @@ impl Run<'_> {
                 Err(SessionError::Start { reason, log_tail }) => {
                     self.start_failed(m, reason, log_tail)?;
                 }
+                Err(SessionError::Failed { reason, log_tail }) => {
+                    self.target_failed(m, TargetStatus::Failed, reason, log_tail)?;
+                }
                 Err(SessionError::Engine(e)) => return Ok(Some(e)),
                 Err(SessionError::Record(e)) => return Err(RunError::Record(e)),
             }
@@ -293,18 +296,37 @@ impl Run<'_> {
         reason: String,
         log_tail: String,
     ) -> Result<(), RunError> {
-        self.observer.event(&Event::StartFailed {
-            target: &m.entry.name,
-            reason: &reason,
-        });
+        self.target_failed(m, TargetStatus::StartFailed, reason, log_tail)
+    }
+
+    /// Records that a measured target failed with `status` (to start, or
+    /// during a measurement); its remaining sessions are skipped.
+    fn target_failed(
+        &self,
+        m: &mut Measured<'_>,
+        status: TargetStatus,
+        reason: String,
+        log_tail: String,
+    ) -> Result<(), RunError> {
+        if status == TargetStatus::StartFailed {
+            self.observer.event(&Event::StartFailed {
+                target: &m.entry.name,
+                reason: &reason,
+            });
+        } else {
+            self.observer.event(&Event::TargetFailed {
+                target: &m.entry.name,
+                reason: &reason,
+            });
+        }
         let mut rec = m.entry.record.clone();
-        rec.status = TargetStatus::StartFailed;
+        rec.status = status;
         rec.reason = Some(reason.clone());
         rec.log_tail = Some(log_tail);
         self.store.record_target(self.run_id, &rec)?;
         m.failure = Some(TargetFailure {
             target: m.entry.name.clone(),
-            status: TargetStatus::StartFailed,
+            status,
             reason,
         });
         Ok(())

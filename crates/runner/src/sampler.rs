@@ -9,9 +9,11 @@
 //! group's own counter over the measured phase instead: exact, and counting
 //! forked workers and children that exited meanwhile, which a process-tree
 //! sample misses. `/proc` stays the source only where no group exists.
+//! The same delta gives the time and periods the server was throttled by
+//! a CPU quota.
 
 use crate::procfs;
-use shootout_cgroup::Counters;
+use shootout_cgroup::{Counters, Delta};
 use shootout_engine::Control;
 use shootout_servers::CgroupReader;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +35,9 @@ pub struct LoadUsage {
     /// The cgroup's memory high-water mark over the load (v1 resets it at
     /// the start; v2's is the group's lifetime peak).
     pub cgroup_memory_peak_bytes: Option<u64>,
+    /// The cgroup's counters over the measured phase (CPU, throttling,
+    /// OOM kills); None without a group.
+    pub cgroup: Option<Delta>,
     pub samples: usize,
 }
 
@@ -123,6 +128,7 @@ impl Sampler {
                 usage.cpu_s = delta.cpu.as_secs_f64();
                 usage.cpu_from_cgroup = true;
                 usage.cgroup_memory_peak_bytes = delta.memory_peak;
+                usage.cgroup = Some(delta);
             }
             usage
         });

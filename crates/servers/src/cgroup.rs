@@ -4,7 +4,9 @@
 //! registry of live servers (process group and cgroup, for a Ctrl-C
 //! handler), the group names, and the once-per-process sweep of groups left
 //! by shootouts that died by SIGKILL. Where no group can be made the server
-//! runs without one and keeps the typed reason for its caller.
+//! runs without one and keeps the typed reason for its caller. The
+//! PostgreSQL cluster of database scenarios is registered the same way,
+//! under its postmaster's process group.
 
 use shootout_cgroup::{Budget, CgroupError, Counters, Group, Layout};
 use std::collections::BTreeMap;
@@ -19,10 +21,20 @@ fn live() -> MutexGuard<'static, BTreeMap<i32, Option<Group>>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Makes a fresh group for one start of `target`, sweeping dead owners'
-/// groups first (once per process). Each start gets its own group, so the
-/// counters of one start never include another's.
-pub(crate) fn make(target: &str) -> Result<Group, CgroupError> {
+/// Makes a fresh group for one start of `target` with `limits`, sweeping
+/// dead owners' groups first (once per process). Each start gets its own
+/// group, so the counters of one start never include another's.
+pub(crate) fn make(target: &str, limits: &Limits) -> Result<Group, CgroupError> {
+    make_named(|n| group_name(target, n), limits)
+}
+
+/// A fresh group for one PostgreSQL cluster (`database-<n>`), unlimited:
+/// it exists for its counters and so its removal kills every backend.
+pub(crate) fn make_database() -> Result<Group, CgroupError> {
+    make_named(|n| format!("database-{n}"), &Limits::default())
+}
+
+fn make_named(name: impl Fn(u64) -> String, limits: &Limits) -> Result<Group, CgroupError> {
     static SWEPT: Once = Once::new();
     static STARTS: AtomicU64 = AtomicU64::new(0);
     let layout = Layout::detect()?;
@@ -30,7 +42,24 @@ pub(crate) fn make(target: &str) -> Result<Group, CgroupError> {
     // reports any permission problem itself.
     SWEPT.call_once(|| drop(layout.sweep()));
     let n = STARTS.fetch_add(1, Ordering::Relaxed);
-    layout.create(&group_name(target, n), &Budget::default())
+    layout.create_quota_ready(&name(n), &limits.budget, limits.quota_ready)
+}
+
+/// The budget a server starts under, and whether a later load level may
+/// set a CPU quota (the group then joins the `cpu` controller from the
+/// start, see `shootout_cgroup::Layout::create_quota_ready`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Limits {
+    pub budget: Budget,
+    pub quota_ready: bool,
+}
+
+impl Limits {
+    /// Whether anything is limited, now or later: a start with limits
+    /// must have a cgroup, or it would measure something else.
+    pub fn any(&self) -> bool {
+        self.quota_ready || self.budget != Budget::default()
+    }
 }
 
 /// `server-<target>-<n>` with anything but letters, digits, `-` and `_`
@@ -53,6 +82,12 @@ fn group_name(target: &str, n: u64) -> String {
 /// Records a started server.
 pub(crate) fn register(pgid: i32, group: Option<Group>) {
     live().insert(pgid, group);
+}
+
+/// Runs `f` on the group of live server `pgid`, mutably; None when it has
+/// none (or was already released).
+pub(crate) fn with_group_mut<T>(pgid: i32, f: impl FnOnce(&mut Group) -> T) -> Option<T> {
+    live().get_mut(&pgid).and_then(|g| g.as_mut()).map(f)
 }
 
 /// Runs `f` on the group of live server `pgid`; None when it has none (or
@@ -82,7 +117,7 @@ pub(crate) fn take_all() -> Vec<(i32, Option<Group>)> {
 /// Ok: the layout in one line, for a run's header; Err: why not (the run
 /// then samples `/proc`).
 pub fn probe() -> Result<String, CgroupError> {
-    let group = make("probe")?;
+    let group = make("probe", &Limits::default())?;
     let layout = Layout::detect()?;
     group.remove()?;
     Ok(layout.describe())

@@ -21,11 +21,11 @@ pub mod toolchain;
 pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
-pub use cgroup::CgroupReader;
+pub use cgroup::{CgroupReader, Limits};
 pub use database::DatabaseAccess;
 pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
-pub use process::{free_port, kill_all_servers, Server, StartError, StopReport};
+pub use process::{budget_cpus, free_port, kill_all_servers, Server, StartError, StopReport};
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

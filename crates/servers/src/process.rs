@@ -16,13 +16,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::cgroup;
+use crate::cgroup::{self, Limits};
 use crate::http;
 use crate::lifeline::{spawn_tied, Watchdog};
 use crate::manifest::Target;
 use crate::tail::log_tail;
 use crate::tempdir::{self, ServerTmp};
-use shootout_cgroup::{CgroupError, Counters, Group};
+use shootout_cgroup::{Budget, CgroupError, Counters, Group};
 
 /// How long a server gets between SIGTERM and SIGKILL (SPEC.md, Startup).
 pub const GRACE: Duration = Duration::from_secs(5);
@@ -89,6 +89,9 @@ pub enum StartError {
         run: String,
         source: std::io::Error,
     },
+    /// A budget was asked for but no cgroup can be made to enforce it.
+    #[error("{target}: a resources budget needs a cgroup: {reason}")]
+    Budget { target: String, reason: String },
     #[error("{target}: cannot start its watchdog: {source}")]
     Watchdog {
         target: String,
@@ -145,6 +148,17 @@ pub fn server_cpus(pinned: &[usize]) -> usize {
     }
 }
 
+/// [`server_cpus`] under a CPU quota of `quota` CPUs: the quota rounded
+/// up (1.5 CPUs of time is best used by two threads), never more than the
+/// CPUs it may run on, at least 1.
+pub fn budget_cpus(pinned: &[usize], quota: Option<f64>) -> usize {
+    let cpus = server_cpus(pinned);
+    match quota {
+        Some(q) if q.is_finite() && q > 0.0 => (q.ceil() as usize).clamp(1, cpus),
+        _ => cpus,
+    }
+}
+
 impl Server {
     /// Starts `sh -c <run>` in the target's folder with `PORT` and
     /// `HOST=127.0.0.1`, in a new process group, output appended to `log`.
@@ -172,6 +186,21 @@ impl Server {
         cpus: &[usize],
         env: &[(String, String)],
     ) -> Result<Server, StartError> {
+        Server::start_limited(target, port, log, cpus, env, &Limits::default())
+    }
+
+    /// [`Server::start_env`] in a cgroup with `limits` (a CPU quota and a
+    /// memory limit, changed later by [`Server::set_budget`]);
+    /// `SERVER_CPUS` is [`budget_cpus`] of the starting quota. With limits,
+    /// a start where no cgroup can be made fails rather than run unlimited.
+    pub fn start_limited(
+        target: &Target,
+        port: u16,
+        log: &Path,
+        cpus: &[usize],
+        env: &[(String, String)],
+        limits: &Limits,
+    ) -> Result<Server, StartError> {
         let log_err = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StartError::Log { path, source }
@@ -191,14 +220,23 @@ impl Server {
             .current_dir(&target.dir)
             .env("PORT", port.to_string())
             .env("HOST", "127.0.0.1")
-            .env("SERVER_CPUS", server_cpus(cpus).to_string())
+            .env(
+                "SERVER_CPUS",
+                budget_cpus(cpus, limits.budget.cpus).to_string(),
+            )
             .envs(tempdir::server_env(tmp.path()))
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
             .process_group(0);
-        let (group, no_cgroup) = enter_cgroup(&target.name, &mut cmd);
+        let (group, no_cgroup) = enter_cgroup(&target.name, limits, &mut cmd);
+        if let (Some(why), true) = (&no_cgroup, limits.any()) {
+            return Err(StartError::Budget {
+                target: target.name.clone(),
+                reason: why.to_string(),
+            });
+        }
         // On error `group` drops here, which removes it.
         let mut child = spawn_tied(cmd, cpus).map_err(|source| StartError::Spawn {
             target: target.name.clone(),
@@ -265,6 +303,17 @@ impl Server {
     /// it has none.
     pub fn cgroup_counters(&self) -> Option<Result<Counters, CgroupError>> {
         cgroup::with_group(self.pgid, Group::counters)
+    }
+
+    /// Applies `budget` to the server's cgroup (between load levels);
+    /// None when it has none.
+    pub fn set_budget(&self, budget: &Budget) -> Option<Result<(), CgroupError>> {
+        cgroup::with_group_mut(self.pgid, |g| g.set_budget(budget))
+    }
+
+    /// The budget in force (None: no cgroup).
+    pub fn budget(&self) -> Option<Budget> {
+        cgroup::with_group(self.pgid, |g| g.budget().clone())
     }
 
     /// Restarts the cgroup's memory high-water mark (v1; see
@@ -408,8 +457,12 @@ impl Drop for Server {
 
 /// Makes the start's cgroup and has `cmd` enter it before exec, so every
 /// process the server forks is born inside; or says why there is none.
-fn enter_cgroup(target: &str, cmd: &mut Command) -> (Option<Group>, Option<CgroupError>) {
-    let made = cgroup::make(target).and_then(|g| g.attacher().map(|a| (g, a)));
+fn enter_cgroup(
+    target: &str,
+    limits: &Limits,
+    cmd: &mut Command,
+) -> (Option<Group>, Option<CgroupError>) {
+    let made = cgroup::make(target, limits).and_then(|g| g.attacher().map(|a| (g, a)));
     match made {
         Ok((group, attacher)) => {
             attacher.install(cmd);

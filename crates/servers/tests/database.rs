@@ -172,3 +172,48 @@ fn as_root_the_cluster_also_works_for_an_unprivileged_user() {
     assert!(out.status.success(), "as nobody: {text}");
     assert!(text.contains("1 passed"), "as nobody: {text}");
 }
+
+/// The postmaster and every backend run in the cluster's own cgroup, whose
+/// counters see the backends' CPU time and memory; stop removes it.
+#[test]
+fn the_cluster_runs_in_its_own_cgroup_removed_at_stop() {
+    let Some(mut c) = cluster() else { return };
+    let paths = c.cgroup_paths();
+    let Some(reader) = c.cgroup_reader() else {
+        let why = shootout_cgroup::Layout::detect().err();
+        assert!(
+            why.as_ref()
+                .is_some_and(shootout_cgroup::CgroupError::is_unavailable),
+            "cgroups usable but the cluster has none: {why:?}"
+        );
+        eprintln!("SKIP the_cluster_runs_in_its_own_cgroup: {why:?}");
+        return;
+    };
+    assert!(!paths.is_empty());
+    let procs = std::fs::read_to_string(paths[0].join("cgroup.procs")).unwrap();
+    let pids: Vec<i32> = procs
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert!(pids.contains(&c.postmaster_pid()), "{pids:?}");
+    let before = reader.counters().unwrap().unwrap();
+    let mut app = postgres::Client::connect(&c.access().app_url, postgres::NoTls).unwrap();
+    for _ in 0..3 {
+        app.query(
+            "SELECT count(*) FROM world w1, world w2 WHERE w1.id % 97 = w2.id % 89",
+            &[],
+        )
+        .unwrap();
+    }
+    let after = reader.counters().unwrap().unwrap();
+    // The backend that ran the join was forked after the start, in the group.
+    let used = after.since(&before).cpu;
+    assert!(used > Duration::from_millis(20), "{used:?}");
+    assert!(after.memory_peak.unwrap_or(0) > 1 << 20, "{after:?}");
+    drop(app);
+    c.stop();
+    for p in &paths {
+        assert!(!p.exists(), "{} survived stop", p.display());
+    }
+    assert!(c.cgroup_reader().is_none());
+}

@@ -9,6 +9,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod budget;
 mod capacity;
 mod column;
 mod error;
@@ -190,6 +191,7 @@ impl Store {
                 m.steady,
             ],
         )?;
+        budget::record(&self.conn, run_id, m)?;
         Ok(())
     }
 
@@ -376,9 +378,19 @@ impl Store {
                 db_rss_peak_mib: r.get(19)?,
                 warmup_s: r.get(20)?,
                 steady: r.get(21)?,
+                // Filled in by `budget::fill`.
+                resources_cpus: None,
+                resources_memory_mib: None,
+                throttled_s: None,
+                throttled_periods: None,
+                oom_killed: None,
+                memory_peak_mib: None,
+                db_memory_peak_mib: None,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut ms: Vec<Measurement> = rows.collect::<Result<_, _>>()?;
+        budget::fill(&self.conn, run_id, &mut ms)?;
+        Ok(ms)
     }
 }
 

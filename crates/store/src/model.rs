@@ -121,6 +121,8 @@ pub enum TargetStatus {
     StartFailed,
     VerifyFailed,
     Skipped,
+    /// Failed during a measurement (killed for memory).
+    Failed,
 }
 
 impl TargetStatus {
@@ -131,6 +133,7 @@ impl TargetStatus {
             TargetStatus::StartFailed => "start_failed",
             TargetStatus::VerifyFailed => "verify_failed",
             TargetStatus::Skipped => "skipped",
+            TargetStatus::Failed => "failed",
         }
     }
 
@@ -141,6 +144,7 @@ impl TargetStatus {
             "start_failed" => TargetStatus::StartFailed,
             "verify_failed" => TargetStatus::VerifyFailed,
             "skipped" => TargetStatus::Skipped,
+            "failed" => TargetStatus::Failed,
             _ => return None,
         })
     }
@@ -216,6 +220,31 @@ pub struct Measurement {
     /// Database scenarios only: the PostgreSQL tree's peak RSS.
     #[serde(default)]
     pub db_rss_peak_mib: Option<f64>,
+    /// The level's CPU quota in CPUs (`resources.cpus`); None: unlimited.
+    #[serde(default)]
+    pub resources_cpus: Option<f64>,
+    /// The level's memory limit in MiB (`resources.memory`); None: unlimited.
+    #[serde(default)]
+    pub resources_memory_mib: Option<f64>,
+    /// Seconds the server's threads spent throttled by its CPU quota during
+    /// the load (the cgroup's counter); None without a cgroup.
+    #[serde(default)]
+    pub throttled_s: Option<f64>,
+    /// CFS periods (100 ms) in which the quota ran out during the load.
+    #[serde(default)]
+    pub throttled_periods: Option<u64>,
+    /// Processes of the server the kernel's OOM killer killed during the
+    /// level; more than 0 fails the target.
+    #[serde(default)]
+    pub oom_killed: Option<u64>,
+    /// The server's cgroup memory high-water mark over the level (every
+    /// process, page cache included), in MiB.
+    #[serde(default)]
+    pub memory_peak_mib: Option<f64>,
+    /// Database scenarios only: the PostgreSQL cgroup's memory high-water
+    /// mark over the load (postmaster and every backend), in MiB.
+    #[serde(default)]
+    pub db_memory_peak_mib: Option<f64>,
     /// Wall seconds of warm-up before the measured phase (fixed or until
     /// steady); None in runs recorded before it was kept.
     #[serde(default)]

@@ -134,7 +134,18 @@ CREATE TABLE capacity_levels (
 ALTER TABLE run_targets ADD COLUMN description TEXT;
 ALTER TABLE run_targets ADD COLUMN run_command TEXT;
 "#,
-    // 5: each measurement's warm-up: its wall time, and for an auto
+    // 5 (budget): each measurement's resource budget and what the server's
+    // cgroup counted under it. NULL for older rows and where no group was.
+    r#"
+ALTER TABLE measurements ADD COLUMN resources_cpus REAL;
+ALTER TABLE measurements ADD COLUMN resources_memory_mib REAL;
+ALTER TABLE measurements ADD COLUMN throttled_s REAL;
+ALTER TABLE measurements ADD COLUMN throttled_periods INTEGER;
+ALTER TABLE measurements ADD COLUMN oom_killed INTEGER;
+ALTER TABLE measurements ADD COLUMN memory_peak_mib REAL;
+ALTER TABLE measurements ADD COLUMN db_memory_peak_mib REAL;
+"#,
+    // 6: each measurement's warm-up: its wall time, and for an auto
     // (steady-state) warm-up whether the server got steady before the cap.
     // NULL for everything older (and `steady` for fixed warm-ups).
     r#"

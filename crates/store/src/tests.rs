@@ -83,7 +83,7 @@ fn summary(rps: f64) -> Summary {
     }
 }
 
-fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
+pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
     let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
     for v in values {
         h.record(*v).unwrap();
@@ -115,6 +115,13 @@ fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
         startup_s: 0.05,
         db_cpu_s: None,
         db_rss_peak_mib: None,
+        resources_cpus: None,
+        resources_memory_mib: None,
+        throttled_s: None,
+        throttled_periods: None,
+        oom_killed: None,
+        memory_peak_mib: None,
+        db_memory_peak_mib: None,
         warmup_s: None,
         steady: None,
     }

@@ -9,6 +9,7 @@ use crate::locator::{Locator, StudyError};
 use crate::metric::Metric;
 use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
+use crate::resources::{self, Resources};
 use crate::warmup::{self, Warmup};
 use shootout_contract::spec::MAX_QUERIES;
 use std::time::Duration;
@@ -18,6 +19,7 @@ use toml::Spanned;
 pub(crate) struct ScenarioDefaults {
     pub warmup: Warmup,
     pub timeout: Duration,
+    pub resources: Resources,
 }
 
 pub(crate) fn name(at: &Locator<'_>, raw: &Spanned<String>) -> Result<String, StudyError> {
@@ -139,13 +141,21 @@ fn scenario(
         Some(c) => Some(capacity::check(at, c, warmup.as_fixed(), keepalive)?),
         None => None,
     };
+    let budget = resources::check(at, s.resources.as_ref())?.over(defaults.resources);
     let levels = load_tables(at, raw)?
         .into_iter()
         .map(|l| {
-            level::level_from(l.get_ref(), keepalive)
-                .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))
+            let mut level = level::level_from(l.get_ref(), keepalive)
+                .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))?;
+            let own = resources::check(at, l.get_ref().resources.as_ref())?;
+            level.resources = own.over(budget);
+            // Levels that differ by budget say so in their generated label.
+            if own.is_set() && l.get_ref().label.is_none() {
+                level.label = format!("{} {}", level.label, level.resources.label());
+            }
+            Ok(level)
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, StudyError>>()?;
     queries_fit(at, raw, &levels)?;
     let timeout = s.timeout.map_or(defaults.timeout, |d| d.0);
     if timeout.is_zero() {
@@ -171,6 +181,7 @@ fn scenario(
         timeout,
         levels,
         capacity,
+        resources: budget,
     })
 }
 

@@ -7,6 +7,7 @@
 
 use crate::locator::KeyError;
 use crate::raw::{Mode, RawLoad, Unit};
+use crate::resources::Resources;
 use serde::Serialize;
 use shootout_engine::{check_pipeline, Load, PlanField, Stage, StageUnit, Stop, Workload};
 use std::time::Duration;
@@ -24,6 +25,9 @@ pub struct Level {
     pub pipeline: usize,
     /// `queries=Q` for the routes that take it (queries, updates).
     pub queries: Option<u32>,
+    /// The level's budget, merged with its scenario's and study's
+    /// ([`Resources::over`]).
+    pub resources: Resources,
 }
 
 impl Level {
@@ -78,6 +82,8 @@ pub(crate) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, KeyError
         keepalive,
         pipeline,
         queries: l.queries,
+        // Filled in by the caller, which can locate errors in the table.
+        resources: Resources::default(),
     };
     level.label = l.label.clone().unwrap_or_else(|| level.auto_label());
     Ok(level)

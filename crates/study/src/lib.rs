@@ -19,6 +19,7 @@ pub mod metric;
 mod model;
 mod published;
 mod raw;
+pub mod resources;
 pub mod scale;
 mod warmup;
 
@@ -28,6 +29,7 @@ pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use raw::{Order, Restart};
+pub use resources::Resources;
 pub use scale::{quick_scale, Estimate};
 pub use warmup::{Warmup, STEADY_WINDOWS};
 
@@ -63,9 +65,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
     let db_pool_size = check::at_least_one(&at, raw.db_pool_size.as_ref(), "db_pool_size")?;
+    let resources = resources::check(&at, raw.resources.as_ref())?;
     let defaults = check::ScenarioDefaults {
         warmup: warmup::read(&at, raw.warmup.as_ref(), DEFAULT_WARMUP)?,
         timeout: raw.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0),
+        resources,
     };
     let scenarios = check::scenarios(&at, &raw.scenario, &defaults)?;
     let published = match &raw.published {
@@ -87,6 +91,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         cpus,
         metrics,
         db_pool_size,
+        resources,
         scenarios,
         published,
         file: path.to_path_buf(),

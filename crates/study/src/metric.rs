@@ -24,6 +24,10 @@ pub enum Unit {
     ReqPerCpuS,
     Errors,
     Responses,
+    /// CPUs of a quota (`resources.cpus`).
+    Cpus,
+    /// Requests per second per GiB of memory limit.
+    ReqPerSPerGib,
 }
 
 impl Unit {
@@ -38,6 +42,8 @@ impl Unit {
             Unit::ReqPerCpuS => "req per CPU-s",
             Unit::Errors => "errors",
             Unit::Responses => "responses",
+            Unit::Cpus => "CPUs",
+            Unit::ReqPerSPerGib => "req/s per GiB",
         }
     }
 }
@@ -68,6 +74,9 @@ pub enum Scope {
     Database,
     /// One value per target (its build), from the run's target record.
     Target,
+    /// Only measurements under a `resources` budget (or read from a
+    /// server's cgroup); tables drop the row where no column has it.
+    Budget,
     /// Only measurements after an auto (steady-state) warm-up; tables drop
     /// the row where no column has it.
     AutoWarmup,
@@ -132,6 +141,11 @@ catalogue! {
     Median = "median_ms", "Median latency (ms)", Ms, Lower, Median, Every, true;
     P90 = "p90_ms", "p90 latency (ms)", Ms, Lower, Median, Every, true;
     P99 = "p99_ms", "p99 latency (ms)", Ms, Lower, Median, Every, true;
+    Throttled = "throttled_s", "Throttled by the CPU quota (s)", Seconds, Lower, Median, Budget, true;
+    CpuQuota = "cpu_quota", "CPU quota (CPUs)", Cpus, Higher, Median, Budget, true;
+    MemoryLimit = "memory_limit_mib", "Memory limit (MiB)", MiB, Higher, Median, Budget, true;
+    ReqPerQuotaCpuS = "req_per_quota_cpu_s", "Req per CPU-s of quota", ReqPerCpuS, Higher, Median, Budget, true;
+    RpsPerLimitGib = "rps_per_limit_gib", "RPS per GiB of limit (req/s per GiB)", ReqPerSPerGib, Higher, Median, Budget, true;
     P999 = "p999_ms", "p99.9 latency (ms)", Ms, Lower, Median, Every, false;
     Max = "max_ms", "Max latency (ms)", Ms, Lower, Median, Every, true;
     Errors = "errors", "Errors", Errors, Lower, Median, Every, true;
@@ -148,6 +162,7 @@ catalogue! {
     RssPeak = "rss_peak_mib", "RSS peak (MiB)", MiB, Lower, Median, Every, true;
     RssAfter = "rss_after_mib", "RSS after (MiB)", MiB, Lower, Median, Every, true;
     PssPeak = "pss_peak_mib", "PSS peak (MiB)", MiB, Lower, Median, Every, false;
+    MemoryPeak = "memory_peak_mib", "Cgroup memory peak (MiB)", MiB, Lower, Max, Budget, false;
     DbRssPeak = "db_rss_peak_mib", "DB RSS peak (MiB)", MiB, Lower, Median, Database, true;
     CpuS = "server_cpu_s", "Server CPU (s)", Seconds, Lower, Median, Every, true;
     DbCpuS = "db_cpu_s", "DB CPU (s)", Seconds, Lower, Median, Database, true;
@@ -192,11 +207,14 @@ impl Metric {
         self.info().scope == Scope::Database
     }
 
-    /// True for the metrics only some measurements have (database
-    /// scenarios, auto warm-ups): tables show their rows only where some
-    /// column has a value.
+    /// True for the metrics some measurements lack (database scenarios,
+    /// budgets, auto warm-ups): a table shows their row only where a column
+    /// has a value.
     pub fn only_where_measured(self) -> bool {
-        matches!(self.info().scope, Scope::Database | Scope::AutoWarmup)
+        matches!(
+            self.info().scope,
+            Scope::Database | Scope::Budget | Scope::AutoWarmup
+        )
     }
 
     /// The rows of an article table when the study lists no metrics.

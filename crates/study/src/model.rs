@@ -7,6 +7,7 @@ use crate::capacity::Capacity;
 use crate::level::Level;
 use crate::metric::Metric;
 use crate::raw::{Order, Restart};
+use crate::resources::Resources;
 use crate::warmup::Warmup;
 use serde::Serialize;
 use shootout_contract::spec::ScenarioName;
@@ -47,6 +48,9 @@ pub struct Scenario {
     pub levels: Vec<Level>,
     /// A capacity search instead of levels (`capacity = { slo = [..] }`).
     pub capacity: Option<Capacity>,
+    /// The scenario's budget (the study's filled in), used by a capacity
+    /// search; each level carries its own merged budget.
+    pub resources: Resources,
 }
 
 impl Scenario {
@@ -98,6 +102,8 @@ pub struct Study {
     pub metrics: Vec<Metric>,
     /// `DB_POOL_SIZE` for every server; None: 4 per server CPU.
     pub db_pool_size: Option<u32>,
+    /// The study-wide budget (each scenario and level has it merged in).
+    pub resources: Resources,
     pub scenarios: Vec<Scenario>,
     pub published: Vec<Published>,
     /// Where it was read from, and its text as read.

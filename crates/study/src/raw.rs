@@ -3,6 +3,7 @@
 //! whose own deserialisers reject bad values so that the TOML parser can
 //! point at the offending line.
 
+use crate::resources::RawResources;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use shootout_contract::spec::ScenarioName;
@@ -38,6 +39,8 @@ pub(super) struct RawStudy {
     pub metrics: Vec<Spanned<String>>,
     #[serde(default)]
     pub db_pool_size: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub resources: Option<Spanned<RawResources>>,
     pub scenario: Vec<Spanned<RawScenario>>,
     #[serde(default)]
     pub published: Option<toml::Table>,
@@ -97,6 +100,7 @@ pub(super) struct RawScenario {
     pub load: Option<Spanned<RawLoad>>,
     pub levels: Option<Vec<Spanned<RawLoad>>>,
     pub capacity: Option<Spanned<RawCapacity>>,
+    pub resources: Option<Spanned<RawResources>>,
 }
 
 /// `capacity = { slo = ["p99<=10ms"], step = "5s", ... }`: a capacity search
@@ -149,6 +153,7 @@ pub(super) struct RawLoad {
     pub queries: Option<u32>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,
+    pub resources: Option<Spanned<RawResources>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -119,6 +119,9 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
     if let Some(note) = mismatch_note(g) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
+    if let Some(note) = crate::budget::note(g.columns.iter().flat_map(|c| c.reps.iter().copied())) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     if let Some(note) = not_steady_note(g) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }

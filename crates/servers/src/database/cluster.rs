@@ -184,6 +184,21 @@ impl Cluster {
         self.postmaster
     }
 
+    /// A handle on the cluster's own cgroup for a sampler (CPU time and
+    /// memory peak of the postmaster and every backend); None without one.
+    pub fn cgroup_reader(&self) -> Option<crate::cgroup::CgroupReader> {
+        let pgid = self.postmaster;
+        crate::cgroup::with_group(pgid, |_| crate::cgroup::CgroupReader { pgid })
+    }
+
+    /// The cluster's cgroup folders (empty without one or once stopped).
+    pub fn cgroup_paths(&self) -> Vec<PathBuf> {
+        crate::cgroup::with_group(self.postmaster, |g| {
+            g.paths().into_iter().map(Path::to_path_buf).collect()
+        })
+        .unwrap_or_default()
+    }
+
     /// The TCP port on 127.0.0.1 (also the unix socket's number).
     pub fn port(&self) -> u16 {
         self.port
@@ -214,6 +229,8 @@ impl Cluster {
             // SAFETY: kill only sends a signal; the group is the postmaster's.
             unsafe { libc::kill(-self.postmaster, libc::SIGKILL) };
             wait_group_gone(self.postmaster, Duration::from_secs(5));
+            // Removing the cgroup kills anything that left the group.
+            let _ = crate::cgroup::release(self.postmaster);
         }
         if let Some(w) = self.watchdog.take() {
             w.dismiss();
@@ -274,6 +291,16 @@ impl Cluster {
             .arg(&log)
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        // pg_ctl starts inside the cluster's cgroup, so the postmaster and
+        // every backend are born there; without one, /proc is sampled.
+        let group = match crate::cgroup::make_database().and_then(|g| g.attacher().map(|a| (g, a)))
+        {
+            Ok((g, a)) => {
+                a.install(&mut cmd);
+                Some(g)
+            }
+            Err(_) => None,
+        };
         let out = spawn_tied(cmd, cpus)
             .and_then(|c| c.wait_with_output())
             .map_err(io("running pg_ctl start"))?;
@@ -281,6 +308,9 @@ impl Cluster {
         // failed: record it first so stop() can clean up.
         self.postmaster = read_postmaster_pid(&self.data()).unwrap_or(0);
         if self.postmaster > 0 {
+            // Registered like a server's: Ctrl-C's kill_all_servers and
+            // stop() remove it; on an error before this, its drop does.
+            crate::cgroup::register(self.postmaster, group);
             live().push((self.postmaster, self.dir.clone()));
             // pg_ctl starts the postmaster in a new session: its pid is its
             // process group, which the backends inherit.
