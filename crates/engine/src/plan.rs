@@ -133,6 +133,12 @@ pub struct Plan {
     expect: Expect,
 }
 
+/// Requests per second above which one generator thread is certainly
+/// behind: a request costs a thread about a microsecond of CPU or more
+/// (`bench/cpu_per_request.py` measures it; deep pipelines come nearest),
+/// so no thread sends a million a second, let alone more.
+pub const RATE_PER_THREAD: f64 = 1e6;
+
 /// The deepest HTTP/1.1 pipeline a plan may ask for.
 pub const MAX_PIPELINE: usize = 1024;
 
@@ -223,6 +229,32 @@ impl Plan {
     /// The worker threads actually used: never more than the connections.
     pub fn effective_threads(&self) -> usize {
         self.threads.min(self.load().max_connections()).max(1)
+    }
+
+    /// Said at the start when the plan offers an arrival rate its threads
+    /// cannot send: above [`RATE_PER_THREAD`] each. Such a run still runs
+    /// in bounded memory; the requests it cannot send on time are sent late
+    /// (their latency counted from when they were due) and those never sent
+    /// are counted as unsent.
+    pub fn rate_warning(&self) -> Option<String> {
+        let peak = match self.load() {
+            Load::Open { rate, .. } => *rate,
+            Load::Stages {
+                unit: crate::StageUnit::Rate,
+                stages,
+                ..
+            } => stages.iter().map(|s| s.to).fold(0.0, f64::max),
+            _ => return None,
+        };
+        let threads = self.effective_threads();
+        let most = threads as f64 * RATE_PER_THREAD;
+        (peak > most).then(|| {
+            format!(
+                "{peak} req/s is more than {threads} generator thread(s) can send (at most about \
+                 {most} req/s); requests are sent as fast as they can be, latency counting from \
+                 when each was due, and those never sent are reported as unsent"
+            )
+        })
     }
 
     /// A builder holding this plan's values, to derive a changed plan.

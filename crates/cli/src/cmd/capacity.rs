@@ -73,6 +73,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    // Raise the open-file limit before any level is sized to it.
+    shootout_engine::connections_allowed();
     let (template, settings) = plan(&args)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();

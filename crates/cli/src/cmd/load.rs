@@ -134,7 +134,11 @@ pub struct ExpectArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    shootout_engine::connections_allowed();
     let plan = plan(&args)?;
+    if let Some(warning) = plan.rate_warning() {
+        eprintln!("warning: {warning}");
+    }
     let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
     // First press: stop and report what was measured; second: quit at once.
@@ -152,6 +156,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     print!("{}", load_output::render(&report, args.output));
     if control.is_cancelled() {
         eprintln!("interrupted: results cover the time until Ctrl-C");
+    }
+    if let Some(unsent) = report
+        .summary
+        .lag
+        .as_ref()
+        .map(|l| l.unsent)
+        .filter(|&n| n > 0)
+    {
+        eprintln!(
+            "warning: {unsent} requests due at the offered rate were never sent (the generator \
+             fell behind); they are in no latency figure"
+        );
     }
     if report.clock.late_by > Duration::from_millis(1) {
         eprintln!(
