@@ -44,6 +44,7 @@ mod stats;
 mod stop;
 mod summary;
 mod sys;
+mod url;
 mod worker;
 
 pub use control::Control;
