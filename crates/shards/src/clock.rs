@@ -21,11 +21,13 @@ pub const MAX_START_AHEAD: Duration = Duration::from_secs(24 * 3600);
 pub enum StartError {
     #[error(transparent)]
     NotATime(#[from] TimeError),
-    #[error(
-        "'{given}' is {days:.1} days from now; a start may be at most a day ahead \
-         (Unix milliseconds, not microseconds)"
-    )]
-    TooFar { given: String, days: f64 },
+    #[error("'{given}' is {days:.1} days from now; a start may be at most a day ahead{hint}")]
+    TooFar {
+        given: String,
+        days: f64,
+        /// What the likely slip was, for a number.
+        hint: &'static str,
+    },
 }
 
 /// Parses a `--start-at`: a time as [`parse_time`] reads it, at most
@@ -40,6 +42,11 @@ fn start_at_from(s: &str, now: SystemTime) -> Result<SystemTime, StartError> {
         Ok(ahead) if ahead > MAX_START_AHEAD => Err(StartError::TooFar {
             given: s.to_string(),
             days: ahead.as_secs_f64() / 86_400.0,
+            hint: if s.trim().bytes().all(|b| b.is_ascii_digit()) {
+                " (in Unix milliseconds, not microseconds)"
+            } else {
+                ""
+            },
         }),
         _ => Ok(at),
     }
@@ -196,7 +203,13 @@ mod tests {
         assert!(matches!(e, StartError::TooFar { .. }), "{e}");
         // Microseconds for milliseconds: about 56,000 years ahead.
         let e = start_at_from("1767225600000000", now).unwrap_err();
-        assert!(e.to_string().contains("days from now"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("(in Unix milliseconds, not microseconds)"),
+            "{e}"
+        );
+        let e = start_at_from("2999-01-01T00:00:00Z", now).unwrap_err();
+        assert!(e.to_string().ends_with("at most a day ahead"), "{e}");
         let e = start_at_from("soon", now).unwrap_err();
         assert_eq!(e, StartError::NotATime(TimeError("soon".into())));
     }
