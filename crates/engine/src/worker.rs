@@ -181,13 +181,14 @@ impl<'a> Worker<'a> {
     /// How long epoll may sleep: until the next pacer, sweep or stop event.
     fn wait_time(&self, now: Instant, housekeeping: Instant) -> Duration {
         let mut until = housekeeping;
-        // With a backlog the next ticket only joins it: a freed connection
-        // (an epoll event), not the clock, is what lets one go.
-        let backlog = self.open_loop && self.taken < self.due;
+        // With a backlog and every connection busy, the next ticket only
+        // joins the backlog: a freed connection (an epoll event), not the
+        // clock, is what lets one go.
+        let stuck = self.open_loop && self.taken < self.due && self.available.is_empty();
         if let Some(t) = self
             .pacer
             .next_wakeup(self.setup.t0, now)
-            .filter(|_| !backlog)
+            .filter(|_| !stuck)
         {
             until = until.min(t);
         }
