@@ -190,6 +190,12 @@ fn verify_json(r: &shootout_servers::VerifyReport) -> serde_json::Value {
     serde_json::json!({
         "passed": r.passed(),
         "ready_s": r.ready_after.map(|d| d.as_secs_f64()),
+        "cpus": r.cpu_use.map(|u| serde_json::json!({
+            "given": u.given,
+            "used": u.used,
+            "others": u.others,
+            "needed": u.needed(),
+        })),
         "checks": r.checks.iter().map(|c| serde_json::json!({
             "column": c.column.name(),
             "aspect": format!("{:?}", c.aspect).to_lowercase(),

@@ -197,7 +197,8 @@ fn verify_one(t: &Target, no_build: bool, opts: &VerifyOptions) -> Row {
 fn print_verify_table(rows: &[Row]) {
     let header = ["target", "build"]
         .into_iter()
-        .chain(Column::ALL.iter().map(|c| c.name()));
+        .chain(Column::ALL.iter().map(|c| c.name()))
+        .chain(["cpus used"]);
     let cells = rows
         .iter()
         .map(|row| {
@@ -209,9 +210,14 @@ fn print_verify_table(rows: &[Row]) {
                 Row::BuildFailed(..) => StatusCell::Verdict(None),
                 Row::Verified(r, _) => StatusCell::Verdict(r.column(c)),
             });
+            let used = match row {
+                Row::Verified(r, _) => r.cpu_use.map(|u| format!("{:.2} of {}", u.used, u.given)),
+                Row::BuildFailed(..) => None,
+            };
             [StatusCell::Text(name.clone()), StatusCell::Verdict(built)]
                 .into_iter()
                 .chain(columns)
+                .chain([StatusCell::Text(used.unwrap_or_else(|| "-".into()))])
                 .collect()
         })
         .collect();
@@ -239,6 +245,15 @@ fn print_reasons(row: &Row) {
                 r.target,
                 lifecycle(r)
             );
+            if let Some(u) = r.cpu_use {
+                println!(
+                    "  cpus: {:.2} of {} busy under a saturating bcrypt load (other processes {:.2}; needs more than {:.2})",
+                    u.used,
+                    u.given,
+                    u.others,
+                    u.needed()
+                );
+            }
             for (check, failure) in r.failures() {
                 let text = failure.to_string();
                 let request = check

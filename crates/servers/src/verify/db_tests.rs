@@ -271,6 +271,7 @@ fn without_a_database_the_columns_are_skipped_not_passed() {
         ready_after: None,
         stop: None,
         log: "x".into(),
+        cpu_use: None,
     };
     assert_eq!(report.column(Column::Route(ScenarioName::Db)), None);
     assert_eq!(report.column(Column::DbPool), None);

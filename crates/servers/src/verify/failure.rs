@@ -80,6 +80,14 @@ pub enum Failure {
         max_seen: i64,
         pool_size: u32,
     },
+    /// Too few of its CPUs kept busy under a saturating CPU-bound load
+    /// (hundredths of a CPU, so that a failure stays comparable).
+    IdleCpus {
+        used_centi: u32,
+        given: usize,
+        others_centi: u32,
+        needed_centi: u32,
+    },
 }
 
 impl fmt::Display for Failure {
@@ -126,6 +134,13 @@ impl fmt::Display for Failure {
             Failure::PoolExceeded { max_seen, pool_size } => write!(
                 f,
                 "{max_seen} database connections seen at once, DB_POOL_SIZE is {pool_size}"
+            ),
+            Failure::IdleCpus { used_centi, given, others_centi, needed_centi } => write!(
+                f,
+                "used {:.2} of its {given} CPUs under a saturating bcrypt load (other processes used {:.2}), needs more than {:.2}: size the workers from SERVER_CPUS (SPEC.md \"CPUs and workers\")",
+                f64::from(*used_centi) / 100.0,
+                f64::from(*others_centi) / 100.0,
+                f64::from(*needed_centi) / 100.0
             ),
         }
     }

@@ -17,6 +17,7 @@
 
 mod checks;
 mod counts;
+mod cpus;
 mod db;
 #[cfg(test)]
 mod db_fake;
@@ -37,6 +38,7 @@ mod updates;
 mod world;
 
 pub use checks::{check_server, CheckOptions};
+pub use cpus::{measure_cpus, CpuUse, Measured, DISTURBED_SHARE, MIN_SHARE};
 pub use failure::{Failure, Tfb};
 pub use model::{Aspect, Check, Column, VerifyReport};
 pub use payload::random_payload;
@@ -85,6 +87,7 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
         ready_after: None,
         stop: None,
         log: log.clone(),
+        cpu_use: None,
     };
     let started = free_port().map_err(Unstarted::Port).and_then(|port| {
         let env = opts
@@ -123,6 +126,9 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             report
                 .checks
                 .push(quiet_check(file_len(&log) - logged_before));
+            let (check, used) = cpus::check_cpus(&server, crate::process::server_cpus(&[]));
+            report.checks.push(check);
+            report.cpu_use = used;
         }
         Err(e) => {
             report.checks.push(Check::fail(

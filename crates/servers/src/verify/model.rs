@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::cpus::CpuUse;
 use super::failure::Failure;
 use crate::process::StopReport;
 use shootout_contract::spec::ScenarioName;
@@ -22,15 +23,17 @@ pub enum Column {
     BadJson,
     /// The database connections under 32 concurrent requests.
     DbPool,
+    /// The CPUs kept busy under a saturating CPU-bound load.
+    Cpus,
     Shutdown,
 }
 
 impl Column {
     /// Every column in table order: ready, the routes in SPEC.md order, then
     /// the protocol and lifecycle checks.
-    pub const ALL: [Column; 7 + ScenarioName::ALL.len()] = {
+    pub const ALL: [Column; 8 + ScenarioName::ALL.len()] = {
         let routes = ScenarioName::ALL.len();
-        let mut all = [Column::Ready; 7 + ScenarioName::ALL.len()];
+        let mut all = [Column::Ready; 8 + ScenarioName::ALL.len()];
         let mut i = 0;
         while i < routes {
             all[1 + i] = Column::Route(ScenarioName::ALL[i]);
@@ -41,7 +44,8 @@ impl Column {
         all[3 + routes] = Column::NotFound;
         all[4 + routes] = Column::BadJson;
         all[5 + routes] = Column::DbPool;
-        all[6 + routes] = Column::Shutdown;
+        all[6 + routes] = Column::Cpus;
+        all[7 + routes] = Column::Shutdown;
         all
     };
 
@@ -54,6 +58,7 @@ impl Column {
             Column::NotFound => "404",
             Column::BadJson => "bad_json",
             Column::DbPool => "db_pool",
+            Column::Cpus => "cpus",
             Column::Shutdown => "shutdown",
         }
     }
@@ -106,6 +111,8 @@ pub enum Aspect {
     Changed,
     /// Open database connections stay within `DB_POOL_SIZE`.
     Pool,
+    /// CPU time from the server's cgroup under a saturating load.
+    Cpus,
     /// Not checked; the note says why.
     Skipped,
 }
@@ -176,6 +183,9 @@ pub struct VerifyReport {
     pub stop: Option<StopReport>,
     /// The server's stdout and stderr.
     pub log: PathBuf,
+    /// The CPUs the server kept busy under a saturating bcrypt load, when
+    /// measured.
+    pub cpu_use: Option<CpuUse>,
 }
 
 impl VerifyReport {
