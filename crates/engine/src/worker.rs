@@ -137,8 +137,9 @@ impl<'a> Worker<'a> {
                 self.flush_progress();
                 next_flush = now + PROGRESS_EVERY;
             }
-            let wait = self.wait_time(now, next_sweep.min(next_flush));
-            self.poll(wait);
+            let stuck = self.stuck();
+            let wait = self.wait_time(now, next_sweep.min(next_flush), stuck);
+            self.poll(wait, stuck);
         };
         self.flush_progress();
         Outcome {
@@ -178,13 +179,17 @@ impl<'a> Worker<'a> {
             .map_or(unsent, |left| unsent.min(left));
     }
 
-    /// How long epoll may sleep: until the next pacer, sweep or stop event.
-    fn wait_time(&self, now: Instant, housekeeping: Instant) -> Duration {
+    /// Open loop: tickets are waiting and every connection is busy. Then
+    /// the next ticket only joins the backlog, so the loop sleeps until a
+    /// connection frees (an epoll event), not until that ticket's time.
+    fn stuck(&self) -> bool {
+        self.open_loop && self.taken < self.due && self.available.is_empty()
+    }
+
+    /// How long epoll may sleep: until the next pacer, sweep or stop event
+    /// (not the pacer's while `stuck`).
+    fn wait_time(&self, now: Instant, housekeeping: Instant, stuck: bool) -> Duration {
         let mut until = housekeeping;
-        // With a backlog and every connection busy, the next ticket only
-        // joins the backlog: a freed connection (an epoll event), not the
-        // clock, is what lets one go.
-        let stuck = self.open_loop && self.taken < self.due && self.available.is_empty();
         if let Some(t) = self
             .pacer
             .next_wakeup(self.setup.t0, now)
@@ -201,8 +206,13 @@ impl<'a> Worker<'a> {
         until.saturating_duration_since(now)
     }
 
-    fn poll(&mut self, wait: Duration) {
+    fn poll(&mut self, wait: Duration, stuck: bool) {
         let n = self.poller.wait(wait);
+        if stuck {
+            // The tickets that fell due while asleep found every connection
+            // busy: count them before the events free any.
+            self.release(Instant::now());
+        }
         for i in 0..n {
             let (idx, events) = self.poller.event(i);
             self.on_event(idx, events);
