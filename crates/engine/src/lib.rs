@@ -47,6 +47,8 @@ mod sys;
 mod url;
 mod worker;
 
+pub use url::check_request_target;
+
 pub use control::Control;
 pub use report::{GeneratorUsage, LagSummary};
 

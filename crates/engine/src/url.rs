@@ -61,6 +61,21 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
     })
 }
 
+/// Checks a request target (`/path?query`) as [`split`] checks a URL's, for
+/// front ends that take a path apart from a host (a study's `path`), so
+/// they can refuse it where it is written. Positions count from its start.
+pub fn check_request_target(target: &str) -> Result<(), String> {
+    if let Some((i, c)) = target.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
+        return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
+    }
+    if target.contains('#') {
+        return Err(
+            "a '#' starts a fragment, which is never sent; percent-encode it as %23".into(),
+        );
+    }
+    check_target(target, 0)
+}
+
 const ENCODE_HINT: &str =
     ": a request target may hold only the characters of RFC 3986; percent-encode it (e.g. %20)";
 
@@ -193,6 +208,21 @@ mod tests {
         ] {
             assert!(why(bad).contains("percent-escape"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_bare_target_is_checked_alike() {
+        assert_eq!(check_request_target("/queries?queries=20"), Ok(()));
+        assert!(check_request_target("/a b")
+            .unwrap_err()
+            .starts_with("a space at byte 2"));
+        assert!(check_request_target("/a\r\n").unwrap_err().contains("(CR)"));
+        assert!(check_request_target("/a#b")
+            .unwrap_err()
+            .contains("fragment"));
+        assert!(check_request_target("/100%")
+            .unwrap_err()
+            .contains("percent-escape"));
     }
 
     #[test]
