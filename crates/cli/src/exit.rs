@@ -1,6 +1,8 @@
 //! Maps command outcomes to exit codes: 0 ok, 1 a threshold or comparison
-//! failed, 2 a usage or environment error (printed to stderr), 130 stopped
-//! by Ctrl-C. The library crates never exit; this is where codes are made.
+//! failed, 2 a usage or environment error (printed to stderr), 128 + the
+//! signal's number when stopped by one (130 Ctrl-C, 143 SIGTERM, 129
+//! SIGHUP; see [`crate::interrupt`]). The library crates never exit; this
+//! is where codes are made.
 
 use std::process::ExitCode;
 
@@ -11,7 +13,8 @@ pub enum Outcome {
     Ok,
     /// The command ran, but a threshold, check or comparison failed.
     Failed,
-    /// The user stopped it with Ctrl-C (what was finished is kept).
+    /// A stop signal (Ctrl-C, SIGTERM, SIGHUP) ended it; what was finished
+    /// is kept.
     Interrupted,
 }
 
@@ -19,7 +22,7 @@ pub fn finish(result: anyhow::Result<Outcome>) -> ExitCode {
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
-        Ok(Outcome::Interrupted) => ExitCode::from(crate::interrupt::EXIT_INTERRUPTED),
+        Ok(Outcome::Interrupted) => ExitCode::from(crate::interrupt::exit_interrupted()),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

@@ -1,12 +1,14 @@
 //! The `shootout` binary: thin glue that parses flags into validated plans and
 //! hands them to the library crates. Data goes to stdout; logs and progress go
 //! to stderr. Exit codes: 0 ok, 1 a threshold or comparison failed, 2 a usage
-//! or environment error, 130 interrupted ([`exit`], [`interrupt`]).
+//! or environment error, 128 + the signal's number when stopped by SIGINT
+//! (130), SIGTERM (143) or SIGHUP (129) ([`exit`], [`interrupt`]).
 
 mod capacity_progress;
 mod cmd;
 mod exit;
 mod interrupt;
+mod lock;
 mod progress;
 mod run_lines;
 mod run_view;

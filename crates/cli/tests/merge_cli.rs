@@ -212,3 +212,76 @@ fn remote_addresses_need_remote() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("RFC 3339"), "{}", stderr(&out));
 }
+
+/// Starts shard `i` of a 2-shard open loop of 4 s as a child process.
+fn spawn_shard(url: &str, log: &Path, i: u32, start: &str) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["load", "--shard", &format!("{i}/2"), "--start-at", start])
+        .args(["-q", "200", "-z", "4s", "-c", "8", "-t", "1", "--quiet"])
+        .args(["-o", "json", "--hdr-log", log.to_str().unwrap(), url])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_shard_stopped_by_sigterm_is_named_by_merge_and_merged_only_as_partial() {
+    let url = server(|| ok(None, "hi"));
+    let d = dir("sigterm");
+    let (a, b) = (d.join("shard-1.hlog"), d.join("shard-2.hlog"));
+    let start = in_ms(1200);
+    let mut one = spawn_shard(&url, &a, 1, &start);
+    let two = spawn_shard(&url, &b, 2, &start);
+    std::thread::sleep(std::time::Duration::from_millis(2700));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(two.id() as i32, libc::SIGTERM) };
+    let t0 = std::time::Instant::now();
+    let out = two.wait_with_output().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(5),
+        "SIGTERM took {:?}",
+        t0.elapsed()
+    );
+    assert!(stderr(&out).contains("until SIGTERM"), "{}", stderr(&out));
+    assert!(one.wait().unwrap().success());
+    let side = |p: &Path| -> serde_json::Value {
+        let text = std::fs::read_to_string(shootout_shards_sidecar(p)).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    assert_eq!(side(&b)["interrupted"], true, "the stopped shard says so");
+    assert_eq!(side(&a)["interrupted"], false);
+    let measured = side(&b)["summary"]["duration_s"].as_f64().unwrap();
+    assert!((0.5..3.5).contains(&measured), "{measured}");
+
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = shootout(&["merge", a, b]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{b} (shard 2/2) was interrupted after"))
+            && err.contains("--accept-partial"),
+        "{err}"
+    );
+    assert!(!err.contains(a), "the complete shard is not blamed: {err}");
+
+    let out = shootout(&["merge", "--accept-partial", "-o", "json", a, b]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let window = format!("partial window: {b} interrupted; every shard measured ");
+    assert!(
+        err.contains(&window) && err.contains("of the planned 4.0 s"),
+        "{err}"
+    );
+    let merged: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rows = merged["shards"].as_array().unwrap();
+    assert_eq!(rows[1]["interrupted"], true);
+    assert_eq!(rows[0]["interrupted"], false);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+fn shootout_shards_sidecar(hlog: &Path) -> PathBuf {
+    let mut p = hlog.as_os_str().to_owned();
+    p.push(".json");
+    PathBuf::from(p)
+}

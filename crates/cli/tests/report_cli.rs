@@ -138,7 +138,13 @@ fn bad_runs_databases_and_outputs_say_what_is_wrong() {
     let out = shootout(&["history"], &corrupt);
     assert_eq!(out.status.code(), Some(2));
     let msg = stderr(&out);
-    assert_eq!(msg.matches("file is not a database").count(), 1, "{msg}");
+    assert_eq!(
+        msg.matches("is not a shootout results store (not a SQLite file); left untouched")
+            .count(),
+        1,
+        "{msg}"
+    );
+    assert_eq!(std::fs::read(&corrupt).unwrap(), b"not a database");
 }
 
 #[test]
@@ -186,8 +192,8 @@ fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let page = db.with_file_name("trend-rust-trio.html");
-    let html = std::fs::read_to_string(&page).expect("trend page beside the database");
+    let page = shootout_report::reports_dir(&db).join("trend-rust-trio.html");
+    let html = std::fs::read_to_string(&page).expect("trend page in the reports folder");
     assert!(html.contains("<th>run 1</th>") && html.contains("<th>run 2</th>"));
     assert!(
         html.contains("rust-axum on simple"),

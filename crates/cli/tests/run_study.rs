@@ -409,6 +409,61 @@ fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
     assert_eq!(data.measurements[0].scenario, "plaintext");
 }
 
+/// SIGTERM (what `timeout`, systemd, Kubernetes and CI runners send) and
+/// SIGHUP stop a run as Ctrl-C does: within 5 s, exit 128 + the signal,
+/// servers gone, the run `interrupted` with its finished measurement, the
+/// report written and no server temporary folder left.
+fn run_stopped_by(signal: i32, name: &str) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(&target) = available_targets().first() else {
+        eprintln!("SKIP {name} test: no real target can be built here");
+        return;
+    };
+    let tmp = Tmp::new(name);
+    let mut child = start_long_run(&tmp.0, target);
+    let procs = descendants(child.id());
+    assert!(!procs.is_empty(), "the server should be running");
+    let temp = std::env::temp_dir().join(format!("shootout-servers-{}", child.id()));
+    assert!(
+        temp.is_dir(),
+        "the server has its TMPDIR in {}",
+        temp.display()
+    );
+    let t0 = Instant::now();
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let (status, took, err) = wait_exit(&mut child, t0);
+    assert!(
+        took < Duration::from_secs(5),
+        "stopped after {took:?}\n{err}"
+    );
+    assert_eq!(status.code(), Some(128 + signal), "{err}");
+    assert!(err.contains(&format!("interrupted ({name})")), "{err}");
+    std::thread::sleep(Duration::from_millis(300));
+    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+    assert!(!temp.exists(), "{} left behind", temp.display());
+    let data = load(&tmp.0);
+    assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
+    assert_eq!(
+        data.measurements.len(),
+        1,
+        "the finished measurement is kept"
+    );
+    let report = tmp.0.join(format!("run-{}", data.run.id)).join("report.md");
+    assert!(report.is_file(), "no report at {}\n{err}", report.display());
+}
+
+#[test]
+fn run_sigterm_stops_like_ctrl_c_and_exits_143() {
+    run_stopped_by(libc::SIGTERM, "SIGTERM");
+}
+
+#[test]
+fn run_sighup_stops_like_ctrl_c_and_exits_129() {
+    run_stopped_by(libc::SIGHUP, "SIGHUP");
+}
+
 #[test]
 fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -57,9 +57,27 @@ pub fn markdown(data: &RunData) -> String {
 
 use std::path::{Path, PathBuf};
 
+/// The folder of a database's reports, its own so that two databases in
+/// one folder never write over each other's: beside the database, named
+/// after it (`results/shootout.db` → `results/shootout/`).
+pub fn reports_dir(db: &Path) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map_or_else(|| "shootout".into(), |s| s.to_string_lossy().into_owned());
+    db.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .join(stem)
+}
+
+/// The folder of one run's `report.md` and `report.html`.
+pub fn run_reports_dir(db: &Path, run_id: i64) -> PathBuf {
+    reports_dir(db).join(format!("run-{run_id}"))
+}
+
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
 pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {
-    let store = shootout_store::Store::open(db)?;
+    let store = shootout_store::Store::open_existing(db)?;
     let id = store.resolve(spec)?;
     Ok(store.load_run(id)?)
 }
@@ -98,8 +116,8 @@ fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes the trend page of `study` (None: the latest run's study) from
-/// every run of it in the results store at `db` to `out` (None: beside the
-/// database, [`trend::default_path`]); returns the path and the run count.
+/// every run of it in the results store at `db` to `out` (None: the
+/// database's reports folder, [`trend::default_path`]); returns the path and the run count.
 pub fn write_trend(
     db: &Path,
     study: Option<&str>,
@@ -107,6 +125,10 @@ pub fn write_trend(
 ) -> Result<(PathBuf, usize), ReportError> {
     let (study, runs) = trend::load(db, study)?;
     let path = out.map_or_else(|| trend::default_path(db, &study), Path::to_path_buf);
+    if out.is_none() {
+        let dir = reports_dir(db);
+        std::fs::create_dir_all(&dir).map_err(|source| ReportError::Write { path: dir, source })?;
+    }
     write_file(&path, &html::trend::render(&trend::trend(&study, &runs)))?;
     Ok((path, runs.len()))
 }

@@ -99,8 +99,9 @@ impl Trend {
     }
 }
 
-/// Where `shootout report --trend STUDY` writes by default: beside the
-/// database, `trend-STUDY.html` (the name made file-safe).
+/// Where `shootout report --trend STUDY` writes by default: in the
+/// database's reports folder ([`crate::reports_dir`]), `trend-STUDY.html`
+/// (the name made file-safe).
 pub fn default_path(db: &Path, study: &str) -> PathBuf {
     let safe: String = study
         .chars()
@@ -112,15 +113,12 @@ pub fn default_path(db: &Path, study: &str) -> PathBuf {
             }
         })
         .collect();
-    db.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(format!("trend-{safe}.html"))
+    crate::reports_dir(db).join(format!("trend-{safe}.html"))
 }
 
 /// Loads every run of `study` (None: the latest run's study), oldest first.
 pub fn load(db: &Path, study: Option<&str>) -> Result<(String, Vec<RunData>), ReportError> {
-    let store = Store::open(db)?;
+    let store = Store::open_existing(db)?;
     let listing = store.runs()?;
     let study = match study {
         Some(s) if !s.is_empty() => s.to_string(),

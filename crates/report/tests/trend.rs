@@ -23,7 +23,10 @@ fn the_trend_of_five_runs_names_the_slower_one() {
     );
     let (path, n) = shootout_report::write_trend(&db, Some("rust-trio"), None).expect("write");
     assert_eq!(n, 5);
-    assert_eq!(path, db.with_file_name("trend-rust-trio.html"));
+    assert_eq!(
+        path,
+        shootout_report::reports_dir(&db).join("trend-rust-trio.html")
+    );
     let html = std::fs::read_to_string(&path).expect("page");
     for id in 1..=5 {
         assert!(html.contains(&format!("<th>run {id}</th>")), "run {id}");

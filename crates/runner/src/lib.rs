@@ -5,7 +5,8 @@
 //! while its whole process tree is sampled from /proc, stopped, and every
 //! measurement is committed to the store the moment it ends. A scenario
 //! may instead ask for a capacity search ([`capacity`]), run per target on
-//! a pinned server start and recorded with all its levels. The runner
+//! a pinned server start and recorded with all its levels. One measuring
+//! command at a time per machine holds the [`machine_lock`]. The runner
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
 
@@ -21,6 +22,7 @@ mod event_tests;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;
+pub mod machine_lock;
 pub mod measure;
 pub mod prepare;
 pub mod procfs;

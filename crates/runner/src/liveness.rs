@@ -83,8 +83,9 @@ fn lock_path(db: &Path, run_id: i64) -> PathBuf {
     db.with_file_name(name)
 }
 
-/// Exclusive, non-blocking `flock`; false when another process holds it.
-fn try_lock(file: &File) -> bool {
+/// Exclusive, non-blocking `flock`; false when another process (or
+/// another open of the file) holds it. Shared with [`crate::machine_lock`].
+pub(crate) fn try_lock(file: &File) -> bool {
     // SAFETY: flock on a descriptor this File owns.
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }

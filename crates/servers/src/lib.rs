@@ -8,13 +8,14 @@
 
 pub mod build;
 pub mod cgroup;
+pub mod cpustat;
 pub mod database;
 pub mod http;
 pub mod lifeline;
+pub mod listener;
 pub mod manifest;
 pub mod process;
 pub mod tail;
-#[cfg(test)]
 mod tempdir;
 pub mod toolchain;
 pub mod verify;

@@ -3,7 +3,8 @@
 //! wait until it answers, and stop the whole group (SIGTERM, 5 s grace,
 //! SIGKILL), reporting whether anything survived. Each start also runs in a
 //! cgroup of its own where one can be made ([`crate::cgroup`]), removed when
-//! the server stops. A process-wide registry of live servers lets a Ctrl-C
+//! the server stops, and gets a temporary folder of its own as `TMPDIR`
+//! ([`crate::tempdir`]), removed when it stops. A process-wide registry of live servers lets a Ctrl-C
 //! handler kill every server this process started and remove its groups;
 //! [`crate::lifeline`] makes sure they die with this process too.
 
@@ -20,6 +21,7 @@ use crate::http;
 use crate::lifeline::{spawn_tied, Watchdog};
 use crate::manifest::Target;
 use crate::tail::log_tail;
+use crate::tempdir::{self, ServerTmp};
 use shootout_cgroup::{CgroupError, Counters, Group};
 
 /// How long a server gets between SIGTERM and SIGKILL (SPEC.md, Startup).
@@ -40,6 +42,8 @@ pub fn kill_all_servers() -> usize {
         // folder that the next shootout's sweep removes.
         let _ = group.remove();
     }
+    // The caller may exit without running the servers' destructors.
+    crate::tempdir::remove_all();
     count
 }
 
@@ -72,6 +76,11 @@ pub enum StartError {
     #[error("creating {path}: {source}")]
     Log {
         path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("creating the temporary folder of {target}: {source}")]
+    TempDir {
+        target: String,
         source: std::io::Error,
     },
     #[error("starting {target}: sh -c {run:?}: {source}")]
@@ -120,6 +129,8 @@ pub struct Server {
     stopped: bool,
     /// Why this start has no cgroup (None: it has one).
     no_cgroup: Option<CgroupError>,
+    /// Its `TMPDIR`, removed once it is stopped.
+    tmp: Option<ServerTmp>,
 }
 
 /// How many CPUs a server is given (targets/SPEC.md `SERVER_CPUS`): the
@@ -170,6 +181,10 @@ impl Server {
         }
         let out = File::create(log).map_err(log_err(log))?;
         let err = out.try_clone().map_err(log_err(log))?;
+        let tmp = ServerTmp::create(&target.name).map_err(|source| StartError::TempDir {
+            target: target.name.clone(),
+            source,
+        })?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(&target.run)
@@ -177,6 +192,7 @@ impl Server {
             .env("PORT", port.to_string())
             .env("HOST", "127.0.0.1")
             .env("SERVER_CPUS", server_cpus(cpus).to_string())
+            .envs(tempdir::server_env(tmp.path()))
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
@@ -213,6 +229,7 @@ impl Server {
             log: log.to_path_buf(),
             stopped: false,
             no_cgroup,
+            tmp: Some(tmp),
         })
     }
 
@@ -258,6 +275,21 @@ impl Server {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// How the server's first process ended, if it has (reaped here).
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The server's processes now: its cgroup's when it has one (forked
+    /// workers that left the process group included), else its process
+    /// group's.
+    pub fn pids(&self) -> Vec<u32> {
+        match self.cgroup_pids() {
+            Some(Ok(pids)) if !pids.is_empty() => pids,
+            _ => crate::listener::group_members(self.pgid),
+        }
     }
 
     pub fn pgid(&self) -> i32 {
@@ -328,6 +360,7 @@ impl Server {
         // Removing the cgroup kills what left the process group (setsid).
         let (_, removal) = cgroup::release(self.pgid);
         self.dismiss_watchdog();
+        self.tmp = None;
         StopReport {
             graceful,
             took: start.elapsed(),
@@ -369,6 +402,7 @@ impl Drop for Server {
             let _ = cgroup::release(self.pgid);
             self.dismiss_watchdog();
         }
+        self.tmp = None;
     }
 }
 
@@ -482,6 +516,52 @@ mod tests {
             server_cpus(&[]),
             shootout_engine::affinity::allowed_cpus().len().max(1)
         );
+    }
+
+    #[test]
+    fn a_server_has_its_own_tmpdir_removed_when_it_stops_or_is_killed() {
+        let _serial = serial();
+        let dir = tempdir::Dir::new();
+        let out = dir.path().join("env");
+        // Writes where its TMPDIR and java.io.tmpdir point, then leaves a
+        // file there as Tomcat leaves its tomcat.* folders.
+        let run = format!(
+            "echo \"$TMPDIR|$JAVA_TOOL_OPTIONS\" > '{}.part'; mkdir \"$TMPDIR/tomcat.1\"; \
+             mv '{0}.part' '{0}'; sleep 60",
+            out.display()
+        );
+        let t = target(dir.path(), &run);
+        let told = || {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !out.exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let text = std::fs::read_to_string(&out).unwrap();
+            let _ = std::fs::remove_file(&out);
+            let (tmp, java) = text.trim().split_once('|').unwrap();
+            assert!(PathBuf::from(tmp).join("tomcat.1").is_dir(), "{text}");
+            assert!(java.contains(&format!("-Djava.io.tmpdir={tmp}")), "{text}");
+            PathBuf::from(tmp)
+        };
+        let mut a = Server::start(&t, free_port().unwrap(), &dir.path().join("a.log")).unwrap();
+        let tmp_a = told();
+        let b = Server::start(&t, free_port().unwrap(), &dir.path().join("b.log")).unwrap();
+        let tmp_b = told();
+        assert_ne!(tmp_a, tmp_b, "each start has its own");
+        let parent = tmp_a.parent().unwrap().to_path_buf();
+        a.stop();
+        assert!(!tmp_a.exists(), "removed when the server stops");
+        assert!(tmp_b.exists(), "the other server's stays");
+        drop(b);
+        assert!(
+            !tmp_b.exists() && !parent.exists(),
+            "the last one out removes the folder"
+        );
+        let c = Server::start(&t, free_port().unwrap(), &dir.path().join("c.log")).unwrap();
+        let tmp_c = told();
+        assert!(kill_all_servers() >= 1);
+        assert!(!tmp_c.exists(), "an interrupt removes them at once");
+        drop(c);
     }
 
     #[test]

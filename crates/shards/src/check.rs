@@ -1,8 +1,9 @@
 //! Whether N shards' logs belong to one load: same settings, every shard
 //! present exactly once, measured phases that overlap and start within
 //! [`MAX_SKEW`] of each other, and each open-loop shard's achieved rate
-//! within [`RATE_TOLERANCE`] of its share. Each broken rule is one sentence
-//! naming the files concerned.
+//! within [`RATE_TOLERANCE`] of its share, and none stopped by a signal
+//! before its end unless a partial window is accepted. Each broken rule is
+//! one sentence naming the files concerned.
 
 use crate::log::ShardLog;
 use shootout_engine::Shard;
@@ -18,7 +19,8 @@ fn name(log: &ShardLog) -> String {
 }
 
 /// Every rule the shards break; empty when they can be merged.
-pub fn problems(logs: &[ShardLog]) -> Vec<String> {
+/// `accept_partial`: shards interrupted before their end may be merged.
+pub fn problems(logs: &[ShardLog], accept_partial: bool) -> Vec<String> {
     let Some(first) = logs.first() else {
         return vec!["no shard logs given".into()];
     };
@@ -71,9 +73,34 @@ pub fn problems(logs: &[ShardLog]) -> Vec<String> {
             )),
         }
     }
+    if !accept_partial {
+        out.extend(interrupted(logs));
+    }
     out.extend(timing(logs));
     out.extend(rates(logs));
     out
+}
+
+/// Each shard stopped by a signal, with how much of its load it measured.
+fn interrupted(logs: &[ShardLog]) -> Vec<String> {
+    logs.iter()
+        .filter(|l| l.sidecar.interrupted)
+        .map(|l| {
+            let planned = l
+                .sidecar
+                .settings
+                .duration_s
+                .map(|d| format!(" of {d:.1} s"))
+                .unwrap_or_default();
+            format!(
+                "{} (shard {}) was interrupted after {:.1} s{planned}: its window is partial \
+                 (--accept-partial merges it over the shortened window)",
+                name(l),
+                l.sidecar.shard,
+                l.sidecar.summary.duration_s
+            )
+        })
+        .collect()
 }
 
 /// Overlapping windows and the start skew.

@@ -13,5 +13,5 @@ pub mod merge;
 pub mod sidecar;
 
 pub use log::{read, sidecar_path, write, LogError, ShardLog};
-pub use merge::{merge, Merged, Mismatch, ShardRow};
+pub use merge::{merge, Merged, Mismatch, PartialWindow, ShardRow};
 pub use sidecar::{Settings, Sidecar};

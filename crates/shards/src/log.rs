@@ -64,8 +64,14 @@ pub fn sidecar_path(hlog: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Writes `hlog` and its sidecar for a run of `plan`.
-pub fn write(hlog: &Path, plan: &Plan, report: &LoadReport) -> Result<(), LogError> {
+/// Writes `hlog` and its sidecar for a run of `plan`; `interrupted` marks
+/// a run stopped by a signal before its end.
+pub fn write(
+    hlog: &Path,
+    plan: &Plan,
+    report: &LoadReport,
+    interrupted: bool,
+) -> Result<(), LogError> {
     let mut text = Vec::new();
     encode(report, &mut text).map_err(|e| file_error(hlog, e))?;
     std::fs::write(hlog, text).map_err(|e| file_error(hlog, e))?;
@@ -73,7 +79,7 @@ pub fn write(hlog: &Path, plan: &Plan, report: &LoadReport) -> Result<(), LogErr
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let sidecar = Sidecar::of(plan, report, name);
+    let sidecar = Sidecar::of(plan, report, name, interrupted);
     let json = serde_json::to_string_pretty(&sidecar).map_err(|e| file_error(hlog, e))?;
     let side = sidecar_path(hlog);
     std::fs::write(&side, json + "\n").map_err(|e| file_error(&side, e))

@@ -3,6 +3,8 @@
 //! Histograms are added second by second on the shared clock (exact:
 //! HdrHistograms merge by adding counts); counters are summed. `rps` is the
 //! sum of the shards' rates, `duration_s` their mean measured duration.
+//! Shards stopped by a signal are merged only when a partial window is
+//! accepted; [`Merged::partial`] then says which and the shortened window.
 
 use crate::check;
 use crate::clock::format_time;
@@ -37,6 +39,23 @@ pub struct ShardRow {
     pub completed: u64,
     pub rps: f64,
     pub duration_s: f64,
+    /// Stopped by a signal before its end.
+    pub interrupted: bool,
+}
+
+/// The window a merge with interrupted shards covers: where every shard
+/// was measuring, against the load's planned duration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartialWindow {
+    /// The interrupted shards' files.
+    pub interrupted: Vec<String>,
+    /// Start of the window every shard measured, RFC 3339.
+    pub from: String,
+    /// Its end, RFC 3339.
+    pub until: String,
+    pub window_s: f64,
+    /// The load's planned duration (None: stopped by a request count).
+    pub planned_s: Option<f64>,
 }
 
 /// The merged report and its shards.
@@ -46,11 +65,14 @@ pub struct Merged {
     pub shards: Vec<ShardRow>,
     /// Largest start difference between shards.
     pub start_skew_ms: f64,
+    /// Set when interrupted shards were merged (a partial window accepted).
+    pub partial: Option<PartialWindow>,
 }
 
-/// Checks the shards, then merges them.
-pub fn merge(mut logs: Vec<ShardLog>) -> Result<Merged, Mismatch> {
-    let problems = check::problems(&logs);
+/// Checks the shards, then merges them; `accept_partial` lets shards
+/// stopped by a signal in, over their shortened window.
+pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mismatch> {
+    let problems = check::problems(&logs, accept_partial);
     if !problems.is_empty() {
         return Err(Mismatch(problems));
     }
@@ -104,6 +126,7 @@ pub fn merge(mut logs: Vec<ShardLog>) -> Result<Merged, Mismatch> {
                 completed: s.summary.requests.completed,
                 rps: s.summary.rps,
                 duration_s: s.summary.duration_s,
+                interrupted: s.interrupted,
             }
         })
         .collect::<Vec<_>>();
@@ -121,8 +144,37 @@ pub fn merge(mut logs: Vec<ShardLog>) -> Result<Merged, Mismatch> {
             },
             intervals: Intervals::default(),
         },
+        partial: partial_window(&logs),
         shards,
         start_skew_ms,
+    })
+}
+
+/// The common window of shards some of which were interrupted; None when
+/// none was.
+fn partial_window(logs: &[ShardLog]) -> Option<PartialWindow> {
+    let interrupted: Vec<String> = logs
+        .iter()
+        .filter(|l| l.sidecar.interrupted)
+        .map(|l| l.path.display().to_string())
+        .collect();
+    if interrupted.is_empty() {
+        return None;
+    }
+    let from = logs
+        .iter()
+        .map(|l| l.sidecar.measured_from_unix_s)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let until = logs
+        .iter()
+        .map(|l| l.sidecar.measured_until_unix_s())
+        .fold(f64::INFINITY, f64::min);
+    Some(PartialWindow {
+        interrupted,
+        from: format_time(unix(from)),
+        until: format_time(unix(until)),
+        window_s: (until - from).max(0.0),
+        planned_s: logs[0].sidecar.settings.duration_s,
     })
 }
 

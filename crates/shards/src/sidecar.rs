@@ -3,6 +3,8 @@
 //! by status and error class, bytes, generator CPU, send lag), `settings`
 //! are the whole load as every shard of it was given it (what the merge
 //! compares), and `measured_from` places the shard on the shared clock.
+//! `interrupted` marks a shard stopped by a signal before its end: its
+//! window is shorter than the load's, which the merge refuses unless asked.
 
 use serde::{Deserialize, Serialize};
 use shootout_engine::{Load, LoadReport, Plan, Shard, Summary};
@@ -123,10 +125,16 @@ pub struct Sidecar {
     pub errors_per_second: Vec<u64>,
     /// The shard's own report.
     pub summary: Summary,
+    /// Stopped by a signal before its planned end (false in sidecars
+    /// written before this field).
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 impl Sidecar {
-    pub fn of(plan: &Plan, report: &LoadReport, hlog: String) -> Sidecar {
+    /// The sidecar of a finished shard (`interrupted`: stopped by a
+    /// signal before its end).
+    pub fn of(plan: &Plan, report: &LoadReport, hlog: String, interrupted: bool) -> Sidecar {
         Sidecar {
             format: FORMAT.to_string(),
             shard: plan.shard(),
@@ -136,6 +144,7 @@ impl Sidecar {
             hlog,
             errors_per_second: report.intervals.errors.clone(),
             summary: report.summary.clone(),
+            interrupted,
         }
     }
 

@@ -24,6 +24,8 @@ pub enum StoreError {
     NoSuchRun(String),
     #[error("bad value in the results store: {0}")]
     Corrupt(String),
+    #[error("{} is not a shootout results store ({why}); left untouched", path.display())]
+    NotAStore { path: PathBuf, why: String },
 }
 
 impl From<rusqlite::Error> for StoreError {

@@ -13,6 +13,7 @@ mod capacity;
 mod column;
 mod error;
 pub mod model;
+mod open;
 mod schema;
 mod time;
 
@@ -22,13 +23,13 @@ pub use model::{
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
     RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
 };
+pub use open::BUSY_WAIT;
 pub use schema::SCHEMA_VERSION;
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
 
 use column::{bad_col, json_col, opt_json_col};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The database used when no `--db` is given, relative to the working directory.
 pub const DEFAULT_DB_PATH: &str = "results/shootout.db";
@@ -41,18 +42,45 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating it and its folder if needed) and migrates the database.
+    /// Opens (creating it and its folder if needed) and migrates the
+    /// database, for a run that writes. A file that is not a shootout
+    /// database is refused untouched.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Dir(path.clone(), e))?;
         }
+        open::inspect(&path)?;
         let mut conn = Connection::open(&path)?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_WAIT)?;
+        // Before WAL or a migration writes anything.
+        open::check_ours(&conn, &path, true)?;
         let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut conn, &now_rfc3339())?;
+        Ok(Store { conn, path })
+    }
+
+    /// Opens an existing shootout database to read (`history`, `report`,
+    /// `compare`): read-only, refusing a missing file or one that is not a
+    /// shootout database, untouched. A database of an older schema is
+    /// upgraded first (it is ours; reading it needs the current columns).
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        let conn = open::read_only(&path)?;
+        let version = schema::recorded_version(&conn)?.unwrap_or(0);
+        if version < SCHEMA_VERSION {
+            drop(conn);
+            Store::open(&path)?;
+            return Store::open_existing(&path);
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
         Ok(Store { conn, path })
     }
 
@@ -366,5 +394,7 @@ fn host_from(r: &Row<'_>, first: usize) -> rusqlite::Result<Host> {
 
 #[cfg(test)]
 mod capacity_tests;
+#[cfg(test)]
+mod open_tests;
 #[cfg(test)]
 mod tests;

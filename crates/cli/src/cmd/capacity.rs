@@ -70,16 +70,19 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub lock: crate::lock::LockArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Raise the open-file limit before any level is sized to it.
     shootout_engine::connections_allowed();
     let (template, settings) = plan(&args)?;
+    let _machine = crate::lock::take(&args.lock)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     // First press: stop after the level running now; second: quit at once.
-    crate::interrupt::on_ctrl_c(move |press| match press {
+    crate::interrupt::on_stop(move |press| match press {
         1 => flag.store(true, Ordering::SeqCst),
         _ => crate::interrupt::exit_now(),
     })?;

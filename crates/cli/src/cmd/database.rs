@@ -27,7 +27,7 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    crate::interrupt::on_ctrl_c(move |presses| {
+    crate::interrupt::on_stop(move |presses| {
         flag.store(true, Ordering::SeqCst);
         if presses > 1 {
             shootout_servers::database::stop_all_clusters();

@@ -90,6 +90,9 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    // Only a pinned load (--cpus) takes the machine-wide lock.
+    #[command(flatten)]
+    pub lock: crate::lock::LockArgs,
 }
 
 /// The request flags, shared by `load` and `capacity`.
@@ -139,10 +142,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
     }
+    // A pinned load measures this machine: one at a time (unpinned, it
+    // may be a shard or a quick check, and stays free).
+    let _machine = args
+        .cpus
+        .is_some()
+        .then(|| crate::lock::take(&args.lock))
+        .transpose()?;
     let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
     // First press: stop and report what was measured; second: quit at once.
-    crate::interrupt::on_ctrl_c(move |press| match press {
+    crate::interrupt::on_stop(move |press| match press {
         1 => handler_control.cancel(),
         _ => crate::interrupt::exit_now(),
     })?;
@@ -155,7 +165,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let report = result?;
     print!("{}", load_output::render(&report, args.output));
     if control.is_cancelled() {
-        eprintln!("interrupted: results cover the time until Ctrl-C");
+        eprintln!(
+            "interrupted: results cover the time until {}",
+            crate::interrupt::stop_name()
+        );
     }
     if let Some(unsent) = report
         .summary
@@ -176,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
     }
     if let Some(path) = &args.hdr_log {
-        shootout_shards::write(path, &plan, &report)?;
+        shootout_shards::write(path, &plan, &report, control.is_cancelled())?;
     }
     let outcome = verdict(&args.fail_if, &report.summary);
     // Nothing measured a server: an environment error (exit 2), not a pass.

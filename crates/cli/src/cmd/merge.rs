@@ -2,23 +2,30 @@
 //! sharded load's N shards, refuses (exit 2, naming each problem) shards
 //! that do not belong together, and prints the merged report in the formats
 //! and JSON schema of `shootout load`, with a `shards` section; `--fail-if`
-//! applies to it as to a single load.
+//! applies to it as to a single load. A shard stopped by a signal (its
+//! sidecar says `interrupted`) is refused by name unless `--accept-partial`
+//! is given; then the shortened window is said on stderr.
 
 use crate::exit::Outcome;
 use shootout_engine::Threshold;
 use shootout_report::Format;
+use shootout_shards::PartialWindow;
 use std::path::PathBuf;
 
 /// Merge the interval logs of a load's shards into one exact report.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  shootout merge shard-1.hlog shard-2.hlog\n  \
-    shootout merge -o json --fail-if 'p99>10ms' logs/*.hlog"
+    shootout merge -o json --fail-if 'p99>10ms' logs/*.hlog\n  \
+    shootout merge --accept-partial shard-1.hlog shard-2.hlog"
 )]
 pub struct Args {
     /// Each shard's interval log (--hdr-log FILE) or its sidecar (FILE.json), every shard once.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Merge shards that a signal stopped before their end too, over the shortened window (said on stderr).
+    #[arg(long)]
+    pub accept_partial: bool,
     /// Output format on stdout.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: Format,
@@ -33,7 +40,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .iter()
         .map(|f| shootout_shards::read(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let merged = shootout_shards::merge(logs)?;
+    let merged = shootout_shards::merge(logs, args.accept_partial)?;
+    if let Some(p) = &merged.partial {
+        eprintln!("{}", partial_line(p));
+    }
     print!(
         "{}",
         shootout_report::output::merge::render(&merged, args.output)
@@ -42,4 +52,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         &args.fail_if,
         &merged.report.summary,
     ))
+}
+
+/// `partial window: shard-2.hlog interrupted; every shard measured 1.2 s
+/// of the planned 5.0 s (from ... until ...)`.
+fn partial_line(p: &PartialWindow) -> String {
+    let planned = p
+        .planned_s
+        .map(|s| format!(" of the planned {s:.1} s"))
+        .unwrap_or_default();
+    format!(
+        "partial window: {} interrupted; every shard measured {:.1} s{planned} (from {} until {})",
+        p.interrupted.join(", "),
+        p.window_s,
+        p.from,
+        p.until
+    )
 }

@@ -34,7 +34,8 @@ pub struct ReportArgs {
     run: String,
     /// Instead of one run, write the trend page of STUDY (default: the
     /// latest run's study): every run of it in the results store, one HTML page,
-    /// to -o FILE or trend-STUDY.html beside the database.
+    /// to -o FILE or trend-STUDY.html in the database's reports folder
+    /// (`results/shootout/` for `results/shootout.db`).
     #[arg(long, value_name = "STUDY", num_args = 0..=1, default_missing_value = "", conflicts_with = "format")]
     trend: Option<String>,
     /// What to write.
@@ -82,7 +83,12 @@ fn open(db: &PathBuf) -> anyhow::Result<Store> {
             db.display()
         );
     }
-    Store::open(db).with_context(|| format!("cannot open {}", db.display()))
+    match Store::open_existing(db) {
+        Ok(store) => Ok(store),
+        // That error names the file already.
+        Err(e @ shootout_store::StoreError::NotAStore { .. }) => Err(e.into()),
+        Err(e) => Err(e).with_context(|| format!("cannot open {}", db.display())),
+    }
 }
 
 pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {

@@ -4,7 +4,8 @@
 //! the Markdown tables on stdout, write report.md/report.html next to the
 //! database, and say where everything is. Exit 0 when every target was
 //! measured, 1 when some failed to build, start or verify, 2 on usage or
-//! environment errors, 130 when interrupted.
+//! environment errors, 128 + the signal's number when stopped by one
+//! (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 
 use crate::exit::Outcome;
 use crate::run_view::{ProgressMode, RunView};
@@ -20,6 +21,14 @@ const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
 
 /// `shootout run`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Exit codes:\n  \
+    0    the run completed and every target was measured\n  \
+    1    the run completed, but some target failed to build, start or verify\n  \
+    2    a usage or environment error (study, flags, database; the machine lock held, with --no-wait)\n  \
+    130  stopped by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal): the run is\n       \
+    interrupted, its finished measurements and its report kept\n\n\
+    One run, capacity search or pinned load measures at a time: the others wait for the\n\
+    machine-wide lock /tmp/shootout.lock ($SHOOTOUT_LOCK), or refuse with --no-wait.")]
 pub struct Args {
     /// A study name from the studies directory, or a path to a study file.
     #[arg(default_value = "default")]
@@ -45,6 +54,8 @@ pub struct Args {
     /// No progress bar or progress lines.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    lock: crate::lock::LockArgs,
 }
 
 /// `shootout studies`.
@@ -129,6 +140,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
     let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
     let scale = scale_for(&a, &study, &targets_dir);
+    let _machine = crate::lock::take(&a.lock)?;
     let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
     let interrupt = Interrupt::new();
     stop_on_ctrl_c(&interrupt, &view, &a.db)?;
@@ -172,7 +184,7 @@ fn scale_for(a: &Args, study: &Study, targets_dir: &Path) -> f64 {
     }
 }
 
-/// First Ctrl-C: stop the run and keep what was measured. Second: kill the
+/// First Ctrl-C, SIGTERM or SIGHUP: stop the run and keep what was measured. Second: kill the
 /// servers and the database, mark the run interrupted and exit at once.
 fn stop_on_ctrl_c(
     interrupt: &Arc<Interrupt>,
@@ -180,11 +192,12 @@ fn stop_on_ctrl_c(
     db: &Path,
 ) -> anyhow::Result<()> {
     let (stop, shown, db) = (interrupt.clone(), view.clone(), db.to_path_buf());
-    crate::interrupt::on_ctrl_c(move |presses| {
+    crate::interrupt::on_stop(move |presses| {
         if presses == 1 {
             stop.stop();
             eprintln!(
-                "\ninterrupted: stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)"
+                "\ninterrupted ({}): stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)",
+                crate::interrupt::stop_name()
             );
             return;
         }
@@ -201,17 +214,13 @@ fn stop_on_ctrl_c(
     })
 }
 
-/// The run's Markdown tables on stdout, report.md and report.html beside
-/// the database, and on stderr what happened and where everything is.
+/// The run's Markdown tables on stdout, report.md and report.html in the
+/// database's reports folder, and on stderr what happened and where everything is.
 fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
     let data = shootout_report::load(db, &out.run_id.to_string())?;
     println!("{}", shootout_report::markdown(&data));
     // Hook: the report crate writes report.md and report.html for the run.
-    let dir = db
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(format!("run-{}", out.run_id));
+    let dir = shootout_report::run_reports_dir(db, out.run_id);
     let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
     eprintln!(
         "run #{} {} in {:.0} s: {} measurement(s); results store {}",

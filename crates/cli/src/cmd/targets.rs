@@ -107,7 +107,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let (targets, broken) = select(args.targets_dir, &args.targets)?;
     // Servers run in their own process groups, out of reach of the
     // terminal's SIGINT: kill them ourselves on Ctrl-C.
-    crate::interrupt::on_ctrl_c(|_| {
+    crate::interrupt::on_stop(|_| {
         shootout_servers::kill_all_servers();
         shootout_servers::database::stop_all_clusters();
         crate::interrupt::exit_now();

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use super::failure::Failure;
 use super::model::{Aspect, Check, Column};
 use super::payload::random_payload;
+use crate::cpustat;
 use crate::process::Server;
 use shootout_engine::{Control, Endpoint, Load, Plan, RequestSpec, Stop, Workload};
 
@@ -150,13 +151,17 @@ fn measure(
     let connections = 2 * given;
     load(addr, connections, WARMUP)?;
     let cpus = shootout_engine::affinity::allowed_cpus();
-    let busy_before = busy_seconds(&cpus);
+    let times_before = cpustat::read(&cpus);
     let before = cpu_clock()?;
     let t0 = Instant::now();
     let completed = load(addr, connections, WINDOW)?;
     let wall = t0.elapsed().as_secs_f64();
     let used = cpu_clock()?.saturating_sub(before).as_secs_f64();
-    let busy = busy_seconds(&cpus).zip(busy_before).map(|(a, b)| a - b);
+    // Stolen time is taken from the server too.
+    let busy = cpustat::read(&cpus)
+        .zip(times_before)
+        .map(|(a, b)| a - b)
+        .map(|d| d.busy + d.steal);
     if completed == 0 {
         return Err(Failure::Transport(format!(
             "no bcrypt request completed in {WINDOW:.0?} of {connections} connections"
@@ -206,60 +211,9 @@ fn load(addr: SocketAddr, connections: usize, duration: Duration) -> Result<u64,
     Ok(report.summary.requests.completed)
 }
 
-/// Busy seconds of `cpus` so far, from `/proc/stat` (user, nice, system,
-/// irq, softirq and steal; guest time is inside user); None where it
-/// cannot be read, and the check then counts no one else's use.
-fn busy_seconds(cpus: &[usize]) -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    Some(busy_in(&text, cpus, clock_ticks()))
-}
-
-fn clock_ticks() -> f64 {
-    // SAFETY: sysconf reads a constant of the running system.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if hz > 0 {
-        hz as f64
-    } else {
-        100.0
-    }
-}
-
-/// The busy seconds of the `cpuN` lines of `stat` for the CPUs in `cpus`.
-fn busy_in(stat: &str, cpus: &[usize], hz: f64) -> f64 {
-    let ticks: u64 = stat
-        .lines()
-        .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            let n: usize = f.next()?.strip_prefix("cpu")?.parse().ok()?;
-            cpus.contains(&n).then_some(f)
-        })
-        .map(|f| {
-            let v: Vec<u64> = f.map(|x| x.parse().unwrap_or(0)).collect();
-            // user nice system idle iowait irq softirq steal
-            [0, 1, 2, 5, 6, 7]
-                .iter()
-                .filter_map(|&i| v.get(i))
-                .sum::<u64>()
-        })
-        .sum();
-    ticks as f64 / hz
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn busy_time_counts_the_given_cpus_and_skips_idle() {
-        let stat = "cpu  900 0 900 9000 10 0 0 0 0 0\n\
-                    cpu0 100 5 200 4000 7 10 20 30 0 0\n\
-                    cpu1 800 0 700 5000 3 0 0 0 0 0\n\
-                    intr 12345\n";
-        // cpu0: 100 + 5 + 200 + 10 + 20 + 30 ticks; idle and iowait left out.
-        assert_eq!(busy_in(stat, &[0], 100.0), 3.65);
-        assert_eq!(busy_in(stat, &[0, 1], 100.0), 3.65 + 15.0);
-        assert_eq!(busy_in(stat, &[2], 100.0), 0.0, "no such CPU");
-    }
 
     #[test]
     fn the_need_shrinks_by_what_others_took() {

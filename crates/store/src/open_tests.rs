@@ -1,0 +1,107 @@
+//! A file that is not a shootout store is refused and left byte for byte
+//! as it was (no WAL or journal files beside it); a reader cannot write;
+//! a writer waits for another process's lock instead of failing.
+
+use super::tests::{new_run, TempDb};
+use super::*;
+use std::time::Duration;
+
+/// The file's bytes and which files sit in its folder.
+fn snapshot(path: &Path) -> (Vec<u8>, Vec<String>) {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    (std::fs::read(path).unwrap_or_default(), names)
+}
+
+fn prepared(name: &str) -> (TempDb, PathBuf) {
+    let t = TempDb::new(name);
+    let path = t.path();
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).expect("dir");
+    (t, path)
+}
+
+#[test]
+fn a_text_file_is_refused_untouched_by_writers_and_readers() {
+    let (_t, path) = prepared("text");
+    std::fs::write(&path, "my notes, not a database\n").expect("write");
+    let before = snapshot(&path);
+    for result in [Store::open(&path), Store::open_existing(&path)] {
+        let e = result.expect_err("refused");
+        assert!(matches!(e, StoreError::NotAStore { .. }), "{e}");
+        assert!(e.to_string().contains("not a SQLite file"), "{e}");
+    }
+    assert_eq!(snapshot(&path), before);
+}
+
+#[test]
+fn a_foreign_sqlite_database_is_refused_untouched() {
+    let (_t, path) = prepared("foreign");
+    {
+        let c = Connection::open(&path).expect("open");
+        c.execute_batch(
+            "CREATE TABLE invoices (id INTEGER, total REAL); INSERT INTO invoices VALUES (1, 9.5);",
+        )
+        .expect("create");
+    }
+    let before = snapshot(&path);
+    for result in [Store::open(&path), Store::open_existing(&path)] {
+        let e = result.expect_err("refused");
+        assert!(e.to_string().contains("1 table(s) of its own"), "{e}");
+        assert!(e.to_string().ends_with("left untouched"), "{e}");
+    }
+    assert_eq!(
+        snapshot(&path),
+        before,
+        "no WAL switch, no tables, no -wal/-shm files"
+    );
+}
+
+#[test]
+fn a_reader_refuses_a_missing_file_without_creating_it() {
+    let (_t, path) = prepared("missing");
+    let e = Store::open_existing(&path).expect_err("refused");
+    assert!(e.to_string().contains("no such file"), "{e}");
+    assert!(!path.exists());
+}
+
+#[test]
+fn a_reader_reads_what_a_writer_wrote_and_cannot_write() {
+    let (_t, path) = prepared("reader");
+    let id = Store::open(&path)
+        .expect("open")
+        .begin_run(&new_run())
+        .expect("run");
+    let reader = Store::open_existing(&path).expect("read");
+    assert_eq!(reader.runs().expect("runs").first().map(|r| r.id), Some(id));
+    let e = reader.begin_run(&new_run()).expect_err("read-only");
+    assert!(e.to_string().contains("readonly"), "{e}");
+}
+
+#[test]
+fn a_writer_waits_for_another_process_lock() {
+    let (_t, path) = prepared("locked");
+    let store = Store::open(&path).expect("open");
+    let holder = Connection::open(&path).expect("second connection");
+    holder.execute_batch("BEGIN IMMEDIATE").expect("lock");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        holder.execute_batch("COMMIT").expect("unlock");
+    });
+    let t0 = std::time::Instant::now();
+    store
+        .begin_run(&new_run())
+        .expect("written once the lock is gone");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1400),
+        "{:?}",
+        t0.elapsed()
+    );
+    release.join().expect("holder");
+}
