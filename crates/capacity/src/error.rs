@@ -89,7 +89,9 @@ impl SettingsError {
 /// Why a search could not run (a server's failures are levels, not errors).
 #[derive(Debug, thiserror::Error)]
 pub enum CapacityError {
-    #[error("{0}")]
+    /// Transparent: with `{0}` and `#[from]` a chained message (`{:#}`)
+    /// said the engine's reason twice.
+    #[error(transparent)]
     Engine(#[from] shootout_engine::EngineError),
     #[error("invalid load: {0}")]
     Plan(#[from] shootout_engine::PlanError),

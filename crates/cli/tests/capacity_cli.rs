@@ -177,3 +177,49 @@ fn bad_flags_exit_2_with_the_reason() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("refusing to load"));
 }
+
+/// Under a low soft open-file limit the search raises it to the hard limit
+/// and sizes every level's pool to fit; it once sized the pool past the
+/// hard limit and then refused ("N connections need about N+32 open files").
+#[test]
+fn levels_fit_the_open_file_limit() {
+    let _one = LOADS.lock().unwrap_or_else(|e| e.into_inner());
+    let url = serial_server();
+    // The 2 s bound sizes the pool far above what 256 files allow; the
+    // p50 bound fails every level, so the search ends quickly (exit 1).
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            "ulimit -Sn 64 && ulimit -Hn 256 && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_shootout"),
+            "capacity",
+            "--slo",
+            "p99<=2000ms",
+            "--slo",
+            "p50<=1ms",
+            "--step",
+            "0.5s",
+            "--warmup",
+            "0s",
+            "-t",
+            "1",
+            "-o",
+            "json",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pools: Vec<u64> = json["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["phase"] != "probe")
+        .map(|l| l["connections"].as_u64().unwrap())
+        .collect();
+    // 256 files less the engine's 32 spare: the cap, reached.
+    assert!(pools.iter().all(|&c| c <= 224), "{pools:?}");
+    assert!(pools.contains(&224), "{pools:?}");
+}

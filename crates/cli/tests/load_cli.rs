@@ -314,3 +314,80 @@ fn too_many_connections_for_the_fd_limit_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("open files"), "{}", stderr(&out));
 }
+
+/// Input that would inject a header, break the request line, carry a
+/// password or sleep for millennia is refused before anything is sent.
+#[test]
+fn hostile_urls_and_absurd_values_exit_2() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["load", "-n", "1", "http://127.0.0.1:1/a\r\nX-Injected: 1"],
+            "a carriage return (CR) at byte 20",
+        ),
+        (
+            &["load", "-n", "1", "http://127.0.0.1:1/a\nb"],
+            "a line feed (LF)",
+        ),
+        (
+            &["load", "-n", "1", "http://127.0.0.1:1/a b"],
+            "a space at byte 20",
+        ),
+        (
+            &["load", "-n", "1", "http://127.0.0.1:1/a<b"],
+            "'<' at byte 20",
+        ),
+        (
+            &["load", "-n", "1", "http://user:pw@127.0.0.1:1/"],
+            "credentials in the URL",
+        ),
+        (
+            &["load", "-q", "1e10", "-z", "1s", "http://127.0.0.1:1/"],
+            "-q/--rate: 10000000000 req/s is more than any generator can pace",
+        ),
+        (
+            &[
+                "load",
+                "--start-at",
+                "1767225600000000",
+                "-n",
+                "1",
+                "http://127.0.0.1:1/",
+            ],
+            "days from now; a start may be at most a day ahead",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = shootout(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains('\r'), "the URL is printed escaped: {err:?}");
+    }
+}
+
+/// An open loop at a rate no generator can send still ends on time: it
+/// says so at the start, and counts what it could not send.
+#[test]
+fn an_absurd_rate_runs_bounded_and_says_so() {
+    let url = hello_server();
+    let started = std::time::Instant::now();
+    let out = shootout(&[
+        "load", "-q", "1e8", "-z", "1s", "-c", "8", "-o", "json", &url,
+    ]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(6));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: 100000000 req/s is more than"),
+        "{err}"
+    );
+    assert!(err.contains("were never sent"), "{err}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unsent = json["lag"]["unsent"].as_u64().unwrap();
+    let sent = json["requests"]["sent"].as_u64().unwrap();
+    assert!(unsent > 0 && sent > 0, "{json}");
+    assert!(
+        (sent + unsent).abs_diff(100_000_000) <= 64,
+        "{sent} + {unsent}"
+    );
+}

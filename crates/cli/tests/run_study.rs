@@ -511,7 +511,8 @@ fn run_stopped_by(signal: i32, name: &str) {
         1,
         "the finished measurement is kept"
     );
-    let report = tmp.0.join(format!("run-{}", data.run.id)).join("report.md");
+    let report =
+        shootout_report::run_reports_dir(&tmp.0.join("t.db"), data.run.id).join("report.md");
     assert!(report.is_file(), "no report at {}\n{err}", report.display());
 }
 

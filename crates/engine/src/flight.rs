@@ -109,7 +109,7 @@ impl Worker<'_> {
 
     /// Offers work to every available connection once.
     pub(super) fn fill_idle(&mut self, now: Instant) {
-        if self.available.is_empty() || (self.open_loop && self.pending.is_empty()) {
+        if self.available.is_empty() || (self.open_loop && self.taken == self.due) {
             return;
         }
         let available = std::mem::take(&mut self.available);
@@ -151,8 +151,11 @@ impl Worker<'_> {
             return false;
         }
         let intended = if self.open_loop {
-            match self.pending.front() {
-                Some(&t) => t,
+            if self.taken >= self.due {
+                return false;
+            }
+            match self.pacer.intended(self.taken) {
+                Some(t) => t,
                 None => return false,
             }
         } else {
@@ -163,7 +166,7 @@ impl Worker<'_> {
             return false;
         }
         if self.open_loop {
-            self.pending.pop_front();
+            self.taken += 1;
         }
         if measured {
             self.rec.sent(intended, now);

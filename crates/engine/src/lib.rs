@@ -22,13 +22,15 @@ pub mod workload;
 
 pub use error::{EngineError, PlanError, PlanField};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
-pub use plan::{check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE};
+pub use plan::{
+    check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
+};
 pub use report::{
     ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
 };
 pub use shard::{Shard, ShardError};
 pub use threshold::{Threshold, ThresholdError};
-pub use workload::{Load, Stage, StageUnit, Stop, Workload};
+pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 
 mod checker;
 mod conn;
@@ -42,7 +44,10 @@ mod stats;
 mod stop;
 mod summary;
 mod sys;
+mod url;
 mod worker;
+
+pub use url::check_request_target;
 
 pub use control::Control;
 pub use report::{GeneratorUsage, LagSummary};
@@ -158,6 +163,14 @@ fn wait_for_measuring(measure_start: Instant, control: &Control) -> Duration {
     }
     control.set_measuring();
     sys::process_cpu_time()
+}
+
+/// Raises this process's soft open-file limit to its hard limit (as wrk and
+/// oha do; idempotent) and returns how many connections a run may then
+/// open: the limit less the descriptors kept for everything else.
+pub fn connections_allowed() -> usize {
+    let limit = sys::raise_nofile_limit();
+    usize::try_from(limit.saturating_sub(SPARE_FDS)).unwrap_or(usize::MAX)
 }
 
 fn check_fd_limit(connections: u64) -> Result<(), EngineError> {

@@ -41,27 +41,14 @@ impl Endpoint {
         Endpoint::parse_with(url, Reach::Loopback)
     }
 
-    /// Parses a URL whose host must be within `reach`.
+    /// Parses a URL whose host must be within `reach`. The syntax is
+    /// checked strictly first (see `crate::url`): nothing that would make
+    /// a bad request line or header is accepted, and the fragment is dropped.
     pub fn parse_with(url: &str, reach: Reach) -> Result<Endpoint, PlanError> {
-        let bad = |why: &str| PlanError::Url(url.to_string(), why.to_string());
-        let rest = if let Some(r) = url.strip_prefix("http://") {
-            r
-        } else if url.starts_with("https://") {
-            return Err(bad("https is not supported; use http://"));
-        } else {
-            return Err(bad("expected a URL starting with http://"));
-        };
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
-            Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
-            None => (rest, "/".to_string()),
-        };
-        if authority.is_empty() {
-            return Err(bad("missing host"));
-        }
-        let (host, port) = split_host_port(authority).ok_or_else(|| bad("bad host or port"))?;
-        let is_loopback_name = host.eq_ignore_ascii_case("localhost");
-        let addrs: Vec<SocketAddr> = (host.trim_matches(['[', ']']), port)
+        let bad = |why: &str| PlanError::Url(printable(url), why.to_string());
+        let parts = crate::url::split(url).map_err(|why| bad(&why))?;
+        let is_loopback_name = parts.host.eq_ignore_ascii_case("localhost");
+        let addrs: Vec<SocketAddr> = (parts.host.trim_matches(['[', ']']), parts.port)
             .to_socket_addrs()
             .map_err(|e| bad(&format!("cannot resolve host: {e}")))?
             .collect();
@@ -75,31 +62,29 @@ impl Endpoint {
         let loopback = addr.ip().is_loopback()
             && (is_loopback_name || addrs.iter().all(|a| a.ip().is_loopback()));
         if !loopback && reach == Reach::Loopback {
-            return Err(PlanError::NotLoopback(url.to_string()));
+            return Err(PlanError::NotLoopback(parts.url.to_string()));
         }
         Ok(Endpoint {
-            url: url.to_string(),
+            url: parts.url.to_string(),
             addr,
-            host_header: authority.to_string(),
-            path,
+            host_header: parts.authority.to_string(),
+            path: parts.target,
         })
     }
 }
 
-fn split_host_port(authority: &str) -> Option<(&str, u16)> {
-    if let Some(rest) = authority.strip_prefix('[') {
-        let end = rest.find(']')?;
-        let host = &authority[..end + 2];
-        let port = match &rest[end + 1..] {
-            "" => 80,
-            p => p.strip_prefix(':')?.parse().ok()?,
-        };
-        return Some((host, port));
-    }
-    match authority.rsplit_once(':') {
-        Some((h, p)) => Some((h, p.parse().ok()?)),
-        None => Some((authority, 80)),
-    }
+/// `url` with control characters escaped (`\r`, `\n`, `\u{1b}`), so an
+/// error message cannot break a line or drive a terminal.
+fn printable(url: &str) -> String {
+    url.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// What every request looks like. Encoded once into bytes before the run.
@@ -132,6 +117,12 @@ pub struct Plan {
     pipeline: usize,
     expect: Expect,
 }
+
+/// Requests per second above which one generator thread is certainly
+/// behind: a request costs a thread about a microsecond of CPU or more
+/// (`bench/cpu_per_request.py` measures it; deep pipelines come nearest),
+/// so no thread sends a million a second, let alone more.
+pub const RATE_PER_THREAD: f64 = 1e6;
 
 /// The deepest HTTP/1.1 pipeline a plan may ask for.
 pub const MAX_PIPELINE: usize = 1024;
@@ -223,6 +214,32 @@ impl Plan {
     /// The worker threads actually used: never more than the connections.
     pub fn effective_threads(&self) -> usize {
         self.threads.min(self.load().max_connections()).max(1)
+    }
+
+    /// Said at the start when the plan offers an arrival rate its threads
+    /// cannot send: above [`RATE_PER_THREAD`] each. Such a run still runs
+    /// in bounded memory; the requests it cannot send on time are sent late
+    /// (their latency counted from when they were due) and those never sent
+    /// are counted as unsent.
+    pub fn rate_warning(&self) -> Option<String> {
+        let peak = match self.load() {
+            Load::Open { rate, .. } => *rate,
+            Load::Stages {
+                unit: crate::StageUnit::Rate,
+                stages,
+                ..
+            } => stages.iter().map(|s| s.to).fold(0.0, f64::max),
+            _ => return None,
+        };
+        let threads = self.effective_threads();
+        let most = threads as f64 * RATE_PER_THREAD;
+        (peak > most).then(|| {
+            format!(
+                "{peak} req/s is more than {threads} generator thread(s) can send (at most about \
+                 {most} req/s); requests are sent as fast as they can be, latency counting from \
+                 when each was due, and those never sent are reported as unsent"
+            )
+        })
     }
 
     /// A builder holding this plan's values, to derive a changed plan.

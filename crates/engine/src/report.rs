@@ -102,6 +102,11 @@ pub struct LagSummary {
     /// busy: the connection pool, not the server, delayed them.
     #[serde(default)]
     pub all_busy: u64,
+    /// Requests due in the measured phase (by the offered rate) that were
+    /// never sent before it ended: the generator fell that far behind. They
+    /// are in no latency figure, and a `-n` budget caps them.
+    #[serde(default)]
+    pub unsent: u64,
 }
 
 /// The generator's own cost.

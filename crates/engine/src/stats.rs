@@ -74,6 +74,8 @@ pub(crate) struct Recorder {
     pub late: u64,
     /// Open loop: requests whose intended send time found every connection busy.
     pub all_busy: u64,
+    /// Open loop: requests due in the measured phase but never sent.
+    pub unsent: u64,
     /// This thread's first mismatch and when it arrived.
     pub first_mismatch: Option<(Instant, Mismatch)>,
     pub timeline: Vec<Slot>,
@@ -100,6 +102,7 @@ impl Recorder {
             lag: open_loop.then(latency_histogram),
             late: 0,
             all_busy: 0,
+            unsent: 0,
             first_mismatch: None,
             timeline: Vec::new(),
             exact_seconds,
@@ -198,6 +201,7 @@ impl Recorder {
         self.bytes += other.bytes;
         self.late += other.late;
         self.all_busy += other.all_busy;
+        self.unsent += other.unsent;
         // Across threads, the first mismatch is the earliest to arrive.
         if let Some((at, m)) = other.first_mismatch {
             if self

@@ -33,6 +33,11 @@ impl StopRule {
         }
     }
 
+    /// Measured requests this thread may still start; `None` is unbounded.
+    pub fn remaining(&self) -> Option<u64> {
+        self.budget
+    }
+
     pub fn exhausted(&self) -> bool {
         self.budget == Some(0)
     }

@@ -112,6 +112,7 @@ fn lag_summary(rec: &Recorder) -> Option<LagSummary> {
         p99_ms: h.value_at_quantile(0.99) as f64 / 1000.0,
         max_ms: h.max() as f64 / 1000.0,
         all_busy: rec.all_busy,
+        unsent: rec.unsent,
     })
 }
 

@@ -15,7 +15,6 @@ use crate::pacer::Pacer;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -64,7 +63,13 @@ pub(crate) struct Worker<'a> {
     conns: Vec<Conn>,
     /// Connections with fewer requests in flight than the pipeline depth.
     available: Vec<usize>,
-    pending: VecDeque<Instant>,
+    /// Open loop: this thread's tickets taken so far. Tickets `taken..due`
+    /// are due and waiting for a connection (the backlog), oldest first.
+    taken: u64,
+    /// Open loop: this thread's tickets due so far (the pacer's count).
+    due: u64,
+    /// Open loop: the first ticket of the measured phase.
+    first_measured: u64,
     /// Requests in flight over all connections.
     in_flight: usize,
     poller: Poller,
@@ -81,6 +86,7 @@ impl<'a> Worker<'a> {
         conns: usize,
     ) -> std::io::Result<Self> {
         let expect = Arc::new(setup.expect.clone());
+        let first_measured = pacer.first_at_or_after(setup.measure_start);
         Ok(Worker {
             setup,
             pacer,
@@ -94,7 +100,9 @@ impl<'a> Worker<'a> {
                 })
                 .collect(),
             available: (0..conns).rev().collect(),
-            pending: VecDeque::new(),
+            taken: 0,
+            due: 0,
+            first_measured,
             in_flight: 0,
             poller: Poller::new(conns)?,
             rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds),
@@ -112,7 +120,9 @@ impl<'a> Worker<'a> {
             let now = Instant::now();
             if self.stop.deadline_passed(now) || self.setup.control.is_cancelled() {
                 self.cut_in_flight();
-                break now.min(self.stop.deadline().unwrap_or(now));
+                let end = now.min(self.stop.deadline().unwrap_or(now));
+                self.count_unsent(end);
+                break end;
             }
             if self.stop.exhausted() && self.in_flight == 0 {
                 break now;
@@ -127,8 +137,9 @@ impl<'a> Worker<'a> {
                 self.flush_progress();
                 next_flush = now + PROGRESS_EVERY;
             }
-            let wait = self.wait_time(now, next_sweep.min(next_flush));
-            self.poll(wait);
+            let stuck = self.stuck();
+            let wait = self.wait_time(now, next_sweep.min(next_flush), stuck);
+            self.poll(wait, stuck);
         };
         self.flush_progress();
         Outcome {
@@ -137,28 +148,53 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Queues the requests whose intended time has come, and counts those
-    /// that found every connection busy: more of them were due than
-    /// connections had room (free requests up to the pipeline depth) once
-    /// the requests already waiting are served.
-    /// Sampled when released, i.e. within one loop turn of the intended time.
+    /// Counts the tickets whose intended time has come, and of them those
+    /// that found every connection busy: more were due than connections had
+    /// room (free requests up to the pipeline depth) once the backlog is
+    /// served. Sampled within one loop turn of the intended time.
     fn release(&mut self, now: Instant) {
-        let before = self.pending.len();
-        self.pacer.release(now, &mut self.pending);
-        if self.pending.len() == before {
+        let before = self.due - self.taken;
+        let due = self.pacer.release(now);
+        if due == self.due {
             return;
         }
-        let free = self.conns.len() * self.setup.depth - self.in_flight;
-        let first_unserved = before.max(free);
-        let measure_start = self.setup.measure_start;
-        let waiting = self.pending.iter().skip(first_unserved);
-        self.rec.all_busy += waiting.filter(|&&t| t >= measure_start).count() as u64;
+        self.due = due;
+        let free = (self.conns.len() * self.setup.depth - self.in_flight) as u64;
+        let first_unserved = (self.taken + before.max(free)).max(self.first_measured);
+        self.rec.all_busy += due.saturating_sub(first_unserved);
     }
 
-    /// How long epoll may sleep: until the next pacer, sweep or stop event.
-    fn wait_time(&self, now: Instant, housekeeping: Instant) -> Duration {
+    /// Open loop: tickets due in the measured phase that were never sent,
+    /// counted at the end (`end`: the deadline or the cancel), within what
+    /// a `-n` budget had left.
+    fn count_unsent(&mut self, end: Instant) {
+        if !self.open_loop {
+            return;
+        }
+        let due = self.pacer.release(end);
+        let unsent = due.saturating_sub(self.taken.max(self.first_measured));
+        self.rec.unsent += self
+            .stop
+            .remaining()
+            .map_or(unsent, |left| unsent.min(left));
+    }
+
+    /// Open loop: tickets are waiting and every connection is busy. Then
+    /// the next ticket only joins the backlog, so the loop sleeps until a
+    /// connection frees (an epoll event), not until that ticket's time.
+    fn stuck(&self) -> bool {
+        self.open_loop && self.taken < self.due && self.available.is_empty()
+    }
+
+    /// How long epoll may sleep: until the next pacer, sweep or stop event
+    /// (not the pacer's while `stuck`).
+    fn wait_time(&self, now: Instant, housekeeping: Instant, stuck: bool) -> Duration {
         let mut until = housekeeping;
-        if let Some(t) = self.pacer.next_wakeup(self.setup.t0, now) {
+        if let Some(t) = self
+            .pacer
+            .next_wakeup(self.setup.t0, now)
+            .filter(|_| !stuck)
+        {
             until = until.min(t);
         }
         if let Some(t) = self.stop.deadline() {
@@ -170,8 +206,13 @@ impl<'a> Worker<'a> {
         until.saturating_duration_since(now)
     }
 
-    fn poll(&mut self, wait: Duration) {
+    fn poll(&mut self, wait: Duration, stuck: bool) {
         let n = self.poller.wait(wait);
+        if stuck {
+            // The tickets that fell due while asleep found every connection
+            // busy: count them before the events free any.
+            self.release(Instant::now());
+        }
         for i in 0..n {
             let (idx, events) = self.poller.event(i);
             self.on_event(idx, events);

@@ -8,6 +8,12 @@ use crate::error::{PlanError, PlanField};
 use crate::units::MAX_DURATION;
 use std::time::Duration;
 
+/// The highest arrival rate a plan may ask for (requests/s): tickets closer
+/// than a nanosecond apart cannot be told apart by the clock that paces
+/// them. Rates below it that one generator cannot send are allowed, but
+/// said at the start ([`crate::Plan::rate_warning`]).
+pub const MAX_RATE: f64 = 1e9;
+
 /// A unit of a ramp: what a stage's `to` level counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageUnit {
@@ -106,6 +112,9 @@ impl Workload {
                         format!("{rate} is not a positive rate"),
                     ));
                 }
+                if *rate > MAX_RATE {
+                    return Err(bad(PlanField::Rate, beyond_clock(*rate)));
+                }
             }
             Load::Stages {
                 stages,
@@ -118,6 +127,9 @@ impl Workload {
                 for s in stages {
                     if !(s.to.is_finite() && s.to >= 0.0) {
                         return Err(bad(PlanField::Stages, format!("bad level {}", s.to)));
+                    }
+                    if *unit == StageUnit::Rate && s.to > MAX_RATE {
+                        return Err(bad(PlanField::Stages, beyond_clock(s.to)));
                     }
                     if s.duration.is_zero() {
                         return Err(bad(PlanField::Stages, "a stage needs a duration above 0"));
@@ -167,6 +179,14 @@ impl Workload {
     pub fn into_parts(self) -> (Load, Stop) {
         (self.load, self.stop)
     }
+}
+
+/// Why a rate above [`MAX_RATE`] is refused.
+fn beyond_clock(rate: f64) -> String {
+    format!(
+        "{rate} req/s is more than any generator can pace: its requests would be under \
+         a nanosecond apart (at most {MAX_RATE} req/s)"
+    )
 }
 
 #[cfg(test)]
@@ -255,6 +275,23 @@ mod tests {
             connections: 4,
         };
         assert_eq!(field(empty, by(1)), PlanField::Stages);
+        let absurd = Load::Open {
+            rate: 1e10,
+            connections: 1,
+        };
+        assert_eq!(field(absurd, by(1)), PlanField::Rate);
+        assert_eq!(
+            field(ramp(StageUnit::Rate, 2e9, 1), by(1)),
+            PlanField::Stages
+        );
+        let fast = Load::Open {
+            rate: MAX_RATE,
+            connections: 1,
+        };
+        assert!(
+            Workload::new(fast, by(1)).is_ok(),
+            "the limit itself is allowed"
+        );
     }
 
     #[test]

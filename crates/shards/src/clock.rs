@@ -1,6 +1,8 @@
 //! Wall-clock instants as people write them: `--start-at` takes Unix
 //! milliseconds or RFC 3339 (`2025-06-01T12:00:00Z`, `...T14:00:00.250+02:00`),
-//! and reports print RFC 3339 in UTC with milliseconds.
+//! and reports print RFC 3339 in UTC with milliseconds. A start more than
+//! [`MAX_START_AHEAD`] away is refused: it is a slip (microseconds given for
+//! milliseconds, a wrong year), and would sleep silently for that long.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -10,6 +12,45 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
     "'{0}' is not a time: give Unix milliseconds (1735689600000) or RFC 3339 (2025-01-01T00:00:00Z)"
 )]
 pub struct TimeError(pub String);
+
+/// How far ahead a `--start-at` may be.
+pub const MAX_START_AHEAD: Duration = Duration::from_secs(24 * 3600);
+
+/// A `--start-at` that is not a time, or too far ahead.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    NotATime(#[from] TimeError),
+    #[error("'{given}' is {days:.1} days from now; a start may be at most a day ahead{hint}")]
+    TooFar {
+        given: String,
+        days: f64,
+        /// What the likely slip was, for a number.
+        hint: &'static str,
+    },
+}
+
+/// Parses a `--start-at`: a time as [`parse_time`] reads it, at most
+/// [`MAX_START_AHEAD`] from now (any time past starts at once, late).
+pub fn parse_start_at(s: &str) -> Result<SystemTime, StartError> {
+    start_at_from(s, SystemTime::now())
+}
+
+fn start_at_from(s: &str, now: SystemTime) -> Result<SystemTime, StartError> {
+    let at = parse_time(s)?;
+    match at.duration_since(now) {
+        Ok(ahead) if ahead > MAX_START_AHEAD => Err(StartError::TooFar {
+            given: s.to_string(),
+            days: ahead.as_secs_f64() / 86_400.0,
+            hint: if s.trim().bytes().all(|b| b.is_ascii_digit()) {
+                " (in Unix milliseconds, not microseconds)"
+            } else {
+                ""
+            },
+        }),
+        _ => Ok(at),
+    }
+}
 
 /// Parses Unix milliseconds or an RFC 3339 date-time with a zone.
 pub fn parse_time(s: &str) -> Result<SystemTime, TimeError> {
@@ -149,5 +190,27 @@ mod tests {
         ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_start_more_than_a_day_ahead_is_refused() {
+        let now = parse_time("2026-01-01T00:00:00Z").unwrap();
+        let ok = |s| start_at_from(s, now).is_ok();
+        assert!(ok("2026-01-01T23:59:59Z"), "within a day");
+        assert!(ok("2026-01-02T00:00:00Z"), "exactly a day");
+        assert!(ok("2025-06-01T00:00:00Z"), "past: starts at once, late");
+        let e = start_at_from("2026-01-02T00:00:01Z", now).unwrap_err();
+        assert!(matches!(e, StartError::TooFar { .. }), "{e}");
+        // Microseconds for milliseconds: about 56,000 years ahead.
+        let e = start_at_from("1767225600000000", now).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("(in Unix milliseconds, not microseconds)"),
+            "{e}"
+        );
+        let e = start_at_from("2999-01-01T00:00:00Z", now).unwrap_err();
+        assert!(e.to_string().ends_with("at most a day ahead"), "{e}");
+        let e = start_at_from("soon", now).unwrap_err();
+        assert_eq!(e, StartError::NotATime(TimeError("soon".into())));
     }
 }

@@ -235,6 +235,11 @@ fn summary(
                 .filter_map(|x| x.lag.as_ref())
                 .map(|l| l.all_busy)
                 .sum(),
+            unsent: s
+                .iter()
+                .filter_map(|x| x.lag.as_ref())
+                .map(|l| l.unsent)
+                .sum(),
         }),
         first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
         generator: GeneratorUsage {

@@ -163,8 +163,14 @@ fn scenario(
     }
     let path = match &s.path {
         None => route.path.to_string(),
-        Some(p) if p.get_ref().starts_with('/') => p.get_ref().clone(),
-        Some(p) => return Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref()))),
+        Some(p) if !p.get_ref().starts_with('/') => {
+            return Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref())))
+        }
+        // The engine's own rule for a request target, read where it is written.
+        Some(p) => match shootout_engine::check_request_target(p.get_ref()) {
+            Ok(()) => p.get_ref().clone(),
+            Err(why) => return Err(at.at(p, "path", format!("{:?}: {why}", p.get_ref()))),
+        },
     };
     Ok(Scenario {
         name: s.name,

@@ -146,6 +146,24 @@ fn bad_values_point_at_their_line() {
 
     let e = parse_err(&format!("{MINIMAL}repetitions = 0\n"));
     assert!(e.to_string().contains("bad.toml"), "{e}");
+
+    // A request target the engine would refuse at run time is refused here.
+    for (path, why) in [
+        ("/json x", "space"),
+        ("/json\\r\\nX-Evil: 1", "CR"),
+        ("/json#top", "fragment"),
+    ] {
+        let text = MINIMAL.replace(
+            "name = \"json\"",
+            &format!("name = \"json\"\npath = \"{path}\""),
+        );
+        let e = parse_err(&text);
+        assert_eq!((e.line, e.key.as_deref()), (Some(8), Some("path")), "{e}");
+        assert!(
+            e.to_string().to_lowercase().contains(&why.to_lowercase()),
+            "{why}: {e}"
+        );
+    }
 }
 
 #[test]

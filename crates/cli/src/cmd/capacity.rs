@@ -75,6 +75,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    // Raise the open-file limit before any level is sized to it.
+    shootout_engine::connections_allowed();
     let (template, settings) = plan(&args)?;
     let _machine = crate::lock::take(&args.lock)?;
     let stop = Arc::new(AtomicBool::new(false));

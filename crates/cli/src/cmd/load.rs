@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime};
     shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
     shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
-    shootout load --remote --shard 1/2 --start-at 2030-01-01T00:00:00Z -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
+    shootout load --remote --shard 1/2 --start-at \"$(date -u -d '+30 sec' +%FT%TZ)\" -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
 // Value flags take `allow_hyphen_values`: otherwise clap reads `-z -1s` as
@@ -41,8 +41,8 @@ pub struct Args {
     /// Run shard I of N (1-based) of this load: rate/N on interleaved arrival times, an even share of -c and -n.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse, allow_hyphen_values = true)]
     pub shard: Option<Shard>,
-    /// Sleep until this wall-clock time (Unix milliseconds or RFC 3339), then warm up and measure; give every shard the same one.
-    #[arg(long, value_name = "TIME", value_parser = shootout_shards::clock::parse_time)]
+    /// Sleep until this wall-clock time (Unix milliseconds or RFC 3339), then warm up and measure; give every shard the same one (at most a day ahead).
+    #[arg(long, value_name = "TIME", value_parser = shootout_shards::clock::parse_start_at)]
     pub start_at: Option<SystemTime>,
     /// Write an HdrHistogram interval log (one histogram per second) to FILE and a JSON sidecar to FILE.json, for shootout merge.
     #[arg(long, value_name = "FILE")]
@@ -137,7 +137,11 @@ pub struct ExpectArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    shootout_engine::connections_allowed();
     let plan = plan(&args)?;
+    if let Some(warning) = plan.rate_warning() {
+        eprintln!("warning: {warning}");
+    }
     // A pinned load measures this machine: one at a time (unpinned, it
     // may be a shard or a quick check, and stays free).
     let _machine = args
@@ -164,6 +168,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         eprintln!(
             "interrupted: results cover the time until {}",
             crate::interrupt::stop_name()
+        );
+    }
+    if let Some(unsent) = report
+        .summary
+        .lag
+        .as_ref()
+        .map(|l| l.unsent)
+        .filter(|&n| n > 0)
+    {
+        eprintln!(
+            "warning: {unsent} requests due at the offered rate were never sent (the generator \
+             fell behind); they are in no latency figure"
         );
     }
     if report.clock.late_by > Duration::from_millis(1) {

@@ -1,0 +1,248 @@
+//! The syntax of a load's URL, checked strictly before anything is resolved
+//! or sent: `http://host[:port][/path][?query][#fragment]`. The path and
+//! query become the request target verbatim, so every byte RFC 3986 does not
+//! allow there (a CR or LF would inject a header, a space would break the
+//! request line, RFC 9112 §3.2) is refused with its position rather than
+//! sent or silently encoded. The fragment is dropped, as clients do: it is
+//! never sent. Credentials (`user:pass@`) are refused: shootout would not
+//! send them, and a URL is no place for a password.
+
+/// A URL's parts, syntax checked; the host is not yet resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Parts<'a> {
+    /// The URL without its fragment.
+    pub url: &'a str,
+    /// `host[:port]` as written: the Host header.
+    pub authority: &'a str,
+    /// The host, brackets kept for an IPv6 literal.
+    pub host: &'a str,
+    pub port: u16,
+    /// The request target: the path (at least `/`) and query.
+    pub target: String,
+}
+
+/// Splits and checks `url`; the error says why, for `PlanError::Url`.
+pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
+    if let Some((i, c)) = url.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
+        return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
+    }
+    let rest = if let Some(r) = url.strip_prefix("http://") {
+        r
+    } else if url.starts_with("https://") {
+        return Err("https is not supported; use http://".into());
+    } else {
+        return Err("expected a URL starting with http://".into());
+    };
+    let url = &url[..url.find('#').unwrap_or(url.len())];
+    let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
+    let (authority, target) = match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
+        Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
+        None => (rest, "/".to_string()),
+    };
+    if authority.contains('@') {
+        return Err(
+            "credentials in the URL (user:password@) are not supported; \
+                    send them as a header instead, e.g. -H 'Authorization: Basic …'"
+                .into(),
+        );
+    }
+    if authority.is_empty() {
+        return Err("missing host".into());
+    }
+    let (host, port) = split_host_port(authority).ok_or("bad host or port")?;
+    check_target(&target, "http://".len() + authority.len())?;
+    Ok(Parts {
+        url,
+        authority,
+        host,
+        port,
+        target,
+    })
+}
+
+/// Checks a request target (`/path?query`) as [`split`] checks a URL's, for
+/// front ends that take a path apart from a host (a study's `path`), so
+/// they can refuse it where it is written. Positions count from its start.
+pub fn check_request_target(target: &str) -> Result<(), String> {
+    if let Some((i, c)) = target.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
+        return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
+    }
+    if target.contains('#') {
+        return Err(
+            "a '#' starts a fragment, which is never sent; percent-encode it as %23".into(),
+        );
+    }
+    check_target(target, 0)
+}
+
+const ENCODE_HINT: &str =
+    ": a request target may hold only the characters of RFC 3986; percent-encode it (e.g. %20)";
+
+/// Names a character no URL may hold as written.
+fn describe(c: char) -> String {
+    match c {
+        '\r' => "a carriage return (CR)".into(),
+        '\n' => "a line feed (LF)".into(),
+        ' ' => "a space".into(),
+        c if c.is_ascii_control() => format!("a control character (0x{:02X})", c as u32),
+        c => format!("a non-ASCII character '{c}'"),
+    }
+}
+
+/// Every byte of the path and query is one RFC 3986 allows there (`pchar`,
+/// `/` and `?`), and each `%` starts a two-hex-digit escape. `offset` is
+/// where the target starts in the URL, for the message.
+fn check_target(target: &str, offset: usize) -> Result<(), String> {
+    let b = target.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let pos = offset + i;
+        if c == b'%' {
+            let hex = |j: usize| b.get(j).is_some_and(u8::is_ascii_hexdigit);
+            if !(hex(i + 1) && hex(i + 2)) {
+                return Err(format!(
+                    "'%' at byte {pos} does not start a percent-escape such as %20 (write a literal % as %25)"
+                ));
+            }
+        } else if !allowed_in_target(c) {
+            return Err(format!("'{}' at byte {pos}{ENCODE_HINT}", c as char));
+        }
+    }
+    Ok(())
+}
+
+/// unreserved / sub-delims / ":" / "@" / "/" / "?" (RFC 3986 §3.3, §3.4).
+fn allowed_in_target(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?".contains(&c)
+}
+
+fn split_host_port(authority: &str) -> Option<(&str, u16)> {
+    if let Some(rest) = authority.strip_prefix('[') {
+        let end = rest.find(']')?;
+        let host = &authority[..end + 2];
+        let port = match &rest[end + 1..] {
+            "" => 80,
+            p => p.strip_prefix(':')?.parse().ok()?,
+        };
+        let inside = &rest[..end];
+        let v6 = inside
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit() || b":.".contains(&c));
+        return (v6 && !inside.is_empty()).then_some((host, port));
+    }
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) => (h, p.parse().ok()?),
+        None => (authority, 80),
+    };
+    // A registered name or an IPv4 address (RFC 3986 §3.2.2, no escapes).
+    let name = host
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"-._~".contains(&c));
+    (name && !host.is_empty()).then_some((host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(url: &str) -> String {
+        split(url).unwrap_err()
+    }
+
+    #[test]
+    fn splits_what_clients_send() {
+        let p = split("http://127.0.0.1:8080/json?x=1&y=%20").unwrap();
+        assert_eq!((p.host, p.port), ("127.0.0.1", 8080));
+        assert_eq!(p.target, "/json?x=1&y=%20");
+        assert_eq!(p.authority, "127.0.0.1:8080");
+        assert_eq!(split("http://localhost").unwrap().target, "/");
+        assert_eq!(split("http://localhost?a=b").unwrap().target, "/?a=b");
+        let v6 = split("http://[::1]:81/a:b@c;d=e,f").unwrap();
+        assert_eq!(
+            (v6.host, v6.port, v6.target.as_str()),
+            ("[::1]", 81, "/a:b@c;d=e,f")
+        );
+    }
+
+    #[test]
+    fn the_fragment_is_dropped() {
+        let p = split("http://127.0.0.1:9/page?q=1#section-2\"x{}").unwrap();
+        assert_eq!(p.target, "/page?q=1");
+        assert_eq!(p.url, "http://127.0.0.1:9/page?q=1");
+        assert_eq!(split("http://127.0.0.1:9#top").unwrap().target, "/");
+    }
+
+    #[test]
+    fn refuses_line_breaks_spaces_and_controls_by_position() {
+        let e = why("http://127.0.0.1:9/a\r\nX-Injected: 1");
+        assert!(e.starts_with("a carriage return (CR) at byte 20"), "{e}");
+        assert!(why("http://127.0.0.1:9/a\nb").starts_with("a line feed (LF)"));
+        assert!(why("http://127.0.0.1:9/a b").starts_with("a space at byte 20"));
+        assert!(why("http://127.0.0.1:9/a\tb").contains("control character (0x09)"));
+        assert!(why("http://127.0.0.1:9/\u{7f}").contains("(0x7F)"));
+        assert!(why("http://127.0.0.1:9/café").contains("non-ASCII character 'é'"));
+        // Even in the host (it becomes the Host header) and the fragment.
+        assert!(why("http://127.0.0.1\r\n:9/").contains("(CR)"));
+        assert!(why("http://127.0.0.1:9/#a\nb").contains("(LF)"));
+    }
+
+    #[test]
+    fn refuses_bytes_rfc_3986_does_not_allow_in_a_target() {
+        for (url, c) in [
+            ("http://127.0.0.1:9/a\"b", '"'),
+            ("http://127.0.0.1:9/<x>", '<'),
+            ("http://127.0.0.1:9/a\\b", '\\'),
+            ("http://127.0.0.1:9/?a[]=1", '['),
+            ("http://127.0.0.1:9/{x}", '{'),
+            ("http://127.0.0.1:9/a|b", '|'),
+            ("http://127.0.0.1:9/a^b", '^'),
+            ("http://127.0.0.1:9/a`b", '`'),
+        ] {
+            let e = why(url);
+            assert!(e.starts_with(&format!("'{c}' at byte")), "{url}: {e}");
+        }
+        for bad in [
+            "http://127.0.0.1:9/100%",
+            "http://127.0.0.1:9/%zz",
+            "http://127.0.0.1:9/%4",
+        ] {
+            assert!(why(bad).contains("percent-escape"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_bare_target_is_checked_alike() {
+        assert_eq!(check_request_target("/queries?queries=20"), Ok(()));
+        assert!(check_request_target("/a b")
+            .unwrap_err()
+            .starts_with("a space at byte 2"));
+        assert!(check_request_target("/a\r\n").unwrap_err().contains("(CR)"));
+        assert!(check_request_target("/a#b")
+            .unwrap_err()
+            .contains("fragment"));
+        assert!(check_request_target("/100%")
+            .unwrap_err()
+            .contains("percent-escape"));
+    }
+
+    #[test]
+    fn refuses_credentials_and_bad_hosts() {
+        for url in ["http://user:pw@127.0.0.1:9/", "http://user@localhost/"] {
+            assert!(why(url).starts_with("credentials in the URL"), "{url}");
+        }
+        for url in [
+            "http://127.0.0.1:99999/",
+            "http://[::1",
+            "http://[zz]:80/",
+            "http://a,b:80/",
+            "http://:80/",
+            "http:///x",
+        ] {
+            assert!(split(url).is_err(), "{url}");
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "url_props.rs"]
+mod props;

@@ -1,0 +1,74 @@
+//! The open loop at a rate no generator can send: it ends by its deadline,
+//! in memory that does not grow with rate × duration, and every ticket that
+//! fell due is either sent or counted as unsent (within a `-n` budget).
+//! Own test binary, so the process's peak memory is this file's alone.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::stops::{assert_accounted, duration};
+use common::{ok, Action, TestServer};
+use shootout_engine::{Control, Endpoint, Load, LoadReport, Plan, Stop, Workload};
+use std::time::{Duration, Instant};
+
+fn run(url: &str, rate: f64, stop: Stop) -> LoadReport {
+    let load = Load::Open {
+        rate,
+        connections: 8,
+    };
+    let plan = Plan::builder(
+        Endpoint::parse(url).unwrap(),
+        Workload::new(load, stop).unwrap(),
+    )
+    .threads(2)
+    .timeout(Duration::from_secs(5))
+    .build()
+    .unwrap();
+    assert!(plan.rate_warning().is_some(), "an absurd rate is said");
+    let report = shootout_engine::run(&plan, &Control::new()).unwrap();
+    assert_accounted(&report.summary);
+    report
+}
+
+/// The process's peak resident memory (VmHWM), in MiB.
+fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024
+}
+
+#[test]
+fn a_rate_of_1e8_ends_on_time_in_bounded_memory() {
+    let server = TestServer::start(|_| Action::Reply(ok("hi")));
+    let started = Instant::now();
+    let r = run(&server.url("/"), 1e8, duration(Duration::from_secs(1)));
+    let took = started.elapsed();
+    // Before the backlog was a count, 10^8 queued send times took 1.6 GB.
+    let peak = peak_rss_mib();
+    assert!(peak < 200, "peak RSS {peak} MiB");
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
+    let s = &r.summary;
+    let unsent = s.lag.as_ref().unwrap().unsent;
+    assert!(s.requests.sent > 0 && unsent > 0, "{s:?}");
+    // Every ticket of the measured second was sent or counted unsent.
+    let due = s.requests.sent + unsent;
+    assert!(due.abs_diff(100_000_000) <= 2, "{due} due");
+}
+
+#[test]
+fn unsent_requests_stay_within_the_request_budget() {
+    // One answer never comes, so one connection's worth is sent and the
+    // rest of the budget is what the generator could not send.
+    let server = TestServer::start(|_| Action::Hang);
+    let stop = Stop {
+        requests: Some(1000),
+        duration: Some(Duration::from_millis(300)),
+    };
+    let r = run(&server.url("/"), 1e7, stop);
+    let s = &r.summary;
+    let unsent = s.lag.as_ref().unwrap().unsent;
+    assert_eq!(s.requests.sent, 8, "one per connection: {s:?}");
+    assert_eq!(s.requests.sent + unsent, 1000);
+}
