@@ -354,6 +354,9 @@ pub(crate) fn measurement(
         db_memory_peak_mib: None,
         warmup_s: None,
         steady: None,
+        others_cpu_share: None,
+        steal_share: None,
+        disturbed: false,
     }
 }
 

@@ -27,6 +27,7 @@ pub mod machine_lock;
 pub mod measure;
 pub mod prepare;
 pub mod procfs;
+pub mod quiet;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;

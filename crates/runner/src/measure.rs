@@ -274,12 +274,14 @@ fn load_sampled(
         estimate_s: step.estimate_s,
     });
     let cpus = &cx.pinning.generator_cpus;
-    let sampler = Sampler::start(
+    let watch = crate::quiet::watched_cpus(&cx.pinning.server_cpus, cpus);
+    let sampler = Sampler::watching(
         run.pgid,
         run.root,
         control.clone(),
         cpus.clone(),
         run.server.cgroup_reader(),
+        watch,
     );
     let db_sampler = cx
         .database
@@ -423,6 +425,11 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
     } = p.loaded;
     let completed = report.summary.requests.completed as f64;
     let cpu = usage.cpu_s;
+    let quiet = crate::quiet::assess(
+        &usage,
+        report.summary.generator.cpu_seconds,
+        db_usage.as_ref(),
+    );
     Measurement {
         target: p.target.to_string(),
         scenario: p.scenario.to_string(),
@@ -455,6 +462,9 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
             .map(|b| b as f64 / MIB),
         warmup_s: Some(p.warmed.seconds),
         steady: p.warmed.steady,
+        others_cpu_share: quiet.map(|d| d.others_cpu_share),
+        steal_share: quiet.map(|d| d.steal_share),
+        disturbed: quiet.is_some_and(|d| d.disturbed()),
     }
 }
 

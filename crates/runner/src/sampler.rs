@@ -10,9 +10,11 @@
 //! forked workers and children that exited meanwhile, which a process-tree
 //! sample misses. `/proc` stays the source only where no group exists.
 //! The same delta gives the time and periods the server was throttled by
-//! a CPU quota.
+//! a CPU quota. Given the CPUs to watch, it also reads their per-CPU
+//! counters over the same phase ([`crate::quiet`]).
 
 use crate::procfs;
+use crate::quiet::{CpuWindow, Mark};
 use shootout_cgroup::{Counters, Delta};
 use shootout_engine::Control;
 use shootout_servers::CgroupReader;
@@ -38,6 +40,9 @@ pub struct LoadUsage {
     /// The cgroup's counters over the measured phase (CPU, throttling,
     /// OOM kills); None without a group.
     pub cgroup: Option<Delta>,
+    /// The watched CPUs' counters over the measured phase; None when no
+    /// CPUs were given to watch or `/proc/stat` was unreadable.
+    pub cpus: Option<CpuWindow>,
     pub samples: usize,
 }
 
@@ -46,6 +51,7 @@ pub struct LoadUsage {
 struct Base {
     proc_s: f64,
     cgroup: Option<Counters>,
+    cpus: Option<Mark>,
 }
 
 fn read_cgroup(cgroup: Option<&CgroupReader>) -> Option<Counters> {
@@ -69,7 +75,21 @@ impl Sampler {
         cpus: Vec<usize>,
         cgroup: Option<CgroupReader>,
     ) -> Sampler {
-        Sampler::start_with(pgid, root, move || control.is_measuring(), cpus, cgroup)
+        Sampler::watching(pgid, root, control, cpus, cgroup, Vec::new())
+    }
+
+    /// [`Sampler::start`] that also reads the counters of `watch` (the
+    /// server's and the generator's CPUs) over the measured phase.
+    pub fn watching(
+        pgid: i32,
+        root: i32,
+        control: Arc<Control>,
+        cpus: Vec<usize>,
+        cgroup: Option<CgroupReader>,
+        watch: Vec<usize>,
+    ) -> Sampler {
+        let measuring = move || control.is_measuring();
+        Sampler::start_with(pgid, root, measuring, cpus, cgroup, watch)
     }
 
     fn start_with(
@@ -78,6 +98,7 @@ impl Sampler {
         measuring: impl Fn() -> bool + Send + 'static,
         cpus: Vec<usize>,
         cgroup: Option<CgroupReader>,
+        watch: Vec<usize>,
     ) -> Sampler {
         if let Some(c) = &cgroup {
             // Best effort: without a reset (v2) the peak is the lifetime's.
@@ -110,6 +131,7 @@ impl Sampler {
                         base = Some(Base {
                             proc_s: procfs::cpu_seconds_precise(pgid, root),
                             cgroup: read_cgroup(cgroup.as_ref()),
+                            cpus: Mark::now(&watch),
                         });
                         break;
                     }
@@ -120,6 +142,7 @@ impl Sampler {
                     std::thread::sleep(next - now);
                 }
             }
+            usage.cpus = base.and_then(|b| b.cpus).and_then(|m| m.window(&watch));
             let end = procfs::cpu_seconds_precise(pgid, root);
             usage.cpu_s = (end - base.map_or(end, |b| b.proc_s)).max(0.0);
             let group_end = read_cgroup(cgroup.as_ref());
@@ -202,7 +225,7 @@ mod tests {
             return;
         };
         let (pgid, pid) = (server.pgid(), server.pid());
-        let sampler = Sampler::start_with(pgid, pid as i32, || true, vec![], Some(reader));
+        let sampler = Sampler::start_with(pgid, pid as i32, || true, vec![], Some(reader), vec![]);
         let t0 = Instant::now();
         let text = loop {
             let text = std::fs::read_to_string(&times).unwrap_or_default();

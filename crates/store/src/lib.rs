@@ -15,6 +15,7 @@ mod column;
 mod error;
 pub mod model;
 mod open;
+mod quiet;
 mod schema;
 mod time;
 
@@ -192,6 +193,7 @@ impl Store {
             ],
         )?;
         budget::record(&self.conn, run_id, m)?;
+        quiet::record(&self.conn, run_id, m)?;
         Ok(())
     }
 
@@ -386,10 +388,15 @@ impl Store {
                 oom_killed: None,
                 memory_peak_mib: None,
                 db_memory_peak_mib: None,
+                // Filled in by `quiet::fill`.
+                others_cpu_share: None,
+                steal_share: None,
+                disturbed: false,
             })
         })?;
         let mut ms: Vec<Measurement> = rows.collect::<Result<_, _>>()?;
         budget::fill(&self.conn, run_id, &mut ms)?;
+        quiet::fill(&self.conn, run_id, &mut ms)?;
         Ok(ms)
     }
 }

@@ -253,6 +253,17 @@ pub struct Measurement {
     /// the cap ended warm-up, flagged "not steady"); None for a fixed one.
     #[serde(default)]
     pub steady: Option<bool>,
+    /// Share of the server's and generator's CPUs' time that other
+    /// processes used during the measured phase; None when not read.
+    #[serde(default)]
+    pub others_cpu_share: Option<f64>,
+    /// Share of those CPUs' time stolen by the hypervisor.
+    #[serde(default)]
+    pub steal_share: Option<f64>,
+    /// Either share was over its limit: the figures are not the
+    /// contestant's alone (flagged "disturbed").
+    #[serde(default)]
+    pub disturbed: bool,
 }
 
 /// A run in the history list.

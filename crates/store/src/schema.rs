@@ -152,6 +152,14 @@ ALTER TABLE measurements ADD COLUMN db_memory_peak_mib REAL;
 ALTER TABLE measurements ADD COLUMN warmup_s REAL;
 ALTER TABLE measurements ADD COLUMN steady INTEGER;
 "#,
+    // 7 (quiet): what other processes and the hypervisor took of the
+    // measured CPUs, and whether that disturbed the measurement. NULL (and
+    // not disturbed) for older rows.
+    r#"
+ALTER TABLE measurements ADD COLUMN others_cpu_share REAL;
+ALTER TABLE measurements ADD COLUMN steal_share REAL;
+ALTER TABLE measurements ADD COLUMN disturbed INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// The schema version this build writes.

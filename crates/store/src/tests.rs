@@ -124,6 +124,9 @@ pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement
         db_memory_peak_mib: None,
         warmup_s: None,
         steady: None,
+        others_cpu_share: None,
+        steal_share: None,
+        disturbed: false,
     }
 }
 

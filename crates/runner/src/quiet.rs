@@ -1,0 +1,183 @@
+//! Whether a measurement was taken on quiet CPUs. The kernel's per-CPU
+//! counters (`shootout_servers::cpustat`) say how busy the server's and the
+//! generator's CPUs were during the measured phase; what we know is ours
+//! (the server's cgroup or tree, the generator process, PostgreSQL's tree)
+//! is subtracted, and the rest is what other processes took. Together with
+//! the steal time of a virtual machine it decides whether the measurement
+//! was `disturbed` (docs/columns.md, "disturbed", says why these limits).
+
+use crate::sampler::LoadUsage;
+use shootout_servers::cpustat::{self, CpuTimes};
+use std::time::{Duration, Instant};
+
+/// Above this share of the watched CPUs' time used by other processes a
+/// measurement is disturbed: a tenth of a core taken from a pinned server
+/// moves its throughput by more than a typical run-to-run spread.
+pub const OTHERS_CPU_LIMIT: f64 = 0.10;
+
+/// Above this share of the watched CPUs' time stolen by the hypervisor a
+/// measurement is disturbed: steal hits every request's latency at random.
+pub const STEAL_LIMIT: f64 = 0.05;
+
+/// The per-CPU counters of the watched CPUs over a measured phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuWindow {
+    /// Busy and steal seconds summed over the watched CPUs.
+    pub times: CpuTimes,
+    pub wall_s: f64,
+    /// How many CPUs were watched.
+    pub cpus: usize,
+}
+
+/// A reading taken at the start of a window.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    at: Instant,
+    times: CpuTimes,
+}
+
+impl Mark {
+    /// Reads `cpus` now; None where `/proc/stat` is not readable or no CPU is given.
+    pub fn now(cpus: &[usize]) -> Option<Mark> {
+        if cpus.is_empty() {
+            return None;
+        }
+        cpustat::read(cpus).map(|times| Mark {
+            at: Instant::now(),
+            times,
+        })
+    }
+
+    /// The window from this mark to now.
+    pub fn window(&self, cpus: &[usize]) -> Option<CpuWindow> {
+        let end = cpustat::read(cpus)?;
+        Some(CpuWindow {
+            times: end - self.times,
+            wall_s: self.at.elapsed().as_secs_f64(),
+            cpus: cpus.len(),
+        })
+    }
+}
+
+/// What the other processes and the hypervisor took of a window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Disturbance {
+    pub others_cpu_share: f64,
+    pub steal_share: f64,
+}
+
+impl Disturbance {
+    /// `ours_s`: CPU seconds of everything we ran on the watched CPUs
+    /// (server, generator, database) during the window.
+    pub fn of(w: &CpuWindow, ours_s: f64) -> Option<Disturbance> {
+        let capacity = w.wall_s * w.cpus as f64;
+        if capacity <= 0.0 {
+            return None;
+        }
+        Some(Disturbance {
+            others_cpu_share: ((w.times.busy - ours_s) / capacity).clamp(0.0, 1.0),
+            steal_share: (w.times.steal / capacity).clamp(0.0, 1.0),
+        })
+    }
+
+    /// Whether either share is over its limit.
+    pub fn disturbed(&self) -> bool {
+        self.others_cpu_share > OTHERS_CPU_LIMIT || self.steal_share > STEAL_LIMIT
+    }
+}
+
+/// The disturbance of a measured phase: the server sampler's window less
+/// the server's, the generator's and (database scenarios) PostgreSQL's CPU
+/// seconds, all counted over the same phase. None without a window.
+pub fn assess(
+    server: &LoadUsage,
+    generator_cpu_s: f64,
+    database: Option<&LoadUsage>,
+) -> Option<Disturbance> {
+    let ours = server.cpu_s + generator_cpu_s + database.map_or(0.0, |d| d.cpu_s);
+    Disturbance::of(server.cpus.as_ref()?, ours)
+}
+
+/// The server's and the generator's CPUs, each once, in order.
+pub fn watched_cpus(server: &[usize], generator: &[usize]) -> Vec<usize> {
+    let mut all: Vec<usize> = server.iter().chain(generator).copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// How disturbed `cpus` are over `probe` with nothing of ours running on
+/// them (the shootout process idles while it waits).
+pub fn probe(cpus: &[usize], probe: Duration) -> Option<Disturbance> {
+    let mark = Mark::now(cpus)?;
+    std::thread::sleep(probe);
+    Disturbance::of(&mark.window(cpus)?, 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(busy: f64, steal: f64) -> CpuWindow {
+        CpuWindow {
+            times: CpuTimes { busy, steal },
+            wall_s: 4.0,
+            cpus: 2,
+        }
+    }
+
+    #[test]
+    fn others_are_the_busy_time_we_cannot_account_for() {
+        // 8 CPU-seconds of capacity; 5 busy, 4.2 of them ours.
+        let d = Disturbance::of(&window(5.0, 0.0), 4.2).unwrap();
+        assert!((d.others_cpu_share - 0.1).abs() < 1e-12, "{d:?}");
+        assert!(!d.disturbed(), "exactly at the limit is not over it");
+        let d = Disturbance::of(&window(5.0, 0.0), 4.1).unwrap();
+        assert!(d.disturbed(), "{d:?}");
+        // Ours counted by a finer clock than the kernel's ticks: never negative.
+        let d = Disturbance::of(&window(1.0, 0.0), 1.3).unwrap();
+        assert_eq!(d.others_cpu_share, 0.0);
+    }
+
+    #[test]
+    fn steal_alone_disturbs() {
+        let d = Disturbance::of(&window(1.0, 0.48), 1.0).unwrap();
+        assert_eq!(d.others_cpu_share, 0.0);
+        assert!((d.steal_share - 0.06).abs() < 1e-12, "{d:?}");
+        assert!(d.disturbed());
+        let d = Disturbance::of(&window(1.0, 0.4), 1.0).unwrap();
+        assert!(!d.disturbed(), "{d:?}");
+    }
+
+    #[test]
+    fn an_empty_window_says_nothing() {
+        let mut w = window(1.0, 0.0);
+        w.wall_s = 0.0;
+        assert_eq!(Disturbance::of(&w, 0.0), None);
+        assert!(Mark::now(&[]).is_none());
+    }
+
+    #[test]
+    fn ours_is_the_server_the_generator_and_the_database() {
+        let server = LoadUsage {
+            cpu_s: 3.0,
+            cpus: Some(window(6.0, 0.0)),
+            ..LoadUsage::default()
+        };
+        let db = LoadUsage {
+            cpu_s: 1.0,
+            ..LoadUsage::default()
+        };
+        let d = assess(&server, 1.2, Some(&db)).unwrap();
+        assert!((d.others_cpu_share - 0.1).abs() < 1e-12, "{d:?}");
+        let d = assess(&server, 1.2, None).unwrap();
+        assert!((d.others_cpu_share - 0.225).abs() < 1e-12, "{d:?}");
+        let no_window = LoadUsage::default();
+        assert_eq!(assess(&no_window, 1.2, None), None);
+    }
+
+    #[test]
+    fn watched_cpus_are_the_union() {
+        assert_eq!(watched_cpus(&[1, 0], &[1, 2]), vec![0, 1, 2]);
+    }
+}
