@@ -9,7 +9,8 @@ use shootout_store::Measurement;
 
 /// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
 /// wrong answers (responses that failed the SPEC.md check),
-/// generator-bound, and an auto warm-up's length and steadiness.
+/// generator-bound, an auto warm-up's length and steadiness, and
+/// disturbed (what other processes or the hypervisor took of its CPUs).
 pub fn measurement_line(m: &Measurement) -> String {
     let s = &m.summary;
     let mut flags = String::new();
@@ -24,6 +25,13 @@ pub fn measurement_line(m: &Measurement) -> String {
         (Some(false), Some(w)) => flags.push_str(&format!(" (not steady after {w:.1} s)")),
         (Some(false), None) => flags.push_str(" (not steady)"),
         _ => {}
+    }
+    if m.disturbed {
+        flags.push_str(&format!(
+            " (disturbed: other processes {:.0}%, steal {:.0}% of its CPUs)",
+            m.others_cpu_share.unwrap_or(0.0) * 100.0,
+            m.steal_share.unwrap_or(0.0) * 100.0
+        ));
     }
     format!(
         "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",

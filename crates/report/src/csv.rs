@@ -35,6 +35,9 @@ pub fn header() -> Vec<&'static str> {
         Metric::Startup.name(),
         Metric::WarmupS.name(),
         "steady",
+        "others_cpu_share",
+        "steal_share",
+        "disturbed",
     ]
 }
 
@@ -99,6 +102,9 @@ fn row(run_id: i64, m: &Measurement) -> Vec<String> {
         f(m.startup_s),
         m.warmup_s.map_or(String::new(), f),
         m.steady.map_or(String::new(), |s| s.to_string()),
+        m.others_cpu_share.map_or(String::new(), f),
+        m.steal_share.map_or(String::new(), f),
+        m.disturbed.to_string(),
     ]
 }
 

@@ -8,7 +8,7 @@
 
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
-use crate::group::{groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
+use crate::group::{disturbed_note, groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
 use crate::ranking::{rank, ties, Entry, Measure, Ratio};
 
@@ -130,6 +130,7 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
     lines.extend(generator_bound_line(g));
     lines.extend(wrong_answers_line(g));
     lines.extend(not_steady_note(g));
+    lines.extend(disturbed_note(g));
     lines.extend(noisy_line(&ranked));
     lines.extend(agreements.iter().map(agreement_text));
     lines

@@ -52,6 +52,12 @@ impl Column<'_> {
         self.reps.iter().any(|m| m.steady == Some(false))
     }
 
+    /// True when any repetition was disturbed: other processes or the
+    /// hypervisor took more than their limit of the measured CPUs.
+    pub fn disturbed(&self) -> bool {
+        self.reps.iter().any(|m| m.disturbed)
+    }
+
     /// Responses of all repetitions that failed the SPEC.md check of the
     /// run (wrong status, media type or body; counted under `mismatch`).
     pub fn mismatches(&self) -> u64 {
@@ -64,7 +70,7 @@ impl Column<'_> {
     }
 
     /// The target's name with the marks of its flags: `‡` generator-bound,
-    /// `≠` wrong answers, `∿` not steady.
+    /// `≠` wrong answers, `∿` not steady, `※` disturbed.
     pub fn marked_name(&self) -> String {
         format!("{}{}", self.target, self.marks(" "))
     }
@@ -83,6 +89,10 @@ impl Column<'_> {
         if self.not_steady() {
             s.push_str(sep);
             s.push_str(NOT_STEADY_MARK);
+        }
+        if self.disturbed() {
+            s.push_str(sep);
+            s.push_str(DISTURBED_MARK);
         }
         s
     }
@@ -112,6 +122,41 @@ pub fn not_steady_note(g: &Group) -> Option<String> {
             "{NOT_STEADY_MARK} Not steady: {}. The throughput still varied or trended when \
              warm-up reached its cap (docs/steady-state.md), so these figures may include warm-up.",
             parts.join("; ")
+        )
+    })
+}
+
+/// Marks a column measured while other processes or the hypervisor took
+/// the measured CPUs.
+pub const DISTURBED_MARK: &str = "※";
+
+/// The note under a table with a disturbed target: which targets, and the
+/// largest shares other processes and the hypervisor took; None when none.
+pub fn disturbed_note(g: &Group) -> Option<String> {
+    let parts: Vec<String> = g
+        .columns
+        .iter()
+        .filter(|c| c.disturbed())
+        .map(|c| {
+            let most = |f: fn(&Measurement) -> Option<f64>| {
+                c.reps.iter().filter_map(|m| f(m)).fold(0.0, f64::max) * 100.0
+            };
+            format!(
+                "{} (other processes {:.0}%, steal {:.0}%)",
+                c.target,
+                most(|m| m.others_cpu_share),
+                most(|m| m.steal_share)
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{DISTURBED_MARK} Disturbed: {}. Other processes used more than {:.0}% of the \
+             server's and generator's CPUs, or the hypervisor stole more than {:.0}%, while \
+             it was measured (docs/columns.md), so these figures are not the contestant's alone.",
+            parts.join("; "),
+            shootout_store::OTHERS_CPU_LIMIT * 100.0,
+            shootout_store::STEAL_LIMIT * 100.0
         )
     })
 }

@@ -109,6 +109,9 @@ fn result(m: &Measurement) -> Value {
         "generator_bound": m.generator_bound,
         "warmup_s": m.warmup_s.map_or(Value::Null, finite),
         "steady": m.steady,
+        "others_cpu_share": m.others_cpu_share.map_or(Value::Null, finite),
+        "steal_share": m.steal_share.map_or(Value::Null, finite),
+        "disturbed": m.disturbed,
     });
     if m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some() {
         v["db_cpu_s"] = m.db_cpu_s.map_or(Value::Null, finite);
@@ -140,6 +143,7 @@ fn summary(data: &RunData) -> Vec<Value> {
                 },
                 "generator_bound": c.generator_bound(),
                 "not_steady": c.not_steady(),
+                "disturbed": c.disturbed(),
                 "mismatches": c.mismatches(),
             }));
         }

@@ -4,7 +4,7 @@
 //! italic; with repetitions each cell is `median ± half-CI`.
 
 use crate::escape::md;
-use crate::group::{groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK};
+use crate::group::{disturbed_note, groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK};
 use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
 use crate::{context::Context, stats::Spread};
@@ -149,6 +149,9 @@ fn footnotes(out: &mut String, g: &Group) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
     if let Some(note) = not_steady_note(g) {
+        let _ = writeln!(out, "\n{}", md(&note));
+    }
+    if let Some(note) = disturbed_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
 }

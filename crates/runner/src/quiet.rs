@@ -10,14 +10,7 @@ use crate::sampler::LoadUsage;
 use shootout_servers::cpustat::{self, CpuTimes};
 use std::time::{Duration, Instant};
 
-/// Above this share of the watched CPUs' time used by other processes a
-/// measurement is disturbed: a tenth of a core taken from a pinned server
-/// moves its throughput by more than a typical run-to-run spread.
-pub const OTHERS_CPU_LIMIT: f64 = 0.10;
-
-/// Above this share of the watched CPUs' time stolen by the hypervisor a
-/// measurement is disturbed: steal hits every request's latency at random.
-pub const STEAL_LIMIT: f64 = 0.05;
+pub use shootout_store::{OTHERS_CPU_LIMIT, STEAL_LIMIT};
 
 /// The per-CPU counters of the watched CPUs over a measured phase.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -22,6 +22,7 @@ mod time;
 pub use capacity::CapacitySearch;
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
+    OTHERS_CPU_LIMIT, STEAL_LIMIT,
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
     RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
 };

@@ -180,6 +180,14 @@ pub struct TargetRecord {
     pub run_command: Option<String>,
 }
 
+/// Above this share of the measured CPUs' time used by other processes a
+/// measurement is `disturbed` (docs/columns.md, "disturbed", says why).
+pub const OTHERS_CPU_LIMIT: f64 = 0.10;
+
+/// Above this share of the measured CPUs' time stolen by the hypervisor a
+/// measurement is `disturbed`.
+pub const STEAL_LIMIT: f64 = 0.05;
+
 /// One measurement: a target under one load level, one repetition.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
