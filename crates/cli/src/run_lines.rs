@@ -43,6 +43,31 @@ pub fn measurement_line(m: &Measurement) -> String {
     )
 }
 
+/// `host: load 1.52 (1 min); over the last second other processes used 3%
+/// of the measured CPUs, steal 0%`, with a warning above the limits.
+pub fn host_state_line(s: &shootout_runner::host::HostState) -> String {
+    let load = s.load_1m.map_or("load unknown".to_string(), |l| {
+        format!("load {l:.2} (1 min)")
+    });
+    let (Some(others), Some(steal)) = (s.others_cpu_share, s.steal_share) else {
+        return format!(
+            "host: {load}; disturbance not checked (no pinned CPUs, or /proc/stat unreadable)"
+        );
+    };
+    let busy = others > shootout_store::OTHERS_CPU_LIMIT || steal > shootout_store::STEAL_LIMIT;
+    format!(
+        "host: {load}; over the last second other processes used {:.0}% of the measured CPUs, \
+         steal {:.0}%{}",
+        others * 100.0,
+        steal * 100.0,
+        if busy {
+            " (busy: measurements may come out disturbed)"
+        } else {
+            ""
+        }
+    )
+}
+
 /// `warming up (window 3/60)`, then `warming up (window 7/60, cv 4.2%)`
 /// once the steady-state rule has enough windows to judge.
 pub fn warming_line(window: u32, cap: u32, cv: Option<f64>) -> String {

@@ -316,6 +316,7 @@ impl RunView {
             Ok(layout) => format!("server CPU time from each server's own cgroup: {layout}"),
             Err(why) => format!("server CPU time sampled from /proc: no cgroup ({why})"),
         });
+        self.println(&crate::run_lines::host_state_line(&r.host_state));
     }
 
     /// Building and verifying: the bar's status on a terminal; without

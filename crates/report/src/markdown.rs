@@ -4,7 +4,9 @@
 //! italic; with repetitions each cell is `median ± half-CI`.
 
 use crate::escape::md;
-use crate::group::{disturbed_note, groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK};
+use crate::group::{
+    disturbed_note, groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK,
+};
 use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
 use crate::{context::Context, stats::Spread};

@@ -56,8 +56,14 @@ fn a_disturbed_measurement_is_flagged_everywhere() {
 
     let csv = shootout_report::csv(&data);
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "disturbed").expect("column");
-    let rows = csv.lines().skip(1).filter(|l| l.split(',').nth(col) == Some("true"));
+    let col = header
+        .iter()
+        .position(|h| *h == "disturbed")
+        .expect("column");
+    let rows = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.split(',').nth(col) == Some("true"));
     assert_eq!(rows.count(), 1, "{csv}");
 }
 

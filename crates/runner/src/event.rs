@@ -149,6 +149,8 @@ pub struct RunStart<'a> {
     /// (the layout in one line); Err, why none can be made here, so
     /// `/proc` is sampled instead.
     pub cgroups: &'a Result<String, CgroupError>,
+    /// Load and disturbance of the measured CPUs as the run starts.
+    pub host_state: crate::host::HostState,
 }
 
 /// Preparation phases.

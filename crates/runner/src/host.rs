@@ -1,10 +1,39 @@
 //! Facts about the machine and this checkout that every run records: CPU
 //! model, cores, memory, kernel, host name, git commit, and the split of the
-//! CPUs this process may use between the servers and the load generator.
+//! CPUs this process may use between the servers and the load generator;
+//! and, for the run header, how busy the machine is as the run starts.
 
 use shootout_store::{Host, Pinning};
 use shootout_study::CpuSplit;
 use std::path::Path;
+
+/// How busy the machine is as a run starts (the run header says it).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostState {
+    /// The 1-minute load average; None where /proc/loadavg is unreadable.
+    pub load_1m: Option<f64>,
+    /// Share of the measured CPUs' time other processes used over a
+    /// one-second probe (nothing of ours runs meanwhile).
+    pub others_cpu_share: Option<f64>,
+    /// Share of that time the hypervisor stole.
+    pub steal_share: Option<f64>,
+}
+
+/// Probes `cpus` for [`HOST_PROBE`] and reads the load average.
+pub fn state(cpus: &[usize]) -> HostState {
+    let load_1m = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse().ok());
+    let probe = crate::quiet::probe(cpus, HOST_PROBE);
+    HostState {
+        load_1m,
+        others_cpu_share: probe.map(|d| d.others_cpu_share),
+        steal_share: probe.map(|d| d.steal_share),
+    }
+}
+
+/// How long the run header's probe of the CPUs lasts.
+pub const HOST_PROBE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Reads the host description from /proc and uname(2).
 pub fn host() -> Host {
@@ -135,6 +164,15 @@ mod tests {
             split_cpus(&explicit, &[0, 1]).unwrap_err().to_string(),
             "cpus: CPU 7 is not available to this process (allowed: [0, 1])"
         );
+    }
+
+    #[test]
+    fn host_state_is_read() {
+        let s = state(&[0]);
+        assert!(s.load_1m.is_some_and(|l| l >= 0.0), "{s:?}");
+        let others = s.others_cpu_share.expect("cpu0 is readable");
+        assert!((0.0..=1.0).contains(&others), "{s:?}");
+        assert_eq!(state(&[]).others_cpu_share, None, "no CPU, no probe");
     }
 
     #[test]

@@ -175,6 +175,7 @@ fn open<'a>(
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let est = study.estimate(entries.len(), cfg.scale);
     let cgroups = shootout_servers::cgroup::probe();
+    let watched = crate::quiet::watched_cpus(&pinning.server_cpus, &pinning.generator_cpus);
     observer.event(&Event::RunStarted(&RunStart {
         run_id,
         study: &study.name,
@@ -184,6 +185,7 @@ fn open<'a>(
         pinning: &pinning,
         db: &cfg.db,
         cgroups: &cgroups,
+        host_state: crate::host::state(&watched),
     }));
     let run = Run {
         cfg,

@@ -22,9 +22,8 @@ mod time;
 pub use capacity::CapacitySearch;
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
-    OTHERS_CPU_LIMIT, STEAL_LIMIT,
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
-    RunData, RunListing, RunStatus, TargetRecord, TargetStatus,
+    RunData, RunListing, RunStatus, TargetRecord, TargetStatus, OTHERS_CPU_LIMIT, STEAL_LIMIT,
 };
 pub use open::BUSY_WAIT;
 pub use schema::SCHEMA_VERSION;

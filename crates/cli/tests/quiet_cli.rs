@@ -1,0 +1,165 @@
+//! A CPU-bound process on the server's CPU disturbs a measurement, and
+//! `shootout run` says so (#25 §5): a short study against a real server on
+//! 127.0.0.1, once with a busy loop pinned to the server's CPU (the
+//! measurement is `disturbed` in the store and flagged in the Markdown
+//! report) and once without it (not disturbed). This machine is shared,
+//! so the quiet half skips, saying why, when other processes already took
+//! more than the limit without our loop: the machine decides that, not us.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
+
+use shootout_store::{Measurement, Store, OTHERS_CPU_LIMIT};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn on_path(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+/// A real target this machine can build, or None (skipped, said).
+fn target() -> Option<&'static str> {
+    let found = [("go-nethttp", "go"), ("python-falcon", "python3")]
+        .into_iter()
+        .find(|(name, tool)| on_path(tool) && repo().join("targets").join(name).is_dir());
+    if found.is_none() {
+        eprintln!("SKIP quiet tests: neither go nor python3 is on PATH");
+    }
+    found.map(|(name, _)| name)
+}
+
+struct Tmp(PathBuf);
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A busy loop pinned to `cpu`, killed when dropped; `timeout` bounds it
+/// should this test die before the drop.
+struct Busy(Child);
+
+impl Busy {
+    fn on(cpu: usize) -> Busy {
+        let child = Command::new("timeout")
+            .args(["120", "taskset", "-c", &cpu.to_string()])
+            .args(["sh", "-c", "while :; do :; done"])
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        Busy(child)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs a one-level study of `target` with the server on `server` and the
+/// generator on `generator`; returns its one measurement and its stdout.
+fn study(tag: &str, target: &str, server: usize, generator: usize) -> (Measurement, String) {
+    let dir = std::env::temp_dir().join(format!("shootout-quiet-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = Tmp(dir);
+    let file = tmp.0.join("quiet.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"quiet\"\ndescription = \"test only\"\nsource = \"tests\"\n\
+             targets = [\"{target}\"]\nwarmup = \"250ms\"\n\
+             cpus = {{ server = [{server}], generator = [{generator}] }}\n\n\
+             [[scenario]]\nname = \"plaintext\"\nload = {{ connections = 4, duration = \"2s\" }}\n"
+        ),
+    )
+    .unwrap();
+    let db = tmp.0.join("t.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .arg("--targets-dir")
+        .arg(repo().join("targets"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let store = Store::open(&db).unwrap();
+    let id = store.resolve("latest").unwrap();
+    let mut data = store.load_run(id).unwrap();
+    assert_eq!(data.measurements.len(), 1, "{stderr}");
+    let m = data.measurements.remove(0);
+    eprintln!(
+        "{tag}: others {:?}, steal {:?}, disturbed {}\n{stderr}",
+        m.others_cpu_share, m.steal_share, m.disturbed
+    );
+    (m, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Two CPUs to split, or None (skipped, said): with one nothing is pinned.
+fn two_cpus() -> Option<(usize, usize)> {
+    let cpus = shootout_engine::affinity::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("SKIP quiet tests: fewer than two CPUs ({cpus:?})");
+        return None;
+    }
+    Some((cpus[0], cpus[1]))
+}
+
+#[test]
+fn a_busy_loop_on_the_server_cpu_disturbs_the_measurement() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(target), Some((server, generator))) = (target(), two_cpus()) else {
+        return;
+    };
+    let busy = Busy::on(server);
+    std::thread::sleep(Duration::from_millis(200));
+    let (m, stdout) = study("busy", target, server, generator);
+    drop(busy);
+    // The loop competes with the server for its one CPU: about half of it,
+    // a quarter of the two CPUs watched, well over the limit.
+    let others = m.others_cpu_share.expect("the CPUs' counters were read");
+    assert!(others > OTHERS_CPU_LIMIT, "others {others}");
+    assert!(m.disturbed, "{others}");
+    assert!(
+        stdout.contains(&format!("※ Disturbed: {target} (other processes")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_same_study_without_the_loop_is_not_disturbed() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(target), Some((server, generator))) = (target(), two_cpus()) else {
+        return;
+    };
+    let (m, stdout) = study("calm", target, server, generator);
+    let others = m.others_cpu_share.expect("the CPUs' counters were read");
+    let steal = m.steal_share.expect("the steal counter was read");
+    if others > OTHERS_CPU_LIMIT || steal > shootout_store::STEAL_LIMIT {
+        println!(
+            "SKIP the quiet half: this machine is busy without our loop (other processes \
+             {:.0}%, steal {:.0}% of CPUs {server},{generator}); the flag is right to say so",
+            others * 100.0,
+            steal * 100.0
+        );
+        assert!(m.disturbed, "over a limit yet not flagged");
+        return;
+    }
+    assert!(!m.disturbed, "others {others}, steal {steal}");
+    assert!(!stdout.contains("Disturbed"), "{stdout}");
+}
