@@ -162,7 +162,9 @@ fn one_window(interrupt: &Interrupt, plan: &Plan) -> Result<f64, SessionError> {
 /// The coefficient of variation of the last windows, once there are enough.
 fn cv_of(v: &Verdict) -> Option<f64> {
     let stats = |u: &Unsteady| match u {
-        Unsteady::Variable(s) | Unsteady::Trend(s) | Unsteady::Drift(s) => Some(s.cv),
+        Unsteady::Variable(s) | Unsteady::Trend(s) | Unsteady::Drift(s) | Unsteady::Step(s) => {
+            Some(s.cv)
+        }
         Unsteady::TooFew { .. } | Unsteady::NoThroughput => None,
     };
     match v {

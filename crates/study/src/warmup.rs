@@ -15,9 +15,10 @@ use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
 
-/// Windows the steady-state rule judges together (`shootout_steady::Rule`'s
-/// `windows`): a steady server leaves auto warm-up after this many.
-pub const STEADY_WINDOWS: u32 = shootout_steady::DEFAULT_WINDOWS as u32;
+/// The fewest windows of an auto warm-up (`shootout_steady::MIN_WINDOWS`:
+/// the last `k` and the `k` before them): a steady server leaves after
+/// this many.
+pub const STEADY_WINDOWS: u32 = shootout_steady::MIN_WINDOWS as u32;
 /// `warmup = "auto"`: one-second windows, capped at a minute (the issue's
 /// and docs/steady-state.md's defaults).
 pub const AUTO_WINDOW: Duration = Duration::from_secs(1);
@@ -200,7 +201,7 @@ pub(crate) fn check(raw: RawWarmup) -> Result<Warmup, KeyError> {
         return Err(KeyError::new(
             "warmup.max",
             format!(
-                "{} is under {STEADY_WINDOWS} windows of {} (the steady-state rule judges {STEADY_WINDOWS} together)",
+                "{} is under {STEADY_WINDOWS} windows of {} (the steady-state rule needs {STEADY_WINDOWS} to say steady)",
                 shown(max),
                 shown(window)
             ),
