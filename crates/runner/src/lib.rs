@@ -20,6 +20,7 @@ pub mod error;
 pub mod event;
 #[cfg(test)]
 mod event_tests;
+pub mod guard;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;

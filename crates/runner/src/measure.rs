@@ -10,6 +10,7 @@ use crate::budget;
 use crate::database::Database;
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
+use crate::guard;
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
@@ -64,6 +65,16 @@ pub(crate) struct Running {
     root: i32,
 }
 
+impl Running {
+    /// A failed measurement: `reason` and the server log's tail.
+    pub(crate) fn lost(&self, reason: String) -> SessionError {
+        SessionError::Failed {
+            reason,
+            log_tail: shootout_servers::tail::log_tail(&self.log, 20),
+        }
+    }
+}
+
 /// Runs one session; `record` commits each measurement the moment it ends.
 pub fn run_session(
     cx: &SessionContext<'_>,
@@ -76,7 +87,7 @@ pub fn run_session(
         .iter()
         .flat_map(|&si| cx.study.scenarios[si].levels.iter().map(|l| l.resources))
         .collect();
-    let run = start(cx, &budget::limits(&budgets))?;
+    let mut run = start(cx, &budget::limits(&budgets))?;
     sleep_unless_stopped(cx.settle, cx.interrupt);
     let mut before = procfs::sample(run.pgid, run.root, true);
     let mut result = Ok(());
@@ -90,18 +101,18 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level),
             };
-            match measure_level(cx, &run, &step, before.rss_bytes) {
+            let measured = guard::check_server(&mut run.server, run.port, "before the level")
+                .map_err(|r| run.lost(r))
+                .and_then(|()| measure_level(cx, &run, &step, before.rss_bytes))
+                .and_then(|(m, rss)| {
+                    theirs(&mut run, &m, level)?;
+                    Ok((m, rss))
+                });
+            match measured {
                 Ok((m, after_rss)) => {
                     before.rss_bytes = after_rss;
                     if let Err(e) = record(&m) {
                         result = Err(SessionError::Record(e));
-                        break 'outer;
-                    }
-                    if m.oom_killed.unwrap_or(0) > 0 {
-                        result = Err(SessionError::Failed {
-                            reason: budget::oom_reason(level.resources.memory),
-                            log_tail: shootout_servers::tail::log_tail(&run.log, 20),
-                        });
                         break 'outer;
                     }
                 }
@@ -114,6 +125,20 @@ pub fn run_session(
     }
     stop(cx, run)?;
     result
+}
+
+/// Whether a measurement is the contestant's: it was alive, runnable and
+/// alone on its port through the level, it answered, and no process of it
+/// was killed for memory. Otherwise the level fails with the reason and is
+/// not recorded: a failure is never a number.
+fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), SessionError> {
+    guard::check_server(&mut run.server, run.port, "during the level")
+        .and_then(|()| guard::check_answered(&m.summary, &m.timeline))
+        .map_err(|r| run.lost(r))?;
+    if m.oom_killed.unwrap_or(0) > 0 {
+        return Err(run.lost(budget::oom_reason(level.resources.memory)));
+    }
+    Ok(())
 }
 
 /// Starts the target pinned to the server CPUs under `limits` and waits
@@ -201,7 +226,6 @@ fn measure_level(
     if cx.interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
-    ensure_alive(cx, run)?;
     budget::apply(&run.server, &step.level.resources)?;
     let oom_before = budget::oom_kills(&run.server);
     let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;

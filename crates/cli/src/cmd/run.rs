@@ -23,7 +23,9 @@ const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Exit codes:\n  \
     0    the run completed and every target was measured\n  \
-    1    the run completed, but some target failed to build, start or verify\n  \
+    1    the run completed, but some target failed to build, start or verify, or failed\n       \
+    during a level (it died, froze, lost its port, answered nothing or was killed for\n       \
+    memory: that level is recorded as a failure with its reason, never as a number)\n  \
     2    a usage or environment error (study, flags, database; the machine lock held, with --no-wait)\n  \
     130  stopped by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal): the run is\n       \
     interrupted, its finished measurements and its report kept\n\n\
