@@ -87,3 +87,63 @@ fn signal_name(sig: i32) -> &'static str {
         _ => "",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+    use std::time::Duration;
+
+    /// A target whose server is Python's http.server on `$PORT`.
+    fn http_server(dir: &std::path::Path) -> shootout_servers::Target {
+        std::fs::create_dir_all(dir).expect("dir");
+        std::fs::write(
+            dir.join("target.toml"),
+            "name = \"py-http\"\nlanguage = \"python\"\nframework = \"http.server\"\n\
+             description = \"test only\"\ntoolchain = \"python3\"\nbuild = [\"true\"]\n\
+             run = \"exec python3 -m http.server $PORT --bind 127.0.0.1\"\nready = \"/\"\n\
+             footprint = [\"target.toml\"]\ninputs = [\"target.toml\"]\n",
+        )
+        .expect("manifest");
+        shootout_servers::load(dir).expect("load")
+    }
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir()
+            .join(format!("shootout-guard-{name}-{}", std::process::id()))
+            .join("py-http")
+    }
+
+    #[test]
+    fn an_impostor_on_the_port_is_named_and_a_frozen_server_is_stopped() {
+        let dir = temp("impostor");
+        let target = http_server(&dir);
+        // The impostor: this process holds the port before the server binds.
+        let squatter = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = squatter.local_addr().expect("addr").port();
+        let log = dir.join("squat.log");
+        let mut server = Server::start(&target, port, &log).expect("start");
+        std::thread::sleep(Duration::from_millis(800));
+        let why = check_server(&mut server, port, "at start").expect_err("not the server");
+        let me = std::process::id();
+        assert!(
+            why.starts_with(&format!("port {port} is held by pid {me} ("))
+                && why.ends_with("not by the server"),
+            "{why}"
+        );
+        drop(squatter);
+        server.stop();
+
+        let port = shootout_servers::free_port().expect("port");
+        let mut server = Server::start(&target, port, &dir.join("ok.log")).expect("start");
+        server.wait_ready(Duration::from_secs(20)).expect("ready");
+        assert_eq!(check_server(&mut server, port, "before the level"), Ok(()));
+        // SAFETY: stopping the server this test started.
+        unsafe { libc::kill(server.pid() as i32, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_millis(200));
+        let why = check_server(&mut server, port, "during the level").expect_err("frozen");
+        assert!(why.starts_with("server stopped during the level"), "{why}");
+        server.stop();
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+    }
+}
