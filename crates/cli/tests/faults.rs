@@ -151,3 +151,57 @@ fn a_server_frozen_for_a_level_is_failed_as_stopped_never_a_latency_of_0() {
     assert_failed_not_measured(&db, &err, "server stopped during the level");
     assert!(gone(pid), "the frozen server was killed at the end");
 }
+
+/// How many measurements the run at `db` has committed (0 before it exists).
+fn committed(db: &Path) -> usize {
+    Store::open_existing(db)
+        .ok()
+        .and_then(|s| s.resolve("latest").ok().and_then(|id| s.load_run(id).ok()))
+        .map_or(0, |d| d.measurements.len())
+}
+
+#[test]
+fn a_store_locked_past_the_wait_stops_the_run_and_keeps_the_measurement_in_json() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !go_present() {
+        eprintln!("SKIP: go is not on PATH");
+        return;
+    }
+    let (tmp, path) = study("locked");
+    let db = tmp.join("t.db");
+    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(&path)
+        .arg("--db")
+        .arg(&db)
+        .arg("--targets-dir")
+        .arg(repo().join("targets"))
+        .arg("--quiet")
+        .env("NO_COLOR", "1")
+        .env("SHOOTOUT_STORE_WAIT", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the plaintext level is committed, hold the write lock for 15 s
+    // (the json level ends meanwhile and waits only 2 s for it).
+    let end = Instant::now() + Duration::from_secs(240);
+    while committed(&db) == 0 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let out = child.wait_with_output().unwrap();
+    holder.execute_batch("COMMIT").unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let kept = shootout_runner::unsaved::path(&db, 1);
+    assert!(err.contains(&kept.display().to_string()), "{err}");
+    let text = std::fs::read_to_string(&kept).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(1), "{text}");
+    assert_eq!(v[0]["scenario"], "json");
+    assert!(v[0]["summary"]["requests"]["completed"].as_u64() > Some(0));
+    assert_eq!(committed(&db), 1, "the plaintext level stays committed");
+}

@@ -31,6 +31,7 @@ pub mod procfs;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
+pub mod unsaved;
 pub mod warmup;
 
 pub use error::{EngineRefusal, SessionError};
