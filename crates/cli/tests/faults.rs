@@ -71,20 +71,7 @@ fn run_server(limit: Duration) -> Option<u32> {
 fn run_with(name: &str, signal: i32) -> (Option<i32>, String, PathBuf, u32) {
     let (tmp, path) = study(name);
     let db = tmp.join("t.db");
-    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&path)
-        .arg("--db")
-        .arg(&db)
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
-        .arg("--quiet")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&path, &db, &[]);
     let pid = run_server(Duration::from_secs(240)).expect("the run's server never started");
     std::thread::sleep(Duration::from_secs(3));
     // SAFETY: signalling the server our run started.
@@ -92,6 +79,26 @@ fn run_with(name: &str, signal: i32) -> (Option<i32>, String, PathBuf, u32) {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.status.code(), err, db, pid)
+}
+
+/// `shootout run STUDY --db DB` on the repository's targets, quiet, with
+/// `env` added; stderr piped.
+fn spawn_run(study: &Path, db: &Path, env: &[(&str, &str)]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(study)
+        .arg("--db")
+        .arg(db)
+        .arg("--targets-dir")
+        .arg(repo().join("targets"))
+        .arg("--quiet")
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn assert_failed_not_measured(db: &Path, err: &str, words: &str) {
@@ -169,21 +176,7 @@ fn a_store_locked_past_the_wait_stops_the_run_and_keeps_the_measurement_in_json(
     }
     let (tmp, path) = study("locked");
     let db = tmp.join("t.db");
-    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&path)
-        .arg("--db")
-        .arg(&db)
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
-        .arg("--quiet")
-        .env("NO_COLOR", "1")
-        .env("SHOOTOUT_STORE_WAIT", "2")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&path, &db, &[("SHOOTOUT_STORE_WAIT", "2")]);
     // Once the plaintext level is committed, hold the write lock for 15 s
     // (the json level ends meanwhile and waits only 2 s for it).
     let end = Instant::now() + Duration::from_secs(240);
