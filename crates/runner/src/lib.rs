@@ -14,6 +14,7 @@
 
 pub mod budget;
 pub mod capacity;
+pub mod context;
 pub mod database;
 pub mod drain;
 pub mod error;

@@ -7,53 +7,25 @@
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
 use crate::budget;
-use crate::database::Database;
+pub use crate::context::{expect_for, plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
-use crate::event::{Event, LoadLabel, Observer};
+use crate::event::{Event, LoadLabel};
 use crate::guard;
 use crate::interrupt::Interrupt;
-use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
-use shootout_contract::expect::expect_request;
-use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
-use shootout_servers::{Limits, Server, Target};
-use shootout_store::{Measurement, Pinning};
-use shootout_study::{Level, Resources, Scenario, Study};
+use shootout_engine::{Control, LoadReport, Plan};
+use shootout_servers::{Limits, Server};
+use shootout_store::Measurement;
+use shootout_study::{Level, Resources, Scenario};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a target may take to answer its ready route.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What a session needs besides the session itself.
-pub struct SessionContext<'a> {
-    pub study: &'a Study,
-    pub target: &'a Target,
-    pub pinning: &'a Pinning,
-    /// Generator threads.
-    pub threads: usize,
-    pub settle: Duration,
-    pub settle_after: Duration,
-    pub interrupt: &'a Interrupt,
-    pub observer: &'a dyn Observer,
-    /// Where the running server is recorded for a later run to clean up.
-    pub alive: &'a RunLock,
-    /// The database scenarios' PostgreSQL, when the study has any.
-    pub database: Option<&'a Database>,
-}
-
-impl std::fmt::Debug for SessionContext<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionContext")
-            .field("target", &self.target.name)
-            .field("threads", &self.threads)
-            .finish_non_exhaustive()
-    }
-}
 
 /// A started server and what is known of it.
 pub(crate) struct Running {
@@ -379,49 +351,6 @@ pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
     }
 }
 
-/// The engine plan for one level against the server on `port`. The level's
-/// workload is already valid; what can still fail is the part known only
-/// now (threads, generator CPUs). Every response is checked against
-/// [`expect_for`] the level.
-pub fn plan_for(
-    cx: &SessionContext<'_>,
-    sc: &Scenario,
-    level: &Level,
-    port: u16,
-) -> Result<Plan, shootout_engine::PlanError> {
-    let path = sc.path_for(level);
-    let url = format!("http://127.0.0.1:{port}{path}");
-    let expect = expect_for(sc, level);
-    let mut headers = Vec::new();
-    if !sc.body.is_empty() {
-        headers.push(("Content-Type".to_string(), "application/json".to_string()));
-    }
-    Plan::builder(
-        shootout_engine::Endpoint::parse(&url)?,
-        level.workload.clone(),
-    )
-    .request(RequestSpec {
-        method: sc.method.clone(),
-        headers,
-        body: sc.body.clone(),
-    })
-    .warmup(sc.warmup.engine())
-    .timeout(sc.timeout)
-    .threads(cx.threads)
-    .cpus(cx.pinning.generator_cpus.clone())
-    .keepalive(level.keepalive)
-    .pipeline(level.pipeline)
-    .expect(expect)
-    .build()
-}
-
-/// What every response of a level must be: what SPEC.md says the
-/// request's route answers (see [`shootout_contract::expect`]), so a
-/// wrong answer counts as a mismatch, not as a request served.
-pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
-    expect_request(&sc.method, &sc.path_for(level), &sc.body)
-}
-
 struct MeasurementParts<'a> {
     target: &'a str,
     scenario: &'a str,
@@ -485,7 +414,7 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shootout_engine::{BodyMatch, StatusMatch};
+    use shootout_engine::{BodyMatch, Expect, StatusMatch};
 
     fn study(scenarios: &str) -> shootout_study::Study {
         let text = format!(

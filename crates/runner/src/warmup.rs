@@ -12,10 +12,10 @@
 //! second reach steady code soonest). The measured plan then runs with no
 //! engine warm-up, right after the last window.
 
+use crate::context::{plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
-use crate::measure::{plan_for, SessionContext};
 use shootout_engine::{Control, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
 use shootout_study::{Level, Scenario, Warmup};
