@@ -25,6 +25,7 @@ pub mod json;
 pub mod markdown;
 pub mod metric;
 pub mod output;
+pub mod paths;
 pub mod published;
 pub mod ranking;
 pub mod stats;
@@ -58,23 +59,7 @@ pub fn markdown(data: &RunData) -> String {
 
 use std::path::{Path, PathBuf};
 
-/// The folder of a database's reports, its own so that two databases in
-/// one folder never write over each other's: beside the database, named
-/// after it (`results/shootout.db` → `results/shootout/`).
-pub fn reports_dir(db: &Path) -> PathBuf {
-    let stem = db
-        .file_stem()
-        .map_or_else(|| "shootout".into(), |s| s.to_string_lossy().into_owned());
-    db.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(stem)
-}
-
-/// The folder of one run's `report.md` and `report.html`.
-pub fn run_reports_dir(db: &Path, run_id: i64) -> PathBuf {
-    reports_dir(db).join(format!("run-{run_id}"))
-}
+pub use paths::{reports_dir, run_reports_dir};
 
 /// Opens the database and loads the run named by `spec` (`latest` or an id).
 pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {

@@ -100,7 +100,7 @@ impl Trend {
 }
 
 /// Where `shootout report --trend STUDY` writes by default: in the
-/// database's reports folder ([`crate::reports_dir`]), `trend-STUDY.html`
+/// database's reports folder ([`crate::paths::reports_dir`]), `trend-STUDY.html`
 /// (the name made file-safe).
 pub fn default_path(db: &Path, study: &str) -> PathBuf {
     let safe: String = study
@@ -113,7 +113,7 @@ pub fn default_path(db: &Path, study: &str) -> PathBuf {
             }
         })
         .collect();
-    crate::reports_dir(db).join(format!("trend-{safe}.html"))
+    crate::paths::reports_dir(db).join(format!("trend-{safe}.html"))
 }
 
 /// Loads every run of `study` (None: the latest run's study), oldest first.

@@ -14,12 +14,14 @@
 
 pub mod budget;
 pub mod capacity;
+pub mod context;
 pub mod database;
 pub mod drain;
 pub mod error;
 pub mod event;
 #[cfg(test)]
 mod event_tests;
+pub mod guard;
 pub mod host;
 pub mod interrupt;
 pub mod liveness;
@@ -31,6 +33,7 @@ pub mod quiet;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
+pub mod unsaved;
 pub mod warmup;
 
 pub use error::{EngineRefusal, SessionError};

@@ -7,52 +7,25 @@
 //! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
 
 use crate::budget;
-use crate::database::Database;
+pub use crate::context::{expect_for, plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
-use crate::event::{Event, LoadLabel, Observer};
+use crate::event::{Event, LoadLabel};
+use crate::guard;
 use crate::interrupt::Interrupt;
-use crate::liveness::RunLock;
 use crate::procfs::{self, MIB};
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
-use shootout_contract::expect::expect_request;
-use shootout_engine::{Control, Expect, LoadReport, Plan, RequestSpec};
-use shootout_servers::{Limits, Server, Target};
-use shootout_store::{Measurement, Pinning};
-use shootout_study::{Level, Resources, Scenario, Study};
+use shootout_engine::{Control, LoadReport, Plan};
+use shootout_servers::{Limits, Server};
+use shootout_store::Measurement;
+use shootout_study::{Level, Resources, Scenario};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a target may take to answer its ready route.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What a session needs besides the session itself.
-pub struct SessionContext<'a> {
-    pub study: &'a Study,
-    pub target: &'a Target,
-    pub pinning: &'a Pinning,
-    /// Generator threads.
-    pub threads: usize,
-    pub settle: Duration,
-    pub settle_after: Duration,
-    pub interrupt: &'a Interrupt,
-    pub observer: &'a dyn Observer,
-    /// Where the running server is recorded for a later run to clean up.
-    pub alive: &'a RunLock,
-    /// The database scenarios' PostgreSQL, when the study has any.
-    pub database: Option<&'a Database>,
-}
-
-impl std::fmt::Debug for SessionContext<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionContext")
-            .field("target", &self.target.name)
-            .field("threads", &self.threads)
-            .finish_non_exhaustive()
-    }
-}
 
 /// A started server and what is known of it.
 pub(crate) struct Running {
@@ -62,6 +35,16 @@ pub(crate) struct Running {
     startup: Duration,
     pgid: i32,
     root: i32,
+}
+
+impl Running {
+    /// A failed measurement: `reason` and the server log's tail.
+    pub(crate) fn lost(&self, reason: String) -> SessionError {
+        SessionError::Failed {
+            reason,
+            log_tail: shootout_servers::tail::log_tail(&self.log, 20),
+        }
+    }
 }
 
 /// Runs one session; `record` commits each measurement the moment it ends.
@@ -76,7 +59,7 @@ pub fn run_session(
         .iter()
         .flat_map(|&si| cx.study.scenarios[si].levels.iter().map(|l| l.resources))
         .collect();
-    let run = start(cx, &budget::limits(&budgets))?;
+    let mut run = start(cx, &budget::limits(&budgets))?;
     sleep_unless_stopped(cx.settle, cx.interrupt);
     let mut before = procfs::sample(run.pgid, run.root, true);
     let mut result = Ok(());
@@ -90,18 +73,18 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level),
             };
-            match measure_level(cx, &run, &step, before.rss_bytes) {
+            let measured = guard::check_server(&mut run.server, run.port, "before the level")
+                .map_err(|r| run.lost(r))
+                .and_then(|()| measure_level(cx, &run, &step, before.rss_bytes))
+                .and_then(|(m, rss)| {
+                    theirs(&mut run, &m, level)?;
+                    Ok((m, rss))
+                });
+            match measured {
                 Ok((m, after_rss)) => {
                     before.rss_bytes = after_rss;
                     if let Err(e) = record(&m) {
                         result = Err(SessionError::Record(e));
-                        break 'outer;
-                    }
-                    if m.oom_killed.unwrap_or(0) > 0 {
-                        result = Err(SessionError::Failed {
-                            reason: budget::oom_reason(level.resources.memory),
-                            log_tail: shootout_servers::tail::log_tail(&run.log, 20),
-                        });
                         break 'outer;
                     }
                 }
@@ -114,6 +97,20 @@ pub fn run_session(
     }
     stop(cx, run)?;
     result
+}
+
+/// Whether a measurement is the contestant's: it was alive, runnable and
+/// alone on its port through the level, it answered, and no process of it
+/// was killed for memory. Otherwise the level fails with the reason and is
+/// not recorded: a failure is never a number.
+fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), SessionError> {
+    guard::check_server(&mut run.server, run.port, "during the level")
+        .and_then(|()| guard::check_answered(&m.summary, &m.timeline))
+        .map_err(|r| run.lost(r))?;
+    if m.oom_killed.unwrap_or(0) > 0 {
+        return Err(run.lost(budget::oom_reason(level.resources.memory)));
+    }
+    Ok(())
 }
 
 /// Starts the target pinned to the server CPUs under `limits` and waits
@@ -201,7 +198,6 @@ fn measure_level(
     if cx.interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
-    ensure_alive(cx, run)?;
     budget::apply(&run.server, &step.level.resources)?;
     let oom_before = budget::oom_kills(&run.server);
     let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;
@@ -357,49 +353,6 @@ pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
     }
 }
 
-/// The engine plan for one level against the server on `port`. The level's
-/// workload is already valid; what can still fail is the part known only
-/// now (threads, generator CPUs). Every response is checked against
-/// [`expect_for`] the level.
-pub fn plan_for(
-    cx: &SessionContext<'_>,
-    sc: &Scenario,
-    level: &Level,
-    port: u16,
-) -> Result<Plan, shootout_engine::PlanError> {
-    let path = sc.path_for(level);
-    let url = format!("http://127.0.0.1:{port}{path}");
-    let expect = expect_for(sc, level);
-    let mut headers = Vec::new();
-    if !sc.body.is_empty() {
-        headers.push(("Content-Type".to_string(), "application/json".to_string()));
-    }
-    Plan::builder(
-        shootout_engine::Endpoint::parse(&url)?,
-        level.workload.clone(),
-    )
-    .request(RequestSpec {
-        method: sc.method.clone(),
-        headers,
-        body: sc.body.clone(),
-    })
-    .warmup(sc.warmup.engine())
-    .timeout(sc.timeout)
-    .threads(cx.threads)
-    .cpus(cx.pinning.generator_cpus.clone())
-    .keepalive(level.keepalive)
-    .pipeline(level.pipeline)
-    .expect(expect)
-    .build()
-}
-
-/// What every response of a level must be: what SPEC.md says the
-/// request's route answers (see [`shootout_contract::expect`]), so a
-/// wrong answer counts as a mismatch, not as a request served.
-pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
-    expect_request(&sc.method, &sc.path_for(level), &sc.body)
-}
-
 struct MeasurementParts<'a> {
     target: &'a str,
     scenario: &'a str,
@@ -471,7 +424,7 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shootout_engine::{BodyMatch, StatusMatch};
+    use shootout_engine::{BodyMatch, Expect, StatusMatch};
 
     fn study(scenarios: &str) -> shootout_study::Study {
         let text = format!(

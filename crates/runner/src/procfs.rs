@@ -26,15 +26,7 @@ struct Stat {
     child_ticks: u64,
 }
 
-fn clock_ticks() -> f64 {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 {
-        t as f64
-    } else {
-        100.0
-    }
-}
+use shootout_servers::cpustat::clock_ticks;
 
 fn page_size() -> u64 {
     // SAFETY: as above.

@@ -16,6 +16,7 @@ use crate::liveness::RunLock;
 use crate::measure::{run_session, SessionContext};
 use crate::prepare::Entry;
 use crate::schedule::{sessions, Session};
+use crate::unsaved::Unsaved;
 use shootout_servers::Target;
 use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord, TargetStatus};
 use shootout_study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
@@ -60,8 +61,6 @@ pub enum RunError {
     Database(#[from] shootout_servers::database::DatabaseError),
     #[error("cannot mark the run as alive: {0}")]
     Lock(std::io::Error),
-    #[error("cannot record a measurement: {0}")]
-    Record(StoreError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -91,6 +90,9 @@ pub struct RunOutcome {
     pub failed: Vec<TargetFailure>,
     pub skipped: Vec<Skipped>,
     pub elapsed: Duration,
+    /// A measurement the results store refused (the run then stopped as
+    /// interrupted), and the file that holds it instead.
+    pub unsaved: Option<Unsaved>,
 }
 
 /// A run in progress: what every step shares.
@@ -107,6 +109,8 @@ struct Run<'a> {
     measurements: usize,
     /// The database scenarios' PostgreSQL, stopped and removed on drop.
     database: Option<Database>,
+    /// Set when the store refused a measurement: measuring stops.
+    unsaved: Option<Unsaved>,
 }
 
 /// A target that passed preparation and is being measured.
@@ -198,6 +202,7 @@ fn open<'a>(
         observer,
         measurements: 0,
         database,
+        unsaved: None,
     };
     Ok((run, entries))
 }
@@ -261,8 +266,15 @@ impl Run<'_> {
                 alive: &self.alive,
                 database: self.database.as_ref(),
             };
-            let (store, run_id, count) = (&self.store, self.run_id, &mut self.measurements);
-            let result = run_split(&cx, session, &estimate_of, store, run_id, count);
+            let mut sink = Sink {
+                store: &self.store,
+                db: &self.cfg.db,
+                run_id: self.run_id,
+                count: &mut self.measurements,
+                kept_in: None,
+            };
+            let result = run_split(&cx, session, &estimate_of, &mut sink);
+            let kept_in = sink.kept_in.take();
             let levels: usize = session
                 .scenarios
                 .iter()
@@ -284,7 +296,13 @@ impl Run<'_> {
                     self.target_failed(m, TargetStatus::Failed, reason, log_tail)?;
                 }
                 Err(SessionError::Engine(e)) => return Ok(Some(e)),
-                Err(SessionError::Record(e)) => return Err(RunError::Record(e)),
+                Err(SessionError::Record(e)) => {
+                    self.unsaved = Some(Unsaved {
+                        error: e.to_string(),
+                        file: kept_in,
+                    });
+                    break;
+                }
             }
         }
         Ok(None)
@@ -357,7 +375,7 @@ impl Run<'_> {
             }
         }
         failed.extend(measured.into_iter().filter_map(|m| m.failure));
-        let status = if self.interrupt.is_stopped() {
+        let status = if self.interrupt.is_stopped() || self.unsaved.is_some() {
             RunStatus::Interrupted
         } else if let Some(reason) = &engine_error {
             self.observer.event(&Event::EngineRefused { reason });
@@ -365,7 +383,12 @@ impl Run<'_> {
         } else {
             RunStatus::Complete
         };
-        self.store.finish_run(self.run_id, status)?;
+        match self.store.finish_run(self.run_id, status) {
+            // The store is why the run stopped; the next run marks it
+            // interrupted (it is no longer alive).
+            Err(_) if self.unsaved.is_some() => {}
+            other => other?,
+        }
         Ok(RunOutcome {
             run_id: self.run_id,
             status,
@@ -373,20 +396,49 @@ impl Run<'_> {
             failed,
             skipped,
             elapsed: Duration::ZERO,
+            unsaved: self.unsaved,
         })
     }
 }
 
+/// Where a session's results go: committed to the store the moment each
+/// ends, or, when the store refuses one, kept in the run's unsaved file.
+struct Sink<'a> {
+    store: &'a Store,
+    db: &'a Path,
+    run_id: i64,
+    count: &'a mut usize,
+    /// The unsaved file, once the store refused something.
+    kept_in: Option<PathBuf>,
+}
+
+impl Sink<'_> {
+    fn commit<T: serde::Serialize>(
+        &mut self,
+        item: &T,
+        write: impl FnOnce(&Store, i64, &T) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        match write(self.store, self.run_id, item) {
+            Ok(()) => {
+                *self.count += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.kept_in = crate::unsaved::keep(self.db, self.run_id, item);
+                Err(e)
+            }
+        }
+    }
+}
+
 /// A session's load scenarios on one server start, then its capacity
-/// searches on another; each measurement or search (counted in `count`)
-/// is committed the moment it ends.
+/// searches on another; each measurement or search is committed the moment
+/// it ends.
 fn run_split(
     cx: &SessionContext<'_>,
     session: &Session,
     estimate_of: &dyn Fn(&shootout_study::Scenario, &shootout_study::Level) -> f64,
-    store: &Store,
-    run_id: i64,
-    count: &mut usize,
+    sink: &mut Sink<'_>,
 ) -> Result<(), SessionError> {
     let (searches, loads): (Vec<usize>, Vec<usize>) = session
         .scenarios
@@ -398,12 +450,12 @@ fn run_split(
             ..session.clone()
         };
         run_session(cx, &loads, estimate_of, &mut |m| {
-            store.record_measurement(run_id, m).map(|()| *count += 1)
+            sink.commit(m, |st, id, m| st.record_measurement(id, m))
         })?;
     }
     if !searches.is_empty() {
         run_capacity_session(cx, session, &searches, &mut |s| {
-            store.record_capacity(run_id, s).map(|()| *count += 1)
+            sink.commit(s, |st, id, s| st.record_capacity(id, s))
         })?;
     }
     Ok(())

@@ -12,10 +12,10 @@
 //! second reach steady code soonest). The measured plan then runs with no
 //! engine warm-up, right after the last window.
 
+use crate::context::{plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
-use crate::measure::{plan_for, SessionContext};
 use shootout_engine::{Control, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
 use shootout_study::{Level, Scenario, Warmup};
@@ -162,7 +162,9 @@ fn one_window(interrupt: &Interrupt, plan: &Plan) -> Result<f64, SessionError> {
 /// The coefficient of variation of the last windows, once there are enough.
 fn cv_of(v: &Verdict) -> Option<f64> {
     let stats = |u: &Unsteady| match u {
-        Unsteady::Variable(s) | Unsteady::Trend(s) | Unsteady::Drift(s) => Some(s.cv),
+        Unsteady::Variable(s) | Unsteady::Trend(s) | Unsteady::Drift(s) | Unsteady::Step(s) => {
+            Some(s.cv)
+        }
         Unsteady::TooFew { .. } | Unsteady::NoThroughput => None,
     };
     match v {

@@ -159,9 +159,9 @@ fn a_steady_server_leaves_after_five_windows() {
     eprintln!("steady server: {seen:?}, {out:?}");
     assert_eq!(out.steady, Some(true), "{seen:?}");
     let n = seen.len() as u32;
-    // Five on an idle machine; windows slowed by the shared cores may cost
-    // more, but not the cap.
-    assert!((5..60).contains(&n), "{n} windows: {seen:?}");
+    // Ten on an idle machine (the last five and the five before them);
+    // windows slowed by the shared cores may cost more, but not the cap.
+    assert!((10..60).contains(&n), "{n} windows: {seen:?}");
     assert_eq!(seen.last().map(|s| s.0), Some(n));
     assert!(seen.iter().all(|s| s.1 == 60), "the cap is max / window");
     assert!(seen.iter().take(4).all(|s| s.3.is_none()), "no cv before 5");
@@ -180,13 +180,13 @@ fn a_server_that_keeps_getting_faster_is_capped_not_steady() {
     // The delay halves every second: throughput doubles, never settles.
     let server = PacedServer::start(|t| Duration::from_secs_f64(0.008 * 0.5f64.powf(t)));
     let window = Duration::from_millis(250);
-    let (out, seen) = warm(server.port, window, window * 8, &Interrupt::new());
+    let (out, seen) = warm(server.port, window, window * 10, &Interrupt::new());
     let out = out.expect("warm-up");
     eprintln!("faster and faster: {seen:?}, {out:?}");
     assert_eq!(out.steady, Some(false), "{seen:?}");
-    assert_eq!(seen.len(), 8, "loaded until the cap: {seen:?}");
-    assert!(seen[7].2 > seen[0].2 * 2.0, "it did get faster: {seen:?}");
-    assert!(out.seconds >= 8.0 * 0.25, "{out:?}");
+    assert_eq!(seen.len(), 10, "loaded until the cap: {seen:?}");
+    assert!(seen[9].2 > seen[0].2 * 2.0, "it did get faster: {seen:?}");
+    assert!(out.seconds >= 10.0 * 0.25, "{out:?}");
 }
 
 #[test]

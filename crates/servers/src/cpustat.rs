@@ -31,7 +31,9 @@ pub fn read(cpus: &[usize]) -> Option<CpuTimes> {
     Some(parse(&text, cpus, clock_ticks()))
 }
 
-fn clock_ticks() -> f64 {
+/// Kernel clock ticks a second (`USER_HZ`), the unit of `/proc`'s CPU
+/// times; 100 if it cannot be read.
+pub fn clock_ticks() -> f64 {
     // SAFETY: sysconf reads a constant of the running system.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {

@@ -4,7 +4,9 @@
 //! bound, as Georges et al. 2007 stop JVM iterations), show no significant
 //! monotone trend (a Mann-Kendall test, answering Kalibera & Jones 2013's
 //! objection that a low variation can hide a slow drift) and drift little
-//! across the window (the Theil-Sen slope), or *capped* when a maximum
+//! across the window (the Theil-Sen slope) and have not moved from the `k`
+//! windows before them (a server still improving in steps or slowly, as a
+//! JVM does for tens of seconds), or *capped* when a maximum
 //! number of windows passes first (Traini et al. 2022, Barrett et al. 2017:
 //! some never settle, so say so rather than wait). docs/steady-state.md
 //! gives the rule, its defaults and why.
@@ -32,13 +34,21 @@ pub struct Rule {
     /// Largest Theil-Sen change across the `k` windows, relative to their
     /// mean.
     pub max_drift: f64,
+    /// Largest change of the last `k` windows' mean from the `k` before
+    /// them, relative: a server still improving in steps, or too slowly for
+    /// `k` windows to show, has not stopped improving.
+    pub max_step: f64,
     /// Windows after which warm-up ends unsteady (the cap).
     pub cap: usize,
 }
 
 /// The documented `k`: windows judged together (JMH's five warm-up
-/// iterations). Study files size their caps in it.
+/// iterations).
 pub const DEFAULT_WINDOWS: usize = 5;
+
+/// The fewest windows after which the documented rule can say steady: the
+/// last `k` and the `k` before them. Study files size their caps in it.
+pub const MIN_WINDOWS: usize = 2 * DEFAULT_WINDOWS;
 
 impl Default for Rule {
     fn default() -> Rule {
@@ -47,6 +57,7 @@ impl Default for Rule {
             max_cv: 0.03,
             alpha: 0.05,
             max_drift: 0.03,
+            max_step: 0.03,
             cap: 60,
         }
     }
@@ -73,6 +84,9 @@ pub struct Stats {
     /// Theil-Sen slope × (k - 1) / mean: the fitted change across the
     /// windows, signed.
     pub drift: f64,
+    /// The last `k` windows' mean over the `k` before them, minus one
+    /// (0 until there are `2k` windows).
+    pub step: f64,
 }
 
 /// Why the last windows are not (yet) steady.
@@ -88,6 +102,8 @@ pub enum Unsteady {
     Trend(Stats),
     /// Too large a change across the windows.
     Drift(Stats),
+    /// Too large a change from the `k` windows before.
+    Step(Stats),
 }
 
 /// The answer after each window.
@@ -127,13 +143,22 @@ impl Rule {
         if !(self.max_drift > 0.0 && self.max_drift.is_finite()) {
             return bad(format!("max_drift = {}: must be positive", self.max_drift));
         }
-        if self.cap < self.windows {
+        if !(self.max_step > 0.0 && self.max_step.is_finite()) {
+            return bad(format!("max_step = {}: must be positive", self.max_step));
+        }
+        if self.cap < self.min_windows() {
             return bad(format!(
-                "cap = {} is under windows = {}",
-                self.cap, self.windows
+                "cap = {} is under the {} windows the rule needs (2 × windows)",
+                self.cap,
+                self.min_windows()
             ));
         }
         Ok(())
+    }
+
+    /// The fewest windows after which the rule can say steady: `2k`.
+    pub fn min_windows(&self) -> usize {
+        2 * self.windows
     }
 
     /// Judges the throughputs of every window so far (oldest first).
@@ -160,13 +185,15 @@ impl Rule {
         })
     }
 
-    /// The statistics of the last `k` windows, or why they are not steady.
+    /// The statistics of the last `k` windows, or why they are not steady:
+    /// first the last `k` alone (variation, trend, drift), then, once there
+    /// are `2k`, their step from the `k` before.
     fn last_windows(&self, series: &[f64]) -> Result<Stats, Unsteady> {
         let k = self.windows;
         if series.len() < k {
             return Err(Unsteady::TooFew {
                 have: series.len(),
-                need: k,
+                need: self.min_windows(),
             });
         }
         let w = &series[series.len() - k..];
@@ -180,13 +207,33 @@ impl Rule {
             kendall_s: kendall::s_statistic(w),
             p_value: kendall::p_value(w),
             drift: sen_slope(w) * (k - 1) as f64 / m,
+            step: 0.0,
         };
         if stats.cv > self.max_cv {
-            Err(Unsteady::Variable(stats))
+            return Err(Unsteady::Variable(stats));
         } else if stats.p_value < self.alpha {
-            Err(Unsteady::Trend(stats))
+            return Err(Unsteady::Trend(stats));
         } else if stats.drift.abs() > self.max_drift {
-            Err(Unsteady::Drift(stats))
+            return Err(Unsteady::Drift(stats));
+        }
+        let need = self.min_windows();
+        if series.len() < need {
+            return Err(Unsteady::TooFew {
+                have: series.len(),
+                need,
+            });
+        }
+        let before = mean(&series[series.len() - need..series.len() - k]);
+        let stats = Stats {
+            step: if before > 0.0 {
+                m / before - 1.0
+            } else {
+                f64::INFINITY
+            },
+            ..stats
+        };
+        if stats.step.abs() > self.max_step {
+            Err(Unsteady::Step(stats))
         } else {
             Ok(stats)
         }

@@ -96,7 +96,7 @@ proptest! {
     #[test]
     fn capped_only_at_the_cap(
         s in prop::collection::vec(0.0f64..1e6, 0..80),
-        cap in 5usize..70,
+        cap in 10usize..70,
     ) {
         let r = Rule { cap, ..rule() };
         match r.judge(&s).unwrap() {

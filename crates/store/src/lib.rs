@@ -25,7 +25,7 @@ pub use model::{
     decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
     RunData, RunListing, RunStatus, TargetRecord, TargetStatus, OTHERS_CPU_LIMIT, STEAL_LIMIT,
 };
-pub use open::BUSY_WAIT;
+pub use open::{busy_wait, BUSY_WAIT};
 pub use schema::SCHEMA_VERSION;
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
 
@@ -54,7 +54,7 @@ impl Store {
         }
         open::inspect(&path)?;
         let mut conn = Connection::open(&path)?;
-        conn.busy_timeout(BUSY_WAIT)?;
+        conn.busy_timeout(busy_wait())?;
         // Before WAL or a migration writes anything.
         open::check_ours(&conn, &path, true)?;
         let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;

@@ -14,8 +14,17 @@ use std::time::Duration;
 
 /// How long a write waits for another process's lock on the database
 /// (another shootout writing, a `sqlite3` shell in a transaction, a backup)
-/// before it fails.
+/// before it fails, unless `SHOOTOUT_STORE_WAIT` (seconds) says otherwise.
 pub const BUSY_WAIT: Duration = Duration::from_secs(120);
+
+/// [`BUSY_WAIT`], or `SHOOTOUT_STORE_WAIT` seconds when that is a number.
+pub fn busy_wait() -> Duration {
+    std::env::var("SHOOTOUT_STORE_WAIT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 86_400.0)
+        .map_or(BUSY_WAIT, Duration::from_secs_f64)
+}
 
 /// The first 16 bytes of every SQLite 3 database file.
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -99,7 +108,7 @@ pub(crate) fn read_only(path: &Path) -> Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(BUSY_WAIT)?;
+    conn.busy_timeout(busy_wait())?;
     check_ours(&conn, path, false)?;
     Ok(conn)
 }

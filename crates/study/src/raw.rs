@@ -4,15 +4,13 @@
 //! point at the offending line.
 
 use crate::resources::RawResources;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use shootout_contract::spec::ScenarioName;
 use shootout_engine::units;
 use std::fmt;
 use std::time::Duration;
 use toml::Spanned;
-
-use crate::warmup::RawWarmup;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -200,4 +198,63 @@ impl<'de> Deserialize<'de> for Dur {
         }
         d.deserialize_any(V)
     }
+}
+
+/// `warmup` as written: a duration, `"auto"`, or `{ window, max }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawWarmup {
+    Fixed(Duration),
+    Auto {
+        window: Option<Duration>,
+        max: Option<Duration>,
+    },
+}
+
+impl<'de> Deserialize<'de> for RawWarmup {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawWarmup, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawWarmup;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a duration such as \"2s\", \"auto\", or { window = \"500ms\", max = \"30s\" }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawWarmup, E> {
+                if v == "auto" {
+                    return Ok(RawWarmup::Auto {
+                        window: None,
+                        max: None,
+                    });
+                }
+                fixed(Dur::deserialize(de::value::StrDeserializer::<E>::new(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::I64Deserializer::<E>::new(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::U64Deserializer::<E>::new(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawWarmup, E> {
+                fixed(Dur::deserialize(de::value::F64Deserializer::<E>::new(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawWarmup, A::Error> {
+                let (mut window, mut max) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "window" => &mut window,
+                        "max" => &mut max,
+                        other => return Err(de::Error::unknown_field(other, &["window", "max"])),
+                    };
+                    *slot = Some(map.next_value::<Dur>()?.0);
+                }
+                Ok(RawWarmup::Auto { window, max })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn fixed<E>(d: Result<Dur, E>) -> Result<RawWarmup, E> {
+    d.map(|d| RawWarmup::Fixed(d.0))
 }

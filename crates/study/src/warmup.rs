@@ -8,16 +8,15 @@
 
 use crate::level::format_secs;
 use crate::locator::{KeyError, Locator, StudyError};
-use crate::raw::Dur;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
-use std::fmt;
+use crate::raw::RawWarmup;
+use serde::Serialize;
 use std::time::Duration;
 use toml::Spanned;
 
-/// Windows the steady-state rule judges together (`shootout_steady::Rule`'s
-/// `windows`): a steady server leaves auto warm-up after this many.
-pub const STEADY_WINDOWS: u32 = shootout_steady::DEFAULT_WINDOWS as u32;
+/// The fewest windows of an auto warm-up (`shootout_steady::MIN_WINDOWS`:
+/// the last `k` and the `k` before them): a steady server leaves after
+/// this many.
+pub const STEADY_WINDOWS: u32 = shootout_steady::MIN_WINDOWS as u32;
 /// `warmup = "auto"`: one-second windows, capped at a minute (the issue's
 /// and docs/steady-state.md's defaults).
 pub const AUTO_WINDOW: Duration = Duration::from_secs(1);
@@ -114,68 +113,9 @@ impl Warmup {
     }
 }
 
-/// `warmup` as written: a duration, `"auto"`, or `{ window, max }`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RawWarmup {
-    Fixed(Duration),
-    Auto {
-        window: Option<Duration>,
-        max: Option<Duration>,
-    },
-}
-
-impl<'de> Deserialize<'de> for RawWarmup {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawWarmup, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawWarmup;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(
-                    "a duration such as \"2s\", \"auto\", or { window = \"500ms\", max = \"30s\" }",
-                )
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawWarmup, E> {
-                if v == "auto" {
-                    return Ok(RawWarmup::Auto {
-                        window: None,
-                        max: None,
-                    });
-                }
-                fixed(Dur::deserialize(de::value::StrDeserializer::<E>::new(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawWarmup, E> {
-                fixed(Dur::deserialize(de::value::I64Deserializer::<E>::new(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawWarmup, E> {
-                fixed(Dur::deserialize(de::value::U64Deserializer::<E>::new(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawWarmup, E> {
-                fixed(Dur::deserialize(de::value::F64Deserializer::<E>::new(v)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawWarmup, A::Error> {
-                let (mut window, mut max) = (None, None);
-                while let Some(key) = map.next_key::<String>()? {
-                    let slot = match key.as_str() {
-                        "window" => &mut window,
-                        "max" => &mut max,
-                        other => return Err(de::Error::unknown_field(other, &["window", "max"])),
-                    };
-                    *slot = Some(map.next_value::<Dur>()?.0);
-                }
-                Ok(RawWarmup::Auto { window, max })
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// `2s`, `500ms`: as level labels write durations.
 fn shown(d: Duration) -> String {
     format_secs(d.as_secs_f64())
-}
-
-fn fixed<E>(d: Result<Dur, E>) -> Result<RawWarmup, E> {
-    d.map(|d| RawWarmup::Fixed(d.0))
 }
 
 /// Checks a written warm-up: a window of at least [`MIN_WINDOW`] and a cap
@@ -200,7 +140,7 @@ pub(crate) fn check(raw: RawWarmup) -> Result<Warmup, KeyError> {
         return Err(KeyError::new(
             "warmup.max",
             format!(
-                "{} is under {STEADY_WINDOWS} windows of {} (the steady-state rule judges {STEADY_WINDOWS} together)",
+                "{} is under {STEADY_WINDOWS} windows of {} (the steady-state rule needs {STEADY_WINDOWS} to say steady)",
                 shown(max),
                 shown(window)
             ),

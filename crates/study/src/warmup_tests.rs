@@ -78,12 +78,12 @@ fn every_form_parses_at_study_and_scenario_level() {
             max: ms(10_000)
         }
     );
-    // A long window raises the default cap to five windows.
+    // A long window raises the default cap to the rule's ten windows.
     assert_eq!(
         warmup("warmup = { window = \"20s\" }", ""),
         Warmup::Auto {
             window: ms(20_000),
-            max: ms(100_000)
+            max: ms(200_000)
         }
     );
 }
@@ -104,14 +104,14 @@ fn bad_warmups_name_file_line_and_key() {
             "",
             5,
             "warmup.max",
-            "under 5 windows",
+            "under 10 windows",
         ),
         (
             "",
             "warmup = { window = \"1s\", max = \"3s\" }",
             8,
             "warmup.max",
-            "under 5",
+            "under 10",
         ),
         (
             "",
@@ -139,7 +139,7 @@ fn bad_warmups_name_file_line_and_key() {
 fn auto_windows_and_caps() {
     let w = warmup("warmup = { window = \"500ms\", max = \"30s\" }", "");
     assert_eq!(w.cap_windows(), 60);
-    assert_eq!(w.expected(), ms(2500), "a steady server: five windows");
+    assert_eq!(w.expected(), ms(5000), "a steady server: ten windows");
     assert_eq!(w.engine(), Duration::ZERO, "nothing more inside the plan");
     assert_eq!(w.describe(), "auto (500ms windows, ≤30s)");
     assert_eq!(Warmup::AUTO.describe(), "auto");
@@ -148,7 +148,7 @@ fn auto_windows_and_caps() {
         window: ms(700),
         max: ms(4000),
     };
-    assert_eq!(odd.cap_windows(), 5, "never under the rule's k");
+    assert_eq!(odd.cap_windows(), 10, "never under the rule's 2k");
     let fixed = Warmup::Fixed(ms(2000));
     assert_eq!((fixed.engine(), fixed.expected()), (ms(2000), ms(2000)));
     assert_eq!(fixed.cap_windows(), 0);
@@ -167,12 +167,12 @@ fn scaling_shrinks_window_and_cap_with_floors() {
             max: ms(30_000)
         }
     );
-    // The window stops at 250 ms, and the cap at five windows.
+    // The window stops at 250 ms, and the cap at ten windows.
     assert_eq!(
         w.scaled(0.01),
         Warmup::Auto {
             window: ms(250),
-            max: ms(1250)
+            max: ms(2500)
         }
     );
     // A window already under the floor stays as written.
@@ -180,7 +180,7 @@ fn scaling_shrinks_window_and_cap_with_floors() {
         window: ms(100),
         max: ms(1000),
     };
-    assert_eq!(short.scaled(0.1).cap_windows(), 5);
+    assert_eq!(short.scaled(0.1).cap_windows(), 10);
     assert_eq!(Warmup::Fixed(ms(2000)).scaled(0.01), Warmup::Fixed(ms(250)));
     assert_eq!(Warmup::Fixed(ms(0)).scaled(0.5), Warmup::Fixed(ms(0)));
     let s = study("warmup = \"auto\"", "").unwrap();
@@ -190,7 +190,7 @@ fn scaling_shrinks_window_and_cap_with_floors() {
 #[test]
 fn estimates_count_a_steady_servers_windows() {
     let auto = study("warmup = { window = \"500ms\", max = \"30s\" }", "").unwrap();
-    let fixed = study("warmup = \"2500ms\"", "").unwrap();
+    let fixed = study("warmup = \"5s\"", "").unwrap();
     let none = study("warmup = 0", "").unwrap();
     let (a, f, n) = (
         auto.estimate(1, 1.0).load_s,
@@ -198,7 +198,7 @@ fn estimates_count_a_steady_servers_windows() {
         none.estimate(1, 1.0).load_s,
     );
     assert!((a - f).abs() < 1e-9, "{a} vs {f}");
-    assert!((a - n - 2.5).abs() < 1e-9, "{a} vs {n}");
+    assert!((a - n - 5.0).abs() < 1e-9, "{a} vs {n}");
 }
 
 #[test]
@@ -215,5 +215,5 @@ fn a_capacity_search_under_auto_warms_up_for_its_expected_length() {
         .replace("load = { connections = 2, duration = \"1s\" }\n", "");
     let s = parse(Path::new("x.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
     let c = s.scenarios[0].capacity.as_ref().unwrap();
-    assert_eq!(c.warmup, ms(2500));
+    assert_eq!(c.warmup, ms(5000));
 }

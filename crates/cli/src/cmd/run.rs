@@ -23,8 +23,12 @@ const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Exit codes:\n  \
     0    the run completed and every target was measured\n  \
-    1    the run completed, but some target failed to build, start or verify\n  \
-    2    a usage or environment error (study, flags, database; the machine lock held, with --no-wait)\n  \
+    1    the run completed, but some target failed to build, start or verify, or failed\n       \
+    during a level (it died, froze, lost its port, answered nothing or was killed for\n       \
+    memory: that level is recorded as a failure with its reason, never as a number)\n  \
+    2    a usage or environment error (study, flags, database; the machine lock held, with --no-wait;\n       \
+    the results store refusing a measurement for 120 s: the run stops as interrupted, the\n       \
+    measurement kept in <db>.run-<id>.unsaved.json, the report written from the rest)\n  \
     130  stopped by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal): the run is\n       \
     interrupted, its finished measurements and its report kept\n\n\
     One run, capacity search or pinned load measures at a time: the others wait for the\n\
@@ -157,7 +161,22 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
     view.finish();
     let out = out?;
-    report(&a.db, &out)?;
+    let reported = report(&a.db, &out);
+    if let Some(u) = &out.unsaved {
+        if let Err(e) = &reported {
+            eprintln!("warning: no report from what the store holds: {e:#}");
+        }
+        let kept = match &u.file {
+            Some(f) => format!("it is kept in {}", f.display()),
+            None => "and it could not be written beside the database either".into(),
+        };
+        anyhow::bail!(
+            "the results store refused a measurement ({}); the run stopped as interrupted, every earlier measurement is in {}, {kept}",
+            u.error,
+            a.db.display()
+        );
+    }
+    reported?;
     if !needs_database {
         if let Some(line) = studies_dir.as_deref().and_then(database_studies_line) {
             eprintln!("{line}");

@@ -14,14 +14,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::failure::Failure;
-use super::model::{Aspect, Check, Column};
+use super::model::{Aspect, Check, Column, CpuUse};
 use super::payload::random_payload;
 use crate::cpustat;
 use crate::process::Server;
 use shootout_engine::{Control, Endpoint, Load, Plan, RequestSpec, Stop, Workload};
 
-/// The share of its CPUs a server must keep busy: 1.3 of 2 (issue 20).
-pub const MIN_SHARE: f64 = 0.65;
 /// Load before the counted window: JIT, worker start, pools.
 const WARMUP: Duration = Duration::from_secs(2);
 /// The counted window.
@@ -30,30 +28,6 @@ const WINDOW: Duration = Duration::from_secs(3);
 /// One check at a time in a process: a run verifies several targets at
 /// once, and two saturating loads would each take CPUs from the other.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// What the check measured, in CPU seconds per wall second: the server's
-/// use of the `given` CPUs, and what every other process (the generator
-/// included) used of them meanwhile, which the server could not have.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CpuUse {
-    pub used: f64,
-    pub given: usize,
-    pub others: f64,
-}
-
-impl CpuUse {
-    /// The CPUs the server must keep busy: [`MIN_SHARE`] of those it
-    /// could have had, so that a busy shared machine does not fail a
-    /// server that scales (on a quiet one, 1.3 of 2 less the generator's
-    /// few hundredths).
-    pub fn needed(&self) -> f64 {
-        MIN_SHARE * (self.given as f64 - self.others).max(0.0)
-    }
-
-    pub fn enough(&self) -> bool {
-        self.used > self.needed()
-    }
-}
 
 /// Saturates the server with bcrypt requests and checks that it keeps more
 /// than [`MIN_SHARE`] of its `given` CPUs busy; returns the check and,

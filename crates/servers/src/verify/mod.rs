@@ -38,9 +38,9 @@ mod updates;
 mod world;
 
 pub use checks::{check_server, CheckOptions};
-pub use cpus::{measure_cpus, CpuUse, Measured, DISTURBED_SHARE, MIN_SHARE};
+pub use cpus::{measure_cpus, Measured, DISTURBED_SHARE};
 pub use failure::{Failure, Tfb};
-pub use model::{Aspect, Check, Column, VerifyReport};
+pub use model::{Aspect, Check, Column, CpuUse, VerifyReport, MIN_SHARE};
 pub use payload::random_payload;
 
 use std::time::Duration;

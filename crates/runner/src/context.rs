@@ -1,0 +1,85 @@
+//! What every part of a session reads: the [`SessionContext`] (the study,
+//! the target, the CPUs, the observers) and the engine plan of one level
+//! against the running server ([`plan_for`]), with what every response must
+//! be ([`expect_for`]). The session (`crate::measure`), its warm-up
+//! (`crate::warmup`) and capacity searches (`crate::capacity`) build on it.
+
+use crate::database::Database;
+use crate::event::Observer;
+use crate::interrupt::Interrupt;
+use crate::liveness::RunLock;
+use shootout_contract::expect::expect_request;
+use shootout_engine::{Expect, Plan, RequestSpec};
+use shootout_servers::Target;
+use shootout_store::Pinning;
+use shootout_study::{Level, Scenario, Study};
+use std::time::Duration;
+
+/// What a session needs besides the session itself.
+pub struct SessionContext<'a> {
+    pub study: &'a Study,
+    pub target: &'a Target,
+    pub pinning: &'a Pinning,
+    /// Generator threads.
+    pub threads: usize,
+    pub settle: Duration,
+    pub settle_after: Duration,
+    pub interrupt: &'a Interrupt,
+    pub observer: &'a dyn Observer,
+    /// Where the running server is recorded for a later run to clean up.
+    pub alive: &'a RunLock,
+    /// The database scenarios' PostgreSQL, when the study has any.
+    pub database: Option<&'a Database>,
+}
+
+impl std::fmt::Debug for SessionContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionContext")
+            .field("target", &self.target.name)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The engine plan for one level against the server on `port`. The level's
+/// workload is already valid; what can still fail is the part known only
+/// now (threads, generator CPUs). Every response is checked against
+/// [`expect_for`] the level.
+pub fn plan_for(
+    cx: &SessionContext<'_>,
+    sc: &Scenario,
+    level: &Level,
+    port: u16,
+) -> Result<Plan, shootout_engine::PlanError> {
+    let path = sc.path_for(level);
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let expect = expect_for(sc, level);
+    let mut headers = Vec::new();
+    if !sc.body.is_empty() {
+        headers.push(("Content-Type".to_string(), "application/json".to_string()));
+    }
+    Plan::builder(
+        shootout_engine::Endpoint::parse(&url)?,
+        level.workload.clone(),
+    )
+    .request(RequestSpec {
+        method: sc.method.clone(),
+        headers,
+        body: sc.body.clone(),
+    })
+    .warmup(sc.warmup.engine())
+    .timeout(sc.timeout)
+    .threads(cx.threads)
+    .cpus(cx.pinning.generator_cpus.clone())
+    .keepalive(level.keepalive)
+    .pipeline(level.pipeline)
+    .expect(expect)
+    .build()
+}
+
+/// What every response of a level must be: what SPEC.md says the
+/// request's route answers (see [`shootout_contract::expect`]), so a
+/// wrong answer counts as a mismatch, not as a request served.
+pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
+    expect_request(&sc.method, &sc.path_for(level), &sc.body)
+}

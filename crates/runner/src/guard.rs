@@ -1,0 +1,149 @@
+//! Is a measurement the contestant's? Before and after every level the
+//! runner asks whether the server is alive, runnable and the one holding
+//! its port, and after it whether it answered at all; otherwise the level
+//! is failed with a reason ("server exited: signal 9 during the level",
+//! "no response for 3 s", "port 40123 is held by pid 812 (python3), not by
+//! the server") instead of becoming a number. The checks read `/proc`
+//! through `shootout_servers::listener`; the session turns a reason into a
+//! failed target.
+
+use shootout_engine::{Second, Summary};
+use shootout_servers::listener::{self, ListenerError};
+use shootout_servers::Server;
+use std::os::unix::process::ExitStatusExt as _;
+
+/// Seconds at the end of a level without a completion that fail it.
+pub const SILENT_TAIL_S: usize = 3;
+
+/// Why a level is not the contestant's.
+pub(crate) type Lost = String;
+
+/// The server holds `port` alone, is alive and is not stopped. The port's
+/// owner is asked first: a server that could not bind because another
+/// process took the port has exited, and the impostor is the news.
+pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result<(), Lost> {
+    let pids = server.pids();
+    let owner = listener::check_owner(port, &pids);
+    if let Err(e @ (ListenerError::Foreign { .. } | ListenerError::Unseen { .. })) = owner {
+        return Err(e.to_string());
+    }
+    if let Some(status) = server.exit_status() {
+        return Err(format!("server exited {when}: {}", describe(status)));
+    }
+    if !shootout_servers::process::group_alive(server.pgid()) {
+        return Err(format!("server exited {when}: no process of it is left"));
+    }
+    if listener::all_stopped(&pids) {
+        return Err(format!(
+            "server stopped {when} (SIGSTOP or a debugger): none of its {} process(es) can run",
+            pids.len()
+        ));
+    }
+    match owner {
+        Err(ListenerError::NotListening { port }) => {
+            Err(format!("server no longer listens on port {port} {when}"))
+        }
+        // Ours, or /proc unreadable: then nothing is claimed either way.
+        _ => Ok(()),
+    }
+}
+
+/// The load answered: some completion, and some in its last seconds.
+pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
+    if s.requests.completed == 0 {
+        return Err(format!(
+            "no response for {:.0} s: not one of {} requests completed",
+            s.duration_s, s.requests.sent
+        ));
+    }
+    let tail = timeline;
+    if tail.len() > SILENT_TAIL_S
+        && tail[tail.len() - SILENT_TAIL_S..]
+            .iter()
+            .all(|sec| sec.completed == 0)
+    {
+        return Err(format!(
+            "no response for the last {SILENT_TAIL_S} s of the level"
+        ));
+    }
+    Ok(())
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (_, Some(sig)) => format!("signal {sig}{}", signal_name(sig)),
+        (Some(code), None) => format!("exit status {code}"),
+        (None, None) => status.to_string(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGINT => " (SIGINT)",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+    use std::time::Duration;
+
+    /// A target whose server is Python's http.server on `$PORT`.
+    fn http_server(dir: &std::path::Path) -> shootout_servers::Target {
+        std::fs::create_dir_all(dir).expect("dir");
+        std::fs::write(
+            dir.join("target.toml"),
+            "name = \"py-http\"\nlanguage = \"python\"\nframework = \"http.server\"\n\
+             description = \"test only\"\ntoolchain = \"python3\"\nbuild = [\"true\"]\n\
+             run = \"exec python3 -m http.server $PORT --bind 127.0.0.1\"\nready = \"/\"\n\
+             footprint = [\"target.toml\"]\ninputs = [\"target.toml\"]\n",
+        )
+        .expect("manifest");
+        shootout_servers::load(dir).expect("load")
+    }
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir()
+            .join(format!("shootout-guard-{name}-{}", std::process::id()))
+            .join("py-http")
+    }
+
+    #[test]
+    fn an_impostor_on_the_port_is_named_and_a_frozen_server_is_stopped() {
+        let dir = temp("impostor");
+        let target = http_server(&dir);
+        // The impostor: this process holds the port before the server binds.
+        let squatter = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = squatter.local_addr().expect("addr").port();
+        let log = dir.join("squat.log");
+        let mut server = Server::start(&target, port, &log).expect("start");
+        std::thread::sleep(Duration::from_millis(800));
+        let why = check_server(&mut server, port, "at start").expect_err("not the server");
+        let me = std::process::id();
+        assert!(
+            why.starts_with(&format!("port {port} is held by pid {me} ("))
+                && why.ends_with("not by the server"),
+            "{why}"
+        );
+        drop(squatter);
+        server.stop();
+
+        let port = shootout_servers::free_port().expect("port");
+        let mut server = Server::start(&target, port, &dir.join("ok.log")).expect("start");
+        server.wait_ready(Duration::from_secs(20)).expect("ready");
+        assert_eq!(check_server(&mut server, port, "before the level"), Ok(()));
+        // SAFETY: stopping the server this test started.
+        unsafe { libc::kill(server.pid() as i32, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_millis(200));
+        let why = check_server(&mut server, port, "during the level").expect_err("frozen");
+        assert!(why.starts_with("server stopped during the level"), "{why}");
+        server.stop();
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+    }
+}
