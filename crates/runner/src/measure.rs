@@ -379,9 +379,12 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
     let completed = report.summary.requests.completed as f64;
     let cpu = usage.cpu_s;
     let quiet = crate::quiet::assess(
-        &usage,
-        report.summary.generator.cpu_seconds,
-        db_usage.as_ref(),
+        usage.cpus.as_ref(),
+        crate::quiet::Ours {
+            server_s: usage.cpu_s,
+            generator_s: report.summary.generator.cpu_seconds,
+            database_s: db_usage.as_ref().map(|d| d.cpu_s),
+        },
     );
     Measurement {
         target: p.target.to_string(),

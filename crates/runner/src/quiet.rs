@@ -6,7 +6,6 @@
 //! the steal time of a virtual machine it decides whether the measurement
 //! was `disturbed` (docs/columns.md, "disturbed", says why these limits).
 
-use crate::sampler::LoadUsage;
 use shootout_servers::cpustat::{self, CpuTimes};
 use std::time::{Duration, Instant};
 
@@ -79,16 +78,20 @@ impl Disturbance {
     }
 }
 
-/// The disturbance of a measured phase: the server sampler's window less
-/// the server's, the generator's and (database scenarios) PostgreSQL's CPU
-/// seconds, all counted over the same phase. None without a window.
-pub fn assess(
-    server: &LoadUsage,
-    generator_cpu_s: f64,
-    database: Option<&LoadUsage>,
-) -> Option<Disturbance> {
-    let ours = server.cpu_s + generator_cpu_s + database.map_or(0.0, |d| d.cpu_s);
-    Disturbance::of(server.cpus.as_ref()?, ours)
+/// The disturbance of a measured phase: the server sampler's `window` less
+/// our own CPU seconds over the same phase (the server's, the generator's
+/// and, for database scenarios, PostgreSQL's). None without a window.
+pub fn assess(window: Option<&CpuWindow>, ours: Ours) -> Option<Disturbance> {
+    let sum = ours.server_s + ours.generator_s + ours.database_s.unwrap_or(0.0);
+    Disturbance::of(window?, sum)
+}
+
+/// The CPU seconds of our own processes over a measured phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ours {
+    pub server_s: f64,
+    pub generator_s: f64,
+    pub database_s: Option<f64>,
 }
 
 /// The server's and the generator's CPUs, each once, in order.
@@ -152,21 +155,17 @@ mod tests {
 
     #[test]
     fn ours_is_the_server_the_generator_and_the_database() {
-        let server = LoadUsage {
-            cpu_s: 3.0,
-            cpus: Some(window(6.0, 0.0)),
-            ..LoadUsage::default()
+        let w = window(6.0, 0.0);
+        let ours = |database_s| Ours {
+            server_s: 3.0,
+            generator_s: 1.2,
+            database_s,
         };
-        let db = LoadUsage {
-            cpu_s: 1.0,
-            ..LoadUsage::default()
-        };
-        let d = assess(&server, 1.2, Some(&db)).unwrap();
+        let d = assess(Some(&w), ours(Some(1.0))).unwrap();
         assert!((d.others_cpu_share - 0.1).abs() < 1e-12, "{d:?}");
-        let d = assess(&server, 1.2, None).unwrap();
+        let d = assess(Some(&w), ours(None)).unwrap();
         assert!((d.others_cpu_share - 0.225).abs() < 1e-12, "{d:?}");
-        let no_window = LoadUsage::default();
-        assert_eq!(assess(&no_window, 1.2, None), None);
+        assert_eq!(assess(None, ours(None)), None);
     }
 
     #[test]
