@@ -1,9 +1,10 @@
 //! Is a measurement the contestant's? Before and after every level the
 //! runner asks whether the server is alive, runnable and the one holding
 //! its port, and after it whether it answered at all; otherwise the level
-//! is failed with a reason ("server exited: signal 9 during the level",
-//! "no response for 3 s", "port 40123 is held by pid 812 (python3), not by
-//! the server") instead of becoming a number. The checks read `/proc`
+//! is failed with a reason ("server exited during the level: signal 9
+//! (SIGKILL)", "no response for the last 3 s of the level", "port 40123 is
+//! held by pid 812 (python3), not by the server") instead of becoming a
+//! number. The checks read `/proc`
 //! through `shootout_servers::listener`; the session turns a reason into a
 //! failed target.
 
