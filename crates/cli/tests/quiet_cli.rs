@@ -44,16 +44,27 @@ impl Drop for Tmp {
     }
 }
 
-/// A busy loop pinned to `cpu`, killed when dropped; `timeout` bounds it
-/// should this test die before the drop.
+/// A busy loop pinned to `cpu`, killed when dropped. `taskset` execs the
+/// shell, so the child is the loop itself and killing it ends it (a
+/// `timeout` in between would fork it and leave it running); the loop ends
+/// by itself after 120 s should this test die before the drop, and its
+/// output goes nowhere, so that it can never hold the test runner's pipes
+/// open.
 struct Busy(Child);
+
+/// Shell arithmetic only (no fork per turn), checking the clock every
+/// 100,000 turns.
+const BUSY_LOOP: &str = "end=$(( $(date +%s) + 120 )); \
+    while [ \"$(date +%s)\" -lt \"$end\" ]; do i=0; \
+    while [ $i -lt 100000 ]; do i=$((i + 1)); done; done";
 
 impl Busy {
     fn on(cpu: usize) -> Busy {
-        let child = Command::new("timeout")
-            .args(["120", "taskset", "-c", &cpu.to_string()])
-            .args(["sh", "-c", "while :; do :; done"])
+        let child = Command::new("taskset")
+            .args(["-c", &cpu.to_string(), "sh", "-c", BUSY_LOOP])
             .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         Busy(child)
@@ -126,7 +137,9 @@ fn a_busy_loop_on_the_server_cpu_disturbs_the_measurement() {
     let (Some(target), Some((server, generator))) = (target(), two_cpus()) else {
         return;
     };
-    let busy = Busy::on(server);
+    // Two loops, so that they hold about two thirds of the CPU against the
+    // server rather than half: clearly over the limit, not near it.
+    let busy = [Busy::on(server), Busy::on(server)];
     std::thread::sleep(Duration::from_millis(200));
     let (m, stdout) = study("busy", target, server, generator);
     drop(busy);
