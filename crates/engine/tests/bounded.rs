@@ -52,9 +52,14 @@ fn a_rate_of_1e8_ends_on_time_in_bounded_memory() {
     let s = &r.summary;
     let unsent = s.lag.as_ref().unwrap().unsent;
     assert!(s.requests.sent > 0 && unsent > 0, "{s:?}");
-    // Every ticket of the measured second was sent or counted unsent.
+    // Every ticket due in the measured second was sent or counted unsent
+    // (none lost); the window closes a few microseconds after its deadline,
+    // each worth 100 tickets at this rate, so allow up to 100 µs over.
     let due = s.requests.sent + unsent;
-    assert!(due.abs_diff(100_000_000) <= 2, "{due} due");
+    assert!(
+        (100_000_000 - 2..=100_000_000 + 10_000).contains(&due),
+        "{due} due"
+    );
 }
 
 #[test]
