@@ -216,7 +216,8 @@ impl Cluster {
             return;
         }
         self.stopped = true;
-        live().retain(|(pgid, _)| *pgid != self.postmaster);
+        // The cluster stays in `live()` until its folder is gone, so a
+        // second Ctrl-C during this slow stop still removes it.
         if self.postmaster > 0 {
             let _ = self
                 .tool("pg_ctl")
@@ -236,6 +237,7 @@ impl Cluster {
             w.dismiss();
         }
         let _ = fs::remove_dir_all(&self.dir);
+        live().retain(|(pgid, _)| *pgid != self.postmaster);
     }
 
     fn data(&self) -> PathBuf {
