@@ -237,7 +237,7 @@ fn stop_on_ctrl_c(
 /// database's reports folder, and on stderr what happened and where everything is.
 fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
     let data = shootout_report::load(db, &out.run_id.to_string())?;
-    println!("{}", shootout_report::markdown(&data));
+    outln!("{}", shootout_report::markdown(&data));
     // Hook: the report crate writes report.md and report.html for the run.
     let dir = shootout_report::run_reports_dir(db, out.run_id);
     let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
@@ -316,6 +316,6 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
             source: s.source.clone(),
         });
     }
-    println!("{}", shootout_report::output::studies::render(&rows));
+    outln!("{}", shootout_report::output::studies::render(&rows));
     Ok(if broken { Outcome::Failed } else { Outcome::Ok })
 }
