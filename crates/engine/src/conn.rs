@@ -28,6 +28,8 @@ pub(crate) struct Job {
     /// False for warm-up requests, which are never counted.
     pub measured: bool,
     pub deadline: Instant,
+    /// The request kind of a mix (0 without one).
+    pub kind: u16,
 }
 
 /// What an I/O step concluded.
@@ -51,6 +53,14 @@ pub(crate) struct Wire {
 }
 
 impl Wire {
+    /// A wire holding nothing yet: a mix writes each request into it.
+    pub fn empty() -> Wire {
+        Wire {
+            len: 0,
+            batch: Vec::new(),
+        }
+    }
+
     /// Copies enough for `depth` requests, but no more than about 64 KiB
     /// (a large body is written a copy at a time).
     pub fn new(request: &[u8], depth: usize) -> Wire {
@@ -112,6 +122,11 @@ impl Conn {
             registered: false,
             listed: false,
         }
+    }
+
+    /// Whether the next response answers a HEAD request (a mix's kind).
+    pub fn set_head_request(&mut self, is_head: bool) {
+        self.reader.set_head_request(is_head);
     }
 
     /// Why the last whole response failed the expectations, if it did.

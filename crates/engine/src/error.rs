@@ -24,6 +24,10 @@ pub enum PlanField {
     Timeout,
     /// The HTTP/1.1 pipeline depth.
     Pipeline,
+    /// The mix of request kinds.
+    Mix,
+    /// The arrival process of an open loop.
+    Arrival,
 }
 
 impl PlanField {
@@ -41,6 +45,8 @@ impl PlanField {
             PlanField::Cpus => "cpus",
             PlanField::Timeout => "timeout",
             PlanField::Pipeline => "pipeline",
+            PlanField::Mix => "mix",
+            PlanField::Arrival => "arrival",
         }
     }
 }

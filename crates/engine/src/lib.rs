@@ -11,22 +11,30 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod affinity;
+pub mod arrival;
 mod error;
 pub mod expect;
+pub mod mix;
 pub mod plan;
 pub mod report;
+pub mod seed;
 pub mod shard;
+pub mod template;
 pub mod threshold;
 pub mod units;
 pub mod workload;
 
+pub use arrival::Arrival;
 pub use error::{EngineError, PlanError, PlanField};
+pub use mix::{Mix, MixError, RequestKind};
+pub use template::{Template, TemplateError};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
 pub use plan::{
     check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
 };
 pub use report::{
-    ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
+    ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RouteSummary, RunClock,
+    Second, Summary,
 };
 pub use shard::{Shard, ShardError};
 pub use threshold::{Threshold, ThresholdError};
@@ -40,6 +48,7 @@ mod pacer;
 mod props;
 mod request;
 mod response;
+mod routes;
 mod stats;
 mod stop;
 mod summary;
@@ -63,6 +72,9 @@ const SPARE_FDS: u64 = 32;
 pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     check_fd_limit(plan.load().max_connections() as u64)?;
     let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
+    let mix = plan
+        .mix()
+        .map(|m| mix::EncodedMix::new(m, plan.endpoint(), plan.keepalive()));
     let threads = plan.effective_threads();
     let late_by = wait_for_start(plan.start_at(), control);
     let (t0, wall_t0) = (Instant::now(), SystemTime::now());
@@ -83,6 +95,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         control,
         expect: plan.expect(),
         exact_seconds: plan.interval_histograms(),
+        mix: mix.as_ref(),
     };
     let deadline = plan.stop().duration.map(|d| measure_start + d);
     let (outcomes, cpu) = std::thread::scope(|scope| {
@@ -130,9 +143,19 @@ fn run_thread(
     let conns = StopRule::share(plan.load().max_connections() as u64, i, threads) as usize;
     let budget = plan.stop().requests.map(|n| StopRule::share(n, i, threads));
     let phase = plan.shard().phase();
-    let pacer = pacer::Pacer::new(plan.load(), plan.warmup(), setup.t0, (i, threads), phase);
+    let stream = |s| seed::rng(plan.seed(), plan.shard(), i, s);
+    let arrivals = (plan.arrival() == Arrival::Poisson).then(|| stream(seed::Stream::Arrivals));
+    let pacer = pacer::Pacer::new(
+        plan.load(),
+        plan.warmup(),
+        setup.t0,
+        (i, threads),
+        phase,
+        arrivals,
+    );
     let stop = StopRule::new(budget, deadline);
-    let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?;
+    let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?
+        .with_mix(stream(seed::Stream::Requests));
     Ok(worker.run())
 }
 

@@ -8,11 +8,14 @@
 //! whole workload (what every shard agrees on) and runs its share of it, from
 //! a wall-clock instant all shards share ([`PlanBuilder::start_at`]).
 
+use crate::arrival::Arrival;
 use crate::error::{PlanError, PlanField};
 use crate::expect::Expect;
+use crate::mix::Mix;
 use crate::shard::Shard;
 use crate::workload::Workload;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// The server to load: a socket address (loopback unless allowed otherwise
@@ -116,6 +119,11 @@ pub struct Plan {
     keepalive: bool,
     pipeline: usize,
     expect: Expect,
+    /// Several request kinds drawn by weight, instead of `request`.
+    mix: Option<Arc<Mix>>,
+    /// The seed of every random draw (kinds, path ranges, Poisson gaps).
+    seed: u64,
+    arrival: Arrival,
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -147,6 +155,9 @@ impl Plan {
             keepalive: true,
             pipeline: 1,
             expect: Expect::default(),
+            mix: None,
+            seed: crate::seed::random_seed(),
+            arrival: Arrival::Uniform,
         })
     }
 
@@ -209,6 +220,20 @@ impl Plan {
     /// What every response must look like; the default checks nothing.
     pub fn expect(&self) -> &Expect {
         &self.expect
+    }
+
+    /// The request kinds drawn by weight, when the plan has a mix (then
+    /// [`Plan::request`] is unused).
+    pub fn mix(&self) -> Option<&Mix> {
+        self.mix.as_deref()
+    }
+    /// The seed of the run's random draws (the same seed, the same draws).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// How an open loop's requests arrive.
+    pub fn arrival(&self) -> Arrival {
+        self.arrival
     }
 
     /// The worker threads actually used: never more than the connections.
@@ -307,6 +332,21 @@ impl PlanBuilder {
         self.0.expect = expect;
         self
     }
+    /// Sends a mix of request kinds (the endpoint's path is then unused).
+    pub fn mix(mut self, mix: Option<Mix>) -> Self {
+        self.0.mix = mix.map(Arc::new);
+        self
+    }
+    /// The seed of the random draws; a plan has a random one until set.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.0.seed = seed;
+        self
+    }
+    /// The arrival process of an open loop (uniform by default).
+    pub fn arrival(mut self, arrival: Arrival) -> Self {
+        self.0.arrival = arrival;
+        self
+    }
 
     /// Checks the rules that are not the workload's own (those were checked
     /// when it was made): the shard's split, threads, CPUs, timeout and
@@ -324,6 +364,18 @@ impl PlanBuilder {
             ));
         }
         check_pipeline(plan.pipeline, plan.keepalive)?;
+        if plan.mix.is_some() && plan.pipeline > 1 {
+            return Err(PlanError::invalid(
+                PlanField::Mix,
+                "a mix sends one request at a time on each connection: it cannot be pipelined",
+            ));
+        }
+        if plan.arrival == Arrival::Poisson && !plan.workload.load().is_open_loop() {
+            return Err(PlanError::invalid(
+                PlanField::Arrival,
+                "Poisson arrivals need an arrival rate (an open loop)",
+            ));
+        }
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::invalid(
@@ -404,6 +456,14 @@ mod tests {
         assert_eq!(plan.stop().requests, Some(10));
         let e = Endpoint::parse("http://10.0.0.1/").unwrap_err();
         assert_eq!(e.field(), PlanField::Url);
+        assert_eq!(field(b().arrival(Arrival::Poisson)), PlanField::Arrival);
+        let mix = crate::Mix::new(vec![crate::RequestKind {
+            name: "a".into(),
+            weight: 1,
+            path: crate::Template::parse("/").unwrap(),
+            request: RequestSpec::default(),
+        }]);
+        assert_eq!(field(b().mix(mix.ok()).pipeline(2)), PlanField::Mix);
     }
 
     #[test]

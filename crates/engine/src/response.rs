@@ -108,6 +108,12 @@ impl ResponseReader {
         }
     }
 
+    /// Whether the next response answers a HEAD request (a mix's kinds may
+    /// differ; a single request sets it once, in `new`).
+    pub fn set_head_request(&mut self, is_head_request: bool) {
+        self.no_body = is_head_request;
+    }
+
     /// Why the last whole response failed its expectations, if it did.
     pub fn mismatch(&self) -> Option<crate::expect::Mismatch> {
         self.check.as_ref().and_then(Checker::mismatch)

@@ -52,6 +52,7 @@ fn merge(plan: &Plan, measure_start: Instant, outcomes: Vec<Outcome>) -> Recorde
             plan.load().is_open_loop(),
             measure_start,
             plan.interval_histograms(),
+            plan.mix().map_or(0, |m| m.kinds().len()),
         )
     });
     for other in recorders {
@@ -73,7 +74,9 @@ fn summarize(
     Summary {
         mode: plan.load().mode_name().to_string(),
         url: plan.endpoint().url.clone(),
-        method: if plan.request().method.is_empty() {
+        method: if plan.mix().is_some() {
+            "mix".into()
+        } else if plan.request().method.is_empty() {
             "GET".into()
         } else {
             plan.request().method.clone()
@@ -101,6 +104,9 @@ fn summarize(
         lag: lag_summary(rec),
         first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
         generator: generator_usage(cpu, secs, threads, rec.counts.sent),
+        arrival: plan.load().is_open_loop().then(|| plan.arrival()),
+        seed: Some(plan.seed()),
+        routes: crate::routes::summaries(plan.mix(), &rec.routes),
     }
 }
 

@@ -5,12 +5,15 @@
 //! When the run has expectations, each connection's reader checks its
 //! responses as they stream in and a failed one is recorded as a mismatch.
 //! The requests in flight on each connection (one, or up to the pipeline
-//! depth) are kept by the `flight` part of the worker.
+//! depth) are kept by the `flight` part of the worker. With a mix, each
+//! request's kind is drawn as it is taken and its bytes written into its
+//! connection's own reusable wire (the `mixed` part).
 
 use crate::checker::Checker;
 use crate::conn::{Conn, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
+use crate::mix::EncodedMix;
 use crate::pacer::Pacer;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
@@ -21,6 +24,8 @@ use std::time::{Duration, Instant};
 
 #[path = "flight.rs"]
 mod flight;
+#[path = "mixed.rs"]
+mod mixed;
 
 const READ_BUF: usize = 64 * 1024;
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -46,6 +51,8 @@ pub(crate) struct Setup<'a> {
     pub expect: &'a Expect,
     /// Keep exact per-second histograms (for an interval log).
     pub exact_seconds: bool,
+    /// The request kinds to draw from, instead of `wire` (depth 1 only).
+    pub mix: Option<&'a EncodedMix>,
 }
 
 /// A worker's result.
@@ -75,12 +82,14 @@ pub(crate) struct Worker<'a> {
     poller: Poller,
     rec: Recorder,
     buf: Box<[u8]>,
+    /// A mix's generator and each connection's request (None: `setup.wire`).
+    mix: Option<mixed::Mixed<'a>>,
 }
 
 impl<'a> Worker<'a> {
     pub fn new(
         setup: &'a Setup<'a>,
-        pacer: Pacer,
+        mut pacer: Pacer,
         stop: StopRule,
         open_loop: bool,
         conns: usize,
@@ -105,8 +114,14 @@ impl<'a> Worker<'a> {
             first_measured,
             in_flight: 0,
             poller: Poller::new(conns)?,
-            rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds),
+            rec: Recorder::new(
+                open_loop,
+                setup.measure_start,
+                setup.exact_seconds,
+                setup.mix.map_or(0, |m| m.kinds.len()),
+            ),
             buf: vec![0; READ_BUF].into_boxed_slice(),
+            mix: None,
         })
     }
 
@@ -229,7 +244,8 @@ impl<'a> Worker<'a> {
             return;
         }
         if events & WRITABLE != 0 && self.conns[idx].wants_write() {
-            if let Step::Failed(class) = self.conns[idx].write(&self.setup.wire) {
+            let wire = mixed::wire(self.setup, &self.mix, idx);
+            if let Step::Failed(class) = self.conns[idx].write(wire) {
                 return self.fail_all(idx, class, Instant::now());
             }
         }
