@@ -36,7 +36,9 @@ impl Arrival {
         match s.trim().to_ascii_lowercase().as_str() {
             "uniform" => Ok(Arrival::Uniform),
             "poisson" => Ok(Arrival::Poisson),
-            _ => Err(format!("'{s}' is not an arrival process: use uniform or poisson")),
+            _ => Err(format!(
+                "'{s}' is not an arrival process: use uniform or poisson"
+            )),
         }
     }
 }

@@ -26,9 +26,8 @@ pub mod workload;
 
 pub use arrival::Arrival;
 pub use error::{EngineError, PlanError, PlanField};
-pub use mix::{Mix, MixError, RequestKind};
-pub use template::{Template, TemplateError};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
+pub use mix::{Mix, MixError, RequestKind};
 pub use plan::{
     check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
 };
@@ -37,6 +36,7 @@ pub use report::{
     Second, Summary,
 };
 pub use shard::{Shard, ShardError};
+pub use template::{Template, TemplateError};
 pub use threshold::{Threshold, ThresholdError};
 pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 

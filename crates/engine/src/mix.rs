@@ -60,11 +60,17 @@ impl Mix {
                 key,
                 reason,
             };
-            let name_ok = k.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b));
+            let name_ok = k
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b));
             if k.name.is_empty() || !name_ok {
                 return Err(bad(
                     "name",
-                    format!("'{}' is not a name: use letters, digits, '_' or '-'", k.name),
+                    format!(
+                        "'{}' is not a name: use letters, digits, '_' or '-'",
+                        k.name
+                    ),
                 ));
             }
             if kinds[..i].iter().any(|o| o.name == k.name) {
@@ -129,7 +135,11 @@ impl EncodedMix {
                     ..endpoint.clone()
                 };
                 let encoded = crate::request::encode(&bare, &k.request, keepalive);
-                let cut = encoded.bytes.iter().position(|&b| b == b' ').map_or(0, |p| p + 1);
+                let cut = encoded
+                    .bytes
+                    .iter()
+                    .position(|&b| b == b' ')
+                    .map_or(0, |p| p + 1);
                 EncodedKind {
                     before: encoded.bytes[..cut].to_vec(),
                     path: k.path.clone(),

@@ -26,7 +26,9 @@ fn schedule(poisson: bool, threads: usize, seed: u64) -> Vec<f64> {
             let at = p.intended(k).map(|t| t.duration_since(t0).as_secs_f64());
             all.push(at.unwrap_or(f64::NAN));
         }
-        assert!(p.intended(due).is_none_or(|t| t > t0 + Duration::from_secs(SECS)));
+        assert!(p
+            .intended(due)
+            .is_none_or(|t| t > t0 + Duration::from_secs(SECS)));
     }
     all.sort_by(f64::total_cmp);
     all

@@ -181,13 +181,7 @@ impl Recorder {
     /// mismatch, never completed or ok. Its status is still counted in the
     /// status map, which says what the server answered. `details` is only
     /// built for the thread's first mismatch.
-    pub fn mismatched(
-        &mut self,
-        kind: u16,
-        status: u16,
-        details: Option<Mismatch>,
-        now: Instant,
-    ) {
+    pub fn mismatched(&mut self, kind: u16, status: u16, details: Option<Mismatch>, now: Instant) {
         self.status[usize::from(status).min(999)] += 1;
         self.failed(kind, ErrorClass::Mismatch, now);
         if let Some(m) = details.filter(|_| self.first_mismatch.is_none()) {

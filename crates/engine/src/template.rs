@@ -163,7 +163,10 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..2000 {
             let s = expand(&t, seed);
-            let q = s["/queries?queries=".len()..].split('&').next().unwrap_or("");
+            let q = s["/queries?queries=".len()..]
+                .split('&')
+                .next()
+                .unwrap_or("");
             let q: u64 = q.parse().unwrap();
             assert!((1..=20).contains(&q), "{s}");
             assert!(s.ends_with("&x=0"), "{s}");
