@@ -242,6 +242,12 @@ fn summary(
                 .sum(),
         }),
         first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
+        // Shards share the seed (each draws from its own stream of it) and
+        // the arrival process. A mix's per-kind latency is not in the
+        // interval logs, so a merged load has no routes.
+        arrival: s.first().and_then(|x| x.arrival),
+        seed: s.first().and_then(|x| x.seed),
+        routes: Vec::new(),
         generator: GeneratorUsage {
             cpu_seconds,
             cpu_utilization: if thread_seconds > 0.0 {

@@ -80,6 +80,9 @@ fn summary(rps: f64) -> Summary {
         lag: None,
         first_mismatch: None,
         generator: Default::default(),
+        arrival: None,
+        seed: None,
+        routes: Vec::new(),
     }
 }
 
