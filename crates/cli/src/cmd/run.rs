@@ -58,6 +58,18 @@ pub struct Args {
     /// No progress bar or progress lines.
     #[arg(long)]
     quiet: bool,
+    /// Before each level, wait up to DURATION (default 60s) until other
+    /// processes leave the server's and the generator's CPUs quiet; a level
+    /// that still comes out disturbed is measured once more.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "60s",
+        value_parser = crate::units::parse_duration
+    )]
+    wait_quiet: Option<std::time::Duration>,
     #[command(flatten)]
     lock: crate::lock::LockArgs,
 }
@@ -172,6 +184,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         db: a.db.clone(),
         only: a.targets,
         repo_dir: std::env::current_dir()?,
+        wait_quiet: a.wait_quiet,
     };
     let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
     view.finish();
