@@ -96,7 +96,7 @@ impl Worker<'_> {
     /// alike and a failed write fails the requests it did not write.
     pub(super) fn fail_all(&mut self, idx: usize, cause: ErrorClass, now: Instant) {
         let conn = &mut self.conns[idx];
-        let (jobs, written) = conn.drain(super::mixed::wire(self.setup, &self.mix, idx).len);
+        let (jobs, written) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
         conn.close();
         self.in_flight -= jobs.len();
         for (i, job) in jobs.iter().enumerate() {
@@ -180,7 +180,7 @@ impl Worker<'_> {
             kind,
         };
         self.in_flight += 1;
-        let len = super::mixed::wire(self.setup, &self.mix, idx).len;
+        let len = super::wire_of(self.setup, &self.mix, idx).len;
         self.conns[idx].push(job, len);
         true
     }
@@ -193,7 +193,7 @@ impl Worker<'_> {
                 return Step::Failed(class);
             }
         }
-        let step = conn.write(super::mixed::wire(self.setup, &self.mix, idx));
+        let step = conn.write(super::wire_of(self.setup, &self.mix, idx));
         self.register(idx);
         step
     }
@@ -223,7 +223,7 @@ impl Worker<'_> {
     /// The deadline passed: every measured request in flight is cut.
     pub(super) fn cut_in_flight(&mut self) {
         for (idx, conn) in self.conns.iter_mut().enumerate() {
-            let (jobs, _) = conn.drain(super::mixed::wire(self.setup, &self.mix, idx).len);
+            let (jobs, _) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
             for job in jobs.iter().filter(|j| j.measured) {
                 self.rec.cut(job.kind);
             }

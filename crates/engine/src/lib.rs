@@ -43,12 +43,13 @@ pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 mod checker;
 mod conn;
 mod control;
+mod mixed;
 mod pacer;
 #[cfg(test)]
 mod props;
 mod request;
+mod request_spec;
 mod response;
-mod routes;
 mod stats;
 mod stop;
 mod summary;
@@ -74,7 +75,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
     let mix = plan
         .mix()
-        .map(|m| mix::EncodedMix::new(m, plan.endpoint(), plan.keepalive()));
+        .map(|m| request::EncodedMix::new(m, plan.endpoint(), plan.keepalive()));
     let threads = plan.effective_threads();
     let late_by = wait_for_start(plan.start_at(), control);
     let (t0, wall_t0) = (Instant::now(), SystemTime::now());

@@ -1,13 +1,12 @@
-//! A mix in the worker: each request taken draws its kind from the
-//! worker's seeded generator and is written into its connection's own
-//! [`Wire`] (reused, so no request allocates once each has grown to its
-//! longest). A mix is never pipelined (the plan refuses it), so a
-//! connection's wire holds exactly its one request in flight. Without a
-//! mix every connection shares the setup's wire and the draw is a no-op.
+//! A mix in a worker: each request taken draws its kind from the worker's
+//! seeded generator and is written into its connection's own [`Wire`]
+//! (reused, so no request allocates once each has grown to its longest). A
+//! mix is never pipelined (the plan refuses it), so a connection's wire
+//! holds exactly its one request in flight. Without a mix the worker has no
+//! `Mixed` and every connection shares the run's one wire.
 
-use super::{Setup, Worker};
 use crate::conn::Wire;
-use crate::mix::EncodedMix;
+use crate::request::EncodedMix;
 
 /// A worker's mix: the kinds, its generator, and one wire per connection.
 #[derive(Debug)]
@@ -17,38 +16,30 @@ pub(crate) struct Mixed<'a> {
     wires: Vec<Wire>,
 }
 
-/// The bytes connection `idx` writes.
-pub(super) fn wire<'w>(setup: &'w Setup<'_>, mix: &'w Option<Mixed<'_>>, idx: usize) -> &'w Wire {
-    match mix {
-        Some(m) => &m.wires[idx],
-        None => &setup.wire,
-    }
-}
-
-impl Worker<'_> {
-    /// Draws from `rng` (the worker's request stream) when the setup has a mix.
-    pub fn with_mix(mut self, rng: fastrand::Rng) -> Self {
-        if let Some(kinds) = self.setup.mix {
-            self.mix = Some(Mixed {
-                kinds,
-                rng,
-                wires: self.conns.iter().map(|_| Wire::empty()).collect(),
-            });
+impl<'a> Mixed<'a> {
+    /// Draws from `rng` (the worker's request stream) for `conns` connections.
+    pub fn new(kinds: &'a EncodedMix, rng: fastrand::Rng, conns: usize) -> Mixed<'a> {
+        Mixed {
+            kinds,
+            rng,
+            wires: (0..conns).map(|_| Wire::empty()).collect(),
         }
-        self
     }
 
-    /// The kind of the request about to be queued on connection `idx`,
-    /// its bytes written into the connection's wire; 0 without a mix.
-    pub(super) fn draw(&mut self, idx: usize) -> u16 {
-        let Some(m) = &mut self.mix else { return 0 };
-        let kind = m.kinds.draw(&mut m.rng);
-        let encoded = &m.kinds.kinds[kind];
-        let wire = &mut m.wires[idx];
-        encoded.write(&mut wire.batch, &mut m.rng);
+    /// The bytes connection `idx` writes.
+    pub fn wire(&self, idx: usize) -> &Wire {
+        &self.wires[idx]
+    }
+
+    /// Draws the kind of connection `idx`'s next request and writes the
+    /// request into its wire. Returns the kind and whether it is a HEAD.
+    pub fn draw(&mut self, idx: usize) -> (u16, bool) {
+        let kind = self.kinds.draw(&mut self.rng);
+        let encoded = &self.kinds.kinds[kind];
+        let wire = &mut self.wires[idx];
+        encoded.write(&mut wire.batch, &mut self.rng);
         wire.len = wire.batch.len();
-        self.conns[idx].set_head_request(encoded.is_head);
-        // At most MAX_KINDS kinds, so the index fits.
-        kind as u16
+        // A mix has at most MAX_KINDS kinds, so the index fits.
+        (kind as u16, encoded.is_head)
     }
 }

@@ -90,15 +90,7 @@ fn printable(url: &str) -> String {
         .collect()
 }
 
-/// What every request looks like. Encoded once into bytes before the run.
-#[derive(Debug, Clone, Default)]
-pub struct RequestSpec {
-    pub method: String,
-    /// Extra headers, in order. `Host`, `Content-Length` and `Connection`
-    /// are added by the engine unless given here.
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
+pub use crate::request_spec::RequestSpec;
 
 /// A complete, validated load run. Built only by [`PlanBuilder::build`].
 #[derive(Debug, Clone)]

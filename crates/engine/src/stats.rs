@@ -3,10 +3,11 @@
 //! into the run's [`LoadReport`](crate::LoadReport). The per-second
 //! timeline keeps coarse histograms, or exact ones (the same precision as
 //! the run's, so that the seconds add up to it) when an interval log wants them.
+//! A mix's kinds each get their own counts and histogram ([`RouteStats`])
+//! beside the totals, kept by the same calls.
 
 use crate::expect::Mismatch;
 use crate::report::{ErrorCounts, RequestCounts, Second};
-use crate::routes::RouteStats;
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
 
@@ -262,6 +263,48 @@ impl Recorder {
                 None => Second::new(i as u32, 0, 0, &Slot::new(false).latency),
             })
             .collect()
+    }
+}
+
+/// One kind's measurements in one thread.
+#[derive(Debug, Clone)]
+pub(crate) struct RouteStats {
+    pub counts: RequestCounts,
+    pub errors: ErrorCounts,
+    /// Latency in microseconds, as the run's (corrected in open loop).
+    pub latency: Histogram<u64>,
+}
+
+impl RouteStats {
+    pub fn new() -> RouteStats {
+        RouteStats {
+            counts: RequestCounts::default(),
+            errors: ErrorCounts::default(),
+            latency: latency_histogram(),
+        }
+    }
+
+    pub fn completed(&mut self, status: u16, corrected_us: u64) {
+        self.counts.completed += 1;
+        if (200..400).contains(&status) {
+            self.counts.ok += 1;
+        }
+        self.latency.saturating_record(corrected_us);
+    }
+
+    pub fn failed(&mut self, class: ErrorClass) {
+        self.errors.count(class);
+    }
+
+    pub fn merge(&mut self, other: &RouteStats) {
+        let c = &mut self.counts;
+        c.sent += other.counts.sent;
+        c.completed += other.counts.completed;
+        c.ok += other.counts.ok;
+        c.cut += other.counts.cut;
+        self.errors.add(&other.errors);
+        // Both share the same bounds, so adding cannot fail.
+        let _ = self.latency.add(&other.latency);
     }
 }
 

@@ -1,10 +1,13 @@
 //! Merges the workers' recorders into the run's [`LoadReport`]: counts,
-//! percentiles, the per-second timeline and the generator's own CPU cost.
+//! percentiles, the per-second timeline, the generator's own CPU cost and
+//! a mix's per-kind routes.
 
+use crate::mix::Mix;
+use crate::report::RouteSummary;
 use crate::report::{
     GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Summary,
 };
-use crate::stats::Recorder;
+use crate::stats::{Recorder, RouteStats};
 use crate::worker::Outcome;
 use crate::{Load, Plan};
 use std::collections::BTreeMap;
@@ -106,7 +109,7 @@ fn summarize(
         generator: generator_usage(cpu, secs, threads, rec.counts.sent),
         arrival: plan.load().is_open_loop().then(|| plan.arrival()),
         seed: Some(plan.seed()),
-        routes: crate::routes::summaries(plan.mix(), &rec.routes),
+        routes: route_summaries(plan.mix(), &rec.routes),
     }
 }
 
@@ -147,5 +150,27 @@ fn status_map(counts: &[u64]) -> BTreeMap<String, u64> {
         .enumerate()
         .filter(|(_, &n)| n > 0)
         .map(|(code, &n)| (code.to_string(), n))
+        .collect()
+}
+
+/// The routes of a report: one per kind of `mix`, in the mix's order
+/// (`stats` is empty when nothing was recorded).
+fn route_summaries(mix: Option<&Mix>, stats: &[RouteStats]) -> Vec<RouteSummary> {
+    let Some(mix) = mix else { return Vec::new() };
+    let empty = RouteStats::new();
+    mix.kinds()
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let s = stats.get(i).unwrap_or(&empty);
+            RouteSummary {
+                name: kind.name.clone(),
+                weight: kind.weight,
+                path: kind.path.to_string(),
+                requests: s.counts.clone(),
+                errors: s.errors.clone(),
+                latency_ms: LatencySummary::from_histogram(&s.latency),
+            }
+        })
         .collect()
 }

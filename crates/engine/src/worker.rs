@@ -13,8 +13,9 @@ use crate::checker::Checker;
 use crate::conn::{Conn, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
-use crate::mix::EncodedMix;
+use crate::mixed::Mixed;
 use crate::pacer::Pacer;
+use crate::request::EncodedMix;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
@@ -24,8 +25,6 @@ use std::time::{Duration, Instant};
 
 #[path = "flight.rs"]
 mod flight;
-#[path = "mixed.rs"]
-mod mixed;
 
 const READ_BUF: usize = 64 * 1024;
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -83,7 +82,7 @@ pub(crate) struct Worker<'a> {
     rec: Recorder,
     buf: Box<[u8]>,
     /// A mix's generator and each connection's request (None: `setup.wire`).
-    mix: Option<mixed::Mixed<'a>>,
+    mix: Option<Mixed<'a>>,
 }
 
 impl<'a> Worker<'a> {
@@ -244,7 +243,7 @@ impl<'a> Worker<'a> {
             return;
         }
         if events & WRITABLE != 0 && self.conns[idx].wants_write() {
-            let wire = mixed::wire(self.setup, &self.mix, idx);
+            let wire = wire_of(self.setup, &self.mix, idx);
             if let Step::Failed(class) = self.conns[idx].write(wire) {
                 return self.fail_all(idx, class, Instant::now());
             }
@@ -254,8 +253,31 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Draws from `rng` (the worker's request stream) when the setup has a mix.
+    pub fn with_mix(mut self, rng: fastrand::Rng) -> Self {
+        self.mix = self.setup.mix.map(|m| Mixed::new(m, rng, self.conns.len()));
+        self
+    }
+
+    /// The kind of the request about to be queued on connection `idx`,
+    /// written into the connection's wire; 0 without a mix.
+    fn draw(&mut self, idx: usize) -> u16 {
+        let Some(m) = &mut self.mix else { return 0 };
+        let (kind, is_head) = m.draw(idx);
+        self.conns[idx].set_head_request(is_head);
+        kind
+    }
+
     fn flush_progress(&mut self) {
         let (completed, errors) = self.rec.take_progress();
         self.setup.control.add(completed, errors);
+    }
+}
+
+/// The bytes connection `idx` writes: its own with a mix, else the run's.
+fn wire_of<'w>(setup: &'w Setup<'_>, mix: &'w Option<Mixed<'_>>, idx: usize) -> &'w Wire {
+    match mix {
+        Some(m) => m.wire(idx),
+        None => &setup.wire,
     }
 }
