@@ -9,7 +9,7 @@
 //! (see [`Conn::read`] and [`Conn::read_more`]).
 
 use crate::checker::Checker;
-use crate::expect::Mismatch;
+use crate::expect::{Expect, Mismatch};
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
 use socket2::{Domain, Protocol, Socket, Type};
@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A request on the wire.
@@ -124,9 +125,9 @@ impl Conn {
         }
     }
 
-    /// Whether the next response answers a HEAD request (a mix's kind).
-    pub fn set_head_request(&mut self, is_head: bool) {
-        self.reader.set_head_request(is_head);
+    /// Prepares for the response to a mix's kind (see `ResponseReader::prepare`).
+    pub fn prepare(&mut self, is_head: bool, expect: &Arc<Expect>) {
+        self.reader.prepare(is_head, expect);
     }
 
     /// Why the last whole response failed the expectations, if it did.

@@ -75,7 +75,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
     let mix = plan
         .mix()
-        .map(|m| request::EncodedMix::new(m, plan.endpoint(), plan.keepalive()));
+        .map(|m| request::EncodedMix::new(m, plan.endpoint(), plan.keepalive(), plan.expect()));
     let threads = plan.effective_threads();
     let late_by = wait_for_start(plan.start_at(), control);
     let (t0, wall_t0) = (Instant::now(), SystemTime::now());

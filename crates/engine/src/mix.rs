@@ -7,6 +7,7 @@
 //! (`crate::request`), so a send only copies bytes and writes the drawn
 //! integers.
 
+use crate::expect::Expect;
 use crate::request_spec::RequestSpec;
 use crate::template::Template;
 
@@ -21,6 +22,9 @@ pub struct RequestKind {
     pub path: Template,
     /// Method, headers and body (an empty method is GET).
     pub request: RequestSpec,
+    /// What this kind's responses must look like; None: the run's
+    /// expectations (`Plan::expect`).
+    pub expect: Option<Expect>,
 }
 
 /// A validated mix: made only by [`Mix::new`].
@@ -104,6 +108,7 @@ mod tests {
             weight,
             path: Template::parse(path).unwrap(),
             request: RequestSpec::default(),
+            expect: None,
         }
     }
 

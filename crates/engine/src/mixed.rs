@@ -6,7 +6,7 @@
 //! `Mixed` and every connection shares the run's one wire.
 
 use crate::conn::Wire;
-use crate::request::EncodedMix;
+use crate::request::{EncodedKind, EncodedMix};
 
 /// A worker's mix: the kinds, its generator, and one wire per connection.
 #[derive(Debug)]
@@ -32,14 +32,14 @@ impl<'a> Mixed<'a> {
     }
 
     /// Draws the kind of connection `idx`'s next request and writes the
-    /// request into its wire. Returns the kind and whether it is a HEAD.
-    pub fn draw(&mut self, idx: usize) -> (u16, bool) {
+    /// request into its wire. Returns the kind's index and encoding.
+    pub fn draw(&mut self, idx: usize) -> (u16, &EncodedKind) {
         let kind = self.kinds.draw(&mut self.rng);
         let encoded = &self.kinds.kinds[kind];
         let wire = &mut self.wires[idx];
         encoded.write(&mut wire.batch, &mut self.rng);
         wire.len = wire.batch.len();
         // A mix has at most MAX_KINDS kinds, so the index fits.
-        (kind as u16, encoded.is_head)
+        (kind as u16, encoded)
     }
 }

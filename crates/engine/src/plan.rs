@@ -454,6 +454,7 @@ mod tests {
             weight: 1,
             path: crate::Template::parse("/").unwrap(),
             request: RequestSpec::default(),
+            expect: None,
         }]);
         assert_eq!(field(b().mix(mix.ok()).pipeline(2)), PlanField::Mix);
     }

@@ -2,10 +2,12 @@
 //! writes a ready byte slice; a mix's kinds are encoded once each around
 //! their path, which a send expands into a reusable buffer.
 
+use crate::expect::Expect;
 use crate::mix::Mix;
 use crate::plan::Endpoint;
 use crate::request_spec::RequestSpec;
 use crate::template::Template;
+use std::sync::Arc;
 
 /// The encoded request plus what the parser must know about it.
 #[derive(Debug, Clone)]
@@ -23,6 +25,8 @@ pub(crate) struct EncodedKind {
     path: Template,
     after: Vec<u8>,
     pub is_head: bool,
+    /// The kind's expectations, or the run's.
+    pub expect: Arc<Expect>,
 }
 
 impl EncodedKind {
@@ -45,7 +49,9 @@ pub(crate) struct EncodedMix {
 }
 
 impl EncodedMix {
-    pub fn new(mix: &Mix, endpoint: &Endpoint, keepalive: bool) -> EncodedMix {
+    /// `expect`: the run's expectations, for the kinds that have none.
+    pub fn new(mix: &Mix, endpoint: &Endpoint, keepalive: bool, expect: &Expect) -> EncodedMix {
+        let run_expect = Arc::new(expect.clone());
         let kinds = mix
             .kinds()
             .iter()
@@ -56,7 +62,7 @@ impl EncodedMix {
                     path: String::new(),
                     ..endpoint.clone()
                 };
-                let encoded = crate::request::encode(&bare, &k.request, keepalive);
+                let encoded = encode(&bare, &k.request, keepalive);
                 let cut = encoded
                     .bytes
                     .iter()
@@ -67,6 +73,10 @@ impl EncodedMix {
                     path: k.path.clone(),
                     after: encoded.bytes[cut..].to_vec(),
                     is_head: encoded.is_head,
+                    expect: k
+                        .expect
+                        .as_ref()
+                        .map_or_else(|| run_expect.clone(), |e| Arc::new(e.clone())),
                 }
             })
             .collect();
@@ -134,6 +144,7 @@ mod tests {
             weight,
             path: Template::parse(path).unwrap(),
             request: RequestSpec::default(),
+            expect: None,
         }
     }
 
@@ -144,7 +155,7 @@ mod tests {
         post.request.body = b"x".to_vec();
         let mix = Mix::new(vec![kind("a", 3, "/a"), post]).unwrap();
         let endpoint = Endpoint::parse("http://127.0.0.1:9/").unwrap();
-        let enc = EncodedMix::new(&mix, &endpoint, true);
+        let enc = EncodedMix::new(&mix, &endpoint, true, &Expect::default());
         let mut rng = fastrand::Rng::with_seed(7);
         let mut out = Vec::new();
         enc.kinds[1].write(&mut out, &mut rng);

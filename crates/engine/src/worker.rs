@@ -263,8 +263,8 @@ impl<'a> Worker<'a> {
     /// written into the connection's wire; 0 without a mix.
     fn draw(&mut self, idx: usize) -> u16 {
         let Some(m) = &mut self.mix else { return 0 };
-        let (kind, is_head) = m.draw(idx);
-        self.conns[idx].set_head_request(is_head);
+        let (kind, encoded) = m.draw(idx);
+        self.conns[idx].prepare(encoded.is_head, &encoded.expect);
         kind
     }
 

@@ -32,6 +32,7 @@ fn kind(name: &str, weight: u32, method: &str, path: &str) -> RequestKind {
             },
             ..RequestSpec::default()
         },
+        expect: None,
     }
 }
 
@@ -190,4 +191,48 @@ fn a_poisson_open_loop_offers_its_rate() {
     let due = s.requests.sent + s.lag.as_ref().map_or(0, |l| l.unsent);
     assert!(due.abs_diff(2000) < 225, "{:?}", s.requests);
     assert!(server.requests() >= s.requests.completed);
+}
+
+/// A kind's own checks apply to its responses alone; the others keep the
+/// run's (none, or a body), whichever kind a connection carried before.
+#[test]
+fn a_kind_checks_its_own_responses() {
+    use shootout_engine::{BodyMatch, Expect, StatusMatch};
+    let server = TestServer::start(|_| Action::Reply(ok("fine")));
+    for run_expect in [
+        Expect::default(),
+        Expect {
+            body: Some(BodyMatch::Exact(b"fine".to_vec())),
+            ..Expect::default()
+        },
+    ] {
+        let mut kinds = vec![
+            kind("db", 60, "GET", "/db"),
+            kind("update", 40, "POST", "/updates"),
+        ];
+        kinds[1].expect = Some(Expect {
+            status: vec![StatusMatch::Code(201)],
+            ..Expect::default()
+        });
+        let workload = Workload::new(Load::Closed { connections: 4 }, requests(600)).unwrap();
+        let plan = Plan::builder(Endpoint::parse(&server.url("/")).unwrap(), workload)
+            .threads(2)
+            .mix(Some(Mix::new(kinds).unwrap()))
+            .expect(run_expect.clone())
+            .build()
+            .unwrap();
+        let s = shootout_engine::run(&plan, &Control::new())
+            .unwrap()
+            .summary;
+        assert_accounted(&s);
+        let (db, update) = (&s.routes[0], &s.routes[1]);
+        assert_eq!(
+            db.requests.completed, db.requests.sent,
+            "{run_expect:?}: {db:?}"
+        );
+        assert_eq!(update.errors.mismatch, update.requests.sent, "{update:?}");
+        assert_eq!(s.errors.mismatch, update.requests.sent);
+        let m = s.first_mismatch.unwrap();
+        assert_eq!(m.reason, "status 200, expected 201");
+    }
 }

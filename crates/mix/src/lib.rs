@@ -1,7 +1,9 @@
 //! The mix file of `shootout load --mix FILE`: the request kinds a load
 //! draws from by weight, each `[[request]]` with a `name`, a `weight`, a
 //! `method` (GET unless given), a `path` whose `{a..b}` ranges draw a
-//! uniform integer per request, `headers`, and a `body` or `body_file`.
+//! uniform integer per request, `headers`, a `body` or `body_file`, and
+//! its own response checks (`expect_status`, `expect_body`, `expect_type`,
+//! as the `--expect-*` flags, which check the kinds that have none).
 //! Parsing is strict (an unknown key is an error) and every error names the
 //! file, the line and the key ([`FileError`]). The rules of a mix itself
 //! (weights, names, templates) are the engine's ([`Mix::new`],
@@ -10,7 +12,7 @@
 
 use serde::Deserialize;
 use shootout_contract::located::{key_at, line_at, FileError};
-use shootout_engine::{Mix, RequestKind, RequestSpec, Template};
+use shootout_engine::{BodyMatch, Expect, Mix, RequestKind, RequestSpec, StatusMatch, Template};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
@@ -35,6 +37,17 @@ struct RawRequest {
     headers: BTreeMap<String, Spanned<String>>,
     body: Option<Spanned<String>>,
     body_file: Option<Spanned<String>>,
+    expect_status: Option<Spanned<Vec<StatusText>>>,
+    expect_body: Option<Spanned<String>>,
+    expect_type: Option<Spanned<String>>,
+}
+
+/// An allowed status as written: `200` or `"2xx"`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum StatusText {
+    Code(i64),
+    Text(String),
 }
 
 /// Reads and checks the mix file at `path`.
@@ -130,7 +143,41 @@ fn kind(at: &Locator<'_>, r: &RawRequest) -> Result<RequestKind, FileError> {
             headers,
             body,
         },
+        expect: expect(at, r)?,
     })
+}
+
+/// The kind's own checks; None when it has none (the run's then apply).
+fn expect(at: &Locator<'_>, r: &RawRequest) -> Result<Option<Expect>, FileError> {
+    if r.expect_status.is_none() && r.expect_body.is_none() && r.expect_type.is_none() {
+        return Ok(None);
+    }
+    let mut status = Vec::new();
+    if let Some(list) = &r.expect_status {
+        for s in list.get_ref() {
+            let text = match s {
+                StatusText::Code(c) => c.to_string(),
+                StatusText::Text(t) => t.clone(),
+            };
+            let parsed = StatusMatch::parse(&text);
+            status.push(parsed.map_err(|e| at.at(list, "expect_status", e))?);
+        }
+    }
+    let media_type = match &r.expect_type {
+        Some(t) => Some(
+            shootout_engine::expect::parse_media_type(t.get_ref())
+                .map_err(|e| at.at(t, "expect_type", e))?,
+        ),
+        None => None,
+    };
+    Ok(Some(Expect {
+        status,
+        media_type,
+        body: r
+            .expect_body
+            .as_ref()
+            .map(|b| BodyMatch::Exact(b.get_ref().as_bytes().to_vec())),
+    }))
 }
 
 /// Turns a byte span of the mix text into file:line:key errors.

@@ -43,6 +43,32 @@ fn a_good_file_gives_its_kinds_in_order() {
     );
     assert_eq!(mix.kinds()[1].path.ranges().collect::<Vec<_>>(), [(1, 20)]);
     assert_eq!(mix.kinds()[0].request.method, "GET");
+    assert_eq!(mix.kinds()[0].expect, None, "the run's checks apply");
+}
+
+#[test]
+fn a_kind_may_have_its_own_checks() {
+    let text = GOOD.replace(
+        "path = \"/db\"",
+        "path = \"/db\"\nexpect_status = [200, \"3xx\"]\nexpect_type = \"application/json\"\nexpect_body = \"{}\"",
+    );
+    let mix = parse(Path::new("m.toml"), &text).expect("parses");
+    let e = mix.kinds()[0].expect.clone().expect("its own");
+    assert_eq!(e.status, [StatusMatch::Code(200), StatusMatch::Class(3)]);
+    assert_eq!(e.media_type.as_deref(), Some("application/json"));
+    assert_eq!(e.body, Some(BodyMatch::Exact(b"{}".to_vec())));
+    let e = refused(&GOOD.replace("path = \"/db\"", "path = \"/db\"\nexpect_status = [20]"));
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (Some(6), Some("expect_status")),
+        "{e}"
+    );
+    let e = refused(&GOOD.replace("path = \"/db\"", "path = \"/db\"\nexpect_type = \"json\""));
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (Some(6), Some("expect_type")),
+        "{e}"
+    );
 }
 
 #[test]

@@ -145,7 +145,7 @@ pub struct ExpectArgs {
     #[arg(long = "expect-body-file", value_name = "FILE")]
     pub expect_body_file: Option<std::path::PathBuf>,
     /// Count a response whose Content-Type does not start with this (case-insensitive) as a mismatch, e.g. application/json.
-    #[arg(long = "expect-type", value_name = "MEDIA", value_parser = parse_media_type, allow_hyphen_values = true)]
+    #[arg(long = "expect-type", value_name = "MEDIA", value_parser = shootout_engine::expect::parse_media_type, allow_hyphen_values = true)]
     pub expect_type: Option<String>,
 }
 
@@ -386,18 +386,6 @@ pub fn expect(args: &ExpectArgs) -> anyhow::Result<Expect> {
         media_type: args.expect_type.clone(),
         body: body.map(BodyMatch::Exact),
     })
-}
-
-/// A media type (prefix) for --expect-type: `type/subtype`, visible ASCII.
-fn parse_media_type(s: &str) -> Result<String, String> {
-    let t = s.trim();
-    let visible = t.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
-    match t.split_once('/') {
-        Some((a, _)) if visible && !a.is_empty() => Ok(t.to_string()),
-        _ => Err(format!(
-            "'{s}' is not a media type such as text/plain or application/json"
-        )),
-    }
 }
 
 impl RequestArgs {
