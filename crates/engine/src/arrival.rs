@@ -126,8 +126,14 @@ impl Poisson {
     /// The position of ticket `k`: the worker asks in order (and the pacer
     /// for the first ticket not yet due), so this is a step or two of a walk.
     pub fn position(&mut self, k: u64) -> f64 {
-        if k == self.due.k {
-            return self.due.pos;
+        if k >= self.due.k {
+            // The first ticket not yet due, or (rounding) one just past it:
+            // a look ahead that moves neither cursor.
+            let mut ahead = self.due.clone();
+            while ahead.k < k {
+                ahead.advance();
+            }
+            return ahead.pos;
         }
         if k < self.taken.k {
             self.taken = self.start.clone();
@@ -161,6 +167,8 @@ mod tests {
         }
         assert_eq!(p.due_by(expected[49]), 50);
         assert_eq!(p.position(50), expected[50]);
+        assert_eq!(p.position(52), expected[52], "a look ahead");
+        assert_eq!(p.position(11), expected[11], "the taken walk was not moved");
         assert_eq!(p.position(10), expected[10]);
         assert_eq!(p.position(99), expected[99]);
         assert_eq!(p.position(3), expected[3], "a step back starts over");
