@@ -125,6 +125,10 @@ pub struct Sidecar {
     pub errors_per_second: Vec<u64>,
     /// The shard's own report.
     pub summary: Summary,
+    /// Over TLS: its handshake latency histogram as `[µs, count]` pairs
+    /// (absent over cleartext and in sidecars written before TLS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake_us: Option<Vec<[u64; 2]>>,
     /// Stopped by a signal before its planned end (false in sidecars
     /// written before this field).
     #[serde(default)]
@@ -144,6 +148,7 @@ impl Sidecar {
             hlog,
             errors_per_second: report.intervals.errors.clone(),
             summary: report.summary.clone(),
+            handshake_us: report.handshakes.as_ref().map(crate::tls::pairs),
             interrupted,
         }
     }
