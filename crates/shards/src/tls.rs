@@ -52,3 +52,58 @@ pub fn merge(
     }
     (Some(merged), Some(latency))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shootout_engine::Handshakes;
+
+    fn shard(done: u64, resumed: u64, values: &[u64]) -> (Summary, Vec<[u64; 2]>) {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for v in values {
+            h.record(*v).unwrap();
+        }
+        let json = serde_json::json!({
+            "mode": "closed", "url": "https://127.0.0.1:1/", "method": "GET",
+            "connections": 1, "threads": 1, "keepalive": true, "rate": null,
+            "duration_s": 1.0, "rps": 1.0,
+            "requests": {"sent": 0, "completed": 0, "ok": 0, "cut": 0},
+            "errors": {"connect": 0, "write": 0, "read": 0, "timeout": 0, "parse": 0},
+            "status": {}, "bytes_received": 0,
+            "latency_ms": LatencySummary::default(),
+            "latency_uncorrected_ms": null, "lag": null,
+            "generator": {"cpu_seconds": 0.0, "cpu_utilization": 0.0, "cpu_us_per_request": 0.0},
+        });
+        let mut s: Summary = serde_json::from_value(json).unwrap();
+        s.tls = Some(TlsSummary {
+            version: Some("1.3".into()),
+            verified: true,
+            handshakes: Handshakes {
+                done,
+                resumed,
+                failed: 1,
+            },
+            failures: [("alert".to_string(), 1)].into(),
+            ..TlsSummary::default()
+        });
+        (s, pairs(&h))
+    }
+
+    #[test]
+    fn shards_add_counts_causes_and_every_handshake_latency() {
+        let (a, ha) = shard(3, 1, &[1000, 2000, 3000]);
+        let (b, hb) = shard(1, 0, &[9000]);
+        let (tls, h) = merge(&[&a, &b], &[Some(&ha), Some(&hb)]);
+        let (tls, h) = (tls.unwrap(), h.unwrap());
+        assert_eq!(
+            (tls.handshakes.done, tls.handshakes.resumed, tls.handshakes.failed),
+            (4, 1, 2)
+        );
+        assert_eq!(tls.failures.get("alert"), Some(&2));
+        assert_eq!(h.len(), 4, "every handshake of both shards");
+        assert_eq!(tls.handshake_ms.max, h.max() as f64 / 1000.0);
+        assert!((8.9..9.1).contains(&tls.handshake_ms.max));
+        let (none, nothing) = merge(&[&Summary { tls: None, ..a }], &[None]);
+        assert!(none.is_none() && nothing.is_none(), "cleartext shards");
+    }
+}
