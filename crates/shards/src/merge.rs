@@ -111,13 +111,7 @@ pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mi
     let uncorrected = sum_all(logs.iter().map(|l| l.uncorrected.as_ref()));
     let lag = sum_all(logs.iter().map(|l| l.lag.as_ref()));
     let mut summary = summary(&logs, &summaries, duration_s, &latency, &uncorrected, &lag);
-    let handshake_us: Vec<_> = logs
-        .iter()
-        .map(|l| l.sidecar.handshake_us.as_ref())
-        .collect();
-    let (tls, handshakes) = crate::tls::merge(&summaries, &handshake_us);
-    summary.protocol.tls = tls.as_ref().and_then(|t| t.version.clone());
-    summary.tls = tls;
+    let handshakes = crate::tls::merge_into(&mut summary, &logs);
     let shards = logs
         .iter()
         .map(|l| {

@@ -3,6 +3,7 @@
 //! handshake latency histograms, which the sidecars keep as exact
 //! `[microseconds, count]` pairs, are added like the request latency.
 
+use crate::log::ShardLog;
 use hdrhistogram::Histogram;
 use shootout_engine::{LatencySummary, Summary, TlsSummary};
 
@@ -13,6 +14,20 @@ pub fn pairs(h: &Histogram<u64>) -> Vec<[u64; 2]> {
     h.iter_recorded()
         .map(|v| [v.value_iterated_to(), v.count_at_value()])
         .collect()
+}
+
+/// Puts the TLS figures of `logs` added into their merged `summary`, and
+/// returns the added handshake histogram (None over cleartext).
+pub fn merge_into(summary: &mut Summary, logs: &[ShardLog]) -> Option<Histogram<u64>> {
+    let summaries: Vec<&Summary> = logs.iter().map(|l| &l.sidecar.summary).collect();
+    let handshake_us: Vec<_> = logs
+        .iter()
+        .map(|l| l.sidecar.handshake_us.as_ref())
+        .collect();
+    let (tls, handshakes) = merge(&summaries, &handshake_us);
+    summary.protocol.tls = tls.as_ref().and_then(|t| t.version.clone());
+    summary.tls = tls;
+    handshakes
 }
 
 /// The shards' TLS summaries and handshake histograms added (None over
@@ -96,7 +111,11 @@ mod tests {
         let (tls, h) = merge(&[&a, &b], &[Some(&ha), Some(&hb)]);
         let (tls, h) = (tls.unwrap(), h.unwrap());
         assert_eq!(
-            (tls.handshakes.done, tls.handshakes.resumed, tls.handshakes.failed),
+            (
+                tls.handshakes.done,
+                tls.handshakes.resumed,
+                tls.handshakes.failed
+            ),
             (4, 1, 2)
         );
         assert_eq!(tls.failures.get("alert"), Some(&2));

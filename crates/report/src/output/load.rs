@@ -214,28 +214,7 @@ fn text(report: &LoadReport) -> String {
     for (code, n) in &s.status {
         let _ = writeln!(o, "  [{code}] {n} responses");
     }
-    let e = &s.errors;
-    let _ = writeln!(
-        o,
-        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}",
-        e.connect,
-        e.write,
-        e.read,
-        e.timeout,
-        e.parse,
-        e.mismatch,
-        // Only an https load can fail a handshake.
-        s.tls
-            .as_ref()
-            .map(|_| format!(", tls {}", e.tls))
-            .unwrap_or_default()
-    );
-    if let Some(m) = &s.first_mismatch {
-        let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
-    }
-    if let Some(hint) = nothing_connected(s).or_else(|| no_tls_session(s)) {
-        let _ = writeln!(o, "  {hint}");
-    }
+    errors_text(&mut o, s);
     let g = &s.generator;
     let _ = writeln!(
         o,
@@ -252,6 +231,30 @@ fn text(report: &LoadReport) -> String {
         );
     }
     o
+}
+
+/// The errors by class, the first mismatch and why nothing was measured.
+fn errors_text(o: &mut String, s: &Summary) {
+    let e = &s.errors;
+    // Only an https load can fail a handshake.
+    let tls = s.tls.as_ref().map(|_| format!(", tls {}", e.tls));
+    let _ = writeln!(
+        o,
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}",
+        e.connect,
+        e.write,
+        e.read,
+        e.timeout,
+        e.parse,
+        e.mismatch,
+        tls.unwrap_or_default()
+    );
+    if let Some(m) = &s.first_mismatch {
+        let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
+    }
+    if let Some(hint) = nothing_connected(s).or_else(|| no_tls_session(s)) {
+        let _ = writeln!(o, "  {hint}");
+    }
 }
 
 /// `status 200, body differs at byte 7: expected "World!", got "world!"`;
