@@ -14,10 +14,11 @@
 
 use crate::checker::Checker;
 use crate::expect::Mismatch;
+use crate::handshake::TlsNews;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
-use crate::tls_conn::{Fill, TlsNews, TlsSession};
+use crate::tls_conn::{Fill, TlsSession};
 use socket2::{Domain, Protocol, Socket, Type};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};

@@ -5,11 +5,30 @@
 //! like the [`Recorder`](crate::stats::Recorder) that holds it.
 
 use crate::report::{Handshakes, LatencySummary, TlsSummary};
-use crate::stats::latency_histogram;
-use crate::tls_conn::TlsNews;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// A handshake that completed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Handshake {
+    /// From the start of the TCP connect to the handshake's end.
+    pub took: Duration,
+    pub resumed: bool,
+    /// "1.3" or "1.2".
+    pub version: &'static str,
+    pub suite: &'static str,
+    pub at: Instant,
+}
+
+/// What a connection's TLS did since the worker last asked.
+#[derive(Debug, Default)]
+pub(crate) struct TlsNews {
+    pub done: Option<Handshake>,
+    /// A TLS failure and its cause (the alert or the local error); `true`
+    /// when it ended the handshake.
+    pub failed: Option<(bool, String)>,
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct TlsRecorder {
@@ -23,10 +42,11 @@ pub(crate) struct TlsRecorder {
 }
 
 impl TlsRecorder {
-    pub fn new() -> TlsRecorder {
+    /// `latency`: an empty histogram of the run's bounds.
+    pub fn new(latency: Histogram<u64>) -> TlsRecorder {
         TlsRecorder {
             counts: Handshakes::default(),
-            latency: latency_histogram(),
+            latency,
             version: None,
             suite: None,
             failures: BTreeMap::new(),

@@ -119,7 +119,7 @@ impl Recorder {
 
     /// Keeps handshake figures too (an https run).
     pub fn with_tls(mut self, tls: bool) -> Recorder {
-        self.tls = tls.then(TlsRecorder::new);
+        self.tls = tls.then(|| TlsRecorder::new(latency_histogram()));
         self
     }
 

@@ -2,40 +2,20 @@
 //! edge-triggered epoll loop: rustls's `ClientConnection` with
 //! `read_tls`/`process_new_packets`/`write_tls` over the socket, no runtime.
 //! The transport (`conn`) hands it request bytes and asks it for response
-//! bytes; it reports what the handshake did ([`TlsNews`]) for the worker
+//! bytes; it reports what the handshake did (`TlsNews`) for the worker
 //! to record.
 //!
 //! Request bytes are accepted whole (rustls's buffer is unbounded here, so
 //! at most the pipeline's requests wait in it): those given before the
 //! handshake ends are sent when it does.
 
+use crate::handshake::{Handshake, TlsNews};
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
 use rustls::{ClientConnection, HandshakeKind, ProtocolVersion};
 use socket2::Socket;
 use std::io::{self, Read, Write};
-use std::time::{Duration, Instant};
-
-/// A handshake that completed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Handshake {
-    /// From the start of the TCP connect to the handshake's end.
-    pub took: Duration,
-    pub resumed: bool,
-    /// "1.3" or "1.2".
-    pub version: &'static str,
-    pub suite: &'static str,
-    pub at: Instant,
-}
-
-/// What a connection's TLS did since the worker last asked.
-#[derive(Debug, Default)]
-pub(crate) struct TlsNews {
-    pub done: Option<Handshake>,
-    /// A TLS failure and its cause (the alert or the local error); `true`
-    /// when it ended the handshake.
-    pub failed: Option<(bool, String)>,
-}
+use std::time::Instant;
 
 /// What a read of response bytes gave.
 #[derive(Debug, PartialEq, Eq)]

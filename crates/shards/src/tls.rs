@@ -7,15 +7,6 @@ use crate::log::ShardLog;
 use hdrhistogram::Histogram;
 use shootout_engine::{LatencySummary, Summary, TlsSummary};
 
-/// A handshake histogram as the sidecar keeps it: every recorded value
-/// (its bucket's highest equivalent value, as HdrHistogram iterates) with
-/// its count.
-pub fn pairs(h: &Histogram<u64>) -> Vec<[u64; 2]> {
-    h.iter_recorded()
-        .map(|v| [v.value_iterated_to(), v.count_at_value()])
-        .collect()
-}
-
 /// Puts the TLS figures of `logs` added into their merged `summary`, and
 /// returns the added handshake histogram (None over cleartext).
 pub fn merge_into(summary: &mut Summary, logs: &[ShardLog]) -> Option<Histogram<u64>> {
@@ -101,7 +92,7 @@ mod tests {
             failures: [("alert".to_string(), 1)].into(),
             ..TlsSummary::default()
         });
-        (s, pairs(&h))
+        (s, crate::sidecar::handshake_pairs(&h))
     }
 
     #[test]
