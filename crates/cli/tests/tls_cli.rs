@@ -114,6 +114,7 @@ fn another_ca_fails_every_handshake_and_exits_2() {
 fn a_server_requiring_a_client_certificate_is_loaded_only_with_one() {
     let setup = Setup {
         require_client_cert: true,
+        ..Setup::default()
     };
     let Some(nginx) = nginx_tls::start("client_certificate_required", setup) else {
         return;

@@ -79,6 +79,20 @@ fn https_load_is_exact_and_counts_a_handshake_per_connection() {
 }
 
 #[test]
+fn pipelined_requests_over_tls_are_answered_in_order_and_exact() {
+    let Some(nginx) = nginx_tls::start("pipelined_tls", Setup::default()) else {
+        return;
+    };
+    let p = plan(&nginx.url("127.0.0.1"), 4, 5000, trusting(&nginx.certs.ca)).pipeline(16);
+    let r = run(p);
+    let s = &r.summary;
+    assert_eq!((s.requests.sent, s.requests.ok), (5000, 5000), "{s:?}");
+    assert_eq!(s.errors.total(), 0);
+    assert_eq!(s.tls.as_ref().unwrap().handshakes.done, 4);
+    assert_eq!(nginx.logged_requests(), 5000);
+}
+
+#[test]
 fn a_certificate_from_another_ca_fails_every_request_as_tls() {
     let Some(nginx) = nginx_tls::start("another_ca", Setup::default()) else {
         return;
@@ -136,6 +150,7 @@ fn without_keepalive_every_request_is_a_handshake_and_resumes_only_when_asked() 
 fn mutual_tls_serves_only_a_client_with_its_certificate() {
     let setup = Setup {
         require_client_cert: true,
+        ..Setup::default()
     };
     let Some(nginx) = nginx_tls::start("mutual_tls", setup) else {
         return;
@@ -166,6 +181,35 @@ fn mutual_tls_serves_only_a_client_with_its_certificate() {
     assert!(s.protocol.client_cert && s.tls.as_ref().unwrap().client_cert);
     assert_eq!(s.tls.as_ref().unwrap().client_cert_asked, 0);
     assert_eq!(nginx.logged_requests(), 550);
+}
+
+#[test]
+fn tls_1_2_is_spoken_and_resumed_when_the_server_offers_only_it() {
+    let setup = Setup {
+        tls12_only: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("tls_1_2", setup) else {
+        return;
+    };
+    let tls = TlsOptions {
+        resume: true,
+        ..trusting(&nginx.certs.ca)
+    };
+    let r = run(plan(&nginx.url("127.0.0.1"), 2, 200, tls).keepalive(false));
+    let s = &r.summary;
+    assert_eq!(s.requests.ok, 200, "{s:?}");
+    let tls = s.tls.as_ref().unwrap();
+    assert_eq!(tls.version.as_deref(), Some("1.2"));
+    assert!(
+        tls.cipher_suite
+            .as_deref()
+            .is_some_and(|c| c.starts_with("TLS_ECDHE_")),
+        "{tls:?}"
+    );
+    assert_eq!(tls.handshakes.done, 200);
+    assert!(tls.handshakes.resumed >= 150, "{:?}", tls.handshakes);
+    assert_eq!(s.protocol.tls.as_deref(), Some("1.2"));
 }
 
 #[test]

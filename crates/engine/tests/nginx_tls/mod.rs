@@ -17,6 +17,8 @@ pub const NGINX: &str = "/usr/sbin/nginx";
 pub struct Setup {
     /// `ssl_verify_client on` with the set's CA.
     pub require_client_cert: bool,
+    /// `ssl_protocols TLSv1.2` (else 1.2 and 1.3).
+    pub tls12_only: bool,
 }
 
 pub struct NginxTls {
@@ -96,6 +98,11 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
     } else {
         String::new()
     };
+    let protocols = if setup.tls12_only {
+        "TLSv1.2"
+    } else {
+        "TLSv1.2 TLSv1.3"
+    };
     format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
          events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
@@ -103,7 +110,7 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
          keepalive_requests 1000000;\n  \
          server {{ listen 127.0.0.1:{port} ssl; listen [::1]:{port} ssl;\n    \
          ssl_certificate {}; ssl_certificate_key {};\n    \
-         ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets on; ssl_session_cache shared:tls:1m;\n    \
+         ssl_protocols {protocols}; ssl_session_tickets on; ssl_session_cache shared:tls:1m;\n    \
          {client}\n    \
          location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n",
         certs.server_cert.display(),
