@@ -28,6 +28,12 @@ pub enum PlanField {
     Mix,
     /// The arrival process of an open loop.
     Arrival,
+    /// The CA certificates an https server is verified against.
+    CaFile,
+    /// The client certificate (chain) for mutual TLS.
+    ClientCert,
+    /// The client certificate's private key.
+    ClientKey,
 }
 
 impl PlanField {
@@ -47,6 +53,9 @@ impl PlanField {
             PlanField::Pipeline => "pipeline",
             PlanField::Mix => "mix",
             PlanField::Arrival => "arrival",
+            PlanField::CaFile => "ca_file",
+            PlanField::ClientCert => "client_cert",
+            PlanField::ClientKey => "client_key",
         }
     }
 }

@@ -7,6 +7,7 @@
 //! beside the totals, kept by the same calls.
 
 use crate::expect::Mismatch;
+use crate::handshake::TlsRecorder;
 use crate::report::{ErrorCounts, RequestCounts, Second};
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
@@ -27,6 +28,8 @@ pub(crate) enum ErrorClass {
     Parse,
     /// A whole response that failed the expectations.
     Mismatch,
+    /// The TLS handshake failed, or TLS ended the connection.
+    Tls,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -83,6 +86,8 @@ pub(crate) struct Recorder {
     pub timeline: Vec<Slot>,
     /// A mix's kinds, by index (empty without a mix).
     pub routes: Vec<RouteStats>,
+    /// Over TLS: the handshakes.
+    pub tls: Option<TlsRecorder>,
     exact_seconds: bool,
     measure_start: Instant,
     /// Unflushed progress since the last [`Recorder::take_progress`].
@@ -116,10 +121,17 @@ impl Recorder {
             first_mismatch: None,
             timeline: Vec::new(),
             routes: (0..kinds).map(|_| RouteStats::new()).collect(),
+            tls: None,
             exact_seconds,
             measure_start,
             progress: (0, 0),
         }
+    }
+
+    /// Keeps handshake figures too (an https run).
+    pub fn with_tls(mut self, tls: bool) -> Recorder {
+        self.tls = tls.then(|| TlsRecorder::new(latency_histogram()));
+        self
     }
 
     // Each call names the request's kind; without a mix there are no
@@ -239,6 +251,11 @@ impl Recorder {
         for (a, b) in self.routes.iter_mut().zip(&other.routes) {
             a.merge(b);
         }
+        match (&mut self.tls, other.tls) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            _ => {}
+        }
         merge_hist(&mut self.latency, &other.latency);
         merge_opt(&mut self.uncorrected, &other.uncorrected);
         merge_opt(&mut self.lag, &other.lag);
@@ -318,6 +335,7 @@ impl ErrorCounts {
             ErrorClass::Timeout => self.timeout += 1,
             ErrorClass::Parse => self.parse += 1,
             ErrorClass::Mismatch => self.mismatch += 1,
+            ErrorClass::Tls => self.tls += 1,
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::request::EncodedMix;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
+use crate::tls::TlsClient;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -52,6 +53,8 @@ pub(crate) struct Setup<'a> {
     pub exact_seconds: bool,
     /// The request kinds to draw from, instead of `wire` (depth 1 only).
     pub mix: Option<&'a EncodedMix>,
+    /// Over https: what each connection's TLS session starts from.
+    pub tls: Option<Arc<TlsClient>>,
 }
 
 /// A worker's result.
@@ -102,7 +105,8 @@ impl<'a> Worker<'a> {
             open_loop,
             conns: (0..conns)
                 .map(|_| {
-                    let mut c = Conn::new(setup.is_head, Checker::for_expect(&expect), setup.depth);
+                    let check = Checker::for_expect(&expect);
+                    let mut c = Conn::new(setup.is_head, check, setup.depth, setup.tls.clone());
                     c.listed = true;
                     c
                 })
@@ -118,7 +122,8 @@ impl<'a> Worker<'a> {
                 setup.measure_start,
                 setup.exact_seconds,
                 setup.mix.map_or(0, |m| m.kinds.len()),
-            ),
+            )
+            .with_tls(setup.tls.is_some()),
             buf: vec![0; READ_BUF].into_boxed_slice(),
             mix: None,
         })
@@ -250,6 +255,14 @@ impl<'a> Worker<'a> {
         }
         if events & !WRITABLE != 0 {
             self.on_readable(idx, events & HANGUP != 0);
+        }
+        self.note_tls(idx);
+    }
+
+    /// Records what the connection's TLS did in this event.
+    fn note_tls(&mut self, idx: usize) {
+        if let (Some(news), Some(tls)) = (self.conns[idx].take_tls_news(), &mut self.rec.tls) {
+            tls.record(news, self.setup.measure_start, Instant::now());
         }
     }
 

@@ -412,5 +412,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         arrival: None,
         seed: None,
         routes: Vec::new(),
+        protocol: Default::default(),
+        tls: None,
     }
 }

@@ -83,6 +83,8 @@ fn summary(rps: f64) -> Summary {
         arrival: None,
         seed: None,
         routes: Vec::new(),
+        protocol: Default::default(),
+        tls: None,
     }
 }
 
