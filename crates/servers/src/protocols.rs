@@ -177,6 +177,17 @@ mod tests {
     }
 
     #[test]
+    fn every_value_and_variable_is_in_spec_md() {
+        let spec = include_str!("../../../targets/SPEC.md");
+        for p in Protocol::ALL {
+            assert!(spec.contains(&format!("| `{p}` |")), "{p} not in SPEC.md's table");
+        }
+        for var in ["TLS_PORT", "TLS_CERT", "TLS_KEY", "TLS_CLIENT_CA"] {
+            assert!(spec.contains(&format!("| `{var}` |")), "{var} not in SPEC.md");
+        }
+    }
+
+    #[test]
     fn the_env_asks_only_for_what_is_claimed() {
         let files = TlsFiles {
             cert: "/c/server.pem".into(),
