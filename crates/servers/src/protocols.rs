@@ -180,10 +180,16 @@ mod tests {
     fn every_value_and_variable_is_in_spec_md() {
         let spec = include_str!("../../../targets/SPEC.md");
         for p in Protocol::ALL {
-            assert!(spec.contains(&format!("| `{p}` |")), "{p} not in SPEC.md's table");
+            assert!(
+                spec.contains(&format!("| `{p}` |")),
+                "{p} not in SPEC.md's table"
+            );
         }
         for var in ["TLS_PORT", "TLS_CERT", "TLS_KEY", "TLS_CLIENT_CA"] {
-            assert!(spec.contains(&format!("| `{var}` |")), "{var} not in SPEC.md");
+            assert!(
+                spec.contains(&format!("| `{var}` |")),
+                "{var} not in SPEC.md"
+            );
         }
     }
 

@@ -163,10 +163,20 @@ fn start(
     Some((server, tls_port))
 }
 
+/// Stops `server` and checks that SIGTERM ended it with both its ports.
+fn stop(mut server: Server, name: &str, failures: &mut Vec<String>) {
+    let report = server.stop();
+    if !report.graceful || report.leftovers {
+        failures.push(format!(
+            "{name}: SIGTERM did not stop it cleanly: {report:?}"
+        ));
+    }
+}
+
 /// The checks of the TLS port without client certificates.
 fn check_tls(target: &Target, certs: &Certs, failures: &mut Vec<String>) {
     let ca = certs.ca.to_str().unwrap();
-    let Some((mut server, tls_port)) = start(target, &certs.server, ca, &[], failures) else {
+    let Some((server, tls_port)) = start(target, &certs.server, ca, &[], failures) else {
         return;
     };
     let name = &target.name;
@@ -201,7 +211,7 @@ fn check_tls(target: &Target, certs: &Certs, failures: &mut Vec<String>) {
             ));
         }
     }
-    server.stop();
+    stop(server, name, failures);
 }
 
 /// The checks of the TLS port with `TLS_CLIENT_CA`.
@@ -213,7 +223,7 @@ fn check_mtls(target: &Target, certs: &Certs, failures: &mut Vec<String>) {
     };
     let client = ["--cert", certs.client_cert.to_str().unwrap()];
     let client = [&client[..], &["--key", certs.client_key.to_str().unwrap()]].concat();
-    let Some((mut server, tls_port)) = start(target, &files, ca, &client, failures) else {
+    let Some((server, tls_port)) = start(target, &files, ca, &client, failures) else {
         return;
     };
     let url = format!("https://127.0.0.1:{tls_port}/json");
@@ -241,7 +251,7 @@ fn check_mtls(target: &Target, certs: &Certs, failures: &mut Vec<String>) {
             target.name
         ));
     }
-    server.stop();
+    stop(server, &target.name, failures);
 }
 
 #[test]
