@@ -38,41 +38,20 @@ struct Certs {
     client_key: PathBuf,
 }
 
-/// Makes [`Certs`] in `dir` with openssl, or None when openssl is missing.
-/// The one place that makes certificates, so that shootout's own (the
-/// `certs` crate) can take its place.
-fn make_certs(dir: &Path) -> Option<Certs> {
-    if Command::new("openssl").arg("version").output().is_err() {
-        eprintln!("SKIP TLS targets test: openssl is not installed");
-        return None;
-    }
-    const SCRIPT: &str = r#"set -e
-key="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-openssl req -x509 $key -keyout ca.key -out ca.pem -days 2 -subj "/CN=shootout test CA"
-printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > server.ext
-printf 'extendedKeyUsage=clientAuth\n' > client.ext
-for name in server client; do
-    openssl req $key -keyout $name.key -out $name.csr -subj "/CN=shootout test $name"
-    openssl x509 -req -in $name.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-        -extfile $name.ext -out $name.pem
-done
-"#;
-    let out = Command::new("sh")
-        .args(["-c", SCRIPT])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "openssl: {out:?}");
-    Some(Certs {
-        ca: dir.join("ca.pem"),
+/// Makes [`Certs`] in `dir` with shootout's own certificate maker, the
+/// one the runner uses.
+fn make_certs(dir: &Path) -> Certs {
+    let paths = shootout_certs::write(dir).unwrap();
+    Certs {
+        ca: paths.ca,
         server: TlsFiles {
-            cert: dir.join("server.pem"),
-            key: dir.join("server.key"),
+            cert: paths.server_cert,
+            key: paths.server_key,
             client_ca: None,
         },
-        client_cert: dir.join("client.pem"),
-        client_key: dir.join("client.key"),
-    })
+        client_cert: paths.client_cert,
+        client_key: paths.client_key,
+    }
 }
 
 /// What curl got: its exit code, the HTTP status, the HTTP version and
@@ -262,9 +241,7 @@ fn every_target_claiming_tls_serves_the_contract_over_it() {
     }
     let tmp = Tmp(std::env::temp_dir().join(format!("shootout-tls-{}", std::process::id())));
     std::fs::create_dir_all(&tmp.0).unwrap();
-    let Some(certs) = make_certs(&tmp.0) else {
-        return;
-    };
+    let certs = make_certs(&tmp.0);
     let only: Option<Vec<String>> = std::env::var("SHOOTOUT_TLS_TARGETS")
         .ok()
         .map(|v| v.split(',').map(str::to_owned).collect());
