@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/csv"
 	"errors"
 	"html/template"
@@ -382,7 +384,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Handler: newRouter().Handler()}
+	handler := newRouter().Handler()
+	srv := &http.Server{Handler: handler}
+	tlsSrv := tlsServer(host, handler)
 
 	// Graceful shutdown as in Gin's docs: SIGTERM (or SIGINT) stops
 	// accepting, then waits a little for requests in flight.
@@ -391,6 +395,10 @@ func main() {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Printf("listening on %s", addr)
+	if tlsSrv != nil {
+		go func() { served <- tlsSrv.ListenAndServeTLS(os.Getenv("TLS_CERT"), os.Getenv("TLS_KEY")) }()
+		log.Printf("TLS on %s", tlsSrv.Addr)
+	}
 
 	select {
 	case err := <-served:
@@ -401,6 +409,9 @@ func main() {
 	log.Printf("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
+	if tlsSrv != nil {
+		go tlsSrv.Shutdown(shutdownCtx) // in step with the cleartext one
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		// Requests still running: leave without waiting for the pool.
 		log.Printf("shutdown: %v", err)
@@ -409,4 +420,33 @@ func main() {
 	if db != nil {
 		db.Close()
 	}
+}
+
+// tlsServer is the second listener of SPEC.md "TLS", or nil when TLS_PORT,
+// TLS_CERT and TLS_KEY are not all set: a second http.Server on the same
+// Gin handler, as Gin's docs do for custom server settings ("Custom HTTP
+// configuration", https://gin-gonic.com/en/docs/examples/custom-http-config/),
+// started with ListenAndServeTLS (what Gin's RunTLS calls), which offers h2
+// and http/1.1 through ALPN by itself (net/http package docs, "HTTP/2",
+// https://pkg.go.dev/net/http). TLS_CLIENT_CA turns on
+// tls.RequireAndVerifyClientCert (https://pkg.go.dev/crypto/tls#ClientAuthType).
+func tlsServer(host string, handler http.Handler) *http.Server {
+	port, cert, key := os.Getenv("TLS_PORT"), os.Getenv("TLS_CERT"), os.Getenv("TLS_KEY")
+	if port == "" || cert == "" || key == "" {
+		return nil
+	}
+	config := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile := os.Getenv("TLS_CLIENT_CA"); caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			log.Fatalf("TLS_CLIENT_CA: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			log.Fatalf("TLS_CLIENT_CA: no certificate in %s", caFile)
+		}
+		config.ClientCAs = pool
+		config.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return &http.Server{Addr: net.JoinHostPort(host, port), Handler: handler, TLSConfig: config}
 }

@@ -7,6 +7,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -361,9 +363,43 @@ func main() {
 		log.Printf("DATABASE_URL is not set: the database routes answer 503")
 	}
 
+	handler := withServerHeader(mux)
+	if srv := tlsServer(host, handler); srv != nil {
+		go func() {
+			log.Fatal(srv.ListenAndServeTLS(os.Getenv("TLS_CERT"), os.Getenv("TLS_KEY")))
+		}()
+		log.Printf("TLS on %s", srv.Addr)
+	}
 	addr := net.JoinHostPort(host, port)
 	log.Printf("listening on %s", addr)
-	log.Fatal(http.ListenAndServe(addr, withServerHeader(mux)))
+	log.Fatal(http.ListenAndServe(addr, handler))
+}
+
+// tlsServer is the second listener of SPEC.md "TLS", or nil when TLS_PORT,
+// TLS_CERT and TLS_KEY are not all set. ListenAndServeTLS offers h2 and
+// http/1.1 through ALPN by itself (net/http package docs, "HTTP/2",
+// https://pkg.go.dev/net/http); TLS_CLIENT_CA turns on
+// tls.RequireAndVerifyClientCert (crypto/tls, ClientAuthType,
+// https://pkg.go.dev/crypto/tls#ClientAuthType).
+func tlsServer(host string, handler http.Handler) *http.Server {
+	port, cert, key := os.Getenv("TLS_PORT"), os.Getenv("TLS_CERT"), os.Getenv("TLS_KEY")
+	if port == "" || cert == "" || key == "" {
+		return nil
+	}
+	config := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile := os.Getenv("TLS_CLIENT_CA"); caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			log.Fatalf("TLS_CLIENT_CA: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			log.Fatalf("TLS_CLIENT_CA: no certificate in %s", caFile)
+		}
+		config.ClientCAs = pool
+		config.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return &http.Server{Addr: net.JoinHostPort(host, port), Handler: handler, TLSConfig: config}
 }
 
 // withServerHeader wraps the whole mux, so every response (the mux's own

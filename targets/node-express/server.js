@@ -10,6 +10,7 @@
 
 const fs = require('node:fs');
 const http = require('node:http');
+const https = require('node:https');
 const path = require('node:path');
 const { pipeline } = require('node:stream/promises');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -18,6 +19,8 @@ const bcrypt = require('bcrypt');
 const { parse } = require('csv-parse');
 const express = require('express');
 const pg = require('pg');
+
+const { tlsPort } = require('../node/tls.js');
 
 // Startup lines come from the first worker of ../node/cluster.js only: the
 // others start while the first already answers, and the same lines again
@@ -265,11 +268,20 @@ server.listen(Number(PORT), HOST, () => {
   startupLog(`node-express: listening on ${HOST}:${PORT}`);
 });
 
+// SPEC.md "TLS": the same app on Node's https server, as Express's API docs
+// show for HTTPS (app.listen, https://expressjs.com/en/5x/api.html#app.listen).
+const tls = tlsPort();
+const tlsServer = tls && https.createServer(tls.options, app);
+if (tlsServer) {
+  tlsServer.listen(tls.port, HOST, () => startupLog(`node-express: TLS on ${HOST}:${tls.port}`));
+}
+
 // SIGTERM: stop accepting, close the pool, exit (at most 3 s later).
 function shutdown() {
   const exit = () => process.exit(0);
   setTimeout(exit, 3000).unref();
   server.close();
+  if (tlsServer) tlsServer.close();
   (pool ? pool.end() : Promise.resolve()).then(exit, exit);
 }
 process.once('SIGTERM', shutdown);

@@ -20,6 +20,8 @@ const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
 const pg = require('pg');
 
+const { tlsPort } = require('../node/tls.js');
+
 // Startup lines come from the first worker of ../node/cluster.js only: the
 // others start while the first already answers, and the same lines again
 // would read as output during requests.
@@ -162,125 +164,148 @@ const payloadRoute = { schema: { body: payloadSchema, response: { 200: payloadSc
 
 // --- routes -------------------------------------------------------------------
 
-const app = Fastify({
-  logger: false,
-  // A payload must be a string: no coercion of 42 into "42".
-  ajv: { customOptions: { coerceTypes: false } },
-});
-
-// SPEC.md: every response names the server. An onRequest hook runs for every
-// request, the 404 handler's and failed body parses included; Node's http
-// module adds Date itself.
-app.addHook('onRequest', async (req, reply) => {
-  reply.header('server', 'fastify');
-});
-
-app.register(fastifyView, {
-  engine: { ejs },
-  root: path.join(__dirname, 'views'),
-  production: true, // compile the template once, whatever NODE_ENV says
-});
-
-app.get('/plaintext', async (req, reply) => {
-  reply.type('text/plain; charset=utf-8');
-  return 'Hello, World!';
-});
-
-app.get('/json', { schema: { response: { 200: messageSchema } } }, async () => {
-  return { message: 'Hello, World!' };
-});
-
-app.get('/file_read', { schema: { response: { 200: fileReadSchema } } }, async () => {
-  const rows = await countRows();
-  return { message: 'file_read', rows };
-});
-
-app.get('/wait_time', { schema: { response: { 200: messageSchema } } }, async () => {
-  await sleep(1000);
-  return { message: 'time_sleep' };
-});
-
-app.post('/test/simple', payloadRoute, async (req) => {
-  return { payload: 'Hello, ' + req.body.payload };
-});
-
-app.post('/test/timed', payloadRoute, async (req) => {
-  await sleep(20);
-  return { payload: 'Hello, ' + req.body.payload };
-});
-
-app.post('/test/bcrypt', payloadRoute, async (req) => {
-  const hash = await bcrypt.hash(req.body.payload, 10); // libuv's thread pool
-  return { payload: hash };
-});
-
-// The database routes answer 503 when the server runs without a database.
-async function needsDatabase(req, reply) {
-  if (pool === null) {
-    reply.code(503).type('text/plain; charset=utf-8');
-    return reply.send('no database configured (DATABASE_URL is not set)');
-  }
-}
-
-const worldRoute = { preHandler: needsDatabase, schema: { response: { 200: worldSchema } } };
-const worldsRoute = { preHandler: needsDatabase, schema: { response: { 200: worldsSchema } } };
-
-app.get('/db', worldRoute, async () => {
-  const { rows } = await pool.query(selectWorld(randomId()));
-  return { id: rows[0].id, randomNumber: rows[0].randomnumber };
-});
-
-app.get('/queries', worldsRoute, async (req) => {
-  const n = queryCount(req.query.queries);
-  return withClient((client) => readWorlds(client, n));
-});
-
-app.get('/fortunes', { preHandler: needsDatabase }, async (req, reply) => {
-  const { rows: fortunes } = await pool.query({ name: 'select-fortunes', text: SELECT_FORTUNES });
-  fortunes.push({ id: 0, message: ADDITIONAL_FORTUNE });
-  fortunes.sort((a, b) => compareCodePoints(a.message, b.message));
-  reply.type('text/html; charset=utf-8');
-  return reply.viewAsync('fortunes.ejs', { fortunes });
-});
-
-app.get('/updates', worldsRoute, async (req) => {
-  const n = queryCount(req.query.queries);
-  return withClient(async (client) => {
-    const worlds = await readWorlds(client, n);
-    // Each row gets a new random number. An id drawn twice is written once,
-    // with the last number drawn for it, and every answered copy carries it.
-    const final = new Map();
-    for (const w of worlds) {
-      w.randomNumber = randomId();
-      final.set(w.id, w.randomNumber);
-    }
-    const ids = [...final.keys()].sort((a, b) => a - b); // one lock order: no deadlocks
-    const numbers = ids.map((id) => final.get(id));
-    await client.query({ name: 'update-worlds', text: UPDATE_WORLDS, values: [ids, numbers] });
-    for (const w of worlds) w.randomNumber = final.get(w.id);
-    return worlds;
+// One Fastify instance serves one server, so the cleartext port and the TLS
+// port (SPEC.md "TLS") each get an instance with the same routes and hooks;
+// `serverOptions` are the instance's own (Fastify docs, Server, `http2` and
+// `https`).
+function buildApp(serverOptions) {
+  const app = Fastify({
+    logger: false,
+    // A payload must be a string: no coercion of 42 into "42".
+    ajv: { customOptions: { coerceTypes: false } },
+    ...serverOptions,
   });
-});
 
-// Unknown paths get Fastify's own 404; a body that is not JSON or fails the
-// body schema gets its 400, quietly (the logger is off).
+  // SPEC.md: every response names the server. An onRequest hook runs for every
+  // request, the 404 handler's and failed body parses included; Node's http
+  // module adds Date itself.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('server', 'fastify');
+  });
+
+  app.register(fastifyView, {
+    engine: { ejs },
+    root: path.join(__dirname, 'views'),
+    production: true, // compile the template once, whatever NODE_ENV says
+  });
+
+  app.get('/plaintext', async (req, reply) => {
+    reply.type('text/plain; charset=utf-8');
+    return 'Hello, World!';
+  });
+
+  app.get('/json', { schema: { response: { 200: messageSchema } } }, async () => {
+    return { message: 'Hello, World!' };
+  });
+
+  app.get('/file_read', { schema: { response: { 200: fileReadSchema } } }, async () => {
+    const rows = await countRows();
+    return { message: 'file_read', rows };
+  });
+
+  app.get('/wait_time', { schema: { response: { 200: messageSchema } } }, async () => {
+    await sleep(1000);
+    return { message: 'time_sleep' };
+  });
+
+  app.post('/test/simple', payloadRoute, async (req) => {
+    return { payload: 'Hello, ' + req.body.payload };
+  });
+
+  app.post('/test/timed', payloadRoute, async (req) => {
+    await sleep(20);
+    return { payload: 'Hello, ' + req.body.payload };
+  });
+
+  app.post('/test/bcrypt', payloadRoute, async (req) => {
+    const hash = await bcrypt.hash(req.body.payload, 10); // libuv's thread pool
+    return { payload: hash };
+  });
+
+  // The database routes answer 503 when the server runs without a database.
+  async function needsDatabase(req, reply) {
+    if (pool === null) {
+      reply.code(503).type('text/plain; charset=utf-8');
+      return reply.send('no database configured (DATABASE_URL is not set)');
+    }
+  }
+
+  const worldRoute = { preHandler: needsDatabase, schema: { response: { 200: worldSchema } } };
+  const worldsRoute = { preHandler: needsDatabase, schema: { response: { 200: worldsSchema } } };
+
+  app.get('/db', worldRoute, async () => {
+    const { rows } = await pool.query(selectWorld(randomId()));
+    return { id: rows[0].id, randomNumber: rows[0].randomnumber };
+  });
+
+  app.get('/queries', worldsRoute, async (req) => {
+    const n = queryCount(req.query.queries);
+    return withClient((client) => readWorlds(client, n));
+  });
+
+  app.get('/fortunes', { preHandler: needsDatabase }, async (req, reply) => {
+    const { rows: fortunes } = await pool.query({ name: 'select-fortunes', text: SELECT_FORTUNES });
+    fortunes.push({ id: 0, message: ADDITIONAL_FORTUNE });
+    fortunes.sort((a, b) => compareCodePoints(a.message, b.message));
+    reply.type('text/html; charset=utf-8');
+    return reply.viewAsync('fortunes.ejs', { fortunes });
+  });
+
+  app.get('/updates', worldsRoute, async (req) => {
+    const n = queryCount(req.query.queries);
+    return withClient(async (client) => {
+      const worlds = await readWorlds(client, n);
+      // Each row gets a new random number. An id drawn twice is written once,
+      // with the last number drawn for it, and every answered copy carries it.
+      const final = new Map();
+      for (const w of worlds) {
+        w.randomNumber = randomId();
+        final.set(w.id, w.randomNumber);
+      }
+      const ids = [...final.keys()].sort((a, b) => a - b); // one lock order: no deadlocks
+      const numbers = ids.map((id) => final.get(id));
+      await client.query({ name: 'update-worlds', text: UPDATE_WORLDS, values: [ids, numbers] });
+      for (const w of worlds) w.randomNumber = final.get(w.id);
+      return worlds;
+    });
+  });
+
+  // Unknown paths get Fastify's own 404; a body that is not JSON or fails the
+  // body schema gets its 400, quietly (the logger is off).
+
+  return app;
+}
 
 // --- server -------------------------------------------------------------------
 
+const app = buildApp({});
+// SPEC.md "TLS": HTTP/2 with HTTP/1.1 beside it through ALPN on one port, as
+// Fastify's HTTP2 reference shows (`http2: true`, `https: { allowHTTP1: true,
+// key, cert }`, https://fastify.dev/docs/latest/Reference/HTTP2/), with the
+// TLS options of ../node/tls.js.
+const tls = tlsPort();
+const tlsApp = tls && buildApp({ http2: true, https: { allowHTTP1: true, ...tls.options } });
+
+const failed = (err) => {
+  console.error(`node-fastify: ${err.message}`);
+  process.exit(1);
+};
 app.listen({ port: Number(PORT), host: HOST }).then(
   () => startupLog(`node-fastify: listening on ${HOST}:${PORT}`),
-  (err) => {
-    console.error(`node-fastify: ${err.message}`);
-    process.exit(1);
-  },
+  failed,
 );
+if (tlsApp) {
+  tlsApp.listen({ port: tls.port, host: HOST }).then(
+    () => startupLog(`node-fastify: TLS on ${HOST}:${tls.port}`),
+    failed,
+  );
+}
 
 // SIGTERM: stop accepting, close the pool, exit (at most 3 s later).
 function shutdown() {
   const exit = () => process.exit(0);
   setTimeout(exit, 3000).unref();
-  app
-    .close()
+  Promise.all([app.close(), tlsApp && tlsApp.close()])
     .then(() => (pool ? pool.end() : undefined))
     .then(exit, exit);
 }

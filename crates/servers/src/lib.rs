@@ -15,6 +15,7 @@ pub mod lifeline;
 pub mod listener;
 pub mod manifest;
 pub mod process;
+pub mod protocols;
 pub mod tail;
 mod tempdir;
 pub mod toolchain;
@@ -27,5 +28,6 @@ pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
 pub use process::{budget_cpus, free_port, kill_all_servers, Server, StartError, StopReport};
+pub use protocols::{tls_env, Protocol, Protocols, TlsFiles, Unsupported};
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

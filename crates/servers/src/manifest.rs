@@ -7,6 +7,7 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+use crate::protocols::{Protocol, Protocols};
 use crate::toolchain::Toolchain;
 
 /// The manifest file name inside each target folder.
@@ -32,6 +33,9 @@ pub struct Target {
     pub inputs: Vec<String>,
     /// Set for servers whose workers block per request.
     pub sync_workers: Option<u32>,
+    /// What it serves besides cleartext HTTP/1.1 (`protocols`; absent:
+    /// nothing else).
+    pub protocols: Protocols,
     /// The target's folder, `targets/<name>`.
     pub dir: PathBuf,
     /// The targets directory that holds `dir` (and `.build/`).
@@ -78,6 +82,7 @@ struct Raw {
     footprint: Vec<String>,
     inputs: Vec<String>,
     sync_workers: Option<u32>,
+    protocols: Option<Vec<Protocol>>,
 }
 
 /// Reads and validates `dir/target.toml`.
@@ -126,6 +131,11 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
             msg,
         ));
     }
+    let protocols = match &raw.protocols {
+        None => Protocols::default(),
+        Some(list) => Protocols::from_list(list)
+            .map_err(|msg| err(Some("protocols"), line_of_key(&text, "protocols"), msg))?,
+    };
     let root = dir.parent().map(Path::to_path_buf).unwrap_or_default();
     Ok(Target {
         name: raw.name,
@@ -139,6 +149,7 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         footprint: raw.footprint,
         inputs: raw.inputs,
         sync_workers: raw.sync_workers,
+        protocols,
         dir: dir.to_path_buf(),
         root,
     })
@@ -284,6 +295,7 @@ future_key = 1
         assert_eq!(t.name, "demo");
         assert_eq!(t.toolchain, Toolchain::Cargo);
         assert_eq!(t.sync_workers, None);
+        assert_eq!(t.protocols, Protocols::default());
         assert_eq!(t.build_log(), dir.parent().unwrap().join(".build/demo.log"));
     }
 
@@ -311,6 +323,37 @@ future_key = 1
             (Some("toolchain"), Some(5)),
             "{e}"
         );
+    }
+
+    #[test]
+    fn protocols_are_read_and_checked() {
+        let with = |list: &str| write(&format!("{GOOD}protocols = {list}\n"));
+        let (_root, dir) = with(r#"["http/1.1", "tls", "h2"]"#);
+        let t = load(&dir).unwrap();
+        assert_eq!(
+            (t.protocols.tls, t.protocols.mtls, t.protocols.h2),
+            (true, false, true)
+        );
+        // An unknown value names the file, the key and the line.
+        let (_root, dir) = with(r#"["http/1.1", "h3"]"#);
+        let e = load(&dir).unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("protocols"), Some(12)),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("target.toml") && e.message.contains("h3"),
+            "{e}"
+        );
+        let (_root, dir) = with(r#"["http/1.1", "mtls"]"#);
+        let e = load(&dir).unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("protocols"), Some(12)),
+            "{e}"
+        );
+        assert!(e.message.contains("without \"tls\""), "{e}");
     }
 
     #[test]

@@ -541,6 +541,7 @@ mod tests {
             footprint: vec![],
             inputs: vec![],
             sync_workers: None,
+            protocols: crate::Protocols::default(),
             dir: dir.to_path_buf(),
             root: dir.to_path_buf(),
         }

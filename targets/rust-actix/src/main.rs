@@ -385,7 +385,7 @@ async fn main() -> io::Result<()> {
     eprintln!("rust-actix: listening on {host}:{port} with {workers} workers");
 
     let pool = web::Data::new(pool_from_env());
-    HttpServer::new(move || {
+    let server = HttpServer::new(move || {
         App::new()
             // SPEC.md: Server on every response, the default service's 404
             // included; actix-web adds Date itself.
@@ -405,7 +405,16 @@ async fn main() -> io::Result<()> {
             .default_service(web::to(not_found))
     })
     .workers(workers)
-    .bind((host.as_str(), port))?
-    .run()
-    .await
+    .bind((host.as_str(), port))?;
+    // SPEC.md "TLS": the same workers also serve TLS_PORT through rustls
+    // (HttpServer::bind_rustls_0_23, which adds the h2 and http/1.1 ALPN
+    // ids: https://docs.rs/actix-web/4/actix_web/struct.HttpServer.html#method.bind_rustls_0_23).
+    let server = match rust_tls::from_env("rust-actix") {
+        Some((tls_port, config)) => {
+            eprintln!("rust-actix: TLS on {host}:{tls_port}");
+            server.bind_rustls_0_23((host.as_str(), tls_port), config)?
+        }
+        None => server,
+    };
+    server.run().await
 }

@@ -6,7 +6,7 @@
 //! through one deadpool-postgres pool of `DB_POOL_SIZE` connections shared by
 //! every task, and render fortunes with askama.
 
-use std::{collections::HashMap, env, path::PathBuf, time::Duration};
+use std::{collections::HashMap, env, path::PathBuf, sync::Arc, time::Duration};
 
 use askama::Template;
 use axum::{
@@ -363,6 +363,25 @@ async fn main() -> std::io::Result<()> {
         .layer(middleware::map_response(server_header))
         .with_state(pool_from_env());
 
+    // SPEC.md "TLS": the same router on TLS_PORT through axum-server with
+    // rustls, as axum's tls-rustls example does
+    // (https://github.com/tokio-rs/axum/tree/main/examples/tls-rustls);
+    // axum-server serves h2 or http/1.1 as ALPN chose.
+    if let Some((tls_port, config)) = rust_tls::from_env("rust-axum") {
+        let addr = tokio::net::lookup_host((host.as_str(), tls_port))
+            .await?
+            .next()
+            .ok_or_else(|| std::io::Error::other(format!("no address for {host}")))?;
+        let config = axum_server::tls_rustls::RustlsConfig::from_config(Arc::new(config));
+        let tls = axum_server::bind_rustls(addr, config).serve(app.clone().into_make_service());
+        eprintln!("rust-axum: TLS on {addr}");
+        tokio::spawn(async move {
+            if let Err(e) = tls.await {
+                eprintln!("rust-axum: TLS port: {e}");
+                std::process::exit(1);
+            }
+        });
+    }
     let listener = TcpListener::bind((host.as_str(), port)).await?;
     eprintln!("rust-axum: listening on {}", listener.local_addr()?);
     axum::serve(listener, app).await

@@ -298,8 +298,44 @@ mod no_database {
     }
 }
 
-#[launch]
-fn rocket() -> Rocket<Build> {
+/// The TLS port of `../SPEC.md` "TLS": `TLS_PORT`, `TLS_CERT`, `TLS_KEY` and
+/// the optional `TLS_CLIENT_CA`, or None when they are not all set.
+struct Tls {
+    port: u16,
+    certs: String,
+    key: String,
+    client_ca: Option<String>,
+}
+
+fn tls_from_env() -> Option<Tls> {
+    let (Ok(port), Ok(certs), Ok(key)) = (
+        env::var("TLS_PORT"),
+        env::var("TLS_CERT"),
+        env::var("TLS_KEY"),
+    ) else {
+        return None;
+    };
+    let Ok(port) = port.parse::<u16>() else {
+        eprintln!("rust-rocket: TLS_PORT must be a port number, got {port:?}");
+        std::process::exit(2);
+    };
+    let client_ca = env::var("TLS_CLIENT_CA").ok();
+    Some(Tls {
+        port,
+        certs,
+        key,
+        client_ca,
+    })
+}
+
+/// Rocket 0.5 serves one address and port per instance, and its `tls`
+/// configuration makes that listener TLS (Rocket guide, Configuration, TLS
+/// and Mutual TLS, https://rocket.rs/guide/v0.5/configuration/#tls), so with
+/// `TLS_PORT` the process launches a second instance of the same routes on
+/// it, in the same runtime. The two split `DB_POOL_SIZE` (the cleartext one
+/// gets the larger half) so that the total stays within it.
+#[rocket::main]
+async fn main() -> Result<(), rocket::Error> {
     let Ok(port) = env::var("PORT") else {
         eprintln!("rust-rocket: the PORT environment variable is required");
         std::process::exit(2);
@@ -309,23 +345,52 @@ fn rocket() -> Rocket<Build> {
         std::process::exit(2);
     };
     let host = env::var("HOST").unwrap_or_else(|_| "127.0.0.1".to_owned());
-    eprintln!("rust-rocket: listening on {host}:{port}");
+    let pool = env::var("DB_POOL_SIZE")
+        .ok()
+        .and_then(|size| size.parse::<usize>().ok())
+        .filter(|&size| size > 0)
+        .unwrap_or(4);
+    let Some(tls) = tls_from_env() else {
+        instance(&host, port, pool, None).launch().await?;
+        return Ok(());
+    };
+    if pool < 2 {
+        eprintln!("rust-rocket: DB_POOL_SIZE={pool} cannot be split between the cleartext and the TLS instance");
+        std::process::exit(2);
+    }
+    let tls_pool = pool / 2;
+    let clear = instance(&host, port, pool - tls_pool, None).launch();
+    let secure = instance(&host, tls.port, tls_pool, Some(&tls)).launch();
+    rocket::tokio::try_join!(clear, secure)?;
+    Ok(())
+}
 
+/// One Rocket instance of every route on `host:port`, TLS with `tls`.
+fn instance(host: &str, port: u16, pool: usize, tls: Option<&Tls>) -> Rocket<Build> {
+    eprintln!(
+        "rust-rocket: listening on {host}:{port}{}",
+        if tls.is_some() { " (TLS)" } else { "" }
+    );
     let mut figment = Config::figment()
         .merge(("address", host))
         .merge(("port", port))
         .merge(("log_level", LogLevel::Off));
+    if let Some(tls) = tls {
+        figment = figment
+            .merge(("tls.certs", &tls.certs))
+            .merge(("tls.key", &tls.key));
+        if let Some(ca) = &tls.client_ca {
+            figment = figment
+                .merge(("tls.mutual.ca_certs", ca))
+                .merge(("tls.mutual.mandatory", true));
+        }
+    }
     let database_url = env::var("DATABASE_URL").ok().filter(|url| !url.is_empty());
     if let Some(url) = &database_url {
-        let size = env::var("DB_POOL_SIZE")
-            .ok()
-            .and_then(|size| size.parse::<usize>().ok())
-            .filter(|&size| size > 0)
-            .unwrap_or(4);
-        eprintln!("rust-rocket: database pool of {size} connections");
+        eprintln!("rust-rocket: database pool of {pool} connections");
         figment = figment
             .merge(("databases.hello_world.url", url))
-            .merge(("databases.hello_world.max_connections", size));
+            .merge(("databases.hello_world.max_connections", pool));
     }
     let rocket = rocket::custom(figment).mount(
         "/",

@@ -1,0 +1,222 @@
+//! What a target serves besides cleartext HTTP/1.1, as its manifest's
+//! `protocols` key declares it (a closed vocabulary: `http/1.1`, `tls`,
+//! `mtls`, `h2`; targets/SPEC.md "TLS"), and the environment that asks a
+//! server for its TLS port (`TLS_PORT`, `TLS_CERT`, `TLS_KEY`,
+//! `TLS_CLIENT_CA`). The runner and the verifier build that environment
+//! here, so a target is only ever asked for what it claims.
+
+use serde::Deserialize;
+use std::fmt;
+use std::path::PathBuf;
+
+/// One value of `protocols` in `target.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+pub enum Protocol {
+    /// Cleartext HTTP/1.1 on `PORT`: every target serves it.
+    #[serde(rename = "http/1.1")]
+    Http1,
+    /// The whole contract over TLS 1.2+ (1.3 offered) on `TLS_PORT`.
+    #[serde(rename = "tls")]
+    Tls,
+    /// With `TLS_CLIENT_CA`, the TLS port requires a client certificate.
+    #[serde(rename = "mtls")]
+    Mtls,
+    /// HTTP/2 offered through ALPN on the TLS port (`h2`, then `http/1.1`).
+    #[serde(rename = "h2")]
+    H2,
+}
+
+impl Protocol {
+    /// Every value, in the order a manifest lists them.
+    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Tls, Protocol::Mtls, Protocol::H2];
+
+    /// The name used in `target.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Http1 => "http/1.1",
+            Protocol::Tls => "tls",
+            Protocol::Mtls => "mtls",
+            Protocol::H2 => "h2",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The protocols a target claims. The default (no `protocols` key) is
+/// cleartext HTTP/1.1 only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Protocols {
+    pub tls: bool,
+    pub mtls: bool,
+    pub h2: bool,
+}
+
+impl Protocols {
+    /// Checks a manifest's list: `http/1.1` present (the cleartext port is
+    /// never optional), no value twice, `mtls` and `h2` only with `tls`
+    /// (both live on the TLS port). The error is the message for the key.
+    pub fn from_list(list: &[Protocol]) -> Result<Protocols, String> {
+        for (i, p) in list.iter().enumerate() {
+            if list[..i].contains(p) {
+                return Err(format!("lists {:?} twice", p.name()));
+            }
+        }
+        if !list.contains(&Protocol::Http1) {
+            return Err(
+                "must list \"http/1.1\": every target serves cleartext HTTP/1.1 on PORT".into(),
+            );
+        }
+        let has = |p| list.contains(&p);
+        for needs_tls in [Protocol::Mtls, Protocol::H2] {
+            if has(needs_tls) && !has(Protocol::Tls) {
+                return Err(format!(
+                    "lists {:?} without \"tls\": it is served on the TLS port",
+                    needs_tls.name()
+                ));
+            }
+        }
+        Ok(Protocols {
+            tls: has(Protocol::Tls),
+            mtls: has(Protocol::Mtls),
+            h2: has(Protocol::H2),
+        })
+    }
+
+    /// True when the target claims `p`.
+    pub fn has(self, p: Protocol) -> bool {
+        match p {
+            Protocol::Http1 => true,
+            Protocol::Tls => self.tls,
+            Protocol::Mtls => self.mtls,
+            Protocol::H2 => self.h2,
+        }
+    }
+
+    /// The claimed protocols, in manifest order.
+    pub fn list(self) -> Vec<Protocol> {
+        Protocol::ALL.into_iter().filter(|&p| self.has(p)).collect()
+    }
+}
+
+/// The PEM files a TLS port is started with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The server's certificate chain (`TLS_CERT`).
+    pub cert: PathBuf,
+    /// The server's private key (`TLS_KEY`).
+    pub key: PathBuf,
+    /// The CA that signs accepted client certificates (`TLS_CLIENT_CA`);
+    /// `Some` asks for mutual TLS.
+    pub client_ca: Option<PathBuf>,
+}
+
+/// Why a target cannot be asked for a TLS port.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{target} does not claim {protocol:?} in its manifest's protocols")]
+pub struct Unsupported {
+    pub target: String,
+    pub protocol: &'static str,
+}
+
+/// The variables (targets/SPEC.md "TLS") that start `target`'s TLS port on
+/// `tls_port` with `files`, to pass beside `PORT`; an error when the target
+/// does not claim `tls` (or `mtls`, when `files.client_ca` is set).
+pub fn tls_env(
+    target: &str,
+    protocols: Protocols,
+    tls_port: u16,
+    files: &TlsFiles,
+) -> Result<Vec<(String, String)>, Unsupported> {
+    let unsupported = |p: Protocol| Unsupported {
+        target: target.to_owned(),
+        protocol: p.name(),
+    };
+    if !protocols.tls {
+        return Err(unsupported(Protocol::Tls));
+    }
+    let path = |p: &PathBuf| p.to_string_lossy().into_owned();
+    let mut env = vec![
+        ("TLS_PORT".to_owned(), tls_port.to_string()),
+        ("TLS_CERT".to_owned(), path(&files.cert)),
+        ("TLS_KEY".to_owned(), path(&files.key)),
+    ];
+    if let Some(ca) = &files.client_ca {
+        if !protocols.mtls {
+            return Err(unsupported(Protocol::Mtls));
+        }
+        env.push(("TLS_CLIENT_CA".to_owned(), path(ca)));
+    }
+    Ok(env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Protocol::*;
+
+    #[test]
+    fn a_list_needs_cleartext_and_tls_under_mtls_and_h2() {
+        assert_eq!(Protocols::from_list(&[Http1]), Ok(Protocols::default()));
+        let all = Protocols::from_list(&[Http1, Tls, Mtls, H2]).unwrap();
+        assert_eq!(all.list(), Protocol::ALL);
+        assert!(Protocols::from_list(&[Tls])
+            .unwrap_err()
+            .contains("http/1.1"));
+        assert!(Protocols::from_list(&[Http1, H2])
+            .unwrap_err()
+            .contains("\"h2\" without \"tls\""));
+        assert!(Protocols::from_list(&[Http1, Mtls]).is_err());
+        assert!(Protocols::from_list(&[Http1, Tls, Tls])
+            .unwrap_err()
+            .contains("twice"));
+    }
+
+    #[test]
+    fn every_value_and_variable_is_in_spec_md() {
+        let spec = include_str!("../../../targets/SPEC.md");
+        for p in Protocol::ALL {
+            assert!(
+                spec.contains(&format!("| `{p}` |")),
+                "{p} not in SPEC.md's table"
+            );
+        }
+        for var in ["TLS_PORT", "TLS_CERT", "TLS_KEY", "TLS_CLIENT_CA"] {
+            assert!(
+                spec.contains(&format!("| `{var}` |")),
+                "{var} not in SPEC.md"
+            );
+        }
+    }
+
+    #[test]
+    fn the_env_asks_only_for_what_is_claimed() {
+        let files = TlsFiles {
+            cert: "/c/server.pem".into(),
+            key: "/c/server.key".into(),
+            client_ca: None,
+        };
+        let tls = Protocols::from_list(&[Http1, Tls]).unwrap();
+        let env = tls_env("t", tls, 8443, &files).unwrap();
+        let names: Vec<_> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["TLS_PORT", "TLS_CERT", "TLS_KEY"]);
+        assert_eq!(env[0].1, "8443");
+        let err = tls_env("t", Protocols::default(), 8443, &files).unwrap_err();
+        assert_eq!(err.protocol, "tls");
+        let mutual = TlsFiles {
+            client_ca: Some("/c/ca.pem".into()),
+            ..files
+        };
+        assert_eq!(
+            tls_env("t", tls, 8443, &mutual).unwrap_err().to_string(),
+            "t does not claim \"mtls\" in its manifest's protocols"
+        );
+        let mtls = Protocols::from_list(&[Http1, Tls, Mtls]).unwrap();
+        let env = tls_env("t", mtls, 8443, &mutual).unwrap();
+        assert_eq!(env[3], ("TLS_CLIENT_CA".into(), "/c/ca.pem".into()));
+    }
+}
