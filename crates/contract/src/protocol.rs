@@ -1,56 +1,64 @@
-//! How a load reaches a server ([`Protocol`]): cleartext HTTP/1.1, HTTP/1.1
-//! over TLS, or HTTP/1.1 over TLS with a client certificate (mutual TLS).
-//! One vocabulary for study files (`protocol = "tls"`), target manifests
-//! (what a server can serve), the runner's choice of port and certificates,
-//! the stored results and the reports' labels. targets/SPEC.md "TLS" says
-//! what a server does for each.
+//! The protocols of the contract ([`Protocol`]): cleartext HTTP/1.1 on
+//! `PORT`, and on `TLS_PORT` HTTP/1.1 over TLS, with a client certificate
+//! required (mutual TLS), or HTTP/2 by ALPN. One vocabulary, in these
+//! words, for target manifests (`protocols = [...]`: what a server
+//! serves), study files (`protocol = "tls"`: how a level's load reaches
+//! it), the runner's choice of port and certificates and the reports'
+//! labels. targets/SPEC.md "TLS" says what a server does for each.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The transport of a level's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// One protocol of the contract.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub enum Protocol {
-    /// Cleartext HTTP/1.1 on `PORT` (every server).
+    /// Cleartext HTTP/1.1 on `PORT`: every target serves it.
     #[default]
-    Http,
-    /// HTTP/1.1 over TLS on `TLS_PORT`, the server's certificate checked
-    /// against the run's CA.
+    #[serde(rename = "http/1.1")]
+    Http1,
+    /// The whole contract over TLS 1.2+ (1.3 offered) on `TLS_PORT`.
+    #[serde(rename = "tls")]
     Tls,
-    /// As `Tls`, the server requiring a client certificate signed by the
-    /// run's CA (`TLS_CLIENT_CA`), which the load presents.
+    /// With `TLS_CLIENT_CA`, the TLS port requires a client certificate.
+    #[serde(rename = "mtls")]
     Mtls,
+    /// HTTP/2 offered through ALPN on the TLS port (`h2`, then `http/1.1`).
+    #[serde(rename = "h2")]
+    H2,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::Http, Protocol::Tls, Protocol::Mtls];
+    /// Every value, in the order a manifest lists them.
+    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Tls, Protocol::Mtls, Protocol::H2];
 
     /// The word used in files and outputs.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            Protocol::Http => "http",
+            Protocol::Http1 => "http/1.1",
             Protocol::Tls => "tls",
             Protocol::Mtls => "mtls",
+            Protocol::H2 => "h2",
         }
     }
 
     /// The protocol a word names, if any.
     pub fn parse(s: &str) -> Option<Protocol> {
-        Protocol::ALL.into_iter().find(|p| p.as_str() == s)
+        Protocol::ALL.into_iter().find(|p| p.name() == s)
     }
 
     /// The words, for a message listing what is accepted.
     pub fn known() -> String {
-        Protocol::ALL.map(Protocol::as_str).join(", ")
+        Protocol::ALL.map(Protocol::name).join(", ")
     }
 
-    /// Whether the load speaks TLS (to `TLS_PORT`).
+    /// Whether it is served on the TLS port.
     pub fn is_tls(self) -> bool {
-        self != Protocol::Http
+        self != Protocol::Http1
     }
 
-    /// Whether the load presents a client certificate.
+    /// Whether the client presents a certificate.
     pub fn client_cert(self) -> bool {
         self == Protocol::Mtls
     }
@@ -58,7 +66,7 @@ impl Protocol {
 
 impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.name())
     }
 }
 
@@ -69,13 +77,13 @@ mod tests {
     #[test]
     fn every_word_parses_back_and_nothing_else_does() {
         for p in Protocol::ALL {
-            assert_eq!(Protocol::parse(p.as_str()), Some(p));
+            assert_eq!(Protocol::parse(p.name()), Some(p));
         }
         assert_eq!(Protocol::parse("https"), None);
         assert_eq!(Protocol::parse("TLS"), None);
-        assert_eq!(Protocol::known(), "http, tls, mtls");
+        assert_eq!(Protocol::known(), "http/1.1, tls, mtls, h2");
         assert!(Protocol::Mtls.is_tls() && Protocol::Mtls.client_cert());
         assert!(Protocol::Tls.is_tls() && !Protocol::Tls.client_cert());
-        assert!(!Protocol::Http.is_tls());
+        assert!(!Protocol::Http1.is_tls());
     }
 }

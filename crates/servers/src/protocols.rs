@@ -5,47 +5,10 @@
 //! `TLS_CLIENT_CA`). The runner and the verifier build that environment
 //! here, so a target is only ever asked for what it claims.
 
-use serde::Deserialize;
-use std::fmt;
 use std::path::PathBuf;
 
-/// One value of `protocols` in `target.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-pub enum Protocol {
-    /// Cleartext HTTP/1.1 on `PORT`: every target serves it.
-    #[serde(rename = "http/1.1")]
-    Http1,
-    /// The whole contract over TLS 1.2+ (1.3 offered) on `TLS_PORT`.
-    #[serde(rename = "tls")]
-    Tls,
-    /// With `TLS_CLIENT_CA`, the TLS port requires a client certificate.
-    #[serde(rename = "mtls")]
-    Mtls,
-    /// HTTP/2 offered through ALPN on the TLS port (`h2`, then `http/1.1`).
-    #[serde(rename = "h2")]
-    H2,
-}
-
-impl Protocol {
-    /// Every value, in the order a manifest lists them.
-    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Tls, Protocol::Mtls, Protocol::H2];
-
-    /// The name used in `target.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Http1 => "http/1.1",
-            Protocol::Tls => "tls",
-            Protocol::Mtls => "mtls",
-            Protocol::H2 => "h2",
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// One value of `protocols` in `target.toml`: the contract's vocabulary.
+pub use shootout_contract::protocol::Protocol;
 
 /// The protocols a target claims. The default (no `protocols` key) is
 /// cleartext HTTP/1.1 only.

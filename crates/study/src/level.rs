@@ -105,14 +105,21 @@ pub(crate) fn level_from(
     Ok(level)
 }
 
-/// A `protocol` word, or the error that lists the known ones.
+/// A `protocol` word, or the error that lists the known ones. `h2` is the
+/// contract's, but the load engine speaks HTTP/1.1 only, so no level may
+/// ask for it yet.
 pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
-    Protocol::parse(word).ok_or_else(|| {
-        KeyError::new(
+    match Protocol::parse(word) {
+        Some(Protocol::H2) => Err(KeyError::new(
+            "protocol",
+            "'h2': the load engine speaks HTTP/1.1 only (over cleartext, tls or mtls)".to_string(),
+        )),
+        Some(p) => Ok(p),
+        None => Err(KeyError::new(
             "protocol",
             format!("unknown protocol '{word}'; known: {}", Protocol::known()),
-        )
-    })
+        )),
+    }
 }
 
 /// The study key that sets an engine field.

@@ -27,14 +27,14 @@ name = "json"
 protocol = "tls"
 levels = [
     {{ connections = 4, duration = "1s" }},
-    {{ connections = 4, duration = "1s", protocol = "http" }},
+    {{ connections = 4, duration = "1s", protocol = "http/1.1" }},
 ]
 "#
     ));
     let levels = &study.scenarios[0].levels;
     assert_eq!(levels[0].protocol, Protocol::Tls);
     assert_eq!(levels[0].label, "c=4 1s tls");
-    assert_eq!(levels[1].protocol, Protocol::Http);
+    assert_eq!(levels[1].protocol, Protocol::Http1);
     assert_eq!(levels[1].label, "c=4 1s");
 }
 
@@ -43,7 +43,7 @@ fn without_protocol_everything_is_cleartext() {
     let study = parse_ok(&format!(
         "{HEAD}\n[[scenario]]\nname = \"json\"\nload = {{ connections = 2, duration = \"1s\" }}\n"
     ));
-    assert_eq!(study.scenarios[0].levels[0].protocol, Protocol::Http);
+    assert_eq!(study.scenarios[0].levels[0].protocol, Protocol::Http1);
 }
 
 #[test]
@@ -53,7 +53,10 @@ fn an_unknown_protocol_names_its_line_and_the_known_ones() {
     ));
     assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
     assert_eq!(e.line, Some(8), "{e}");
-    assert!(e.to_string().contains("known: http, tls, mtls"), "{e}");
+    assert!(
+        e.to_string().contains("known: http/1.1, tls, mtls, h2"),
+        "{e}"
+    );
     let e = parse_err(&format!(
         "{HEAD}\n[[scenario]]\nname = \"json\"\nload = {{ connections = 2, duration = \"1s\", protocol = \"h3\" }}\n"
     ));
