@@ -64,10 +64,10 @@ pub fn describe(s: &Summary) -> String {
         ("stages", _) => "ramped load".to_string(),
         _ => "closed loop".to_string(),
     };
-    let pipeline = if s.pipeline > 1 {
-        format!(", pipeline {}", s.pipeline)
-    } else {
-        String::new()
+    let pipeline = match (s.pipeline, s.pipeline_refill_at) {
+        (1, _) => String::new(),
+        (depth, Some(at)) => format!(", pipeline {depth}, refilled at {at} in flight"),
+        (depth, None) => format!(", pipeline {depth}"),
     };
     format!(
         "{mode}, {} connections{pipeline}, {} thread{}, {}, {} {}",
