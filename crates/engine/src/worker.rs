@@ -33,9 +33,9 @@ const RETRY_AFTER: Duration = Duration::from_millis(1);
 /// A closed loop refills at half the depth, so each write carries at least
 /// half a pipeline: refilled on every answer, a connection at depth 16 wrote
 /// about 9 requests per `send` and cost more CPU per request than wrk
-/// writing 16 at a time (`bench/cpu_per_request.py`); waiting for all 16
-/// (wrk's policy) cost no less CPU than half and lost requests per second,
-/// the connection standing idle while its last answers travel. An open loop
+/// writing 16 at a time (`bench/cpu_per_request.py`, README). Waiting for
+/// all 16 (wrk's policy) saved a little more CPU but lost requests per
+/// second, the connection standing idle while its last answers travel. An open loop
 /// refills on every answer: a ticket that is due goes out as soon as a
 /// connection has room, so the generator adds no wait of its own to the
 /// latency it measures from the ticket's intended time. At depth 1 both are 0.
