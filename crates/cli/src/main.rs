@@ -4,6 +4,8 @@
 //! or environment error, 128 + the signal's number when stopped by SIGINT
 //! (130), SIGTERM (143) or SIGHUP (129) ([`exit`], [`interrupt`]).
 
+#[macro_use]
+mod out;
 mod capacity_progress;
 mod cmd;
 mod exit;

@@ -200,6 +200,47 @@ impl RunView {
         }
     }
 
+    /// `--wait-quiet`'s events: a first busy probe and a capped wait get a
+    /// line, every probe the bar's status, a disturbed level one more step.
+    fn quiet_event(&self, e: &Event<'_>) {
+        match *e {
+            Event::WaitingQuiet {
+                load,
+                waited_s,
+                seen,
+                first,
+            } => {
+                let words = disturbance_words(seen);
+                if first {
+                    self.println(&format!("{load}: waiting for quiet CPUs ({words})"));
+                }
+                self.status(format!(
+                    "{load} · waiting for quiet CPUs ({waited_s:.0} s): {words}"
+                ));
+            }
+            Event::NotQuiet { load, waited_s } => self.println(&format!(
+                "warning: {load}: the CPUs were not quiet after {waited_s:.0} s; measuring anyway"
+            )),
+            Event::Remeasure { load, seen } => {
+                self.add_one();
+                self.println(&format!(
+                    "{load}: disturbed ({}); measuring it once more",
+                    disturbance_words(seen)
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// One more measurement than planned (a disturbed level taken again).
+    fn add_one(&self) {
+        let mut s = lock(&self.state);
+        s.total += 1;
+        if let Some(bar) = lock(&self.bar).as_ref() {
+            bar.set_length(bar.length().unwrap_or(0) + 1);
+        }
+    }
+
     fn skip(&self, measurements: u64, estimate_s: f64) {
         let mut s = lock(&self.state);
         s.remaining_estimate_s = (s.remaining_estimate_s - estimate_s).max(0.0);
@@ -290,6 +331,9 @@ impl Observer for RunView {
                 eprintln!("error: the load engine refused to run: {reason}");
             }
             Event::Database(d) => self.println(&database_line(d)),
+            Event::WaitingQuiet { .. } | Event::NotQuiet { .. } | Event::Remeasure { .. } => {
+                self.quiet_event(e);
+            }
             Event::StillBusy { target, waited_s } => self.println(&format!(
                 "warning: {target} was still busy {waited_s:.1} s after the load; the next level may include its backlog"
             )),
@@ -401,4 +445,13 @@ fn tick(state: &Mutex<State>, started: Instant) -> String {
         String::new()
     };
     format!("{}{live} · ETA {}", s.what, format_eta(eta))
+}
+
+/// `others 31% of the CPUs, steal 0%`.
+fn disturbance_words(d: &shootout_runner::quiet::Disturbance) -> String {
+    format!(
+        "other processes {:.0}% of the CPUs, steal {:.0}%",
+        d.others_cpu_share * 100.0,
+        d.steal_share * 100.0
+    )
 }

@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
 
 use shootout_store::{Measurement, Store, OTHERS_CPU_LIMIT};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -81,6 +82,19 @@ impl Drop for Busy {
 /// Runs a one-level study of `target` with the server on `server` and the
 /// generator on `generator`; returns its one measurement and its stdout.
 fn study(tag: &str, target: &str, server: usize, generator: usize) -> (Measurement, String) {
+    let (m, stdout, _) = study_with(tag, target, (server, generator), &[], &mut |_| {});
+    (m, stdout)
+}
+
+/// As [`study`], with `extra` flags; `line` hears each stderr line as it
+/// comes. Returns the measurement, stdout and stderr.
+fn study_with(
+    tag: &str,
+    target: &str,
+    (server, generator): (usize, usize),
+    extra: &[&str],
+    line: &mut dyn FnMut(&str),
+) -> (Measurement, String, String) {
     let dir = std::env::temp_dir().join(format!("shootout-quiet-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let tmp = Tmp(dir);
@@ -96,19 +110,36 @@ fn study(tag: &str, target: &str, server: usize, generator: usize) -> (Measureme
     )
     .unwrap();
     let db = tmp.0.join("t.db");
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .arg("run")
         .arg(&file)
         .arg("--db")
         .arg(&db)
         .arg("--targets-dir")
         .arg(repo().join("targets"))
+        .args(extra)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+        text
+    });
+    let mut stderr = String::new();
+    for l in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let l = l.unwrap();
+        line(&l);
+        stderr.push_str(&l);
+        stderr.push('\n');
+    }
+    let status = child.wait().unwrap();
+    let stdout = reader.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
     let store = Store::open(&db).unwrap();
     let id = store.resolve("latest").unwrap();
     let mut data = store.load_run(id).unwrap();
@@ -118,7 +149,7 @@ fn study(tag: &str, target: &str, server: usize, generator: usize) -> (Measureme
         "{tag}: others {:?}, steal {:?}, disturbed {}\n{stderr}",
         m.others_cpu_share, m.steal_share, m.disturbed
     );
-    (m, String::from_utf8_lossy(&out.stdout).into_owned())
+    (m, stdout, stderr)
 }
 
 /// Two CPUs to split, or None (skipped, said): with one nothing is pinned.
@@ -175,4 +206,51 @@ fn the_same_study_without_the_loop_is_not_disturbed() {
     }
     assert!(!m.disturbed, "others {others}, steal {steal}");
     assert!(!stdout.contains("Disturbed"), "{stdout}");
+}
+
+/// `--wait-quiet`: a loop that holds the server's CPU before the level is
+/// waited out (the run says so), and the level is measured once it is gone.
+#[test]
+fn wait_quiet_waits_until_the_loop_is_gone() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(target), Some(cpus)) = (target(), two_cpus()) else {
+        return;
+    };
+    let mut busy = Some([Busy::on(cpus.0), Busy::on(cpus.0)]);
+    let mut saw_wait = false;
+    let (m, _, stderr) = study_with("wait", target, cpus, &["--wait-quiet=90s"], &mut |l| {
+        if l.contains("waiting for quiet CPUs") {
+            saw_wait = true;
+            busy = None;
+        }
+    });
+    drop(busy);
+    assert!(saw_wait, "{stderr}");
+    if m.others_cpu_share.unwrap_or(1.0) > OTHERS_CPU_LIMIT {
+        println!("SKIP the quiet half: this machine stayed busy without our loop");
+        return;
+    }
+    // Another process may still have disturbed the first measurement
+    // after our loop ended; then it was taken once more, which is right.
+    assert!(!m.disturbed, "{stderr}");
+}
+
+/// `--wait-quiet`: a loop that never ends is waited on up to the cap, the
+/// disturbed level is taken once more, and only that one is kept, flagged.
+#[test]
+fn wait_quiet_measures_a_disturbed_level_once_more() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(target), Some(cpus)) = (target(), two_cpus()) else {
+        return;
+    };
+    let busy = [Busy::on(cpus.0), Busy::on(cpus.0)];
+    let (m, _, stderr) = study_with("again", target, cpus, &["--wait-quiet=2s"], &mut |_| {});
+    drop(busy);
+    assert!(stderr.contains("the CPUs were not quiet after"), "{stderr}");
+    assert_eq!(
+        stderr.matches("measuring it once more").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(m.disturbed, "{stderr}");
 }

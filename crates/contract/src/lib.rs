@@ -21,4 +21,5 @@
 
 pub mod expect;
 pub mod located;
+pub mod protocol;
 pub mod spec;

@@ -30,6 +30,9 @@ pub struct SessionContext<'a> {
     pub alive: &'a RunLock,
     /// The database scenarios' PostgreSQL, when the study has any.
     pub database: Option<&'a Database>,
+    /// `--wait-quiet`: wait up to this long for quiet CPUs before each
+    /// level, and measure a disturbed level once more.
+    pub wait_quiet: Option<Duration>,
 }
 
 impl std::fmt::Debug for SessionContext<'_> {

@@ -8,6 +8,7 @@
 //! events, so this module is a leaf of the crate's import tree.
 
 use crate::error::EngineRefusal;
+use crate::quiet::Disturbance;
 use shootout_capacity::{CapacityResult, Event as SearchEvent};
 use shootout_cgroup::CgroupError;
 use shootout_engine::Control;
@@ -106,6 +107,24 @@ pub enum Event<'a> {
     /// load's queued requests after `waited_s`: the next level may be
     /// slowed by them.
     StillBusy { target: &'a str, waited_s: f64 },
+    /// `--wait-quiet`: the CPUs were busy with other processes before a
+    /// level; a probe of one second saw `seen`, after `waited_s` so far
+    /// (`first`: the first such probe before this level).
+    WaitingQuiet {
+        load: &'a str,
+        waited_s: f64,
+        seen: &'a Disturbance,
+        first: bool,
+    },
+    /// `--wait-quiet`: the CPUs did not quiet down within the cap; the
+    /// level is measured anyway (and flagged if it comes out disturbed).
+    NotQuiet { load: &'a str, waited_s: f64 },
+    /// `--wait-quiet`: the measurement came out disturbed; it is dropped
+    /// and the level measured once more (one more measurement to do).
+    Remeasure {
+        load: &'a str,
+        seen: &'a Disturbance,
+    },
     /// Processes of a stopped server survived SIGKILL to its group.
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).

@@ -30,6 +30,7 @@ pub mod measure;
 pub mod prepare;
 pub mod procfs;
 pub mod quiet;
+mod quiet_wait;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;

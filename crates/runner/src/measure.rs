@@ -13,6 +13,7 @@ use crate::event::{Event, LoadLabel};
 use crate::guard;
 use crate::interrupt::Interrupt;
 use crate::procfs::{self, MIB};
+use crate::quiet_wait;
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
@@ -73,14 +74,7 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level),
             };
-            let measured = guard::check_server(&mut run.server, run.port, "before the level")
-                .map_err(|r| run.lost(r))
-                .and_then(|()| measure_level(cx, &run, &step, before.rss_bytes))
-                .and_then(|(m, rss)| {
-                    theirs(&mut run, &m, level)?;
-                    Ok((m, rss))
-                });
-            match measured {
+            match measure_quietly(cx, &mut run, &step, before.rss_bytes) {
                 Ok((m, after_rss)) => {
                     before.rss_bytes = after_rss;
                     if let Err(e) = record(&m) {
@@ -97,6 +91,47 @@ pub fn run_session(
     }
     stop(cx, run)?;
     result
+}
+
+/// One level's measurement, checked to be the contestant's. With
+/// `--wait-quiet` it waits for quiet CPUs first, and a measurement that
+/// still came out disturbed is dropped and taken once more (the second is
+/// kept, flagged if it is disturbed too).
+fn measure_quietly(
+    cx: &SessionContext<'_>,
+    run: &mut Running,
+    step: &Step<'_>,
+    idle_rss: u64,
+) -> Result<(Measurement, u64), SessionError> {
+    let Some(cap) = cx.wait_quiet else {
+        return measure_checked(cx, run, step, idle_rss);
+    };
+    let load = step.label(cx).to_string();
+    quiet_wait::before_level(cx, &load, cap);
+    let (m, rss) = measure_checked(cx, run, step, idle_rss)?;
+    let Some(seen) = quiet_wait::disturbance(&m) else {
+        return Ok((m, rss));
+    };
+    cx.observer.event(&Event::Remeasure {
+        load: &load,
+        seen: &seen,
+    });
+    quiet_wait::before_level(cx, &load, cap);
+    measure_checked(cx, run, step, rss)
+}
+
+/// One level's measurement if the server was there and answering before,
+/// during and after it.
+fn measure_checked(
+    cx: &SessionContext<'_>,
+    run: &mut Running,
+    step: &Step<'_>,
+    idle_rss: u64,
+) -> Result<(Measurement, u64), SessionError> {
+    guard::check_server(&mut run.server, run.port, "before the level").map_err(|r| run.lost(r))?;
+    let (m, rss) = measure_level(cx, run, step, idle_rss)?;
+    theirs(run, &m, step.level)?;
+    Ok((m, rss))
 }
 
 /// Whether a measurement is the contestant's: it was alive, runnable and

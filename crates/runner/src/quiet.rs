@@ -110,6 +110,51 @@ pub fn probe(cpus: &[usize], probe: Duration) -> Option<Disturbance> {
     Disturbance::of(&mark.window(cpus)?, 0.0)
 }
 
+/// How long one `--wait-quiet` probe watches the CPUs.
+pub const PROBE: Duration = Duration::from_secs(1);
+
+/// How a wait for quiet CPUs ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Waited {
+    /// A probe saw them quiet after `waited_s` (0 when the first did).
+    Quiet { waited_s: f64 },
+    /// Still disturbed when the cap ran out.
+    Capped { waited_s: f64 },
+    /// The counters cannot be read here, or the wait was interrupted.
+    Unknown,
+}
+
+/// Probes `cpus` for [`PROBE`] at a time until one probe is not
+/// disturbed, for at most `cap`; `busy` hears of each disturbed probe and
+/// `stopped` ends the wait early (Ctrl-C).
+pub fn wait_quiet(
+    cpus: &[usize],
+    cap: Duration,
+    stopped: &dyn Fn() -> bool,
+    busy: &mut dyn FnMut(&Disturbance, f64),
+) -> Waited {
+    let start = Instant::now();
+    loop {
+        if stopped() {
+            return Waited::Unknown;
+        }
+        let Some(seen) = probe(cpus, PROBE) else {
+            return Waited::Unknown;
+        };
+        let waited_s = start.elapsed().as_secs_f64();
+        if !seen.disturbed() {
+            // The probe that found them quiet is not waiting.
+            return Waited::Quiet {
+                waited_s: (waited_s - PROBE.as_secs_f64()).max(0.0),
+            };
+        }
+        if start.elapsed() >= cap {
+            return Waited::Capped { waited_s };
+        }
+        busy(&seen, waited_s);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

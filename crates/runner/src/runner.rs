@@ -37,6 +37,8 @@ pub struct RunConfig {
     pub only: Option<Vec<String>>,
     /// Where to look for the git commit (the working directory).
     pub repo_dir: PathBuf,
+    /// `--wait-quiet`: the longest wait for quiet CPUs before a level.
+    pub wait_quiet: Option<Duration>,
 }
 
 /// Why a run could not be carried out.
@@ -265,6 +267,7 @@ impl Run<'_> {
                 observer: self.observer,
                 alive: &self.alive,
                 database: self.database.as_ref(),
+                wait_quiet: self.cfg.wait_quiet,
             };
             let mut sink = Sink {
                 store: &self.store,

@@ -121,6 +121,7 @@ fn warm(
         keepalive: true,
         pipeline: 1,
         queries: None,
+        protocol: Default::default(),
         resources: Default::default(),
     };
     let windowed = window_level(&level, window).expect("window level");

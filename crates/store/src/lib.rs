@@ -9,13 +9,12 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod budget;
 mod capacity;
 mod column;
 mod error;
+mod measurement_row;
 pub mod model;
 mod open;
-mod quiet;
 mod schema;
 mod time;
 
@@ -153,48 +152,7 @@ impl Store {
 
     /// Records one finished measurement (committed at once).
     pub fn record_measurement(&self, run_id: i64, m: &Measurement) -> Result<()> {
-        let hist = encode_histogram(&m.histogram)?;
-        let uncorrected = match &m.histogram_uncorrected {
-            Some(h) => Some(encode_histogram(h)?),
-            None => None,
-        };
-        self.conn.execute(
-            "INSERT OR REPLACE INTO measurements (run_id, target, scenario, level, level_label,
-                repetition, started_at, summary, histogram, histogram_uncorrected, timeline,
-                rss_idle_mib, rss_peak_mib, rss_after_mib, pss_peak_mib, server_cpu_s,
-                req_per_cpu_s, generator_bound, startup_s, db_cpu_s, db_rss_peak_mib,
-                warmup_s, steady)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
-            params![
-                run_id,
-                m.target,
-                m.scenario,
-                m.level,
-                m.level_label,
-                m.repetition,
-                m.started_at,
-                serde_json::to_string(&m.summary)?,
-                hist,
-                uncorrected,
-                serde_json::to_string(&m.timeline)?,
-                m.rss_idle_mib,
-                m.rss_peak_mib,
-                m.rss_after_mib,
-                m.pss_peak_mib,
-                m.server_cpu_s,
-                m.req_per_cpu_s,
-                m.generator_bound,
-                m.startup_s,
-                m.db_cpu_s,
-                m.db_rss_peak_mib,
-                m.warmup_s,
-                m.steady,
-            ],
-        )?;
-        budget::record(&self.conn, run_id, m)?;
-        quiet::record(&self.conn, run_id, m)?;
-        Ok(())
+        measurement_row::insert(&self.conn, run_id, m)
     }
 
     /// Ends a run with its final status and the current time.
@@ -343,61 +301,7 @@ impl Store {
 
     /// The measurements of one run, ordered by target, scenario, level, repetition.
     pub fn measurements(&self, run_id: i64) -> Result<Vec<Measurement>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT target, scenario, level, level_label, repetition, started_at, summary,
-                histogram, histogram_uncorrected, timeline, rss_idle_mib, rss_peak_mib,
-                rss_after_mib, pss_peak_mib, server_cpu_s, req_per_cpu_s, generator_bound,
-                startup_s, db_cpu_s, db_rss_peak_mib, warmup_s, steady
-             FROM measurements WHERE run_id = ?1
-             ORDER BY target, scenario, level, repetition",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            let hist: Vec<u8> = r.get(7)?;
-            let unc: Option<Vec<u8>> = r.get(8)?;
-            Ok(Measurement {
-                target: r.get(0)?,
-                scenario: r.get(1)?,
-                level: r.get(2)?,
-                level_label: r.get(3)?,
-                repetition: r.get(4)?,
-                started_at: r.get(5)?,
-                summary: json_col(r, 6)?,
-                histogram: decode_histogram(&hist).map_err(|e| bad_col(7, e.to_string()))?,
-                histogram_uncorrected: unc
-                    .map(|b| decode_histogram(&b))
-                    .transpose()
-                    .map_err(|e| bad_col(8, e.to_string()))?,
-                timeline: json_col(r, 9)?,
-                rss_idle_mib: r.get(10)?,
-                rss_peak_mib: r.get(11)?,
-                rss_after_mib: r.get(12)?,
-                pss_peak_mib: r.get(13)?,
-                server_cpu_s: r.get(14)?,
-                req_per_cpu_s: r.get(15)?,
-                generator_bound: r.get(16)?,
-                startup_s: r.get(17)?,
-                db_cpu_s: r.get(18)?,
-                db_rss_peak_mib: r.get(19)?,
-                warmup_s: r.get(20)?,
-                steady: r.get(21)?,
-                // Filled in by `budget::fill`.
-                resources_cpus: None,
-                resources_memory_mib: None,
-                throttled_s: None,
-                throttled_periods: None,
-                oom_killed: None,
-                memory_peak_mib: None,
-                db_memory_peak_mib: None,
-                // Filled in by `quiet::fill`.
-                others_cpu_share: None,
-                steal_share: None,
-                disturbed: false,
-            })
-        })?;
-        let mut ms: Vec<Measurement> = rows.collect::<Result<_, _>>()?;
-        budget::fill(&self.conn, run_id, &mut ms)?;
-        quiet::fill(&self.conn, run_id, &mut ms)?;
-        Ok(ms)
+        measurement_row::select(&self.conn, run_id)
     }
 }
 

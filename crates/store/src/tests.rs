@@ -401,3 +401,27 @@ fn round_trips_the_warm_up() {
         .collect();
     assert_eq!(read, cases);
 }
+
+#[test]
+fn a_target_failed_during_measurement_keeps_its_status() {
+    let tmp = TempDb::new("budget-failed");
+    let store = Store::open(tmp.path()).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let rec = TargetRecord {
+        target: "java-spring".into(),
+        language: "java".into(),
+        framework: "spring".into(),
+        status: TargetStatus::Failed,
+        reason: Some("killed: out of memory (limit 16 MiB)".into()),
+        log_tail: None,
+        verify: None,
+        footprint_bytes: None,
+        build_s: None,
+        description: None,
+        run_command: None,
+    };
+    store.record_target(id, &rec).unwrap();
+    let data = store.load_run(id).unwrap();
+    assert_eq!(data.targets[0].status, TargetStatus::Failed);
+    assert_eq!(data.targets[0].reason, rec.reason);
+}

@@ -65,6 +65,7 @@ impl Capacity {
             keepalive: self.keepalive,
             pipeline: 1,
             queries: None,
+            protocol: Default::default(),
             resources: crate::resources::Resources::default(),
         }
     }

@@ -11,6 +11,7 @@ use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
 use crate::resources::{self, Resources};
 use crate::warmup::{self, Warmup};
+use shootout_contract::protocol::Protocol;
 use shootout_contract::spec::MAX_QUERIES;
 use std::time::Duration;
 use toml::Spanned;
@@ -118,7 +119,40 @@ pub(crate) fn scenarios(
     if raw.is_empty() {
         return Err(at.error(None, Some("scenario"), "no [[scenario]] given".into()));
     }
-    raw.iter().map(|s| scenario(at, s, defaults)).collect()
+    let scenarios: Vec<Scenario> = raw
+        .iter()
+        .map(|s| scenario(at, s, defaults))
+        .collect::<Result<_, _>>()?;
+    one_kind_of_tls(at, raw, &scenarios)?;
+    Ok(scenarios)
+}
+
+/// A study's servers start once with or without `TLS_CLIENT_CA`, so its
+/// TLS levels either all present a client certificate or none does.
+fn one_kind_of_tls(
+    at: &Locator<'_>,
+    raw: &[Spanned<RawScenario>],
+    scenarios: &[Scenario],
+) -> Result<(), StudyError> {
+    let mut first: Option<Protocol> = None;
+    for (r, s) in raw.iter().zip(scenarios) {
+        for p in s.levels.iter().map(|l| l.protocol).filter(|p| p.is_tls()) {
+            match first {
+                None => first = Some(p),
+                Some(f) if f != p => {
+                    return Err(at.at(
+                        r,
+                        "protocol",
+                        format!(
+                            "this study has both '{f}' and '{p}' levels; a server requires a client certificate on its TLS port or does not, so put them in two studies"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 fn scenario(
@@ -129,6 +163,10 @@ fn scenario(
     let s = raw.get_ref();
     let route = s.name.route();
     let keepalive = s.keepalive.unwrap_or(true);
+    let protocol = match &s.protocol {
+        None => Protocol::default(),
+        Some(p) => level::protocol_from(p.get_ref()).map_err(|e| at.at(p, &e.key, e.message))?,
+    };
     let warmup = warmup::read(at, s.warmup.as_ref(), defaults.warmup)?;
     let capacity = match &s.capacity {
         Some(_) if s.load.is_some() || s.levels.is_some() => {
@@ -138,6 +176,14 @@ fn scenario(
                 "give either `load`/`levels` or `capacity`, not both",
             ))
         }
+        // The engine's capacity search loads cleartext HTTP only, for now.
+        Some(_) if protocol.is_tls() => {
+            return Err(at.at(
+                raw,
+                "protocol",
+                "a capacity search runs over cleartext HTTP; remove `protocol` or use `levels`",
+            ))
+        }
         Some(c) => Some(capacity::check(at, c, warmup.as_fixed(), keepalive)?),
         None => None,
     };
@@ -145,7 +191,7 @@ fn scenario(
     let levels = load_tables(at, raw)?
         .into_iter()
         .map(|l| {
-            let mut level = level::level_from(l.get_ref(), keepalive)
+            let mut level = level::level_from(l.get_ref(), keepalive, protocol)
                 .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))?;
             let own = resources::check(at, l.get_ref().resources.as_ref())?;
             level.resources = own.over(budget);

@@ -9,6 +9,7 @@ use crate::locator::KeyError;
 use crate::raw::{Mode, RawLoad, Unit};
 use crate::resources::Resources;
 use serde::Serialize;
+use shootout_contract::protocol::Protocol;
 use shootout_engine::{check_pipeline, Load, PlanField, Stage, StageUnit, Stop, Workload};
 use std::time::Duration;
 
@@ -25,6 +26,8 @@ pub struct Level {
     pub pipeline: usize,
     /// `queries=Q` for the routes that take it (queries, updates).
     pub queries: Option<u32>,
+    /// Cleartext, TLS or mutual TLS.
+    pub protocol: Protocol,
     /// The level's budget, merged with its scenario's and study's
     /// ([`Resources::over`]).
     pub resources: Resources,
@@ -40,8 +43,9 @@ impl Level {
     }
 
     /// The label a level gets when the study gives none: its query count,
-    /// if any, then its load, then its pipeline depth if it pipelines
-    /// (`q=20 c=64 4s`, `c=64 5s p=16`).
+    /// if any, then its load, then its pipeline depth if it pipelines,
+    /// then its protocol if it is not cleartext (`q=20 c=64 4s`,
+    /// `c=64 5s p=16`, `c=64 5s tls`).
     pub fn auto_label(&self) -> String {
         let mut label = auto_label(self.load(), self.stop());
         if let Some(q) = self.queries {
@@ -50,6 +54,9 @@ impl Level {
         if self.pipeline > 1 {
             label = format!("{label} p={}", self.pipeline);
         }
+        if self.protocol.is_tls() {
+            label = format!("{label} {}", self.protocol);
+        }
         label
     }
 }
@@ -57,7 +64,11 @@ impl Level {
 /// Turns one load table into a level, or names the bad key. This decides
 /// the mode and which keys it needs; the rules on their values are the
 /// engine's ([`Workload::new`]), reported under the study's key names.
-pub(crate) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, KeyError> {
+pub(crate) fn level_from(
+    l: &RawLoad,
+    keepalive: bool,
+    protocol: Protocol,
+) -> Result<Level, KeyError> {
     let mode = l.mode.unwrap_or(if l.stages.is_some() {
         Mode::Stages
     } else if l.rate.is_some() {
@@ -76,17 +87,32 @@ pub(crate) fn level_from(l: &RawLoad, keepalive: bool) -> Result<Level, KeyError
     let pipeline = l.pipeline.unwrap_or(1);
     check_pipeline(pipeline, keepalive)
         .map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
+    let protocol = match &l.protocol {
+        None => protocol,
+        Some(word) => protocol_from(word)?,
+    };
     let mut level = Level {
         label: String::new(),
         workload,
         keepalive,
         pipeline,
         queries: l.queries,
+        protocol,
         // Filled in by the caller, which can locate errors in the table.
         resources: Resources::default(),
     };
     level.label = l.label.clone().unwrap_or_else(|| level.auto_label());
     Ok(level)
+}
+
+/// A `protocol` word, or the error that lists the known ones.
+pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
+    Protocol::parse(word).ok_or_else(|| {
+        KeyError::new(
+            "protocol",
+            format!("unknown protocol '{word}'; known: {}", Protocol::known()),
+        )
+    })
 }
 
 /// The study key that sets an engine field.

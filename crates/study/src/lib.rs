@@ -113,6 +113,8 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
 #[cfg(test)]
 mod capacity_tests;
 #[cfg(test)]
+mod protocol_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod warmup_tests;

@@ -93,6 +93,8 @@ pub(super) struct RawScenario {
     pub path: Option<Spanned<String>>,
     pub body: Option<String>,
     pub keepalive: Option<bool>,
+    /// The levels' transport unless a level gives its own: http, tls, mtls.
+    pub protocol: Option<Spanned<String>>,
     pub warmup: Option<Spanned<RawWarmup>>,
     pub timeout: Option<Dur>,
     pub load: Option<Spanned<RawLoad>>,
@@ -148,6 +150,8 @@ pub(super) struct RawLoad {
     pub keepalive: Option<bool>,
     /// HTTP/1.1 pipeline depth (requests in flight per connection).
     pub pipeline: Option<usize>,
+    /// The transport: http, tls or mtls.
+    pub protocol: Option<String>,
     pub queries: Option<u32>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,

@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
-    print!("{}", capacity_output::render(&result, args.output));
+    out!("{}", capacity_output::render(&result, args.output));
     match result.verdict {
         Verdict::Found => Ok(Outcome::Ok),
         Verdict::None => {

@@ -39,7 +39,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         .context("cannot start PostgreSQL")?;
     let access = cluster.access();
     for (name, value) in access.server_env() {
-        println!("export {name}='{value}'");
+        outln!("export {name}='{value}'");
     }
     let (dir, info) = (cluster.dir().display().to_string(), cluster.info());
     eprintln!(

@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bar.finish();
     }
     let report = result?;
-    print!("{}", load_output::render(&report, args.output));
+    out!("{}", load_output::render(&report, args.output));
     if control.is_cancelled() {
         eprintln!(
             "interrupted: results cover the time until {}",

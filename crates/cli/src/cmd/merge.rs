@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(p) = &merged.partial {
         eprintln!("{}", partial_line(p));
     }
-    print!(
+    out!(
         "{}",
         shootout_report::output::merge::render(&merged, args.output)
     );

@@ -6,7 +6,6 @@
 use crate::exit::Outcome;
 use anyhow::Context as _;
 use shootout_store::{Store, DEFAULT_DB_PATH};
-use std::io::Write as _;
 use std::path::PathBuf;
 
 /// `shootout history`.
@@ -97,7 +96,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
         eprintln!("no runs in {}", args.db.display());
         return Ok(Outcome::Ok);
     }
-    println!("{}", shootout_report::output::history::render(&runs));
+    outln!("{}", shootout_report::output::history::render(&runs));
     Ok(Outcome::Ok)
 }
 
@@ -131,9 +130,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("wrote {}", path.display());
         }
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .context("cannot write to stdout")?,
+        None => out!("{text}"),
     }
     Ok(Outcome::Ok)
 }
@@ -143,7 +140,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let a = store.load_run(store.resolve(&args.a)?)?;
     let b = store.load_run(store.resolve(&args.b)?)?;
     let cmp = shootout_report::compare::compare(&a, &b);
-    print!("{}", cmp.render());
+    out!("{}", cmp.render());
     // Two runs of one study: the trend page shows them among all the others.
     if a.run.study == b.run.study {
         let runs = store
@@ -157,7 +154,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
         } else {
             String::new()
         };
-        println!(
+        outln!(
             "\nEvery run of {0} ({runs} in the results store): `shootout report --trend {0}`{seen}.",
             a.run.study
         );

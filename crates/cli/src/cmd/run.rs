@@ -58,6 +58,18 @@ pub struct Args {
     /// No progress bar or progress lines.
     #[arg(long)]
     quiet: bool,
+    /// Before each level, wait up to DURATION (default 60s) until other
+    /// processes leave the server's and the generator's CPUs quiet; a level
+    /// that still comes out disturbed is measured once more.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "60s",
+        value_parser = crate::units::parse_duration
+    )]
+    wait_quiet: Option<std::time::Duration>,
     #[command(flatten)]
     lock: crate::lock::LockArgs,
 }
@@ -127,7 +139,22 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
         }
         file
     };
-    Ok(shootout_study::load(&file)?)
+    let study = shootout_study::load(&file)?;
+    // Until the runner serves TLS levels, one must not run as cleartext.
+    if let Some(l) = study
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.levels)
+        .find(|l| l.protocol.is_tls())
+    {
+        anyhow::bail!(
+            "{}: level '{}' asks for protocol '{}', which `shootout run` cannot serve yet",
+            file.display(),
+            l.label,
+            l.protocol
+        );
+    }
+    Ok(study)
 }
 
 fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
@@ -157,6 +184,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         db: a.db.clone(),
         only: a.targets,
         repo_dir: std::env::current_dir()?,
+        wait_quiet: a.wait_quiet,
     };
     let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
     view.finish();
@@ -237,7 +265,7 @@ fn stop_on_ctrl_c(
 /// database's reports folder, and on stderr what happened and where everything is.
 fn report(db: &Path, out: &RunOutcome) -> anyhow::Result<()> {
     let data = shootout_report::load(db, &out.run_id.to_string())?;
-    println!("{}", shootout_report::markdown(&data));
+    outln!("{}", shootout_report::markdown(&data));
     // Hook: the report crate writes report.md and report.html for the run.
     let dir = shootout_report::run_reports_dir(db, out.run_id);
     let reports = shootout_report::write_run_reports(db, out.run_id, &dir);
@@ -316,6 +344,6 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
             source: s.source.clone(),
         });
     }
-    println!("{}", shootout_report::output::studies::render(&rows));
+    outln!("{}", shootout_report::output::studies::render(&rows));
     Ok(if broken { Outcome::Failed } else { Outcome::Ok })
 }

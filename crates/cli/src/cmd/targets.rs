@@ -75,7 +75,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
             ]
         })
         .collect();
-    println!("{}", table::render(&status_table(header, rows)));
+    outln!("{}", table::render(&status_table(header, rows)));
     Ok(Outcome::Ok)
 }
 
@@ -84,9 +84,9 @@ pub fn build(args: BuildArgs) -> anyhow::Result<Outcome> {
     let mut failed = broken;
     for t in &targets {
         match build_with_spinner(t) {
-            Ok(outcome) => println!("{}: {}", t.name, describe(&outcome)),
+            Ok(outcome) => outln!("{}: {}", t.name, describe(&outcome)),
             Err(e) => {
-                println!(
+                outln!(
                     "{}: FAILED, log: {}\n{}",
                     t.name,
                     e.log.display(),
@@ -221,7 +221,7 @@ fn print_verify_table(rows: &[Row]) {
                 .collect()
         })
         .collect();
-    println!("{}", table::render(&status_table(header, cells)));
+    outln!("{}", table::render(&status_table(header, cells)));
     for row in rows {
         print_reasons(row);
     }
@@ -230,7 +230,7 @@ fn print_verify_table(rows: &[Row]) {
 fn print_reasons(row: &Row) {
     match row {
         Row::BuildFailed(name, e) => {
-            println!(
+            outln!(
                 "\n{name}: build FAILED ({}), log: {}\n{}",
                 e.what,
                 e.log.display(),
@@ -240,13 +240,13 @@ fn print_reasons(row: &Row) {
         Row::Verified(r, _) => {
             let verdict = if r.passed() { "passed" } else { "FAILED" };
             let log = r.log.display();
-            println!(
+            outln!(
                 "\n{}: {verdict}, {} (server log: {log})",
                 r.target,
                 lifecycle(r)
             );
             if let Some(u) = r.cpu_use {
-                println!(
+                outln!(
                     "  cpus: {:.2} of {} busy under a saturating bcrypt load (other processes {:.2}; needs more than {:.2})",
                     u.used,
                     u.given,
@@ -260,7 +260,7 @@ fn print_reasons(row: &Row) {
                     .request
                     .as_deref()
                     .map_or(String::new(), |r| format!(", {r}"));
-                println!(
+                outln!(
                     "  {} ({:?}{request}): {}",
                     check.column.name(),
                     check.aspect,
@@ -269,7 +269,7 @@ fn print_reasons(row: &Row) {
             }
             let (skipped, notes): (Vec<_>, Vec<_>) = r.notes().partition(|(c, _)| c.is_skipped());
             for (check, note) in notes {
-                println!(
+                outln!(
                     "  note: {} ({:?}): {note}",
                     check.column.name(),
                     check.aspect
@@ -279,7 +279,7 @@ fn print_reasons(row: &Row) {
             if let Some((_, why)) = skipped.first() {
                 let columns: Vec<&str> = skipped.iter().map(|(c, _)| c.column.name()).collect();
                 let why = why.trim_start_matches("skipped: ");
-                println!("  not checked: {} ({why})", columns.join(", "));
+                outln!("  not checked: {} ({why})", columns.join(", "));
             }
         }
     }

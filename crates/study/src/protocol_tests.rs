@@ -1,0 +1,92 @@
+//! `protocol` in study files: a scenario's default, a level's own, the
+//! label it adds, and the files it refuses (with file, line and key).
+
+use super::*;
+use shootout_contract::protocol::Protocol;
+
+fn parse_ok(text: &str) -> Study {
+    parse(Path::new("studies/t.toml"), text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn parse_err(text: &str) -> StudyError {
+    parse(Path::new("studies/bad.toml"), text).unwrap_err()
+}
+
+const HEAD: &str = r#"name = "t"
+description = "d"
+source = "s"
+targets = ["a"]
+"#;
+
+#[test]
+fn a_level_inherits_the_scenario_protocol_and_may_override_it() {
+    let study = parse_ok(&format!(
+        r#"{HEAD}
+[[scenario]]
+name = "json"
+protocol = "tls"
+levels = [
+    {{ connections = 4, duration = "1s" }},
+    {{ connections = 4, duration = "1s", protocol = "http" }},
+]
+"#
+    ));
+    let levels = &study.scenarios[0].levels;
+    assert_eq!(levels[0].protocol, Protocol::Tls);
+    assert_eq!(levels[0].label, "c=4 1s tls");
+    assert_eq!(levels[1].protocol, Protocol::Http);
+    assert_eq!(levels[1].label, "c=4 1s");
+}
+
+#[test]
+fn without_protocol_everything_is_cleartext() {
+    let study = parse_ok(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nload = {{ connections = 2, duration = \"1s\" }}\n"
+    ));
+    assert_eq!(study.scenarios[0].levels[0].protocol, Protocol::Http);
+}
+
+#[test]
+fn an_unknown_protocol_names_its_line_and_the_known_ones() {
+    let e = parse_err(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nprotocol = \"https\"\nload = {{ connections = 2, duration = \"1s\" }}\n"
+    ));
+    assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
+    assert_eq!(e.line, Some(8), "{e}");
+    assert!(e.to_string().contains("known: http, tls, mtls"), "{e}");
+    let e = parse_err(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nload = {{ connections = 2, duration = \"1s\", protocol = \"h3\" }}\n"
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("protocol"), Some(8)),
+        "{e}"
+    );
+}
+
+#[test]
+fn tls_and_mtls_levels_cannot_share_a_study() {
+    let e = parse_err(&format!(
+        r#"{HEAD}
+[[scenario]]
+name = "json"
+protocol = "tls"
+load = {{ connections = 2, duration = "1s" }}
+
+[[scenario]]
+name = "plaintext"
+protocol = "mtls"
+load = {{ connections = 2, duration = "1s" }}
+"#
+    ));
+    assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
+    assert!(e.to_string().contains("both 'tls' and 'mtls'"), "{e}");
+}
+
+#[test]
+fn a_capacity_search_over_tls_is_refused() {
+    let e = parse_err(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nprotocol = \"tls\"\ncapacity = {{ slo = [\"p99<=10ms\"] }}\n"
+    ));
+    assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
+}
