@@ -31,7 +31,14 @@ not counted in the rounds) under `perf stat` counting the system calls it
 enters (the raw_syscalls:sys_enter tracepoint, plus the socket and epoll calls
 by name), printed per completed request.
 
-Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls]
+With --tls the script measures HTTPS/1.1 instead, as its own section: the
+same nginx serves TLS (1.3, certificates from `shootout certs`), "https" is
+`shootout load --cacert ca.pem https://…`, "wrk-https" is wrk on the same
+URL, both with keep-alive; the CPU-per-request and req/s ratios of shootout
+to wrk are printed (the issue's budgets: CPU at most wrk's, req/s within
+15% of wrk's).
+
+Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--tls]
 """
 
 import argparse
@@ -179,6 +186,73 @@ def print_syscalls(url, a):
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+NGINX_TLS_CONF = """worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 100000000;
+  server {{
+    listen 127.0.0.1:{port} ssl;
+    ssl_certificate {dir}/certs/server.pem;
+    ssl_certificate_key {dir}/certs/server.key;
+    ssl_protocols TLSv1.3;
+    location / {{ default_type text/plain; return 200 "{body}"; }}
+  }}
+}}
+"""
+
+
+def shootout_https(url, a, cpu):
+    """The plain load over TLS, verified against the throw-away CA."""
+    return shootout(url, a, cpu, ["--cacert", str(a.tls_dir / "certs" / "ca.pem")])
+
+
+def tls_main(a) -> int:
+    """The --tls section: shootout and wrk over HTTPS/1.1, interleaved rounds."""
+    tools = {"https": shootout_https, "wrk-https": wrk}
+    tmp = Path(tempfile.mkdtemp(prefix="shootout-bench-tls-"))
+    a.tls_dir = tmp
+    subprocess.run([str(a.shootout), "certs", str(tmp / "certs")], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = free_port()
+    (tmp / "nginx.conf").write_text(NGINX_TLS_CONF.format(dir=tmp, port=port, body=BODY))
+    nginx = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", str(tmp / "nginx.conf"), "-p", str(tmp)])
+    cost = {t: [] for t in tools}
+    rate = {t: [] for t in tools}
+    try:
+        time.sleep(0.5)
+        url = f"https://127.0.0.1:{port}/"
+        for r in range(a.rounds):
+            order = list(tools)[r % len(tools):] + list(tools)[:r % len(tools)]
+            for name in order:
+                n, cpu_s = tools[name](url, a, "1")
+                cost[name].append(cpu_s * 1e6 / n)
+                rate[name].append(n / a.duration)
+                print(f"round {r + 1} {name:9} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
+                      f"{cost[name][-1]:5.2f} µs/request", file=sys.stderr)
+    finally:
+        nginx.terminate()
+        nginx.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = {t: statistics.median(v) for t, v in cost.items()}
+    rps = {t: statistics.median(v) for t, v in rate.items()}
+    print(f"\nHTTPS/1.1 (TLS 1.3), CPU per request, median of {a.rounds} rounds of {a.duration} s, "
+          f"c={a.connections}, keep-alive, nginx on CPU 0, generator on CPU 1\n")
+    print("| generator | µs CPU / request | req/s | CPU vs wrk-https | req/s vs wrk-https |")
+    print("|---|---:|---:|---:|---:|")
+    for t in tools:
+        print(f"| {t} | {med[t]:.2f} | {rps[t]:.0f} | {med[t] / med['wrk-https']:.2f}× | "
+              f"{rps[t] / rps['wrk-https']:.2f}× |")
+    cpu_ratio = med["https"] / med["wrk-https"]
+    rps_ratio = rps["https"] / rps["wrk-https"]
+    print(f"\nhttps / wrk-https: CPU {cpu_ratio:.2f} ({'within' if cpu_ratio <= 1.0 else 'ABOVE'} the 1.0× budget), "
+          f"req/s {rps_ratio:.2f} ({'within' if abs(rps_ratio - 1) <= 0.15 else 'OUTSIDE'} 15%)")
+    return 0 if cpu_ratio <= 1.0 and abs(rps_ratio - 1) <= 0.15 else 1
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=3)
@@ -186,6 +260,7 @@ def main() -> int:
     p.add_argument("--connections", type=int, default=50)
     p.add_argument("--shootout", type=Path, default=ROOT / "target/release/shootout")
     p.add_argument("--syscalls", action="store_true", help="also count system calls per request (needs perf)")
+    p.add_argument("--tls", action="store_true", help="measure HTTPS/1.1 against wrk instead")
     a = p.parse_args()
     if os.cpu_count() < 2:
         sys.exit("needs at least 2 CPUs: one for nginx, one for the generators")
@@ -194,6 +269,8 @@ def main() -> int:
         sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux")
     if not a.shootout.exists():
         sys.exit(f"{a.shootout} not found: run cargo build --release first")
+    if a.tls:
+        return tls_main(a)
     tools = {"shootout": shootout, "expect-body": shootout_expect, "wrk": wrk,
              "pipelined": shootout_pipelined, "wrk-pipelined": wrk_pipelined,
              "shootout-t2": shootout_t2, "wrk-t2": wrk_t2}

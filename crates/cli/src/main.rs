@@ -55,6 +55,8 @@ enum Command {
     Compare(cmd::report::CompareArgs),
     /// Start the database routes' PostgreSQL and print its DATABASE_URL, until Ctrl-C.
     Database(cmd::database::Args),
+    /// Write throw-away TLS certificates (a CA, a server and a client certificate) as PEM files.
+    Certs(cmd::certs::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::report(a),
         Command::Compare(a) => cmd::report::compare(a),
         Command::Database(a) => cmd::database::run(a),
+        Command::Certs(a) => cmd::certs::run(a),
     };
     exit::finish(result)
 }

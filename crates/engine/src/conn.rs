@@ -7,16 +7,24 @@
 //! be written, and responses answer the queue's front in order. A read may
 //! bring several responses; the bytes past one response are fed to the next
 //! (see [`Conn::read`] and [`Conn::read_more`]).
+//!
+//! Over `https://` the same bytes go through the connection's TLS session
+//! (`tls_conn`) instead of straight to the socket; everything above the
+//! byte stream is the same.
 
 use crate::checker::Checker;
 use crate::expect::Mismatch;
+use crate::handshake::TlsNews;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
+use crate::tls::TlsClient;
+use crate::tls_conn::{Fill, TlsSession};
 use socket2::{Domain, Protocol, Socket, Type};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A request on the wire.
@@ -94,12 +102,22 @@ pub(crate) struct Conn {
     pub registered: bool,
     /// Whether the worker lists this slot as able to take a request.
     pub listed: bool,
+    /// Over https: the configuration each new socket's session starts from.
+    tls_client: Option<Arc<TlsClient>>,
+    tls: Option<Box<TlsSession>>,
+    /// What TLS did since the worker last took it (kept across closes).
+    tls_news: TlsNews,
 }
 
 impl Conn {
     /// A slot for up to `depth` requests in flight; `check` is None when
     /// the run expects nothing of responses.
-    pub fn new(is_head_request: bool, check: Option<Checker>, depth: usize) -> Conn {
+    pub fn new(
+        is_head_request: bool,
+        check: Option<Checker>,
+        depth: usize,
+        tls_client: Option<Arc<TlsClient>>,
+    ) -> Conn {
         Conn {
             sock: None,
             connecting: false,
@@ -111,7 +129,16 @@ impl Conn {
             more: false,
             registered: false,
             listed: false,
+            tls_client,
+            tls: None,
+            tls_news: TlsNews::default(),
         }
+    }
+
+    /// What TLS did since the last call (handshakes ended or failed).
+    pub fn take_tls_news(&mut self) -> Option<TlsNews> {
+        let news = &self.tls_news;
+        (news.done.is_some() || news.failed.is_some()).then(|| std::mem::take(&mut self.tls_news))
     }
 
     /// Why the last whole response failed the expectations, if it did.
@@ -139,7 +166,10 @@ impl Conn {
     }
 
     pub fn wants_write(&self) -> bool {
-        !self.jobs.is_empty() && (self.connecting || self.unwritten > 0)
+        !self.jobs.is_empty()
+            && (self.connecting
+                || self.unwritten > 0
+                || self.tls.as_ref().is_some_and(|t| t.wants_write()))
     }
 
     /// Whether bytes of this event remain to be parsed or read: true only
@@ -172,6 +202,7 @@ impl Conn {
     /// Drops the socket (which also removes it from epoll).
     pub fn close(&mut self) {
         self.sock = None;
+        self.tls = None;
         self.registered = false;
         self.connecting = false;
         self.unwritten = 0;
@@ -182,6 +213,7 @@ impl Conn {
 
     /// Opens a socket and starts a non-blocking connect.
     pub fn connect(&mut self, addr: SocketAddr) -> Result<(), ErrorClass> {
+        let started = Instant::now();
         let sock = Socket::new(
             Domain::for_address(addr),
             Type::STREAM.nonblocking(),
@@ -195,6 +227,15 @@ impl Conn {
             Err(_) => return Err(ErrorClass::Connect),
         };
         self.sock = Some(sock);
+        if let Some(client) = &self.tls_client {
+            match TlsSession::new(client, started) {
+                Ok(session) => self.tls = Some(Box::new(session)),
+                Err(why) => {
+                    self.tls_news.failed = Some((true, why));
+                    return Err(ErrorClass::Tls);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -214,6 +255,16 @@ impl Conn {
                 Ok(None) => self.connecting = false,
                 _ => return Step::Failed(ErrorClass::Connect),
             }
+        }
+        if let Some(tls) = self.tls.as_mut() {
+            while self.unwritten > 0 {
+                self.unwritten -= tls.send(wire.next(self.unwritten));
+            }
+            return match tls.flush(sock) {
+                Ok(()) => Step::Pending,
+                Err(e) if is_not_connected(&e) => Step::Failed(ErrorClass::Connect),
+                Err(_) => Step::Failed(ErrorClass::Write),
+            };
         }
         while self.unwritten > 0 {
             match sock.write(wire.next(self.unwritten)) {
@@ -244,6 +295,9 @@ impl Conn {
         }
         self.left = 0;
         self.more = true;
+        if let Some(tls) = self.tls.as_mut() {
+            tls.on_event();
+        }
         self.read_more(buf, hangup)
     }
 
@@ -266,32 +320,49 @@ impl Conn {
             if !self.more {
                 return (Step::Pending, total);
             }
-            let Some(sock) = self.sock.as_mut() else {
-                return (Step::Failed(ErrorClass::Read), total);
-            };
-            // Edge-triggered: one read drains the socket unless it filled the
-            // buffer, so a whole response usually costs exactly one recv.
-            match sock.read(buf) {
-                Ok(0) => {
+            match self.recv(buf) {
+                Fill::Eof => {
                     self.more = false;
                     return (eof_step(&mut self.reader), total);
                 }
-                Ok(n) => {
+                Fill::Data(n) => {
                     total += n;
                     self.filled = n;
                     self.left = n;
-                    self.more = n == buf.len() || hangup;
+                    let more = match &self.tls {
+                        Some(tls) => tls.more(),
+                        None => n == buf.len(),
+                    };
+                    self.more = more || hangup;
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                Fill::Blocked => {
                     self.more = false;
                     return (Step::Pending, total);
                 }
-                Err(e) if is_not_connected(&e) => {
-                    return (Step::Failed(ErrorClass::Connect), total)
-                }
-                Err(_) => return (Step::Failed(ErrorClass::Read), total),
+                Fill::Failed(class) => return (Step::Failed(class), total),
             }
+        }
+    }
+
+    /// One read of response bytes: from the socket, or through TLS.
+    fn recv(&mut self, buf: &mut [u8]) -> Fill {
+        let Some(sock) = self.sock.as_mut() else {
+            return Fill::Failed(ErrorClass::Read);
+        };
+        if let Some(tls) = self.tls.as_mut() {
+            return tls.fill(sock, buf, &mut self.tls_news);
+        }
+        // Edge-triggered: one read drains the socket unless it filled the
+        // buffer, so a whole response usually costs exactly one recv.
+        loop {
+            return match sock.read(buf) {
+                Ok(0) => Fill::Eof,
+                Ok(n) => Fill::Data(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => Fill::Blocked,
+                Err(e) if is_not_connected(&e) => Fill::Failed(ErrorClass::Connect),
+                Err(_) => Fill::Failed(ErrorClass::Read),
+            };
         }
     }
 }

@@ -24,6 +24,12 @@ pub enum PlanField {
     Timeout,
     /// The HTTP/1.1 pipeline depth.
     Pipeline,
+    /// The CA certificates an https server is verified against.
+    CaFile,
+    /// The client certificate (chain) for mutual TLS.
+    ClientCert,
+    /// The client certificate's private key.
+    ClientKey,
 }
 
 impl PlanField {
@@ -41,6 +47,9 @@ impl PlanField {
             PlanField::Cpus => "cpus",
             PlanField::Timeout => "timeout",
             PlanField::Pipeline => "pipeline",
+            PlanField::CaFile => "ca_file",
+            PlanField::ClientCert => "client_cert",
+            PlanField::ClientKey => "client_key",
         }
     }
 }

@@ -241,7 +241,7 @@ impl Worker<'_> {
 /// the connection failed with `cause`.
 fn lost_as(cause: ErrorClass, i: usize, written: usize) -> ErrorClass {
     match cause {
-        ErrorClass::Connect | ErrorClass::Timeout => cause,
+        ErrorClass::Connect | ErrorClass::Tls | ErrorClass::Timeout => cause,
         ErrorClass::Write if i >= written => cause,
         ErrorClass::Parse if i == 0 => cause,
         _ => ErrorClass::Read,

@@ -1,4 +1,4 @@
-//! The shootout load engine: an HTTP/1.1 load generator library with no CLI,
+//! The shootout load engine: an HTTP/1.1 (cleartext or TLS) load generator library with no CLI,
 //! storage or rendering in it.
 //!
 //! Data flows one way: a validated [`Plan`] goes into [`run`], worker threads
@@ -17,6 +17,7 @@ pub mod plan;
 pub mod report;
 pub mod shard;
 pub mod threshold;
+pub mod tls;
 pub mod units;
 pub mod workload;
 
@@ -26,15 +27,18 @@ pub use plan::{
     check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
 };
 pub use report::{
-    ErrorCounts, Intervals, LatencySummary, LoadReport, RequestCounts, RunClock, Second, Summary,
+    ErrorCounts, Handshakes, Intervals, LatencySummary, LoadReport, Protocol, RequestCounts,
+    RunClock, Second, Summary, TlsSummary,
 };
 pub use shard::{Shard, ShardError};
 pub use threshold::{Threshold, ThresholdError};
+pub use tls::{ClientCert, TlsOptions, Verify};
 pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 
 mod checker;
 mod conn;
 mod control;
+mod handshake;
 mod pacer;
 #[cfg(test)]
 mod props;
@@ -44,6 +48,7 @@ mod stats;
 mod stop;
 mod summary;
 mod sys;
+mod tls_conn;
 mod url;
 mod worker;
 
@@ -83,7 +88,9 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         control,
         expect: plan.expect(),
         exact_seconds: plan.interval_histograms(),
+        tls: plan.tls_client().cloned().map(std::sync::Arc::new),
     };
+    let cert_asked = plan.tls_client().map(|c| c.cert_asked());
     let deadline = plan.stop().duration.map(|d| measure_start + d);
     let (outcomes, cpu) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -111,6 +118,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         merged,
         cpu,
         clock,
+        cert_asked.map(|before| plan.tls_client().map_or(0, |c| c.cert_asked()) - before),
     ))
 }
 

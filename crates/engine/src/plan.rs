@@ -11,18 +11,23 @@
 use crate::error::{PlanError, PlanField};
 use crate::expect::Expect;
 use crate::shard::Shard;
+use crate::tls::{TlsClient, TlsOptions};
 use crate::workload::Workload;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, SystemTime};
 
 /// The server to load: a socket address (loopback unless allowed otherwise
-/// on purpose) plus the Host header and path.
+/// on purpose) plus the Host header and path, over TLS for `https://`.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub url: String,
     pub addr: SocketAddr,
     pub host_header: String,
     pub path: String,
+    /// `https://`: TLS, with `host` as the server name (SNI, certificate).
+    pub tls: bool,
+    /// The URL's host without brackets (`localhost`, `127.0.0.1`, `::1`).
+    pub host: String,
 }
 
 /// Which addresses an [`Endpoint`] may have.
@@ -36,7 +41,7 @@ pub enum Reach {
 }
 
 impl Endpoint {
-    /// Parses an `http://host[:port][/path]` URL. Only loopback hosts are accepted.
+    /// Parses an `http[s]://host[:port][/path]` URL. Only loopback hosts are accepted.
     pub fn parse(url: &str) -> Result<Endpoint, PlanError> {
         Endpoint::parse_with(url, Reach::Loopback)
     }
@@ -69,6 +74,8 @@ impl Endpoint {
             addr,
             host_header: parts.authority.to_string(),
             path: parts.target,
+            tls: parts.tls,
+            host: parts.host.trim_matches(['[', ']']).to_string(),
         })
     }
 }
@@ -116,6 +123,9 @@ pub struct Plan {
     keepalive: bool,
     pipeline: usize,
     expect: Expect,
+    tls: TlsOptions,
+    /// Built from `tls` for an https endpoint by [`PlanBuilder::build`].
+    tls_client: Option<TlsClient>,
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -147,6 +157,8 @@ impl Plan {
             keepalive: true,
             pipeline: 1,
             expect: Expect::default(),
+            tls: TlsOptions::default(),
+            tls_client: None,
         })
     }
 
@@ -209,6 +221,13 @@ impl Plan {
     /// What every response must look like; the default checks nothing.
     pub fn expect(&self) -> &Expect {
         &self.expect
+    }
+    /// The TLS settings (used only by an https endpoint).
+    pub fn tls(&self) -> &TlsOptions {
+        &self.tls
+    }
+    pub(crate) fn tls_client(&self) -> Option<&TlsClient> {
+        self.tls_client.as_ref()
     }
 
     /// The worker threads actually used: never more than the connections.
@@ -307,6 +326,12 @@ impl PlanBuilder {
         self.0.expect = expect;
         self
     }
+    /// How an https endpoint is verified, the client certificate, and
+    /// whether sessions resume; its files are read by `build`.
+    pub fn tls(mut self, tls: TlsOptions) -> Self {
+        self.0.tls = tls;
+        self
+    }
 
     /// Checks the rules that are not the workload's own (those were checked
     /// when it was made): the shard's split, threads, CPUs, timeout and
@@ -324,6 +349,7 @@ impl PlanBuilder {
             ));
         }
         check_pipeline(plan.pipeline, plan.keepalive)?;
+        plan.tls_client = tls_client(&plan.endpoint, &plan.tls)?;
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::invalid(
@@ -333,6 +359,21 @@ impl PlanBuilder {
         }
         Ok(plan)
     }
+}
+
+/// The TLS client of an https endpoint (its files read and checked); TLS
+/// settings on a cleartext one are refused rather than ignored.
+fn tls_client(endpoint: &Endpoint, tls: &TlsOptions) -> Result<Option<TlsClient>, PlanError> {
+    if endpoint.tls {
+        return TlsClient::new(tls, &endpoint.host).map(Some);
+    }
+    if *tls != TlsOptions::default() {
+        return Err(PlanError::invalid(
+            PlanField::Url,
+            "TLS settings (CA file, client certificate, insecure, resume) need an https:// URL",
+        ));
+    }
+    Ok(None)
 }
 
 /// The pipeline depth's rules: 1..=[`MAX_PIPELINE`], and a connection
@@ -412,7 +453,8 @@ mod tests {
             Endpoint::parse("http://10.0.0.1:80/"),
             Err(PlanError::NotLoopback(_))
         ));
-        assert!(Endpoint::parse("https://127.0.0.1/").is_err());
+        assert!(Endpoint::parse("https://127.0.0.1/").is_ok_and(|e| e.tls && e.addr.port() == 443));
+        assert!(Endpoint::parse("ftp://127.0.0.1/").is_err());
         assert!(Endpoint::parse("127.0.0.1:80").is_err());
         assert!(Endpoint::parse("http://127.0.0.1:notaport/").is_err());
     }

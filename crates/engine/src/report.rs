@@ -40,11 +40,16 @@ pub struct ErrorCounts {
     /// type or body; see `Expect`). Never counted as completed or ok.
     #[serde(default)]
     pub mismatch: u64,
+    /// The TLS handshake failed (or a TLS error ended the connection):
+    /// the server's certificate was refused, an alert was received, the
+    /// server hung up mid-handshake. Never counted as `connect`.
+    #[serde(default)]
+    pub tls: u64,
 }
 
 impl ErrorCounts {
     pub fn total(&self) -> u64 {
-        self.connect + self.write + self.read + self.timeout + self.parse + self.mismatch
+        self.connect + self.write + self.read + self.timeout + self.parse + self.mismatch + self.tls
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
@@ -54,6 +59,7 @@ impl ErrorCounts {
         self.timeout += other.timeout;
         self.parse += other.parse;
         self.mismatch += other.mismatch;
+        self.tls += other.tls;
     }
 }
 
@@ -162,6 +168,65 @@ pub struct Summary {
     #[serde(default)]
     pub first_mismatch: Option<Mismatch>,
     pub generator: GeneratorUsage,
+    /// HTTP and TLS versions spoken; cleartext HTTP/1.1 in summaries
+    /// stored before TLS existed.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// Handshake figures of an `https://` run; null over cleartext.
+    #[serde(default)]
+    pub tls: Option<TlsSummary>,
+}
+
+/// What a run spoke: the HTTP version, the TLS version (none over
+/// cleartext) and whether a client certificate was offered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Protocol {
+    pub http: String,
+    /// "1.3" or "1.2" as negotiated; null over cleartext (or when no
+    /// handshake completed).
+    pub tls: Option<String>,
+    pub client_cert: bool,
+}
+
+/// Summaries stored before TLS existed spoke cleartext HTTP/1.1.
+impl Default for Protocol {
+    fn default() -> Protocol {
+        Protocol {
+            http: "1.1".into(),
+            tls: None,
+            client_cert: false,
+        }
+    }
+}
+
+/// TLS handshakes of the measured phase.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handshakes {
+    /// Handshakes completed (full or resumed).
+    pub done: u64,
+    /// Of those, resumed from an earlier session.
+    pub resumed: u64,
+    /// Handshakes that failed (each also fails its requests as `tls` errors).
+    pub failed: u64,
+}
+
+/// The TLS figures of an `https://` run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TlsSummary {
+    pub version: Option<String>,
+    pub cipher_suite: Option<String>,
+    /// False when the server's certificate was not checked (`--insecure`).
+    pub verified: bool,
+    /// Whether a client certificate was configured.
+    pub client_cert: bool,
+    /// Handshakes in which the server asked for a client certificate and
+    /// none was configured (counted over the whole run, warm-up included).
+    pub client_cert_asked: u64,
+    pub handshakes: Handshakes,
+    /// From the start of the TCP connect to the end of the handshake.
+    pub handshake_ms: LatencySummary,
+    /// TLS failures by cause (the alert received or the local error).
+    pub failures: BTreeMap<String, u64>,
 }
 
 /// One second of the measured phase.
@@ -258,6 +323,8 @@ mod tests {
             lag: None,
             first_mismatch: None,
             generator: GeneratorUsage::default(),
+            protocol: Protocol::default(),
+            tls: None,
         };
         let mut v = serde_json::to_value(&s).unwrap_or_default();
         assert_eq!(v["pipeline"], 16);
@@ -283,4 +350,7 @@ pub struct LoadReport {
     pub timeline: Vec<Second>,
     pub clock: RunClock,
     pub intervals: Intervals,
+    /// Over TLS: handshake latency in microseconds (what `shootout merge`
+    /// adds across shards).
+    pub handshakes: Option<Histogram<u64>>,
 }

@@ -5,6 +5,7 @@
 //! the run's, so that the seconds add up to it) when an interval log wants them.
 
 use crate::expect::Mismatch;
+use crate::handshake::TlsRecorder;
 use crate::report::{ErrorCounts, RequestCounts, Second};
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
@@ -25,6 +26,8 @@ pub(crate) enum ErrorClass {
     Parse,
     /// A whole response that failed the expectations.
     Mismatch,
+    /// The TLS handshake failed, or TLS ended the connection.
+    Tls,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -79,6 +82,8 @@ pub(crate) struct Recorder {
     /// This thread's first mismatch and when it arrived.
     pub first_mismatch: Option<(Instant, Mismatch)>,
     pub timeline: Vec<Slot>,
+    /// Over TLS: the handshakes.
+    pub tls: Option<TlsRecorder>,
     exact_seconds: bool,
     measure_start: Instant,
     /// Unflushed progress since the last [`Recorder::take_progress`].
@@ -105,10 +110,17 @@ impl Recorder {
             unsent: 0,
             first_mismatch: None,
             timeline: Vec::new(),
+            tls: None,
             exact_seconds,
             measure_start,
             progress: (0, 0),
         }
+    }
+
+    /// Keeps handshake figures too (an https run).
+    pub fn with_tls(mut self, tls: bool) -> Recorder {
+        self.tls = tls.then(|| TlsRecorder::new(latency_histogram()));
+        self
     }
 
     pub fn sent(&mut self, intended: Instant, sent_at: Instant) {
@@ -152,6 +164,7 @@ impl Recorder {
             ErrorClass::Timeout => e.timeout += 1,
             ErrorClass::Parse => e.parse += 1,
             ErrorClass::Mismatch => e.mismatch += 1,
+            ErrorClass::Tls => e.tls += 1,
         }
         self.slot(now).errors += 1;
         self.progress.1 += 1;
@@ -211,6 +224,11 @@ impl Recorder {
             {
                 self.first_mismatch = Some((at, m));
             }
+        }
+        match (&mut self.tls, other.tls) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            _ => {}
         }
         merge_hist(&mut self.latency, &other.latency);
         merge_opt(&mut self.uncorrected, &other.uncorrected);

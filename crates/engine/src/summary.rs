@@ -2,7 +2,8 @@
 //! percentiles, the per-second timeline and the generator's own CPU cost.
 
 use crate::report::{
-    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Summary,
+    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, Protocol, RunClock, Summary,
+    TlsSummary,
 };
 use crate::stats::Recorder;
 use crate::worker::Outcome;
@@ -11,7 +12,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The run's report from its workers' outcomes: `cpu` is the process CPU
-/// time spent in the measured phase, which began at `measure_start`.
+/// time spent in the measured phase, which began at `measure_start`;
+/// `cert_asked`, over TLS, how many handshakes were asked for a client
+/// certificate the plan did not have.
 pub(crate) fn build(
     plan: &Plan,
     threads: usize,
@@ -19,6 +22,7 @@ pub(crate) fn build(
     outcomes: Vec<Outcome>,
     cpu: Duration,
     clock: RunClock,
+    cert_asked: Option<u64>,
 ) -> LoadReport {
     let finished = outcomes
         .iter()
@@ -27,7 +31,9 @@ pub(crate) fn build(
         .unwrap_or(measure_start);
     let duration = finished.saturating_duration_since(measure_start);
     let rec = merge(plan, measure_start, outcomes);
-    let summary = summarize(plan, threads, &rec, duration, cpu);
+    let mut summary = summarize(plan, threads, &rec, duration, cpu);
+    summary.tls = tls_summary(plan, &rec, cert_asked.unwrap_or(0));
+    summary.protocol.tls = summary.tls.as_ref().and_then(|t| t.version.clone());
     let intervals = Intervals {
         errors: rec.timeline.iter().map(|s| s.errors()).collect(),
         latency: rec.timeline.iter().map(|s| s.latency.clone()).collect(),
@@ -40,7 +46,14 @@ pub(crate) fn build(
         uncorrected: rec.uncorrected,
         clock,
         intervals,
+        handshakes: rec.tls.map(|t| t.latency),
     }
+}
+
+/// The handshake figures of an https plan; None over cleartext.
+fn tls_summary(plan: &Plan, rec: &Recorder, cert_asked: u64) -> Option<TlsSummary> {
+    let (client, tls) = (plan.tls_client()?, rec.tls.as_ref()?);
+    Some(tls.summary(!client.insecure, client.client_cert, cert_asked))
 }
 
 /// One recorder holding every worker's counts and histograms (an empty one
@@ -103,6 +116,11 @@ fn summarize(
         lag: lag_summary(rec),
         first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
         generator: generator_usage(cpu, secs, threads, rec.counts.sent),
+        protocol: Protocol {
+            client_cert: plan.tls_client().is_some_and(|c| c.client_cert),
+            ..Protocol::default()
+        },
+        tls: None,
     }
 }
 

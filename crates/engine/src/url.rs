@@ -1,5 +1,5 @@
 //! The syntax of a load's URL, checked strictly before anything is resolved
-//! or sent: `http://host[:port][/path][?query][#fragment]`. The path and
+//! or sent: `http[s]://host[:port][/path][?query][#fragment]`. The path and
 //! query become the request target verbatim, so every byte RFC 3986 does not
 //! allow there (a CR or LF would inject a header, a space would break the
 //! request line, RFC 9112 §3.2) is refused with its position rather than
@@ -17,6 +17,8 @@ pub(crate) struct Parts<'a> {
     /// The host, brackets kept for an IPv6 literal.
     pub host: &'a str,
     pub port: u16,
+    /// `https://`: spoken over TLS (port 443 unless given).
+    pub tls: bool,
     /// The request target: the path (at least `/`) and query.
     pub target: String,
 }
@@ -26,13 +28,14 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
     if let Some((i, c)) = url.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
         return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
     }
-    let rest = if let Some(r) = url.strip_prefix("http://") {
-        r
-    } else if url.starts_with("https://") {
-        return Err("https is not supported; use http://".into());
+    let (rest, tls) = if let Some(r) = url.strip_prefix("http://") {
+        (r, false)
+    } else if let Some(r) = url.strip_prefix("https://") {
+        (r, true)
     } else {
-        return Err("expected a URL starting with http://".into());
+        return Err("expected a URL starting with http:// or https://".into());
     };
+    let scheme_len = url.len() - rest.len();
     let url = &url[..url.find('#').unwrap_or(url.len())];
     let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
     let (authority, target) = match rest.find(['/', '?']) {
@@ -50,13 +53,15 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
     if authority.is_empty() {
         return Err("missing host".into());
     }
-    let (host, port) = split_host_port(authority).ok_or("bad host or port")?;
-    check_target(&target, "http://".len() + authority.len())?;
+    let default_port = if tls { 443 } else { 80 };
+    let (host, port) = split_host_port(authority, default_port).ok_or("bad host or port")?;
+    check_target(&target, scheme_len + authority.len())?;
     Ok(Parts {
         url,
         authority,
         host,
         port,
+        tls,
         target,
     })
 }
@@ -116,12 +121,12 @@ fn allowed_in_target(c: u8) -> bool {
     c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?".contains(&c)
 }
 
-fn split_host_port(authority: &str) -> Option<(&str, u16)> {
+fn split_host_port(authority: &str, default_port: u16) -> Option<(&str, u16)> {
     if let Some(rest) = authority.strip_prefix('[') {
         let end = rest.find(']')?;
         let host = &authority[..end + 2];
         let port = match &rest[end + 1..] {
-            "" => 80,
+            "" => default_port,
             p => p.strip_prefix(':')?.parse().ok()?,
         };
         let inside = &rest[..end];
@@ -132,7 +137,7 @@ fn split_host_port(authority: &str) -> Option<(&str, u16)> {
     }
     let (host, port) = match authority.rsplit_once(':') {
         Some((h, p)) => (h, p.parse().ok()?),
-        None => (authority, 80),
+        None => (authority, default_port),
     };
     // A registered name or an IPv4 address (RFC 3986 §3.2.2, no escapes).
     let name = host
@@ -162,6 +167,20 @@ mod tests {
             (v6.host, v6.port, v6.target.as_str()),
             ("[::1]", 81, "/a:b@c;d=e,f")
         );
+    }
+
+    #[test]
+    fn https_defaults_to_port_443() {
+        let p = split("https://localhost/json").unwrap();
+        assert_eq!((p.host, p.port, p.tls), ("localhost", 443, true));
+        let p = split("https://[::1]:8443?a=b").unwrap();
+        assert_eq!(
+            (p.host, p.port, p.target.as_str()),
+            ("[::1]", 8443, "/?a=b")
+        );
+        assert!(!split("http://localhost/").unwrap().tls);
+        assert!(why("https://127.0.0.1:9/a b").starts_with("a space at byte 21"));
+        assert!(why("ftp://127.0.0.1/").contains("http:// or https://"));
     }
 
     #[test]

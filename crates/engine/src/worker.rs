@@ -15,6 +15,7 @@ use crate::pacer::Pacer;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
+use crate::tls::TlsClient;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -66,6 +67,8 @@ pub(crate) struct Setup<'a> {
     pub expect: &'a Expect,
     /// Keep exact per-second histograms (for an interval log).
     pub exact_seconds: bool,
+    /// Over https: what each connection's TLS session starts from.
+    pub tls: Option<Arc<TlsClient>>,
 }
 
 /// A worker's result.
@@ -117,7 +120,8 @@ impl<'a> Worker<'a> {
             open_loop,
             conns: (0..conns)
                 .map(|_| {
-                    let mut c = Conn::new(setup.is_head, Checker::for_expect(&expect), setup.depth);
+                    let check = Checker::for_expect(&expect);
+                    let mut c = Conn::new(setup.is_head, check, setup.depth, setup.tls.clone());
                     c.listed = true;
                     c
                 })
@@ -129,7 +133,8 @@ impl<'a> Worker<'a> {
             in_flight: 0,
             low_water: refill_at(setup.depth, open_loop),
             poller: Poller::new(conns)?,
-            rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds),
+            rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds)
+                .with_tls(setup.tls.is_some()),
             buf: vec![0; READ_BUF].into_boxed_slice(),
         })
     }
@@ -259,6 +264,14 @@ impl<'a> Worker<'a> {
         }
         if events & !WRITABLE != 0 {
             self.on_readable(idx, events & HANGUP != 0);
+        }
+        self.note_tls(idx);
+    }
+
+    /// Records what the connection's TLS did in this event.
+    fn note_tls(&mut self, idx: usize) {
+        if let (Some(news), Some(tls)) = (self.conns[idx].take_tls_news(), &mut self.rec.tls) {
+            tls.record(news, self.setup.measure_start, Instant::now());
         }
     }
 

@@ -410,5 +410,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         lag: None,
         first_mismatch: None,
         generator: Default::default(),
+        protocol: Default::default(),
+        tls: None,
     }
 }

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod log;
 pub mod merge;
 pub mod sidecar;
+pub mod tls;
 
 pub use log::{read, sidecar_path, write, LogError, ShardLog};
 pub use merge::{merge, Merged, Mismatch, PartialWindow, ShardRow};

@@ -110,7 +110,8 @@ pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mi
         .collect();
     let uncorrected = sum_all(logs.iter().map(|l| l.uncorrected.as_ref()));
     let lag = sum_all(logs.iter().map(|l| l.lag.as_ref()));
-    let summary = summary(&logs, &summaries, duration_s, &latency, &uncorrected, &lag);
+    let mut summary = summary(&logs, &summaries, duration_s, &latency, &uncorrected, &lag);
+    let handshakes = crate::tls::merge_into(&mut summary, &logs);
     let shards = logs
         .iter()
         .map(|l| {
@@ -143,6 +144,7 @@ pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mi
                 late_by: Duration::from_secs_f64(late / 1000.0),
             },
             intervals: Intervals::default(),
+            handshakes,
         },
         partial: partial_window(&logs),
         shards,
@@ -243,6 +245,8 @@ fn summary(
                 .sum(),
         }),
         first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
+        protocol: first.protocol.clone(),
+        tls: None,
         generator: GeneratorUsage {
             cpu_seconds,
             cpu_utilization: if thread_seconds > 0.0 {

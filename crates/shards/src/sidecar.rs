@@ -6,6 +6,7 @@
 //! `interrupted` marks a shard stopped by a signal before its end: its
 //! window is shorter than the load's, which the merge refuses unless asked.
 
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use shootout_engine::{Load, LoadReport, Plan, Shard, Summary};
 
@@ -108,6 +109,15 @@ fn one() -> usize {
     1
 }
 
+/// A handshake histogram as the sidecar keeps it: every recorded value
+/// (its bucket's highest equivalent value, as HdrHistogram iterates) with
+/// its count.
+pub fn handshake_pairs(h: &Histogram<u64>) -> Vec<[u64; 2]> {
+    h.iter_recorded()
+        .map(|v| [v.value_iterated_to(), v.count_at_value()])
+        .collect()
+}
+
 /// One shard's sidecar.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sidecar {
@@ -125,6 +135,10 @@ pub struct Sidecar {
     pub errors_per_second: Vec<u64>,
     /// The shard's own report.
     pub summary: Summary,
+    /// Over TLS: its handshake latency histogram as `[µs, count]` pairs
+    /// (absent over cleartext and in sidecars written before TLS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake_us: Option<Vec<[u64; 2]>>,
     /// Stopped by a signal before its planned end (false in sidecars
     /// written before this field).
     #[serde(default)]
@@ -144,6 +158,7 @@ impl Sidecar {
             hlog,
             errors_per_second: report.intervals.errors.clone(),
             summary: report.summary.clone(),
+            handshake_us: report.handshakes.as_ref().map(handshake_pairs),
             interrupted,
         }
     }

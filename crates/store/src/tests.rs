@@ -81,6 +81,8 @@ fn summary(rps: f64) -> Summary {
         lag: None,
         first_mismatch: None,
         generator: Default::default(),
+        protocol: Default::default(),
+        tls: None,
     }
 }
 

@@ -59,6 +59,8 @@ pub struct Args {
     pub cpus: Option<units::CpuList>,
     #[command(flatten)]
     pub request: RequestArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -170,6 +172,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
         .threads(threads(args.threads, &cpus))
         .cpus(cpus)
         .keepalive(!args.request.no_keepalive)
+        .tls(args.tls.options())
         .build()
         .map_err(flag_error)?;
     Ok((template, settings))

@@ -33,7 +33,7 @@ use std::time::{Duration, SystemTime};
 // the flags -1 and -s and prints only the usage, instead of handing "-1s"
 // to the parser, which names it ("'-1s' is a negative duration").
 pub struct Args {
-    /// Endpoint URL: http:// on 127.0.0.1, localhost or [::1] (another address needs --remote).
+    /// Endpoint URL: http:// or https:// on 127.0.0.1, localhost or [::1] (another address needs --remote).
     pub url: String,
     /// Allow a URL that is not loopback: load another machine on purpose.
     #[arg(long)]
@@ -67,6 +67,8 @@ pub struct Args {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub request: RequestArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
     #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub pipeline: u64,
@@ -193,7 +195,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let outcome = verdict(&args.fail_if, &report.summary);
     // Nothing measured a server: an environment error (exit 2), not a pass.
-    if let Some(hint) = load_output::nothing_connected(&report.summary) {
+    if let Some(hint) = load_output::nothing_connected(&report.summary)
+        .or_else(|| load_output::no_tls_session(&report.summary))
+    {
         bail!("{hint}");
     }
     Ok(outcome)
@@ -261,6 +265,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .threads(threads)
         .cpus(cpus)
         .keepalive(!args.request.no_keepalive)
+        .tls(args.tls.options())
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
@@ -294,6 +299,9 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
         PlanField::Pipeline => "--pipeline",
+        PlanField::CaFile => "--cacert",
+        PlanField::ClientCert => "--cert",
+        PlanField::ClientKey => "--key",
     }
 }
 

@@ -2,9 +2,11 @@
 //! calls the library crate that owns the work.
 
 pub mod capacity;
+pub mod certs;
 pub mod database;
 pub mod load;
 pub mod merge;
 pub mod report;
 pub mod run;
 pub mod targets;
+pub mod tls_args;

@@ -6,7 +6,7 @@
 
 use super::Format;
 use crate::escape;
-use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary};
+use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary, TlsSummary};
 use shootout_study::Metric;
 use std::fmt::Write;
 
@@ -51,9 +51,88 @@ pub fn nothing_connected(s: &Summary) -> Option<String> {
     })
 }
 
+/// Over TLS, when no request was served and no TLS session was had (every
+/// failure a connect or TLS one, some TLS), or the server asked for a
+/// client certificate the load did not have and answered nothing 2xx/3xx:
+/// says why. `shootout load` prints it and exits 2, as when nothing
+/// connected at all.
+pub fn no_tls_session(s: &Summary) -> Option<String> {
+    let tls = s.tls.as_ref()?;
+    let e = &s.errors;
+    if tls.client_cert_asked > 0 && !tls.client_cert && s.requests.ok == 0 {
+        return Some(format!(
+            "the server asked for a client certificate in {} handshakes and none was given \
+             (--cert FILE --key FILE); no request succeeded",
+            tls.client_cert_asked
+        ));
+    }
+    let refused = s.requests.completed == 0 && e.tls > 0 && e.total() == e.tls + e.connect;
+    refused.then(|| {
+        format!(
+            "no TLS handshake succeeded ({} tls errors{}): check the server's certificate \
+             and --cacert, or the client certificate",
+            e.tls,
+            tls_causes(tls)
+                .map(|c| format!("; {c}"))
+                .unwrap_or_default()
+        )
+    })
+}
+
+/// `invalid peer certificate: UnknownIssuer (20)`: the commonest causes.
+fn tls_causes(tls: &TlsSummary) -> Option<String> {
+    let mut causes: Vec<(&String, &u64)> = tls.failures.iter().collect();
+    causes.sort_by(|a, b| b.1.cmp(a.1));
+    let shown: Vec<String> = causes
+        .iter()
+        .take(3)
+        .map(|(cause, n)| format!("{cause} ({n})"))
+        .collect();
+    (!shown.is_empty()).then(|| shown.join(", "))
+}
+
+/// The TLS section of the text output.
+fn tls_text(o: &mut String, tls: &TlsSummary) {
+    let h = &tls.handshakes;
+    let verified = if tls.verified {
+        "certificate verified"
+    } else {
+        "certificate NOT verified (--insecure)"
+    };
+    let client = if tls.client_cert {
+        ", client certificate sent"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        o,
+        "\nTLS            {} {}, {verified}{client}",
+        tls.version.as_deref().unwrap_or("(no handshake)"),
+        tls.cipher_suite.as_deref().unwrap_or(""),
+    );
+    let _ = writeln!(
+        o,
+        "  handshakes   {} done, {} resumed, {} failed; p50 {:.3} ms, p99 {:.3} ms",
+        h.done, h.resumed, h.failed, tls.handshake_ms.p50, tls.handshake_ms.p99
+    );
+    if let Some(causes) = tls_causes(tls) {
+        let _ = writeln!(o, "  failures     {causes}");
+    }
+    if tls.client_cert_asked > 0 && !tls.client_cert {
+        let _ = writeln!(
+            o,
+            "  the server asked for a client certificate in {} handshakes; none was given",
+            tls.client_cert_asked
+        );
+    }
+}
+
 /// `127.0.0.1:8080` of `http://127.0.0.1:8080/json`.
 fn listening_address(url: &str) -> &str {
-    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
     rest.split('/').next().unwrap_or(rest)
 }
 
@@ -125,6 +204,9 @@ fn text(report: &LoadReport) -> String {
         );
     }
     histogram(&mut o, report);
+    if let Some(tls) = &s.tls {
+        tls_text(&mut o, tls);
+    }
     let _ = writeln!(o, "\nStatus codes");
     if s.status.is_empty() {
         let _ = writeln!(o, "  (none)");
@@ -132,18 +214,7 @@ fn text(report: &LoadReport) -> String {
     for (code, n) in &s.status {
         let _ = writeln!(o, "  [{code}] {n} responses");
     }
-    let e = &s.errors;
-    let _ = writeln!(
-        o,
-        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}",
-        e.connect, e.write, e.read, e.timeout, e.parse, e.mismatch
-    );
-    if let Some(m) = &s.first_mismatch {
-        let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
-    }
-    if let Some(hint) = nothing_connected(s) {
-        let _ = writeln!(o, "  {hint}");
-    }
+    errors_text(&mut o, s);
     let g = &s.generator;
     let _ = writeln!(
         o,
@@ -160,6 +231,30 @@ fn text(report: &LoadReport) -> String {
         );
     }
     o
+}
+
+/// The errors by class, the first mismatch and why nothing was measured.
+fn errors_text(o: &mut String, s: &Summary) {
+    let e = &s.errors;
+    // Only an https load can fail a handshake.
+    let tls = s.tls.as_ref().map(|_| format!(", tls {}", e.tls));
+    let _ = writeln!(
+        o,
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}",
+        e.connect,
+        e.write,
+        e.read,
+        e.timeout,
+        e.parse,
+        e.mismatch,
+        tls.unwrap_or_default()
+    );
+    if let Some(m) = &s.first_mismatch {
+        let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
+    }
+    if let Some(hint) = nothing_connected(s).or_else(|| no_tls_session(s)) {
+        let _ = writeln!(o, "  {hint}");
+    }
 }
 
 /// `status 200, body differs at byte 7: expected "World!", got "world!"`;

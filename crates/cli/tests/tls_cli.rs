@@ -1,0 +1,238 @@
+//! `shootout load https://…` against Debian's nginx with certificates from
+//! `shootout certs`' crate: exit codes, the JSON contract with its TLS
+//! figures, what a refused certificate and a missing client certificate
+//! say, the TLS flags' errors, and `shootout certs` itself. Without nginx
+//! the server tests print a SKIP line.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+#[path = "../../engine/tests/nginx_tls/mod.rs"]
+mod nginx_tls;
+
+use common::{shootout, stderr, stdout};
+use nginx_tls::Setup;
+use serde_json::Value;
+
+const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+
+fn valid(json: &Value) {
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn https_load_with_cacert_is_exact_and_reports_its_handshakes() {
+    let Some(nginx) = nginx_tls::start("https_load_with_cacert", Setup::default()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let url = nginx.url("127.0.0.1");
+    let out = shootout(&[
+        "load", "-n", "1000", "-c", "4", "-t", "2", "--cacert", ca, "-o", "json", &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(
+        (
+            json["requests"]["sent"].as_u64(),
+            json["requests"]["ok"].as_u64()
+        ),
+        (Some(1000), Some(1000))
+    );
+    assert_eq!(
+        json["protocol"],
+        serde_json::json!({"http": "1.1", "tls": "1.3", "client_cert": false})
+    );
+    assert_eq!(
+        json["tls"]["handshakes"],
+        serde_json::json!({"done": 4, "resumed": 0, "failed": 0})
+    );
+    assert_eq!(json["errors"]["tls"], 0);
+    // Without keep-alive every request is a handshake, said in the text.
+    let out = shootout(&[
+        "load",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "--no-keepalive",
+        "--cacert",
+        ca,
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("TLS            1.3 TLS13_"), "{text}");
+    assert!(text.contains("certificate verified"), "{text}");
+    assert!(
+        text.contains("handshakes   200 done, 0 resumed, 0 failed"),
+        "{text}"
+    );
+    assert!(text.contains("mismatch 0, tls 0"), "{text}");
+    assert_eq!(nginx.logged_requests(), 1200);
+}
+
+#[test]
+fn another_ca_fails_every_handshake_and_exits_2() {
+    let Some(nginx) = nginx_tls::start("another_ca_exits_2", Setup::default()) else {
+        return;
+    };
+    let other = shootout_certs::write(&nginx.dir.join("other")).unwrap();
+    let url = nginx.url("localhost");
+    let out = shootout(&[
+        "load",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "--cacert",
+        other.ca.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no TLS handshake succeeded (20 tls errors"),
+        "{err}"
+    );
+    assert!(err.contains("UnknownIssuer"), "{err}");
+    assert!(stdout(&out).contains("mismatch 0, tls 20"));
+    // Not verifying: served, and the output says the certificate was not checked.
+    let out = shootout(&["load", "-n", "20", "-c", "2", "--insecure", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("certificate NOT verified (--insecure)"));
+}
+
+#[test]
+fn a_server_requiring_a_client_certificate_is_loaded_only_with_one() {
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("client_certificate_required", setup) else {
+        return;
+    };
+    let c = &nginx.certs;
+    let ca = c.ca.to_str().unwrap();
+    let url = nginx.url("127.0.0.1");
+    let out = shootout(&["load", "-n", "50", "-c", "2", "--cacert", ca, &url]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("asked for a client certificate"), "{err}");
+    assert!(err.contains("--cert FILE --key FILE"), "{err}");
+    let (cert, key) = (
+        c.client_cert.to_str().unwrap(),
+        c.client_key.to_str().unwrap(),
+    );
+    let out = shootout(&[
+        "load", "-n", "500", "-c", "2", "--cacert", ca, "--cert", cert, "--key", key, "-o", "json",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(
+        (
+            json["requests"]["sent"].as_u64(),
+            json["requests"]["ok"].as_u64()
+        ),
+        (Some(500), Some(500))
+    );
+    assert_eq!(json["protocol"]["client_cert"], true);
+    assert_eq!(nginx.logged_requests(), 550);
+}
+
+#[test]
+fn tls_flag_errors_name_the_flag_and_file_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("shootout-tls-flags-{}", std::process::id()));
+    let certs = shootout_certs::write_over(&dir).unwrap();
+    let url = "https://127.0.0.1:9/";
+    let missing = dir.join("missing.pem");
+    let cases: [(Vec<&str>, &str); 5] = [
+        (vec!["--cacert", missing.to_str().unwrap()], "--cacert: "),
+        (
+            vec![
+                "--cert",
+                certs.client_cert.to_str().unwrap(),
+                "--key",
+                certs.server_key.to_str().unwrap(),
+            ],
+            "--key: ",
+        ),
+        (vec!["--cert", certs.ca.to_str().unwrap()], "--key"),
+        (
+            vec!["--cacert", certs.ca.to_str().unwrap(), "--insecure"],
+            "--insecure",
+        ),
+        (vec!["--key", certs.client_key.to_str().unwrap()], "--cert"),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["load", "-n", "1"];
+        args.extend(&flags);
+        args.push(url);
+        let out = shootout(&args);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{flags:?}: {}", stderr(&out));
+    }
+    let out = shootout(&[
+        "load",
+        "-n",
+        "1",
+        "--cacert",
+        missing.to_str().unwrap(),
+        url,
+    ]);
+    assert!(
+        stderr(&out).contains("missing.pem: cannot read"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shootout(&["load", "-n", "1", "--tls-resume", "http://127.0.0.1:9/"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("need an https:// URL"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn certs_writes_five_pem_files_and_overwrites_only_with_force() {
+    let dir = std::env::temp_dir().join(format!("shootout-certs-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = shootout(&["certs", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    let names = [
+        "ca.pem",
+        "server.pem",
+        "server.key",
+        "client.pem",
+        "client.key",
+    ];
+    let expected: Vec<String> = names
+        .iter()
+        .map(|n| dir.join(n).display().to_string())
+        .collect();
+    assert_eq!(listed, expected);
+    assert!(stderr(&out).contains("127.0.0.1, ::1, localhost"));
+    let before = std::fs::read(dir.join("ca.pem")).unwrap();
+    let out = shootout(&["certs", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("exists already"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--force"));
+    assert_eq!(std::fs::read(dir.join("ca.pem")).unwrap(), before);
+    let out = shootout(&["certs", "--force", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(std::fs::read(dir.join("ca.pem")).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,127 @@
+//! Debian's nginx serving TLS with throw-away certificates from
+//! `shootout-certs`, on 127.0.0.1 and a free port, for the engine's and the
+//! CLI's TLS tests (the CLI's include this file). Without nginx a test
+//! prints one SKIP line and passes (scripts/setup.sh installs it).
+#![allow(dead_code, clippy::unwrap_used)]
+
+use shootout_certs::CertPaths;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const NGINX: &str = "/usr/sbin/nginx";
+
+/// How the TLS server is set up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Setup {
+    /// `ssl_verify_client on` with the set's CA.
+    pub require_client_cert: bool,
+    /// `ssl_protocols TLSv1.2` (else 1.2 and 1.3).
+    pub tls12_only: bool,
+}
+
+pub struct NginxTls {
+    child: Child,
+    pub dir: PathBuf,
+    pub port: u16,
+    /// The certificates nginx serves (and the client's, for mutual TLS).
+    pub certs: CertPaths,
+}
+
+/// nginx when installed; otherwise prints `SKIP <test>: …` and gives None.
+pub fn start(test: &str, setup: Setup) -> Option<NginxTls> {
+    if !Path::new(NGINX).exists() {
+        eprintln!("SKIP {test}: {NGINX} not installed (apt-get install -y nginx)");
+        return None;
+    }
+    Some(NginxTls::start(setup))
+}
+
+impl NginxTls {
+    fn start(setup: Setup) -> NginxTls {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir =
+            std::env::temp_dir().join(format!("shootout-nginx-tls-{}-{port}", std::process::id()));
+        let certs = shootout_certs::write(&dir.join("certs")).unwrap();
+        std::fs::write(dir.join("nginx.conf"), conf(&dir, port, &certs, setup)).unwrap();
+        let child = Command::new(NGINX)
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .arg("-p")
+            .arg(&dir)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "nginx did not start: {:?}",
+                std::fs::read_to_string(dir.join("error.log"))
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        NginxTls {
+            child,
+            dir,
+            port,
+            certs,
+        }
+    }
+
+    pub fn url(&self, host: &str) -> String {
+        format!("https://{host}:{}/", self.port)
+    }
+
+    /// Requests nginx logged (it writes its access log as requests finish).
+    pub fn logged_requests(&self) -> usize {
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::read_to_string(self.dir.join("access.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+}
+
+fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
+    let d = dir.display();
+    let client = if setup.require_client_cert {
+        format!(
+            "ssl_client_certificate {}; ssl_verify_client on;",
+            certs.ca.display()
+        )
+    } else {
+        String::new()
+    };
+    let protocols = if setup.tls12_only {
+        "TLSv1.2"
+    } else {
+        "TLSv1.2 TLSv1.3"
+    };
+    format!(
+        "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+         events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
+         client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n  \
+         keepalive_requests 1000000;\n  \
+         server {{ listen 127.0.0.1:{port} ssl; listen [::1]:{port} ssl;\n    \
+         ssl_certificate {}; ssl_certificate_key {};\n    \
+         ssl_protocols {protocols}; ssl_session_tickets on; ssl_session_cache shared:tls:1m;\n    \
+         {client}\n    \
+         location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n",
+        certs.server_cert.display(),
+        certs.server_key.display(),
+    )
+}
+
+impl Drop for NginxTls {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

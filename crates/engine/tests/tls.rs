@@ -1,0 +1,259 @@
+//! https:// against Debian's nginx with throw-away certificates: exact
+//! counts over TLS, handshakes counted apart from requests (one per
+//! connection with keep-alive, one per request without, resumed when
+//! asked), a refused certificate as a `tls` error (never `connect`), mutual
+//! TLS, and the plan errors that name a bad file.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+mod nginx_tls;
+
+use common::stops::{assert_accounted, requests};
+use nginx_tls::Setup;
+use shootout_engine::{
+    ClientCert, Control, Endpoint, Load, LoadReport, Plan, PlanBuilder, PlanField, TlsOptions,
+    Verify, Workload,
+};
+use std::path::Path;
+
+fn plan(url: &str, connections: usize, n: u64, tls: TlsOptions) -> PlanBuilder {
+    let workload = Workload::new(Load::Closed { connections }, requests(n)).unwrap();
+    Plan::builder(Endpoint::parse(url).unwrap(), workload)
+        .threads(2)
+        .tls(tls)
+}
+
+fn run(plan: PlanBuilder) -> LoadReport {
+    let plan = plan.build().unwrap();
+    let report = shootout_engine::run(&plan, &Control::new()).unwrap();
+    assert_accounted(&report.summary);
+    report
+}
+
+fn trusting(ca: &Path) -> TlsOptions {
+    TlsOptions {
+        verify: Verify::CaFile(ca.to_path_buf()),
+        ..TlsOptions::default()
+    }
+}
+
+#[test]
+fn https_load_is_exact_and_counts_a_handshake_per_connection() {
+    let Some(nginx) = nginx_tls::start("https_load_is_exact", Setup::default()) else {
+        return;
+    };
+    let mut total = 0;
+    for host in ["127.0.0.1", "localhost", "[::1]"] {
+        let r = run(plan(&nginx.url(host), 8, 2000, trusting(&nginx.certs.ca)));
+        let s = &r.summary;
+        assert_eq!(
+            (s.requests.sent, s.requests.ok),
+            (2000, 2000),
+            "{host}: {s:?}"
+        );
+        assert_eq!(s.errors.total(), 0, "{host}");
+        let tls = s.tls.as_ref().expect("TLS figures");
+        assert_eq!(
+            tls.handshakes.done, 8,
+            "{host}: one per keep-alive connection"
+        );
+        assert_eq!((tls.handshakes.resumed, tls.handshakes.failed), (0, 0));
+        assert_eq!(tls.version.as_deref(), Some("1.3"));
+        assert!(tls
+            .cipher_suite
+            .as_deref()
+            .is_some_and(|c| c.starts_with("TLS13_")));
+        assert!(tls.verified && !tls.client_cert);
+        assert!(tls.handshake_ms.p50 > 0.0 && tls.handshake_ms.max >= tls.handshake_ms.p99);
+        assert_eq!(s.protocol.tls.as_deref(), Some("1.3"));
+        assert_eq!(s.protocol.http, "1.1");
+        assert_eq!(r.handshakes.as_ref().map(|h| h.len()), Some(8));
+        total += 2000;
+    }
+    assert_eq!(
+        nginx.logged_requests(),
+        total,
+        "nginx saw exactly -n each time"
+    );
+}
+
+#[test]
+fn pipelined_requests_over_tls_are_answered_in_order_and_exact() {
+    let Some(nginx) = nginx_tls::start("pipelined_tls", Setup::default()) else {
+        return;
+    };
+    let p = plan(&nginx.url("127.0.0.1"), 4, 5000, trusting(&nginx.certs.ca)).pipeline(16);
+    let r = run(p);
+    let s = &r.summary;
+    assert_eq!((s.requests.sent, s.requests.ok), (5000, 5000), "{s:?}");
+    assert_eq!(s.errors.total(), 0);
+    assert_eq!(s.tls.as_ref().unwrap().handshakes.done, 4);
+    assert_eq!(nginx.logged_requests(), 5000);
+}
+
+#[test]
+fn a_certificate_from_another_ca_fails_every_request_as_tls() {
+    let Some(nginx) = nginx_tls::start("another_ca", Setup::default()) else {
+        return;
+    };
+    let dir = nginx.dir.join("other");
+    let other = shootout_certs::write(&dir).unwrap();
+    let r = run(plan(&nginx.url("127.0.0.1"), 2, 20, trusting(&other.ca)));
+    let s = &r.summary;
+    assert_eq!(s.requests.completed, 0);
+    assert_eq!((s.errors.tls, s.errors.connect), (20, 0), "{:?}", s.errors);
+    let tls = s.tls.as_ref().unwrap();
+    assert_eq!(tls.handshakes.done, 0);
+    assert!(tls.handshakes.failed >= 1);
+    assert_eq!(s.protocol.tls, None, "no version was negotiated");
+    let causes: Vec<&String> = tls.failures.keys().collect();
+    assert!(
+        causes.iter().all(|c| c.contains("UnknownIssuer")),
+        "{causes:?}"
+    );
+    assert_eq!(nginx.logged_requests(), 0);
+    // The same server, not verified: served, and said so.
+    let insecure = TlsOptions {
+        verify: Verify::Insecure,
+        ..TlsOptions::default()
+    };
+    let r = run(plan(&nginx.url("127.0.0.1"), 2, 20, insecure));
+    assert_eq!(r.summary.requests.ok, 20);
+    assert!(!r.summary.tls.unwrap().verified);
+}
+
+#[test]
+fn without_keepalive_every_request_is_a_handshake_and_resumes_only_when_asked() {
+    let Some(nginx) = nginx_tls::start("handshake_per_request", Setup::default()) else {
+        return;
+    };
+    for resume in [false, true] {
+        let tls = TlsOptions {
+            resume,
+            ..trusting(&nginx.certs.ca)
+        };
+        let r = run(plan(&nginx.url("127.0.0.1"), 4, 300, tls).keepalive(false));
+        let s = &r.summary;
+        assert_eq!(s.requests.ok, 300, "resume {resume}: {s:?}");
+        let h = &s.tls.as_ref().unwrap().handshakes;
+        assert_eq!((h.done, h.failed), (300, 0), "resume {resume}");
+        if resume {
+            assert!(h.resumed >= 250, "most resume: {h:?}");
+        } else {
+            assert_eq!(h.resumed, 0, "every handshake is full");
+        }
+    }
+}
+
+#[test]
+fn mutual_tls_serves_only_a_client_with_its_certificate() {
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("mutual_tls", setup) else {
+        return;
+    };
+    let url = nginx.url("localhost");
+    // nginx finishes the handshake and answers 400 "No required SSL
+    // certificate was sent"; the engine counts the server's ask.
+    let r = run(plan(&url, 2, 50, trusting(&nginx.certs.ca)));
+    let s = &r.summary;
+    assert_eq!((s.requests.completed, s.requests.ok), (50, 0), "{s:?}");
+    assert_eq!(s.status.get("400"), Some(&50));
+    let tls = s.tls.as_ref().unwrap();
+    assert!(
+        tls.client_cert_asked >= 2,
+        "asked on each connection: {tls:?}"
+    );
+    assert!(!s.protocol.client_cert);
+    let with_cert = TlsOptions {
+        client_cert: Some(ClientCert {
+            cert: nginx.certs.client_cert.clone(),
+            key: nginx.certs.client_key.clone(),
+        }),
+        ..trusting(&nginx.certs.ca)
+    };
+    let r = run(plan(&url, 2, 500, with_cert));
+    let s = &r.summary;
+    assert_eq!((s.requests.sent, s.requests.ok), (500, 500), "{s:?}");
+    assert!(s.protocol.client_cert && s.tls.as_ref().unwrap().client_cert);
+    assert_eq!(s.tls.as_ref().unwrap().client_cert_asked, 0);
+    assert_eq!(nginx.logged_requests(), 550);
+}
+
+#[test]
+fn tls_1_2_is_spoken_and_resumed_when_the_server_offers_only_it() {
+    let setup = Setup {
+        tls12_only: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("tls_1_2", setup) else {
+        return;
+    };
+    let tls = TlsOptions {
+        resume: true,
+        ..trusting(&nginx.certs.ca)
+    };
+    let r = run(plan(&nginx.url("127.0.0.1"), 2, 200, tls).keepalive(false));
+    let s = &r.summary;
+    assert_eq!(s.requests.ok, 200, "{s:?}");
+    let tls = s.tls.as_ref().unwrap();
+    assert_eq!(tls.version.as_deref(), Some("1.2"));
+    assert!(
+        tls.cipher_suite
+            .as_deref()
+            .is_some_and(|c| c.starts_with("TLS_ECDHE_")),
+        "{tls:?}"
+    );
+    assert_eq!(tls.handshakes.done, 200);
+    assert!(tls.handshakes.resumed >= 150, "{:?}", tls.handshakes);
+    assert_eq!(s.protocol.tls.as_deref(), Some("1.2"));
+}
+
+#[test]
+fn bad_tls_files_are_plan_errors_that_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("shootout-tls-plan-{}", std::process::id()));
+    let certs = shootout_certs::write_over(&dir).unwrap();
+    let garbage = dir.join("garbage.pem");
+    std::fs::write(&garbage, "not a certificate\n").unwrap();
+    let missing = dir.join("missing.pem");
+    let url = "https://127.0.0.1:9/";
+    let err = |tls: TlsOptions| plan(url, 1, 1, tls).build().unwrap_err();
+    for (bad, field) in [
+        (trusting(&missing), PlanField::CaFile),
+        (trusting(&garbage), PlanField::CaFile),
+        (trusting(&certs.server_key), PlanField::CaFile),
+    ] {
+        let e = err(bad);
+        assert_eq!(e.field(), field);
+        assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+    }
+    let client = |cert: &Path, key: &Path| TlsOptions {
+        client_cert: Some(ClientCert {
+            cert: cert.to_path_buf(),
+            key: key.to_path_buf(),
+        }),
+        ..trusting(&certs.ca)
+    };
+    let e = err(client(&certs.client_cert, &certs.server_key));
+    assert_eq!(e.field(), PlanField::ClientKey, "{e}");
+    assert!(e.to_string().contains("server.key"), "{e}");
+    let e = err(client(&garbage, &certs.client_key));
+    assert_eq!(e.field(), PlanField::ClientCert, "{e}");
+    let e = err(client(&certs.client_cert, &certs.ca));
+    assert_eq!(e.field(), PlanField::ClientKey, "{e}");
+    assert!(e.to_string().contains("no PEM private key"), "{e}");
+    // TLS settings on a cleartext URL are refused, not ignored.
+    let e = plan("http://127.0.0.1:9/", 1, 1, trusting(&certs.ca))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.field(), PlanField::Url);
+    assert!(
+        plan(url, 1, 1, client(&certs.client_cert, &certs.client_key))
+            .build()
+            .is_ok()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
