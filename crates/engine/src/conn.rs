@@ -13,7 +13,7 @@
 //! byte stream is the same.
 
 use crate::checker::Checker;
-use crate::expect::Mismatch;
+use crate::expect::{Expect, Mismatch};
 use crate::handshake::TlsNews;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
@@ -36,6 +36,8 @@ pub(crate) struct Job {
     /// False for warm-up requests, which are never counted.
     pub measured: bool,
     pub deadline: Instant,
+    /// The request kind of a mix (0 without one).
+    pub kind: u16,
 }
 
 /// What an I/O step concluded.
@@ -59,6 +61,14 @@ pub(crate) struct Wire {
 }
 
 impl Wire {
+    /// A wire holding nothing yet: a mix writes each request into it.
+    pub fn empty() -> Wire {
+        Wire {
+            len: 0,
+            batch: Vec::new(),
+        }
+    }
+
     /// Copies enough for `depth` requests, but no more than about 64 KiB
     /// (a large body is written a copy at a time).
     pub fn new(request: &[u8], depth: usize) -> Wire {
@@ -133,6 +143,11 @@ impl Conn {
             tls: None,
             tls_news: TlsNews::default(),
         }
+    }
+
+    /// Prepares for the response to a mix's kind (see `ResponseReader::prepare`).
+    pub fn prepare(&mut self, is_head: bool, expect: &Arc<Expect>) {
+        self.reader.prepare(is_head, expect);
     }
 
     /// What TLS did since the last call (handshakes ended or failed).

@@ -24,6 +24,10 @@ pub enum PlanField {
     Timeout,
     /// The HTTP/1.1 pipeline depth.
     Pipeline,
+    /// The mix of request kinds.
+    Mix,
+    /// The arrival process of an open loop.
+    Arrival,
     /// The CA certificates an https server is verified against.
     CaFile,
     /// The client certificate (chain) for mutual TLS.
@@ -47,6 +51,8 @@ impl PlanField {
             PlanField::Cpus => "cpus",
             PlanField::Timeout => "timeout",
             PlanField::Pipeline => "pipeline",
+            PlanField::Mix => "mix",
+            PlanField::Arrival => "arrival",
             PlanField::CaFile => "ca_file",
             PlanField::ClientCert => "client_cert",
             PlanField::ClientKey => "client_key",

@@ -73,11 +73,11 @@ impl Worker<'_> {
         self.in_flight -= 1;
         if job.measured && done.passed {
             self.rec
-                .completed(done.status, job.intended, job.sent_at, now);
+                .completed(job.kind, done.status, job.intended, job.sent_at, now);
         } else if job.measured {
             let first = self.rec.first_mismatch.is_none();
             let details = first.then(|| conn.mismatch()).flatten();
-            self.rec.mismatched(done.status, details, now);
+            self.rec.mismatched(job.kind, done.status, details, now);
         }
         // Bytes past the response with nothing asked for are the server's
         // error; the connection is not trusted again.
@@ -101,12 +101,12 @@ impl Worker<'_> {
     /// alike and a failed write fails the requests it did not write.
     pub(super) fn fail_all(&mut self, idx: usize, cause: ErrorClass, now: Instant) {
         let conn = &mut self.conns[idx];
-        let (jobs, written) = conn.drain(self.setup.wire.len);
+        let (jobs, written) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
         conn.close();
         self.in_flight -= jobs.len();
         for (i, job) in jobs.iter().enumerate() {
             if job.measured {
-                self.rec.failed(lost_as(cause, i, written), now);
+                self.rec.failed(job.kind, lost_as(cause, i, written), now);
             }
         }
         self.list(idx);
@@ -174,17 +174,20 @@ impl Worker<'_> {
         if self.open_loop {
             self.taken += 1;
         }
+        let kind = self.draw(idx);
         if measured {
-            self.rec.sent(intended, now);
+            self.rec.sent(kind, intended, now);
         }
         let job = Job {
             intended,
             sent_at: now,
             measured,
             deadline: now + self.setup.timeout,
+            kind,
         };
         self.in_flight += 1;
-        self.conns[idx].push(job, self.setup.wire.len);
+        let len = super::wire_of(self.setup, &self.mix, idx).len;
+        self.conns[idx].push(job, len);
         true
     }
 
@@ -196,7 +199,7 @@ impl Worker<'_> {
                 return Step::Failed(class);
             }
         }
-        let step = conn.write(&self.setup.wire);
+        let step = conn.write(super::wire_of(self.setup, &self.mix, idx));
         self.register(idx);
         step
     }
@@ -225,10 +228,10 @@ impl Worker<'_> {
 
     /// The deadline passed: every measured request in flight is cut.
     pub(super) fn cut_in_flight(&mut self) {
-        for conn in &mut self.conns {
-            let (jobs, _) = conn.drain(self.setup.wire.len);
-            for _ in jobs.iter().filter(|j| j.measured) {
-                self.rec.cut();
+        for (idx, conn) in self.conns.iter_mut().enumerate() {
+            let (jobs, _) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
+            for job in jobs.iter().filter(|j| j.measured) {
+                self.rec.cut(job.kind);
             }
             conn.close();
         }

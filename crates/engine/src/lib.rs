@@ -11,26 +11,33 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod affinity;
+pub mod arrival;
 mod error;
 pub mod expect;
+pub mod mix;
 pub mod plan;
 pub mod report;
+pub mod seed;
 pub mod shard;
+pub mod template;
 pub mod threshold;
 pub mod tls;
 pub mod units;
 pub mod workload;
 
+pub use arrival::Arrival;
 pub use error::{EngineError, PlanError, PlanField};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
+pub use mix::{Mix, MixError, RequestKind};
 pub use plan::{
     check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
 };
 pub use report::{
     ErrorCounts, Handshakes, Intervals, LatencySummary, LoadReport, Protocol, RequestCounts,
-    RunClock, Second, Summary, TlsSummary,
+    RouteSummary, RunClock, Second, Summary, TlsSummary,
 };
 pub use shard::{Shard, ShardError};
+pub use template::{Template, TemplateError};
 pub use threshold::{Threshold, ThresholdError};
 pub use tls::{ClientCert, TlsOptions, Verify};
 pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
@@ -39,10 +46,12 @@ mod checker;
 mod conn;
 mod control;
 mod handshake;
+mod mixed;
 mod pacer;
 #[cfg(test)]
 mod props;
 mod request;
+mod request_spec;
 mod response;
 mod stats;
 mod stop;
@@ -68,6 +77,9 @@ const SPARE_FDS: u64 = 32;
 pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     check_fd_limit(plan.load().max_connections() as u64)?;
     let request = request::encode(plan.endpoint(), plan.request(), plan.keepalive());
+    let mix = plan
+        .mix()
+        .map(|m| request::EncodedMix::new(m, plan.endpoint(), plan.keepalive(), plan.expect()));
     let threads = plan.effective_threads();
     let late_by = wait_for_start(plan.start_at(), control);
     let (t0, wall_t0) = (Instant::now(), SystemTime::now());
@@ -88,6 +100,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         control,
         expect: plan.expect(),
         exact_seconds: plan.interval_histograms(),
+        mix: mix.as_ref(),
         tls: plan.tls_client().cloned().map(std::sync::Arc::new),
     };
     let cert_asked = plan.tls_client().map(|c| c.cert_asked());
@@ -138,9 +151,19 @@ fn run_thread(
     let conns = StopRule::share(plan.load().max_connections() as u64, i, threads) as usize;
     let budget = plan.stop().requests.map(|n| StopRule::share(n, i, threads));
     let phase = plan.shard().phase();
-    let pacer = pacer::Pacer::new(plan.load(), plan.warmup(), setup.t0, (i, threads), phase);
+    let stream = |s| seed::rng(plan.seed(), plan.shard(), i, s);
+    let arrivals = (plan.arrival() == Arrival::Poisson).then(|| stream(seed::Stream::Arrivals));
+    let pacer = pacer::Pacer::new(
+        plan.load(),
+        plan.warmup(),
+        setup.t0,
+        (i, threads),
+        phase,
+        arrivals,
+    );
     let stop = StopRule::new(budget, deadline);
-    let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?;
+    let worker = worker::Worker::new(setup, pacer, stop, plan.load().is_open_loop(), conns)?
+        .with_mix(stream(seed::Stream::Requests));
     Ok(worker.run())
 }
 

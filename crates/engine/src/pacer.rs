@@ -15,7 +15,12 @@
 //! exactly the planned load. A shard of a load split over processes
 //! (`crate::Shard`) runs its own curve with its tickets shifted by a phase,
 //! so that the shards' schedules interleave into one generator's.
+//!
+//! Poisson arrivals (`crate::Arrival`) change only where on the count each
+//! ticket falls (see `crate::arrival`): the curve, the threads' shares and
+//! the intended times work alike.
 
+use crate::arrival::Poisson;
 use crate::workload::{Load, Stage, StageUnit};
 use std::time::{Duration, Instant};
 
@@ -168,18 +173,23 @@ pub(crate) enum Pacer {
         due: u64,
         /// When ticket `due` falls due; `None` when no more ever will.
         next_at: Option<Instant>,
+        /// Poisson arrivals: the tickets' positions on the count (the
+        /// phase is then moot); `None` spaces them evenly.
+        poisson: Option<Box<Poisson>>,
     },
 }
 
 impl Pacer {
     /// `phase` places the open-loop tickets: 1/2 for a whole load, see
-    /// `Shard::phase` for a shard.
+    /// `Shard::phase` for a shard. `poisson` is the thread's arrival stream
+    /// for Poisson arrivals; `None` spaces tickets evenly.
     pub fn new(
         load: &Load,
         warmup: Duration,
         t0: Instant,
         (thread, threads): (usize, usize),
         phase: f64,
+        poisson: Option<fastrand::Rng>,
     ) -> Pacer {
         let curve = Curve::from_load(load, warmup);
         if load.is_open_loop() {
@@ -191,6 +201,7 @@ impl Pacer {
                 phase,
                 due: 0,
                 next_at: None,
+                poisson: poisson.map(|rng| Box::new(Poisson::new(rng, threads as u64))),
             };
             p.release(t0);
             p
@@ -273,13 +284,14 @@ impl Pacer {
 
     /// The intended time of this thread's ticket `k`; `None` in closed loop
     /// or when the curve never reaches it.
-    pub fn intended(&self, k: u64) -> Option<Instant> {
+    pub fn intended(&mut self, k: u64) -> Option<Instant> {
         let Pacer::Open {
             curve,
             t0,
             thread,
             stride,
             phase,
+            poisson,
             ..
         } = self
         else {
@@ -288,20 +300,38 @@ impl Pacer {
         // Ticket j is due when the cumulative count reaches j + phase; with
         // the whole load's 1/2 a rate of r spaces tickets 1/r apart
         // starting at 1/(2r).
-        let global = k.checked_mul(*stride)?.checked_add(*thread)?;
+        let position = match poisson {
+            Some(p) => p.position(k),
+            None => k.checked_mul(*stride)?.checked_add(*thread)? as f64 + *phase,
+        };
         curve
-            .time_of_count(global as f64 + *phase)
+            .time_of_count(position)
             .filter(|s| *s < 1e9)
             .map(|s| *t0 + Duration::from_secs_f64(s))
     }
 
     /// The first of this thread's tickets intended at or after `at`: those
     /// before it are warm-up.
-    pub fn first_at_or_after(&self, at: Instant) -> u64 {
-        let Pacer::Open { t0, .. } = self else {
+    pub fn first_at_or_after(&mut self, at: Instant) -> u64 {
+        let Pacer::Open {
+            t0, poisson, curve, ..
+        } = self
+        else {
             return 0;
         };
-        let mut k = self.due_at_secs(at.saturating_duration_since(*t0).as_secs_f64());
+        let t0 = *t0;
+        if let Some(p) = poisson {
+            // A walk of its own, so the pacer's counting is not moved ahead.
+            let mut walk = p.walk();
+            while let Some(s) = curve.time_of_count(walk.position()).filter(|s| *s < 1e9) {
+                if t0 + Duration::from_secs_f64(s) >= at {
+                    break;
+                }
+                walk.advance();
+            }
+            return walk.ticket();
+        }
+        let mut k = self.due_at_secs(at.saturating_duration_since(t0).as_secs_f64());
         // The integral and the times may round apart by a ticket.
         while k > 0 && self.intended(k - 1).is_some_and(|t| t >= at) {
             k -= 1;
@@ -314,17 +344,21 @@ impl Pacer {
 
     /// How many of this thread's tickets the curve makes due by `t` seconds:
     /// global tickets `j` with `j + phase <= count`, those `== thread` mod `stride`.
-    fn due_at_secs(&self, t: f64) -> u64 {
+    fn due_at_secs(&mut self, t: f64) -> u64 {
         let Pacer::Open {
             curve,
             thread,
             stride,
             phase,
+            poisson,
             ..
         } = self
         else {
             return 0;
         };
+        if let Some(p) = poisson {
+            return p.due_by(curve.count_at(t));
+        }
         let c = curve.count_at(t) - *phase;
         if c.is_nan() || c < 0.0 {
             return 0;
@@ -397,7 +431,7 @@ mod tests {
         let t0 = Instant::now();
         let mut all = Vec::new();
         for thread in 0..2 {
-            let mut p = Pacer::new(&load, Duration::ZERO, t0, (thread, 2), 0.5);
+            let mut p = Pacer::new(&load, Duration::ZERO, t0, (thread, 2), 0.5, None);
             let q = due_times(&mut p, t0 + Duration::from_secs(1));
             all.extend(q.iter().map(|t| t.duration_since(t0).as_secs_f64()));
         }
@@ -423,8 +457,8 @@ mod tests {
         let load = stages(&[(10, 100.0)], StageUnit::Connections);
         let t0 = Instant::now();
         let at5 = t0 + Duration::from_secs(5);
-        let p0 = Pacer::new(&load, Duration::ZERO, t0, (0, 2), 0.5);
-        let p1 = Pacer::new(&load, Duration::ZERO, t0, (1, 2), 0.5);
+        let p0 = Pacer::new(&load, Duration::ZERO, t0, (0, 2), 0.5, None);
+        let p1 = Pacer::new(&load, Duration::ZERO, t0, (1, 2), 0.5, None);
         let allowed: usize = (0..50)
             .map(|l| {
                 p0.allows_connection(l, t0, at5) as usize
@@ -453,7 +487,7 @@ mod tests {
         let due = |load: &Load, phase: f64, threads: usize| {
             let mut all = Vec::new();
             for thread in 0..threads {
-                let mut p = Pacer::new(load, Duration::ZERO, t0, (thread, threads), phase);
+                let mut p = Pacer::new(load, Duration::ZERO, t0, (thread, threads), phase, None);
                 let q = due_times(&mut p, end);
                 all.extend(q.iter().map(|t| t.duration_since(t0).as_nanos()));
             }
@@ -483,7 +517,7 @@ mod tests {
             connections: 10,
         };
         let t0 = Instant::now();
-        let mut p = Pacer::new(&load, Duration::ZERO, t0, (1, 4), 0.5);
+        let mut p = Pacer::new(&load, Duration::ZERO, t0, (1, 4), 0.5, None);
         let due = p.release(t0 + Duration::from_secs(3600));
         assert_eq!(due, 360_000_000_000 / 4);
         // The backlog's tickets keep their own intended times.
@@ -510,7 +544,7 @@ mod tests {
             for (threads, phase) in [(1, 0.5), (3, 0.5), (2, 1.0 / 6.0), (4, 5.0 / 6.0)] {
                 for thread in 0..threads {
                     let warmup = Duration::from_millis(250);
-                    let mut p = Pacer::new(load, warmup, t0, (thread, threads), phase);
+                    let mut p = Pacer::new(load, warmup, t0, (thread, threads), phase, None);
                     for ms in (0..5000).step_by(37) {
                         let now = t0 + Duration::from_millis(ms);
                         let due = p.release(now);
@@ -528,3 +562,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "pacer_poisson_tests.rs"]
+mod poisson_tests;

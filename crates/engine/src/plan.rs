@@ -8,12 +8,15 @@
 //! whole workload (what every shard agrees on) and runs its share of it, from
 //! a wall-clock instant all shards share ([`PlanBuilder::start_at`]).
 
+use crate::arrival::Arrival;
 use crate::error::{PlanError, PlanField};
 use crate::expect::Expect;
+use crate::mix::Mix;
 use crate::shard::Shard;
 use crate::tls::{TlsClient, TlsOptions};
 use crate::workload::Workload;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// The server to load: a socket address (loopback unless allowed otherwise
@@ -94,15 +97,7 @@ fn printable(url: &str) -> String {
         .collect()
 }
 
-/// What every request looks like. Encoded once into bytes before the run.
-#[derive(Debug, Clone, Default)]
-pub struct RequestSpec {
-    pub method: String,
-    /// Extra headers, in order. `Host`, `Content-Length` and `Connection`
-    /// are added by the engine unless given here.
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
+pub use crate::request_spec::RequestSpec;
 
 /// A complete, validated load run. Built only by [`PlanBuilder::build`].
 #[derive(Debug, Clone)]
@@ -123,6 +118,11 @@ pub struct Plan {
     keepalive: bool,
     pipeline: usize,
     expect: Expect,
+    /// Several request kinds drawn by weight, instead of `request`.
+    mix: Option<Arc<Mix>>,
+    /// The seed of every random draw (kinds, path ranges, Poisson gaps).
+    seed: u64,
+    arrival: Arrival,
     tls: TlsOptions,
     /// Built from `tls` for an https endpoint by [`PlanBuilder::build`].
     tls_client: Option<TlsClient>,
@@ -157,6 +157,9 @@ impl Plan {
             keepalive: true,
             pipeline: 1,
             expect: Expect::default(),
+            mix: None,
+            seed: crate::seed::random_seed(),
+            arrival: Arrival::Uniform,
             tls: TlsOptions::default(),
             tls_client: None,
         })
@@ -228,6 +231,20 @@ impl Plan {
     }
     pub(crate) fn tls_client(&self) -> Option<&TlsClient> {
         self.tls_client.as_ref()
+    }
+
+    /// The request kinds drawn by weight, when the plan has a mix (then
+    /// [`Plan::request`] is unused).
+    pub fn mix(&self) -> Option<&Mix> {
+        self.mix.as_deref()
+    }
+    /// The seed of the run's random draws (the same seed, the same draws).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// How an open loop's requests arrive.
+    pub fn arrival(&self) -> Arrival {
+        self.arrival
     }
 
     /// The worker threads actually used: never more than the connections.
@@ -326,6 +343,21 @@ impl PlanBuilder {
         self.0.expect = expect;
         self
     }
+    /// Sends a mix of request kinds (the endpoint's path is then unused).
+    pub fn mix(mut self, mix: Option<Mix>) -> Self {
+        self.0.mix = mix.map(Arc::new);
+        self
+    }
+    /// The seed of the random draws; a plan has a random one until set.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.0.seed = seed;
+        self
+    }
+    /// The arrival process of an open loop (uniform by default).
+    pub fn arrival(mut self, arrival: Arrival) -> Self {
+        self.0.arrival = arrival;
+        self
+    }
     /// How an https endpoint is verified, the client certificate, and
     /// whether sessions resume; its files are read by `build`.
     pub fn tls(mut self, tls: TlsOptions) -> Self {
@@ -349,6 +381,18 @@ impl PlanBuilder {
             ));
         }
         check_pipeline(plan.pipeline, plan.keepalive)?;
+        if plan.mix.is_some() && plan.pipeline > 1 {
+            return Err(PlanError::invalid(
+                PlanField::Mix,
+                "a mix sends one request at a time on each connection: it cannot be pipelined",
+            ));
+        }
+        if plan.arrival == Arrival::Poisson && !plan.workload.load().is_open_loop() {
+            return Err(PlanError::invalid(
+                PlanField::Arrival,
+                "Poisson arrivals need an arrival rate (an open loop)",
+            ));
+        }
         plan.tls_client = tls_client(&plan.endpoint, &plan.tls)?;
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
@@ -445,6 +489,15 @@ mod tests {
         assert_eq!(plan.stop().requests, Some(10));
         let e = Endpoint::parse("http://10.0.0.1/").unwrap_err();
         assert_eq!(e.field(), PlanField::Url);
+        assert_eq!(field(b().arrival(Arrival::Poisson)), PlanField::Arrival);
+        let mix = crate::Mix::new(vec![crate::RequestKind {
+            name: "a".into(),
+            weight: 1,
+            path: crate::Template::parse("/").unwrap(),
+            request: RequestSpec::default(),
+            expect: None,
+        }]);
+        assert_eq!(field(b().mix(mix.ok()).pipeline(2)), PlanField::Mix);
     }
 
     #[test]

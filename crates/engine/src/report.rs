@@ -4,6 +4,7 @@
 //! on the wall clock ([`RunClock`]) and what an interval log of it needs
 //! ([`Intervals`]).
 
+use crate::arrival::Arrival;
 use crate::expect::Mismatch;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -168,6 +169,17 @@ pub struct Summary {
     #[serde(default)]
     pub first_mismatch: Option<Mismatch>,
     pub generator: GeneratorUsage,
+    /// Open loop only: how requests arrived (evenly spaced or Poisson).
+    #[serde(default)]
+    pub arrival: Option<Arrival>,
+    /// The seed of the run's random draws (mix kinds, path ranges, Poisson
+    /// gaps); the same seed repeats them. Null in summaries stored before it.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// A mix's request kinds, each with its own counts and latency, in the
+    /// mix's order; empty without a mix.
+    #[serde(default)]
+    pub routes: Vec<RouteSummary>,
     /// HTTP and TLS versions spoken; cleartext HTTP/1.1 in summaries
     /// stored before TLS existed.
     #[serde(default)]
@@ -175,6 +187,21 @@ pub struct Summary {
     /// Handshake figures of an `https://` run; null over cleartext.
     #[serde(default)]
     pub tls: Option<TlsSummary>,
+}
+
+/// One request kind of a mix. Invariant, as for the whole run:
+/// `sent = completed + cut + errors.total()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RouteSummary {
+    pub name: String,
+    pub weight: u32,
+    /// The path as written, ranges included (`/queries?queries={1..20}`).
+    pub path: String,
+    #[serde(flatten)]
+    pub requests: RequestCounts,
+    pub errors: ErrorCounts,
+    /// Latency of this kind's completed requests (corrected in open loop).
+    pub latency_ms: LatencySummary,
 }
 
 /// What a run spoke: the HTTP version, the TLS version (none over
@@ -323,6 +350,9 @@ mod tests {
             lag: None,
             first_mismatch: None,
             generator: GeneratorUsage::default(),
+            arrival: None,
+            seed: None,
+            routes: Vec::new(),
             protocol: Protocol::default(),
             tls: None,
         };

@@ -1,7 +1,13 @@
 //! Pre-encodes the one HTTP/1.1 request a run sends, so the hot path only
-//! writes a ready byte slice.
+//! writes a ready byte slice; a mix's kinds are encoded once each around
+//! their path, which a send expands into a reusable buffer.
 
-use crate::plan::{Endpoint, RequestSpec};
+use crate::expect::Expect;
+use crate::mix::Mix;
+use crate::plan::Endpoint;
+use crate::request_spec::RequestSpec;
+use crate::template::Template;
+use std::sync::Arc;
 
 /// The encoded request plus what the parser must know about it.
 #[derive(Debug, Clone)]
@@ -9,6 +15,88 @@ pub(crate) struct EncodedRequest {
     pub bytes: Vec<u8>,
     /// HEAD responses carry no body whatever their headers say.
     pub is_head: bool,
+}
+
+/// One kind encoded around its path: `before` (method and space), the
+/// path, then `after` (the version, headers and body).
+#[derive(Debug)]
+pub(crate) struct EncodedKind {
+    before: Vec<u8>,
+    path: Template,
+    after: Vec<u8>,
+    pub is_head: bool,
+    /// The kind's expectations, or the run's.
+    pub expect: Arc<Expect>,
+}
+
+impl EncodedKind {
+    /// Writes one request of this kind into `out` (cleared first), drawing
+    /// its ranges from `rng`; `out` keeps its memory across requests.
+    pub fn write(&self, out: &mut Vec<u8>, rng: &mut fastrand::Rng) {
+        out.clear();
+        out.extend_from_slice(&self.before);
+        self.path.expand(out, rng);
+        out.extend_from_slice(&self.after);
+    }
+}
+
+/// The mix as the workers use it: each kind encoded, and the cumulative
+/// weights to draw from.
+#[derive(Debug)]
+pub(crate) struct EncodedMix {
+    pub kinds: Vec<EncodedKind>,
+    cumulative: Vec<u64>,
+}
+
+impl EncodedMix {
+    /// `expect`: the run's expectations, for the kinds that have none.
+    pub fn new(mix: &Mix, endpoint: &Endpoint, keepalive: bool, expect: &Expect) -> EncodedMix {
+        let run_expect = Arc::new(expect.clone());
+        let kinds = mix
+            .kinds()
+            .iter()
+            .map(|k| {
+                // The request line is `METHOD SP path SP HTTP/1.1`: encoding
+                // with an empty path leaves the cut right after the first space.
+                let bare = Endpoint {
+                    path: String::new(),
+                    ..endpoint.clone()
+                };
+                let encoded = encode(&bare, &k.request, keepalive);
+                let cut = encoded
+                    .bytes
+                    .iter()
+                    .position(|&b| b == b' ')
+                    .map_or(0, |p| p + 1);
+                EncodedKind {
+                    before: encoded.bytes[..cut].to_vec(),
+                    path: k.path.clone(),
+                    after: encoded.bytes[cut..].to_vec(),
+                    is_head: encoded.is_head,
+                    expect: k
+                        .expect
+                        .as_ref()
+                        .map_or_else(|| run_expect.clone(), |e| Arc::new(e.clone())),
+                }
+            })
+            .collect();
+        let cumulative = mix
+            .kinds()
+            .iter()
+            .scan(0u64, |sum, k| {
+                *sum += u64::from(k.weight);
+                Some(*sum)
+            })
+            .collect();
+        EncodedMix { kinds, cumulative }
+    }
+
+    /// Draws a kind by weight.
+    pub fn draw(&self, rng: &mut fastrand::Rng) -> usize {
+        let total = self.cumulative.last().copied().unwrap_or(1);
+        let x = rng.u64(..total);
+        self.cumulative.partition_point(|&c| c <= x)
+    }
 }
 
 pub(crate) fn encode(endpoint: &Endpoint, spec: &RequestSpec, keepalive: bool) -> EncodedRequest {
@@ -49,6 +137,39 @@ pub(crate) fn encode(endpoint: &Endpoint, spec: &RequestSpec, keepalive: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kind(name: &str, weight: u32, path: &str) -> crate::RequestKind {
+        crate::RequestKind {
+            name: name.into(),
+            weight,
+            path: Template::parse(path).unwrap(),
+            request: RequestSpec::default(),
+            expect: None,
+        }
+    }
+
+    #[test]
+    fn kinds_encode_around_their_path_and_draw_by_weight() {
+        let mut post = kind("u", 1, "/u?n={3..3}");
+        post.request.method = "POST".into();
+        post.request.body = b"x".to_vec();
+        let mix = Mix::new(vec![kind("a", 3, "/a"), post]).unwrap();
+        let endpoint = Endpoint::parse("http://127.0.0.1:9/").unwrap();
+        let enc = EncodedMix::new(&mix, &endpoint, true, &Expect::default());
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut out = Vec::new();
+        enc.kinds[1].write(&mut out, &mut rng);
+        assert_eq!(
+            out,
+            b"POST /u?n=3 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nContent-Length: 1\r\n\r\nx"
+        );
+        enc.kinds[0].write(&mut out, &mut rng);
+        assert_eq!(out, b"GET /a HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n");
+        let n = 40_000;
+        let firsts = (0..n).filter(|_| enc.draw(&mut rng) == 0).count();
+        // 3/4 of the draws, within 5 standard deviations (sd = 87).
+        assert!((firsts as f64 - 30_000.0).abs() < 435.0, "{firsts}");
+    }
 
     #[test]
     fn encodes_post_with_body_and_close() {

@@ -6,6 +6,8 @@
 //! [`Checker`] as they pass; without them it has none and skips that.
 
 use crate::checker::Checker;
+use crate::expect::Expect;
+use std::sync::Arc;
 
 /// Heads larger than this are treated as malformed (a "huge headers" server).
 const MAX_HEAD: usize = 64 * 1024;
@@ -105,6 +107,18 @@ impl ResponseReader {
         self.status = 0;
         if let Some(c) = &mut self.check {
             c.reset();
+        }
+    }
+
+    /// Prepares for the response to a mix's kind: whether it answers a
+    /// HEAD request and what it must look like (a single request sets both
+    /// once, in `new`). Called between responses.
+    pub fn prepare(&mut self, is_head_request: bool, expect: &Arc<Expect>) {
+        self.no_body = is_head_request;
+        match &mut self.check {
+            Some(c) => c.retarget(expect),
+            None if !expect.is_empty() => self.check = Checker::for_expect(expect),
+            None => {}
         }
     }
 

@@ -3,6 +3,8 @@
 //! into the run's [`LoadReport`](crate::LoadReport). The per-second
 //! timeline keeps coarse histograms, or exact ones (the same precision as
 //! the run's, so that the seconds add up to it) when an interval log wants them.
+//! A mix's kinds each get their own counts and histogram ([`RouteStats`])
+//! beside the totals, kept by the same calls.
 
 use crate::expect::Mismatch;
 use crate::handshake::TlsRecorder;
@@ -82,6 +84,8 @@ pub(crate) struct Recorder {
     /// This thread's first mismatch and when it arrived.
     pub first_mismatch: Option<(Instant, Mismatch)>,
     pub timeline: Vec<Slot>,
+    /// A mix's kinds, by index (empty without a mix).
+    pub routes: Vec<RouteStats>,
     /// Over TLS: the handshakes.
     pub tls: Option<TlsRecorder>,
     exact_seconds: bool,
@@ -95,8 +99,14 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Recorder {
-    /// `exact_seconds`: keep exact per-second histograms (see [`Slot`]).
-    pub fn new(open_loop: bool, measure_start: Instant, exact_seconds: bool) -> Recorder {
+    /// `exact_seconds`: keep exact per-second histograms (see [`Slot`]);
+    /// `kinds`: a mix's request kinds (0 without a mix).
+    pub fn new(
+        open_loop: bool,
+        measure_start: Instant,
+        exact_seconds: bool,
+        kinds: usize,
+    ) -> Recorder {
         Recorder {
             counts: RequestCounts::default(),
             errors: ErrorCounts::default(),
@@ -110,6 +120,7 @@ impl Recorder {
             unsent: 0,
             first_mismatch: None,
             timeline: Vec::new(),
+            routes: (0..kinds).map(|_| RouteStats::new()).collect(),
             tls: None,
             exact_seconds,
             measure_start,
@@ -123,8 +134,13 @@ impl Recorder {
         self
     }
 
-    pub fn sent(&mut self, intended: Instant, sent_at: Instant) {
+    // Each call names the request's kind; without a mix there are no
+    // routes and `get_mut` finds none.
+    pub fn sent(&mut self, kind: u16, intended: Instant, sent_at: Instant) {
         self.counts.sent += 1;
+        if let Some(r) = self.routes.get_mut(usize::from(kind)) {
+            r.counts.sent += 1;
+        }
         if let Some(lag) = &mut self.lag {
             let late_by = sent_at.saturating_duration_since(intended);
             lag.saturating_record(micros(late_by));
@@ -134,7 +150,14 @@ impl Recorder {
         }
     }
 
-    pub fn completed(&mut self, status: u16, intended: Instant, sent_at: Instant, now: Instant) {
+    pub fn completed(
+        &mut self,
+        kind: u16,
+        status: u16,
+        intended: Instant,
+        sent_at: Instant,
+        now: Instant,
+    ) {
         self.counts.completed += 1;
         if (200..400).contains(&status) {
             self.counts.ok += 1;
@@ -142,6 +165,9 @@ impl Recorder {
         self.status[usize::from(status).min(999)] += 1;
         let corrected = micros(now.saturating_duration_since(intended)).max(1);
         self.latency.saturating_record(corrected);
+        if let Some(r) = self.routes.get_mut(usize::from(kind)) {
+            r.completed(status, corrected);
+        }
         if let Some(h) = &mut self.uncorrected {
             h.saturating_record(micros(now.saturating_duration_since(sent_at)).max(1));
         }
@@ -155,16 +181,10 @@ impl Recorder {
         self.progress.0 += 1;
     }
 
-    pub fn failed(&mut self, class: ErrorClass, now: Instant) {
-        let e = &mut self.errors;
-        match class {
-            ErrorClass::Connect => e.connect += 1,
-            ErrorClass::Write => e.write += 1,
-            ErrorClass::Read => e.read += 1,
-            ErrorClass::Timeout => e.timeout += 1,
-            ErrorClass::Parse => e.parse += 1,
-            ErrorClass::Mismatch => e.mismatch += 1,
-            ErrorClass::Tls => e.tls += 1,
+    pub fn failed(&mut self, kind: u16, class: ErrorClass, now: Instant) {
+        self.errors.count(class);
+        if let Some(r) = self.routes.get_mut(usize::from(kind)) {
+            r.failed(class);
         }
         self.slot(now).errors += 1;
         self.progress.1 += 1;
@@ -174,16 +194,19 @@ impl Recorder {
     /// mismatch, never completed or ok. Its status is still counted in the
     /// status map, which says what the server answered. `details` is only
     /// built for the thread's first mismatch.
-    pub fn mismatched(&mut self, status: u16, details: Option<Mismatch>, now: Instant) {
+    pub fn mismatched(&mut self, kind: u16, status: u16, details: Option<Mismatch>, now: Instant) {
         self.status[usize::from(status).min(999)] += 1;
-        self.failed(ErrorClass::Mismatch, now);
+        self.failed(kind, ErrorClass::Mismatch, now);
         if let Some(m) = details.filter(|_| self.first_mismatch.is_none()) {
             self.first_mismatch = Some((now, m));
         }
     }
 
-    pub fn cut(&mut self) {
+    pub fn cut(&mut self, kind: u16) {
         self.counts.cut += 1;
+        if let Some(r) = self.routes.get_mut(usize::from(kind)) {
+            r.counts.cut += 1;
+        }
     }
 
     /// Completed and failed requests since the last call.
@@ -225,6 +248,9 @@ impl Recorder {
                 self.first_mismatch = Some((at, m));
             }
         }
+        for (a, b) in self.routes.iter_mut().zip(&other.routes) {
+            a.merge(b);
+        }
         match (&mut self.tls, other.tls) {
             (Some(mine), Some(theirs)) => mine.merge(theirs),
             (mine @ None, theirs) => *mine = theirs,
@@ -254,6 +280,63 @@ impl Recorder {
                 None => Second::new(i as u32, 0, 0, &Slot::new(false).latency),
             })
             .collect()
+    }
+}
+
+/// One kind's measurements in one thread.
+#[derive(Debug, Clone)]
+pub(crate) struct RouteStats {
+    pub counts: RequestCounts,
+    pub errors: ErrorCounts,
+    /// Latency in microseconds, as the run's (corrected in open loop).
+    pub latency: Histogram<u64>,
+}
+
+impl RouteStats {
+    pub fn new() -> RouteStats {
+        RouteStats {
+            counts: RequestCounts::default(),
+            errors: ErrorCounts::default(),
+            latency: latency_histogram(),
+        }
+    }
+
+    pub fn completed(&mut self, status: u16, corrected_us: u64) {
+        self.counts.completed += 1;
+        if (200..400).contains(&status) {
+            self.counts.ok += 1;
+        }
+        self.latency.saturating_record(corrected_us);
+    }
+
+    pub fn failed(&mut self, class: ErrorClass) {
+        self.errors.count(class);
+    }
+
+    pub fn merge(&mut self, other: &RouteStats) {
+        let c = &mut self.counts;
+        c.sent += other.counts.sent;
+        c.completed += other.counts.completed;
+        c.ok += other.counts.ok;
+        c.cut += other.counts.cut;
+        self.errors.add(&other.errors);
+        // Both share the same bounds, so adding cannot fail.
+        let _ = self.latency.add(&other.latency);
+    }
+}
+
+impl ErrorCounts {
+    /// Counts one failure of `class`.
+    pub(crate) fn count(&mut self, class: ErrorClass) {
+        match class {
+            ErrorClass::Connect => self.connect += 1,
+            ErrorClass::Write => self.write += 1,
+            ErrorClass::Read => self.read += 1,
+            ErrorClass::Timeout => self.timeout += 1,
+            ErrorClass::Parse => self.parse += 1,
+            ErrorClass::Mismatch => self.mismatch += 1,
+            ErrorClass::Tls => self.tls += 1,
+        }
     }
 }
 

@@ -1,11 +1,14 @@
 //! Merges the workers' recorders into the run's [`LoadReport`]: counts,
-//! percentiles, the per-second timeline and the generator's own CPU cost.
+//! percentiles, the per-second timeline, the generator's own CPU cost and
+//! a mix's per-kind routes.
 
+use crate::mix::Mix;
+use crate::report::RouteSummary;
 use crate::report::{
     GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, Protocol, RunClock, Summary,
     TlsSummary,
 };
-use crate::stats::Recorder;
+use crate::stats::{Recorder, RouteStats};
 use crate::worker::Outcome;
 use crate::{Load, Plan};
 use std::collections::BTreeMap;
@@ -65,6 +68,7 @@ fn merge(plan: &Plan, measure_start: Instant, outcomes: Vec<Outcome>) -> Recorde
             plan.load().is_open_loop(),
             measure_start,
             plan.interval_histograms(),
+            plan.mix().map_or(0, |m| m.kinds().len()),
         )
     });
     for other in recorders {
@@ -86,7 +90,9 @@ fn summarize(
     Summary {
         mode: plan.load().mode_name().to_string(),
         url: plan.endpoint().url.clone(),
-        method: if plan.request().method.is_empty() {
+        method: if plan.mix().is_some() {
+            "mix".into()
+        } else if plan.request().method.is_empty() {
             "GET".into()
         } else {
             plan.request().method.clone()
@@ -116,6 +122,9 @@ fn summarize(
         lag: lag_summary(rec),
         first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
         generator: generator_usage(cpu, secs, threads, rec.counts.sent),
+        arrival: plan.load().is_open_loop().then(|| plan.arrival()),
+        seed: Some(plan.seed()),
+        routes: route_summaries(plan.mix(), &rec.routes),
         protocol: Protocol {
             client_cert: plan.tls_client().is_some_and(|c| c.client_cert),
             ..Protocol::default()
@@ -161,5 +170,27 @@ fn status_map(counts: &[u64]) -> BTreeMap<String, u64> {
         .enumerate()
         .filter(|(_, &n)| n > 0)
         .map(|(code, &n)| (code.to_string(), n))
+        .collect()
+}
+
+/// The routes of a report: one per kind of `mix`, in the mix's order
+/// (`stats` is empty when nothing was recorded).
+fn route_summaries(mix: Option<&Mix>, stats: &[RouteStats]) -> Vec<RouteSummary> {
+    let Some(mix) = mix else { return Vec::new() };
+    let empty = RouteStats::new();
+    mix.kinds()
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let s = stats.get(i).unwrap_or(&empty);
+            RouteSummary {
+                name: kind.name.clone(),
+                weight: kind.weight,
+                path: kind.path.to_string(),
+                requests: s.counts.clone(),
+                errors: s.errors.clone(),
+                latency_ms: LatencySummary::from_histogram(&s.latency),
+            }
+        })
         .collect()
 }

@@ -3,8 +3,10 @@
 //! fails a run when an expression holds; a capacity search's service-level
 //! objectives (`--slo p99<=10ms`, study `capacity.slo`) pass a level when
 //! every one holds. Parsed up front, evaluated against a finished run.
+//! A rule may name one request kind of a mix (`db.p99<=20ms`): it is then
+//! judged on that kind's figures (`Summary::routes`) alone.
 
-use crate::report::Summary;
+use crate::report::{ErrorCounts, LatencySummary, RequestCounts, Summary};
 use crate::units::{parse_duration, UnitError};
 use serde::{Serialize, Serializer};
 
@@ -53,6 +55,9 @@ impl Serialize for Op {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Threshold {
     text: String,
+    /// The request kind of a mix the rule is about; None: the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    route: Option<String>,
     metric: String,
     op: Op,
     value: f64,
@@ -111,7 +116,16 @@ impl Threshold {
         .iter()
         .find_map(|(sym, op)| t.find(sym).map(|p| (p, *op, sym.len())))
         .ok_or_else(|| ThresholdError::NoComparison(text.to_string()))?;
-        let metric = t[..pos].to_ascii_lowercase();
+        let (route, metric) = match t[..pos].rsplit_once('.') {
+            Some((route, metric)) => (Some(route.to_string()), metric.to_ascii_lowercase()),
+            None => (None, t[..pos].to_ascii_lowercase()),
+        };
+        if route.as_deref() == Some("") {
+            return Err(ThresholdError::UnknownMetric {
+                text: text.to_string(),
+                metric: t[..pos].to_string(),
+            });
+        }
         let raw = &t[pos + len..];
         let value = if LATENCY.contains(&metric.as_str()) {
             let d = parse_duration(raw).map_err(|unit| ThresholdError::BadDuration {
@@ -142,6 +156,7 @@ impl Threshold {
         };
         Ok(Threshold {
             text: text.to_string(),
+            route,
             metric,
             op,
             value,
@@ -156,6 +171,10 @@ impl Threshold {
     pub fn metric(&self) -> &str {
         &self.metric
     }
+    /// The request kind the rule names (`db` of `db.p99<=20ms`), if any.
+    pub fn route(&self) -> Option<&str> {
+        self.route.as_deref()
+    }
     pub fn op(&self) -> Op {
         self.op
     }
@@ -168,9 +187,35 @@ impl Threshold {
         LATENCY.contains(&self.metric.as_str())
     }
 
-    /// The metric's value in the summary (latencies in ms).
+    /// The metric's value in the summary (latencies in ms); NaN, which
+    /// no comparison holds, when the rule names a kind the run did not send.
     pub fn actual(&self, s: &Summary) -> f64 {
-        let l = &s.latency_ms;
+        let figures = match &self.route {
+            None => Figures {
+                latency: &s.latency_ms,
+                requests: &s.requests,
+                errors: &s.errors,
+                rps: s.rps,
+            },
+            Some(name) => match s.routes.iter().find(|r| &r.name == name) {
+                Some(r) => Figures {
+                    latency: &r.latency_ms,
+                    requests: &r.requests,
+                    errors: &r.errors,
+                    rps: if s.duration_s > 0.0 {
+                        r.requests.completed as f64 / s.duration_s
+                    } else {
+                        0.0
+                    },
+                },
+                None => return f64::NAN,
+            },
+        };
+        self.actual_in(&figures)
+    }
+
+    fn actual_in(&self, f: &Figures<'_>) -> f64 {
+        let (l, s) = (f.latency, f);
         let errors = s.errors.total();
         match self.metric.as_str() {
             "min" => l.min,
@@ -181,7 +226,7 @@ impl Threshold {
             "p99" => l.p99,
             "p999" => l.p999,
             "max" => l.max,
-            "rps" => s.rps,
+            "rps" => f.rps,
             "errors" => errors as f64,
             "error_rate" => errors as f64 / (s.requests.sent.max(1)) as f64,
             "timeouts" => s.errors.timeout as f64,
@@ -191,7 +236,7 @@ impl Threshold {
         }
     }
 
-    /// Whether the condition is true of the summary.
+    /// Whether the condition is true of the summary (never for a kind it lacks).
     pub fn holds(&self, s: &Summary) -> bool {
         self.op.holds(self.actual(s), self.value)
     }
@@ -202,13 +247,25 @@ impl Threshold {
         let a = self.actual(s);
         self.holds(s).then(|| {
             format!(
-                "--fail-if {}: {} was {}",
+                "--fail-if {}: {}{} was {}",
                 self.text,
+                self.route
+                    .as_deref()
+                    .map(|r| format!("{r}."))
+                    .unwrap_or_default(),
                 self.metric,
                 fmt_num(a)
             )
         })
     }
+}
+
+/// The figures a rule reads: the whole run's or one kind's.
+struct Figures<'a> {
+    latency: &'a LatencySummary,
+    requests: &'a RequestCounts,
+    errors: &'a ErrorCounts,
+    rps: f64,
 }
 
 fn fmt_num(v: f64) -> String {
@@ -238,6 +295,11 @@ mod tests {
             .to_string()
             .contains("unknown metric"));
         assert!(Threshold::parse("p99>fast").is_err());
+        let t = Threshold::parse("db.p99<=20ms").unwrap();
+        assert_eq!((t.route(), t.metric(), t.value), (Some("db"), "p99", 20.0));
+        assert_eq!(Threshold::parse("p99<=20ms").unwrap().route(), None);
+        assert!(Threshold::parse(".p99<1s").is_err());
+        assert!(Threshold::parse("db.speed<1").is_err());
         assert_eq!(
             Threshold::parse("p99>fast").unwrap_err().to_string(),
             "in 'p99>fast': 'fast' is not a duration (e.g. 500ms, 10s, 2m; units us, ms, s, m or min, h)"

@@ -5,13 +5,17 @@
 //! When the run has expectations, each connection's reader checks its
 //! responses as they stream in and a failed one is recorded as a mismatch.
 //! The requests in flight on each connection (one, or up to the pipeline
-//! depth) are kept by the `flight` part of the worker.
+//! depth) are kept by the `flight` part of the worker. With a mix, each
+//! request's kind is drawn as it is taken and its bytes written into its
+//! connection's own reusable wire (the `mixed` part).
 
 use crate::checker::Checker;
 use crate::conn::{Conn, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
+use crate::mixed::Mixed;
 use crate::pacer::Pacer;
+use crate::request::EncodedMix;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
@@ -67,6 +71,8 @@ pub(crate) struct Setup<'a> {
     pub expect: &'a Expect,
     /// Keep exact per-second histograms (for an interval log).
     pub exact_seconds: bool,
+    /// The request kinds to draw from, instead of `wire` (depth 1 only).
+    pub mix: Option<&'a EncodedMix>,
     /// Over https: what each connection's TLS session starts from.
     pub tls: Option<Arc<TlsClient>>,
 }
@@ -101,12 +107,14 @@ pub(crate) struct Worker<'a> {
     poller: Poller,
     rec: Recorder,
     buf: Box<[u8]>,
+    /// A mix's generator and each connection's request (None: `setup.wire`).
+    mix: Option<Mixed<'a>>,
 }
 
 impl<'a> Worker<'a> {
     pub fn new(
         setup: &'a Setup<'a>,
-        pacer: Pacer,
+        mut pacer: Pacer,
         stop: StopRule,
         open_loop: bool,
         conns: usize,
@@ -133,9 +141,15 @@ impl<'a> Worker<'a> {
             in_flight: 0,
             low_water: refill_at(setup.depth, open_loop),
             poller: Poller::new(conns)?,
-            rec: Recorder::new(open_loop, setup.measure_start, setup.exact_seconds)
-                .with_tls(setup.tls.is_some()),
+            rec: Recorder::new(
+                open_loop,
+                setup.measure_start,
+                setup.exact_seconds,
+                setup.mix.map_or(0, |m| m.kinds.len()),
+            )
+            .with_tls(setup.tls.is_some()),
             buf: vec![0; READ_BUF].into_boxed_slice(),
+            mix: None,
         })
     }
 
@@ -258,7 +272,8 @@ impl<'a> Worker<'a> {
             return;
         }
         if events & WRITABLE != 0 && self.conns[idx].wants_write() {
-            if let Step::Failed(class) = self.conns[idx].write(&self.setup.wire) {
+            let wire = wire_of(self.setup, &self.mix, idx);
+            if let Step::Failed(class) = self.conns[idx].write(wire) {
                 return self.fail_all(idx, class, Instant::now());
             }
         }
@@ -275,8 +290,31 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Draws from `rng` (the worker's request stream) when the setup has a mix.
+    pub fn with_mix(mut self, rng: fastrand::Rng) -> Self {
+        self.mix = self.setup.mix.map(|m| Mixed::new(m, rng, self.conns.len()));
+        self
+    }
+
+    /// The kind of the request about to be queued on connection `idx`,
+    /// written into the connection's wire; 0 without a mix.
+    fn draw(&mut self, idx: usize) -> u16 {
+        let Some(m) = &mut self.mix else { return 0 };
+        let (kind, encoded) = m.draw(idx);
+        self.conns[idx].prepare(encoded.is_head, &encoded.expect);
+        kind
+    }
+
     fn flush_progress(&mut self) {
         let (completed, errors) = self.rec.take_progress();
         self.setup.control.add(completed, errors);
+    }
+}
+
+/// The bytes connection `idx` writes: its own with a mix, else the run's.
+fn wire_of<'w>(setup: &'w Setup<'_>, mix: &'w Option<Mixed<'_>>, idx: usize) -> &'w Wire {
+    match mix {
+        Some(m) => m.wire(idx),
+        None => &setup.wire,
     }
 }

@@ -410,6 +410,9 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         lag: None,
         first_mismatch: None,
         generator: Default::default(),
+        arrival: None,
+        seed: None,
+        routes: Vec::new(),
         protocol: Default::default(),
         tls: None,
     }

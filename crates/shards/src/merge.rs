@@ -245,6 +245,12 @@ fn summary(
                 .sum(),
         }),
         first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
+        // Shards share the seed (each draws from its own stream of it) and
+        // the arrival process. A mix's per-kind latency is not in the
+        // interval logs, so a merged load has no routes.
+        arrival: s.first().and_then(|x| x.arrival),
+        seed: s.first().and_then(|x| x.seed),
+        routes: Vec::new(),
         protocol: first.protocol.clone(),
         tls: None,
         generator: GeneratorUsage {

@@ -81,6 +81,9 @@ fn summary(rps: f64) -> Summary {
         lag: None,
         first_mismatch: None,
         generator: Default::default(),
+        arrival: None,
+        seed: None,
+        routes: Vec::new(),
         protocol: Default::default(),
         tls: None,
     }

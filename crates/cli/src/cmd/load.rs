@@ -5,13 +5,16 @@
 //! fails counts as a mismatch. `--shard I/N`, `--start-at` and `--hdr-log`
 //! run one shard of a load split over machines and write what `shootout
 //! merge` reads; `--remote` allows an address that is not loopback.
+//! `--mix FILE` sends the weighted request kinds of a mix file (see
+//! docs/mix.md) instead of one request, `--arrival poisson` spaces an open
+//! loop's arrivals at random, and `--seed` repeats their draws.
 
 use crate::exit::Outcome;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
+use shootout_engine::{Arrival, BodyMatch, Expect, StatusMatch, Threshold};
 use shootout_engine::{
-    Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
+    Control, Endpoint, Load, Mix, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
     Stop, Summary, Workload,
 };
 use shootout_report::output::load as load_output;
@@ -26,6 +29,7 @@ use std::time::{Duration, SystemTime};
     shootout load --expect-status 200 --expect-body 'Hello, World!' --fail-if 'mismatches>0' http://127.0.0.1:8080/plaintext\n  \
     shootout load --stages 60s:100,60s:100 http://localhost:8080/json\n  \
     shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
+    shootout load --mix service.toml -q 2000 --arrival poisson -z 30s --fail-if 'db.p99>20ms' http://127.0.0.1:8080\n  \
     shootout load --remote --shard 1/2 --start-at \"$(date -u -d '+30 sec' +%FT%TZ)\" -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
     shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
 )]
@@ -67,6 +71,15 @@ pub struct Args {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub request: RequestArgs,
+    /// Send the weighted request kinds of a mix file (TOML, see docs/mix.md) instead of one request; the URL then gives only the server.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "headers", "body", "body_file"])]
+    pub mix: Option<std::path::PathBuf>,
+    /// Open loop: how requests arrive, evenly spaced (uniform, as wrk2) or as a Poisson process (exponential gaps).
+    #[arg(long, value_name = "PROCESS", default_value = "uniform", value_parser = Arrival::parse)]
+    pub arrival: Arrival,
+    /// Seed of the random draws (mix kinds, path ranges, Poisson gaps); the same seed repeats them [default: random, shown in the output].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
@@ -134,13 +147,14 @@ pub struct ExpectArgs {
     #[arg(long = "expect-body-file", value_name = "FILE")]
     pub expect_body_file: Option<std::path::PathBuf>,
     /// Count a response whose Content-Type does not start with this (case-insensitive) as a mismatch, e.g. application/json.
-    #[arg(long = "expect-type", value_name = "MEDIA", value_parser = parse_media_type, allow_hyphen_values = true)]
+    #[arg(long = "expect-type", value_name = "MEDIA", value_parser = shootout_engine::expect::parse_media_type, allow_hyphen_values = true)]
     pub expect_type: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let plan = plan(&args)?;
+    check_routes(&args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
     }
@@ -220,6 +234,43 @@ pub(crate) fn verdict(fail_if: &[Threshold], summary: &Summary) -> Outcome {
     }
 }
 
+/// Every `--fail-if` that names a request kind names one of the mix's.
+fn check_routes(rules: &[Threshold], mix: Option<&Mix>) -> anyhow::Result<()> {
+    for rule in rules {
+        let Some(route) = rule.route() else { continue };
+        let Some(mix) = mix else {
+            bail!(
+                "--fail-if {}: names the request kind '{route}', but only a --mix has kinds",
+                rule.text()
+            );
+        };
+        if mix.position(route).is_none() {
+            let names: Vec<&str> = mix.kinds().iter().map(|k| k.name.as_str()).collect();
+            bail!(
+                "--fail-if {}: the mix has no request named '{route}' (it has {})",
+                rule.text(),
+                names.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The mix file of `--mix`, if given; the URL must then name only the server.
+fn mix(args: &Args, endpoint: &Endpoint) -> anyhow::Result<Option<Mix>> {
+    let Some(path) = &args.mix else {
+        return Ok(None);
+    };
+    if endpoint.path != "/" {
+        bail!(
+            "--mix: the URL's path '{}' would be ignored: give only the server (e.g. \
+             http://127.0.0.1:8080) and the paths in the mix file",
+            endpoint.path
+        );
+    }
+    Ok(Some(shootout_mix::load(path)?))
+}
+
 /// Builds and validates the engine plan; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     let reach = if args.remote {
@@ -258,7 +309,14 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
     let threads = threads(args.threads, &cpus);
     let workload = Workload::new(load, stop).map_err(flag_error)?;
-    Plan::builder(endpoint, workload)
+    let mix = mix(args, &endpoint)?;
+    let mut builder = Plan::builder(endpoint, workload);
+    if let Some(seed) = args.seed {
+        builder = builder.seed(seed);
+    }
+    builder
+        .mix(mix)
+        .arrival(args.arrival)
         .request(args.request.spec()?)
         .warmup(args.warmup)
         .timeout(args.timeout)
@@ -299,6 +357,8 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
         PlanField::Pipeline => "--pipeline",
+        PlanField::Mix => "--mix",
+        PlanField::Arrival => "--arrival",
         PlanField::CaFile => "--cacert",
         PlanField::ClientCert => "--cert",
         PlanField::ClientKey => "--key",
@@ -334,18 +394,6 @@ pub fn expect(args: &ExpectArgs) -> anyhow::Result<Expect> {
         media_type: args.expect_type.clone(),
         body: body.map(BodyMatch::Exact),
     })
-}
-
-/// A media type (prefix) for --expect-type: `type/subtype`, visible ASCII.
-fn parse_media_type(s: &str) -> Result<String, String> {
-    let t = s.trim();
-    let visible = t.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
-    match t.split_once('/') {
-        Some((a, _)) if visible && !a.is_empty() => Ok(t.to_string()),
-        _ => Err(format!(
-            "'{s}' is not a media type such as text/plain or application/json"
-        )),
-    }
 }
 
 impl RequestArgs {

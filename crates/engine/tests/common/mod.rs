@@ -5,10 +5,11 @@
 
 pub mod stops;
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the server does with one request.
@@ -46,6 +47,8 @@ pub struct TestServer {
     /// Requests that had the next request already waiting behind them when
     /// read: the client pipelined.
     pub pipelined: Arc<AtomicU64>,
+    /// Requests received by request line (`GET /db HTTP/1.1`).
+    pub lines: Arc<Mutex<BTreeMap<String, u64>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -54,6 +57,7 @@ pub struct TestServer {
 struct Counters {
     requests: Arc<AtomicU64>,
     pipelined: Arc<AtomicU64>,
+    lines: Arc<Mutex<BTreeMap<String, u64>>>,
     stop: Arc<AtomicBool>,
 }
 
@@ -67,11 +71,13 @@ impl TestServer {
             requests: Arc::new(AtomicU64::new(0)),
             connections: Arc::new(AtomicU64::new(0)),
             pipelined: Arc::new(AtomicU64::new(0)),
+            lines: Arc::default(),
             stop: Arc::new(AtomicBool::new(false)),
         };
         let counters = Counters {
             requests: server.requests.clone(),
             pipelined: server.pipelined.clone(),
+            lines: server.lines.clone(),
             stop: server.stop.clone(),
         };
         let (connections, stop) = (server.connections.clone(), server.stop.clone());
@@ -105,6 +111,11 @@ impl TestServer {
     pub fn pipelined(&self) -> u64 {
         self.pipelined.load(Ordering::Relaxed)
     }
+
+    /// The requests received so far, counted by request line.
+    pub fn lines(&self) -> BTreeMap<String, u64> {
+        self.lines.lock().unwrap().clone()
+    }
 }
 
 impl Drop for TestServer {
@@ -120,9 +131,10 @@ fn serve(stream: TcpStream, handler: &Handler, counters: &Counters) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut out = stream;
     loop {
-        let Some(body_len) = read_head(&mut reader) else {
+        let Some((line, body_len)) = read_head(&mut reader) else {
             return;
         };
+        *counters.lines.lock().unwrap().entry(line).or_default() += 1;
         let mut body = vec![0; body_len];
         if reader.read_exact(&mut body).is_err() {
             return;
@@ -162,18 +174,23 @@ fn serve(stream: TcpStream, handler: &Handler, counters: &Counters) {
     }
 }
 
-/// Reads a request head; returns its Content-Length, or None at EOF.
-fn read_head(r: &mut BufReader<TcpStream>) -> Option<usize> {
+/// Reads a request head; returns its request line and Content-Length, or
+/// None at EOF.
+fn read_head(r: &mut BufReader<TcpStream>) -> Option<(String, usize)> {
     let mut len = 0;
     let mut line = String::new();
     let mut first = true;
+    let mut request_line = String::new();
     loop {
         line.clear();
         if r.read_line(&mut line).ok()? == 0 {
             return None;
         }
         if line == "\r\n" && !first {
-            return Some(len);
+            return Some((request_line, len));
+        }
+        if first {
+            request_line = line.trim_end().to_string();
         }
         first = false;
         if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {

@@ -2,7 +2,9 @@
 //! Text reads like wrk's or oha's; JSON follows docs/load.schema.json; the
 //! Markdown rows and CSV columns of metrics are the catalogue's labels and
 //! names (docs/columns.md). Every format counts mismatches (responses that
-//! failed `--expect-*`), and text and Markdown name the first one.
+//! failed `--expect-*`), and text and Markdown name the first one. A mix's
+//! request kinds get a table of their own beside the totals (text and
+//! Markdown) and the `routes` array (JSON).
 
 use super::Format;
 use crate::escape;
@@ -138,18 +140,30 @@ fn listening_address(url: &str) -> &str {
 
 /// One line saying what load was offered.
 pub fn describe(s: &Summary) -> String {
-    let mode = match (s.mode.as_str(), s.rate) {
+    let mut mode = match (s.mode.as_str(), s.rate) {
         ("open", Some(r)) => format!("open loop at {r} req/s"),
         ("stages", _) => "ramped load".to_string(),
         _ => "closed loop".to_string(),
     };
+    if let Some(arrival) = s.arrival {
+        mode = format!("{mode}, {arrival} arrivals");
+    }
+    let random = !s.routes.is_empty() || s.arrival == Some(shootout_engine::Arrival::Poisson);
+    if let Some(seed) = s.seed.filter(|_| random) {
+        mode = format!("{mode}, seed {seed}");
+    }
     let pipeline = match (s.pipeline, s.pipeline_refill_at) {
         (1, _) => String::new(),
         (depth, Some(at)) => format!(", pipeline {depth}, refilled at {at} in flight"),
         (depth, None) => format!(", pipeline {depth}"),
     };
+    let what = if s.routes.is_empty() {
+        s.method.clone()
+    } else {
+        format!("a mix of {} kinds on", s.routes.len())
+    };
     format!(
-        "{mode}, {} connections{pipeline}, {} thread{}, {}, {} {}",
+        "{mode}, {} connections{pipeline}, {} thread{}, {}, {what} {}",
         s.connections,
         s.threads,
         if s.threads == 1 { "" } else { "s" },
@@ -158,7 +172,6 @@ pub fn describe(s: &Summary) -> String {
         } else {
             "no keep-alive"
         },
-        s.method,
         s.url
     )
 }
@@ -203,6 +216,7 @@ fn text(report: &LoadReport) -> String {
             lag.late, r.sent, lag.mean_ms, lag.p99_ms, lag.max_ms
         );
     }
+    routes_table(&mut o, s);
     histogram(&mut o, report);
     if let Some(tls) = &s.tls {
         tls_text(&mut o, tls);
@@ -231,6 +245,37 @@ fn text(report: &LoadReport) -> String {
         );
     }
     o
+}
+
+/// A mix's kinds, one row each: counts, share of the sends, errors and
+/// latency (ms, corrected in open loop); nothing without a mix.
+fn routes_table(o: &mut String, s: &Summary) {
+    if s.routes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nBy request kind {:>6} {:>9} {:>9} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9}",
+        "weight", "sent", "completed", "share", "errors", "p50", "p90", "p99", "max"
+    );
+    let sent = s.requests.sent.max(1) as f64;
+    for r in &s.routes {
+        let l = &r.latency_ms;
+        let _ = writeln!(
+            o,
+            "  {:<13} {:>6} {:>9} {:>9} {:>5.1}% {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+            r.name,
+            r.weight,
+            r.requests.sent,
+            r.requests.completed,
+            r.requests.sent as f64 * 100.0 / sent,
+            r.errors.total(),
+            l.p50,
+            l.p90,
+            l.p99,
+            l.max
+        );
+    }
 }
 
 /// The errors by class, the first mismatch and why nothing was measured.
@@ -367,6 +412,23 @@ fn markdown(s: &Summary) -> String {
             "\n**First mismatch:** {}",
             escape::md(&first_mismatch(m))
         );
+    }
+    if !s.routes.is_empty() {
+        o.push_str("\n| kind | weight | sent | completed | errors | p50 (ms) | p99 (ms) |\n");
+        o.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+        for r in &s.routes {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {:.3} | {:.3} |",
+                escape::md(&r.name),
+                r.weight,
+                r.requests.sent,
+                r.requests.completed,
+                r.errors.total(),
+                r.latency_ms.p50,
+                r.latency_ms.p99
+            );
+        }
     }
     o
 }

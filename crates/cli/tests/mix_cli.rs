@@ -1,0 +1,175 @@
+//! `shootout load --mix` end to end: the JSON's routes follow the schema and
+//! add up to the totals, `-n` is exact, a rule may name a kind (and fails
+//! the run with exit 1 when it holds), a bad mix file or an unknown kind is
+//! a usage error naming where, and Poisson arrivals are reported.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+
+const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+
+mod common;
+use common::{ok, shootout, stderr};
+
+const MIX: &str = r#"
+[[request]]
+name = "db"
+weight = 60
+path = "/db"
+
+[[request]]
+name = "queries"
+weight = 30
+path = "/queries?queries={1..20}"
+
+[[request]]
+name = "update"
+weight = 10
+method = "POST"
+path = "/updates?queries=5"
+body = "x"
+"#;
+
+/// A mix file in a folder of its own; removed by the caller.
+fn mix_file(text: &str, tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shootout-mix-cli-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mix.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn cleanup(path: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn a_mix_reports_each_kind_beside_the_totals() {
+    let url = common::server(|| ok(None, "fine"));
+    let file = mix_file(MIX, "routes");
+    let f = file.to_str().unwrap();
+    let args = [
+        "load", "--mix", f, "-n", "3000", "-c", "6", "--seed", "11", "-o", "json", &url,
+    ];
+    let out = shootout(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert_eq!(
+        (json["requests"]["sent"].as_u64(), json["seed"].as_u64()),
+        (Some(3000), Some(11))
+    );
+    let routes = json["routes"].as_array().unwrap();
+    let names: Vec<&str> = routes.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["db", "queries", "update"]);
+    let sum = |key: &str| routes.iter().map(|r| r[key].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("sent"), 3000);
+    assert_eq!(
+        sum("completed"),
+        json["requests"]["completed"].as_u64().unwrap()
+    );
+    // The same seed, the same per-kind counts.
+    let again: Value = serde_json::from_slice(&shootout(&args).stdout).unwrap();
+    let sent = |j: &Value| -> Vec<u64> {
+        j["routes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["sent"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(sent(&json), sent(&again));
+    let text = shootout(&["load", "--mix", f, "-n", "300", "--seed", "3", &url]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("By request kind"), "{text}");
+    assert!(text.starts_with("Load: closed loop, seed 3, "), "{text}");
+    cleanup(&file);
+}
+
+#[test]
+fn rules_may_name_a_kind() {
+    let url = common::server(|| ok(None, "fine"));
+    let file = mix_file(MIX, "rules");
+    let f = file.to_str().unwrap();
+    let run = |rule: &str| shootout(&["load", "--mix", f, "-n", "200", "--fail-if", rule, &url]);
+    assert_eq!(run("update.errors>0").status.code(), Some(0));
+    let holds = run("update.sent>=0");
+    assert_eq!(
+        holds.status.code(),
+        Some(2),
+        "sent is no metric: {}",
+        stderr(&holds)
+    );
+    let holds = run("update.p99>=0ms");
+    assert_eq!(holds.status.code(), Some(1), "{}", stderr(&holds));
+    assert!(
+        stderr(&holds).contains("update.p99 was"),
+        "{}",
+        stderr(&holds)
+    );
+    let unknown = run("delete.p99>1s");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("no request named 'delete'"),
+        "{}",
+        stderr(&unknown)
+    );
+    cleanup(&file);
+}
+
+#[test]
+fn a_bad_mix_file_names_its_line_and_key() {
+    let url = common::server(|| ok(None, "fine"));
+    for (bad, line, key) in [
+        (MIX.replace("{1..20}", "{5..1}"), 10, "path"),
+        (MIX.replace("weight = 30", "weight = 0"), 9, "weight"),
+        (
+            MIX.replace("body = \"x\"", "colour = \"red\""),
+            17,
+            "colour",
+        ),
+    ] {
+        let file = mix_file(&bad, &format!("bad{line}"));
+        let out = shootout(&["load", "--mix", file.to_str().unwrap(), "-n", "10", &url]);
+        let err = stderr(&out);
+        cleanup(&file);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("mix.toml:{line}: key `{key}`")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn poisson_arrivals_are_reported() {
+    let url = common::server(|| ok(None, "fine"));
+    let args = [
+        "load",
+        "-q",
+        "200",
+        "-z",
+        "1s",
+        "--arrival",
+        "poisson",
+        "-o",
+        "json",
+        &url,
+    ];
+    let json: Value = serde_json::from_slice(&shootout(&args).stdout).unwrap();
+    assert_eq!(json["arrival"], "poisson");
+    assert!(json["seed"].is_u64());
+    let closed = shootout(&["load", "-n", "10", "--arrival", "poisson", &url]);
+    assert_eq!(
+        closed.status.code(),
+        Some(2),
+        "a closed loop has no arrivals"
+    );
+}
