@@ -17,6 +17,19 @@ Two more rows measure HTTP/1.1 pipelining at depth 16 on the same c=50:
 "pipelined" is `shootout load --pipeline 16`, "wrk-pipelined" is wrk with the
 classic pipeline.lua script (16 `wrk.format` calls in init, their
 concatenation returned for every request), and their ratio is printed.
+shootout refills a pipelined connection once half its requests are answered
+(its JSON says so in `pipeline_refill_at`); wrk writes 16 once all are.
+
+Two scaling rows, "shootout-t2" and "wrk-t2", run each generator with two
+threads allowed on both CPUs (nginx keeps its one worker on CPU 0, so one
+generator thread shares that core): their CPU per request beside the
+one-thread rows shows what a second thread costs per request, and their
+req/s what it adds.
+
+With --syscalls, each generator also runs once more (plain and pipelined, 3 s,
+not counted in the rounds) under `perf stat` counting the system calls it
+enters (the raw_syscalls:sys_enter tracepoint, plus the socket and epoll calls
+by name), printed per completed request.
 
 With --tls the script measures HTTPS/1.1 instead, as its own section: the
 same nginx serves TLS (1.3, certificates from `shootout certs`), "https" is
@@ -25,7 +38,7 @@ URL, both with keep-alive; the CPU-per-request and req/s ratios of shootout
 to wrk are printed (the issue's budgets: CPU at most wrk's, req/s within
 15% of wrk's).
 
-Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--tls]
+Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--tls]
 """
 
 import argparse
@@ -93,9 +106,9 @@ end
 """
 
 
-def wrk(url, a, cpu, extra=()):
-    out, cpu_s = run_measured(["taskset", "-c", cpu, "wrk", "-t1", f"-c{a.connections}", f"-d{a.duration}s",
-                               *extra, url])
+def wrk(url, a, cpu, extra=(), threads=1, prefix=()):
+    out, cpu_s = run_measured([*prefix, "taskset", "-c", cpu, "wrk", f"-t{threads}", f"-c{a.connections}",
+                               f"-d{a.duration}s", *extra, url])
     return int(re.search(r"(\d+) requests in", out).group(1)), cpu_s
 
 
@@ -110,9 +123,9 @@ def oha(url, a, cpu):
     return sum(json.loads(out)["statusCodeDistribution"].values()), cpu_s
 
 
-def shootout(url, a, cpu, extra=()):
-    out, cpu_s = run_measured([str(a.shootout), "load", "--quiet", "-o", "json", "-t", "1", "--cpus", cpu,
-                               "-c", str(a.connections), "-z", f"{a.duration}s", *extra, url])
+def shootout(url, a, cpu, extra=(), threads=1, prefix=()):
+    out, cpu_s = run_measured([*prefix, str(a.shootout), "load", "--quiet", "-o", "json", "-t", str(threads),
+                               "--cpus", cpu, "-c", str(a.connections), "-z", f"{a.duration}s", *extra, url])
     report = json.loads(out)
     if report["errors"].get("mismatch", 0):
         raise RuntimeError(f"{report['errors']['mismatch']} mismatches: {report['first_mismatch']}")
@@ -127,6 +140,50 @@ def shootout_expect(url, a, cpu):
 def shootout_pipelined(url, a, cpu):
     """The plain load with PIPELINE requests in flight on each connection."""
     return shootout(url, a, cpu, ["--pipeline", str(PIPELINE)])
+
+
+def shootout_t2(url, a, cpu):
+    """The plain load on two threads, allowed on both CPUs (nginx's included)."""
+    return shootout(url, a, "0,1", threads=2)
+
+
+def wrk_t2(url, a, cpu):
+    """wrk on two threads, allowed on both CPUs (nginx's included)."""
+    return wrk(url, a, "0,1", threads=2)
+
+
+# The system calls counted by name beside the total (socket I/O and epoll,
+# under the names each tool's libc uses).
+SYSCALLS = ["sendto", "recvfrom", "read", "write", "epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl"]
+
+
+def count_syscalls(url, a, tool, extra):
+    """Runs `tool` once for 3 s under perf stat; returns (requests, {syscall: count})."""
+    events = ["raw_syscalls:sys_enter"] + [f"syscalls:sys_enter_{n}" for n in SYSCALLS]
+    out_file = a.tmp / "perf.csv"
+    prefix = ["perf", "stat", "-x", ",", "-o", str(out_file), "-e", ",".join(events), "--"]
+    quick = argparse.Namespace(**{**vars(a), "duration": 3})
+    n, _ = tool(url, quick, "1", extra=extra, prefix=prefix)
+    counts = {}
+    for line in out_file.read_text().splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[0].strip().isdigit():
+            name = fields[2].split(":")[-1].replace("sys_enter_", "").replace("sys_enter", "all")
+            counts[name] = int(fields[0])
+    return n, counts
+
+
+def print_syscalls(url, a):
+    """System calls per completed request, each generator plain and pipelined."""
+    runs = [("shootout", shootout, ()), ("wrk", wrk, ()),
+            ("pipelined", shootout, ("--pipeline", str(PIPELINE))), ("wrk-pipelined", wrk, ("-s", str(a.lua)))]
+    print(f"\nSystem calls per request (perf stat, one 3 s run each, c={a.connections})\n")
+    print("| generator | all | " + " | ".join(SYSCALLS) + " |")
+    print("|---|---:|" + "---:|" * len(SYSCALLS))
+    for name, tool, extra in runs:
+        n, counts = count_syscalls(url, a, tool, extra)
+        cells = [f"{counts.get(s, 0) / n:.3f}" if counts.get(s) else "" for s in ["all"] + SYSCALLS]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 NGINX_TLS_CONF = """worker_processes 1;
@@ -202,11 +259,12 @@ def main() -> int:
     p.add_argument("--duration", type=int, default=10)
     p.add_argument("--connections", type=int, default=50)
     p.add_argument("--shootout", type=Path, default=ROOT / "target/release/shootout")
+    p.add_argument("--syscalls", action="store_true", help="also count system calls per request (needs perf)")
     p.add_argument("--tls", action="store_true", help="measure HTTPS/1.1 against wrk instead")
     a = p.parse_args()
     if os.cpu_count() < 2:
         sys.exit("needs at least 2 CPUs: one for nginx, one for the generators")
-    missing = [t for t in ("nginx", "wrk", "taskset") if not shutil.which(t)]
+    missing = [t for t in ("nginx", "wrk", "taskset") + (("perf",) if a.syscalls else ()) if not shutil.which(t)]
     if missing:
         sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux")
     if not a.shootout.exists():
@@ -214,13 +272,14 @@ def main() -> int:
     if a.tls:
         return tls_main(a)
     tools = {"shootout": shootout, "expect-body": shootout_expect, "wrk": wrk,
-             "pipelined": shootout_pipelined, "wrk-pipelined": wrk_pipelined}
+             "pipelined": shootout_pipelined, "wrk-pipelined": wrk_pipelined,
+             "shootout-t2": shootout_t2, "wrk-t2": wrk_t2}
     if shutil.which("oha"):
         tools["oha"] = oha
     else:
         print("oha not installed (cargo install oha): comparing with wrk only", file=sys.stderr)
 
-    tmp = Path(tempfile.mkdtemp(prefix="shootout-bench-"))
+    tmp = a.tmp = Path(tempfile.mkdtemp(prefix="shootout-bench-"))
     port = free_port()
     (tmp / "nginx.conf").write_text(NGINX_CONF.format(dir=tmp, port=port, body=BODY))
     a.lua = tmp / "pipeline.lua"
@@ -237,8 +296,10 @@ def main() -> int:
                 n, cpu_s = tools[name](url, a, "1")
                 cost[name].append(cpu_s * 1e6 / n)
                 rate[name].append(n / a.duration)
-                print(f"round {r + 1} {name:9} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
+                print(f"round {r + 1} {name:13} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
                       f"{cost[name][-1]:5.2f} µs/request", file=sys.stderr)
+        if a.syscalls:
+            print_syscalls(url, a)
     finally:
         nginx.terminate()
         nginx.wait()
@@ -247,13 +308,14 @@ def main() -> int:
     med = {t: statistics.median(v) for t, v in cost.items()}
     print(f"\nCPU per request, median of {a.rounds} rounds of {a.duration} s, c={a.connections}, "
           f"nginx on CPU 0, generator on CPU 1\n")
-    print("| generator | µs CPU / request | req/s | vs wrk (pipelined rows: vs wrk-pipelined) | vs oha |")
+    print("| generator | µs CPU / request | req/s | vs wrk (pipelined: vs wrk-pipelined; -t2: vs wrk-t2) | vs oha |")
     print("|---|---:|---:|---:|---:|")
     for t in tools:
         vs_oha = f"{med[t] / med['oha']:.2f}×" if "oha" in med else "n/a"
-        # The pipelined rows compare with pipelined wrk (oha does not pipeline).
-        wrk_row = "wrk-pipelined" if "pipelined" in t else "wrk"
-        if "pipelined" in t:
+        # The pipelined rows compare with pipelined wrk, the two-thread rows
+        # with two-thread wrk (oha does neither here).
+        wrk_row = "wrk-pipelined" if "pipelined" in t else "wrk-t2" if t.endswith("-t2") else "wrk"
+        if wrk_row != "wrk":
             vs_oha = "n/a"
         print(f"| {t} | {med[t]:.2f} | {statistics.median(rate[t]):.0f} | {med[t] / med[wrk_row]:.2f}× | {vs_oha} |")
     ratio = med["shootout"] / med["wrk"]
@@ -261,8 +323,13 @@ def main() -> int:
     check = med["expect-body"] / med["shootout"]
     print(f"expect-body / shootout = {check:.3f} ({'within' if check <= 1.05 else 'ABOVE'} the 1.05× budget)")
     piped = med["pipelined"] / med["wrk-pipelined"]
-    print(f"pipelined (--pipeline {PIPELINE}) / wrk-pipelined (pipeline.lua, depth {PIPELINE}) = {piped:.2f}")
-    return 0 if ratio <= 1.0 and check <= 1.05 else 1
+    print(f"pipelined (--pipeline {PIPELINE}) / wrk-pipelined (pipeline.lua, depth {PIPELINE}) = {piped:.2f} "
+          f"({'within' if piped <= 1.0 else 'ABOVE'} the 1.0× budget)")
+    two = med["shootout-t2"] / med["wrk-t2"]
+    print(f"shootout-t2 / wrk-t2 = {two:.2f}; a second thread costs shootout "
+          f"{med['shootout-t2'] / med['shootout']:.2f}× the CPU per request of one, wrk "
+          f"{med['wrk-t2'] / med['wrk']:.2f}×")
+    return 0 if ratio <= 1.0 and check <= 1.05 and piped <= 1.0 else 1
 
 
 if __name__ == "__main__":

@@ -189,6 +189,10 @@ fn pipelined_requests_are_counted_exactly_by_nginx() {
         &url,
     ]);
     assert_eq!(json["pipeline"], 16);
+    assert_eq!(
+        json["pipeline_refill_at"], 8,
+        "a closed loop refills at half the depth"
+    );
     assert_eq!(json["requests"]["sent"], 5000);
     assert_eq!(json["requests"]["ok"], 5000, "{json}");
     assert_eq!(nginx.logged_requests(), 5000);

@@ -1,8 +1,10 @@
 //! The requests in flight on each connection, for the worker: queueing them
 //! (while the pacer and stop rule allow and fewer than the pipeline depth
 //! are in flight), answering them in order as responses arrive, and failing
-//! or cutting every one of them when their connection is given up. The
-//! connections with room for another request are listed as available.
+//! or cutting every one of them when their connection is given up. A
+//! connection is refilled, and listed as available, once its requests in
+//! flight fall to the refill mark ([`super::refill_at`]): at once in an open
+//! loop, at half the depth in a closed one, so pipelined writes come in batches.
 
 use super::Worker;
 use crate::conn::{Job, Step};
@@ -13,8 +15,9 @@ use std::time::Instant;
 
 impl Worker<'_> {
     /// Reads every response this event brought, answering the requests in
-    /// order, then refills the connection (once, after all of them; when
-    /// none completed it has no more room than before).
+    /// order, then refills the connection if it fell to the refill mark
+    /// (once, after all of them; when none completed it has no more room
+    /// than before).
     pub(super) fn on_readable(&mut self, idx: usize, hangup: bool) {
         let mut first = true;
         let mut answered = None;
@@ -55,7 +58,9 @@ impl Worker<'_> {
             }
         }
         if let Some(now) = answered {
-            self.refill(idx, now);
+            if self.conns[idx].outstanding() <= self.low_water {
+                self.refill(idx, now);
+            }
         }
     }
 
@@ -135,10 +140,11 @@ impl Worker<'_> {
         self.list(idx);
     }
 
-    /// Lists connection `idx` as able to take a request, once.
+    /// Lists connection `idx` as able to take requests, once, when it is at
+    /// or below the refill mark.
     fn list(&mut self, idx: usize) {
         let conn = &mut self.conns[idx];
-        if !conn.listed && conn.outstanding() < self.setup.depth {
+        if !conn.listed && conn.outstanding() <= self.low_water {
             conn.listed = true;
             self.available.push(idx);
         }

@@ -140,6 +140,12 @@ pub struct Summary {
     /// none. Summaries stored before pipelining existed read as 1.
     #[serde(default = "one")]
     pub pipeline: usize,
+    /// Pipelined: a connection was written again, up to `pipeline`
+    /// requests, once at most this many were in flight (half the depth in a
+    /// closed loop, one fewer than the depth in an open loop). Absent
+    /// without pipelining and in summaries stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_refill_at: Option<usize>,
     /// The requested (offered) rate for open loop, else null.
     pub rate: Option<f64>,
     pub duration_s: f64,
@@ -319,7 +325,8 @@ fn one() -> usize {
 mod tests {
     use super::*;
 
-    /// Summaries stored before pipelining existed have no `pipeline`: 1.
+    /// Summaries stored before pipelining existed have no `pipeline`: 1,
+    /// and none stored before the refill mark was recorded has one.
     #[test]
     fn a_summary_without_pipeline_reads_as_depth_1() {
         let mut s = Summary {
@@ -330,6 +337,7 @@ mod tests {
             threads: 1,
             keepalive: true,
             pipeline: 16,
+            pipeline_refill_at: Some(8),
             rate: None,
             duration_s: 1.0,
             rps: 1.0,
@@ -350,10 +358,13 @@ mod tests {
         };
         let mut v = serde_json::to_value(&s).unwrap_or_default();
         assert_eq!(v["pipeline"], 16);
+        assert_eq!(v["pipeline_refill_at"], 8);
         if let Some(map) = v.as_object_mut() {
             map.remove("pipeline");
+            map.remove("pipeline_refill_at");
         }
         s.pipeline = 1;
+        s.pipeline_refill_at = None;
         assert_eq!(serde_json::from_value::<Summary>(v).ok(), Some(s));
     }
 }

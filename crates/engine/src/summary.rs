@@ -101,6 +101,8 @@ fn summarize(
         threads,
         keepalive: plan.keepalive(),
         pipeline: plan.pipeline(),
+        pipeline_refill_at: (plan.pipeline() > 1)
+            .then(|| crate::worker::refill_at(plan.pipeline(), plan.load().is_open_loop())),
         rate: match plan.load() {
             Load::Open { rate, .. } => Some(*rate),
             _ => None,

@@ -214,6 +214,7 @@ fn summary(
         threads: s.iter().map(|x| x.threads).sum(),
         keepalive: first.keepalive,
         pipeline: settings.pipeline,
+        pipeline_refill_at: first.pipeline_refill_at,
         rate: settings.rate,
         duration_s,
         rps: s.iter().map(|x| x.rps).sum(),

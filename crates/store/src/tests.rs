@@ -63,6 +63,7 @@ fn summary(rps: f64) -> Summary {
         threads: 1,
         keepalive: true,
         pipeline: 1,
+        pipeline_refill_at: None,
         rate: None,
         duration_s: 5.0,
         rps,

@@ -152,10 +152,10 @@ pub fn describe(s: &Summary) -> String {
     if let Some(seed) = s.seed.filter(|_| random) {
         mode = format!("{mode}, seed {seed}");
     }
-    let pipeline = if s.pipeline > 1 {
-        format!(", pipeline {}", s.pipeline)
-    } else {
-        String::new()
+    let pipeline = match (s.pipeline, s.pipeline_refill_at) {
+        (1, _) => String::new(),
+        (depth, Some(at)) => format!(", pipeline {depth}, refilled at {at} in flight"),
+        (depth, None) => format!(", pipeline {depth}"),
     };
     let what = if s.routes.is_empty() {
         s.method.clone()
