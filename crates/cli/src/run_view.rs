@@ -200,10 +200,14 @@ impl RunView {
         }
     }
 
-    /// `--wait-quiet`'s events: a first busy probe and a capped wait get a
-    /// line, every probe the bar's status, a disturbed level one more step.
-    fn quiet_event(&self, e: &Event<'_>) {
+    /// What happens around a level: `--wait-quiet`'s first busy probe and
+    /// capped wait get a line, every probe the bar's status, a disturbed
+    /// level one more step; a skipped level a line with its reason.
+    fn level_note(&self, e: &Event<'_>) {
         match *e {
+            Event::LevelSkipped { load, reason } => {
+                self.println(&format!("{load}: skipped: {reason}"));
+            }
             Event::WaitingQuiet {
                 load,
                 waited_s,
@@ -331,9 +335,10 @@ impl Observer for RunView {
                 eprintln!("error: the load engine refused to run: {reason}");
             }
             Event::Database(d) => self.println(&database_line(d)),
-            Event::WaitingQuiet { .. } | Event::NotQuiet { .. } | Event::Remeasure { .. } => {
-                self.quiet_event(e);
-            }
+            Event::WaitingQuiet { .. }
+            | Event::NotQuiet { .. }
+            | Event::Remeasure { .. }
+            | Event::LevelSkipped { .. } => self.level_note(e),
             Event::StillBusy { target, waited_s } => self.println(&format!(
                 "warning: {target} was still busy {waited_s:.1} s after the load; the next level may include its backlog"
             )),

@@ -53,16 +53,21 @@ impl TlsRecorder {
         }
     }
 
-    /// Records what a connection's TLS did, when it happened in the
-    /// measured phase (from `measure_start`, at `now`).
+    /// Records what a connection's TLS did: the version and suite spoken
+    /// from any handshake (keep-alive connections shake hands during the
+    /// warm-up, and the measured phase speaks what they agreed), counts and
+    /// latency only when it happened in the measured phase (from
+    /// `measure_start`, at `now`).
     pub fn record(&mut self, news: TlsNews, measure_start: Instant, now: Instant) {
+        if let Some(h) = news.done {
+            self.version.get_or_insert(h.version);
+            self.suite.get_or_insert(h.suite);
+        }
         if let Some(h) = news.done.filter(|h| h.at >= measure_start) {
             self.counts.done += 1;
             self.counts.resumed += u64::from(h.resumed);
             self.latency
                 .saturating_record((h.took.as_micros() as u64).max(1));
-            self.version.get_or_insert(h.version);
-            self.suite.get_or_insert(h.suite);
         }
         if let Some((in_handshake, cause)) = news.failed.filter(|_| now >= measure_start) {
             self.counts.failed += u64::from(in_handshake);

@@ -8,6 +8,7 @@ use crate::database::Database;
 use crate::event::Observer;
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
+use crate::tls::RunTls;
 use shootout_contract::expect::expect_request;
 use shootout_engine::{Expect, Plan, RequestSpec};
 use shootout_servers::Target;
@@ -33,6 +34,8 @@ pub struct SessionContext<'a> {
     /// `--wait-quiet`: wait up to this long for quiet CPUs before each
     /// level, and measure a disturbed level once more.
     pub wait_quiet: Option<Duration>,
+    /// The run's certificates, when the study has TLS levels.
+    pub tls: Option<&'a RunTls>,
 }
 
 impl std::fmt::Debug for SessionContext<'_> {
@@ -44,7 +47,8 @@ impl std::fmt::Debug for SessionContext<'_> {
     }
 }
 
-/// The engine plan for one level against the server on `port`. The level's
+/// The engine plan for one level against the server on `port` (its TLS
+/// port for a TLS level, verified against the run's CA). The level's
 /// workload is already valid; what can still fail is the part known only
 /// now (threads, generator CPUs). Every response is checked against
 /// [`expect_for`] the level.
@@ -55,29 +59,38 @@ pub fn plan_for(
     port: u16,
 ) -> Result<Plan, shootout_engine::PlanError> {
     let path = sc.path_for(level);
-    let url = format!("http://127.0.0.1:{port}{path}");
+    let scheme = if level.protocol.is_tls() {
+        "https"
+    } else {
+        "http"
+    };
+    let url = format!("{scheme}://127.0.0.1:{port}{path}");
     let expect = expect_for(sc, level);
     let mut headers = Vec::new();
     if !sc.body.is_empty() {
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
     }
-    Plan::builder(
+    let mut builder = Plan::builder(
         shootout_engine::Endpoint::parse(&url)?,
         level.workload.clone(),
-    )
-    .request(RequestSpec {
-        method: sc.method.clone(),
-        headers,
-        body: sc.body.clone(),
-    })
-    .warmup(sc.warmup.engine())
-    .timeout(sc.timeout)
-    .threads(cx.threads)
-    .cpus(cx.pinning.generator_cpus.clone())
-    .keepalive(level.keepalive)
-    .pipeline(level.pipeline)
-    .expect(expect)
-    .build()
+    );
+    if let Some(tls) = cx.tls.filter(|_| level.protocol.is_tls()) {
+        builder = builder.tls(tls.options(level.protocol));
+    }
+    builder
+        .request(RequestSpec {
+            method: sc.method.clone(),
+            headers,
+            body: sc.body.clone(),
+        })
+        .warmup(sc.warmup.engine())
+        .timeout(sc.timeout)
+        .threads(cx.threads)
+        .cpus(cx.pinning.generator_cpus.clone())
+        .keepalive(level.keepalive)
+        .pipeline(level.pipeline)
+        .expect(expect)
+        .build()
 }
 
 /// What every response of a level must be: what SPEC.md says the

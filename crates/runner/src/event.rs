@@ -107,6 +107,9 @@ pub enum Event<'a> {
     /// load's queued requests after `waited_s`: the next level may be
     /// slowed by them.
     StillBusy { target: &'a str, waited_s: f64 },
+    /// A level the target cannot serve (a TLS level of a target whose
+    /// manifest does not claim it): not measured, with the reason.
+    LevelSkipped { load: &'a str, reason: &'a str },
     /// `--wait-quiet`: the CPUs were busy with other processes before a
     /// level; a probe of one second saw `seen`, after `waited_s` so far
     /// (`first`: the first such probe before this level).

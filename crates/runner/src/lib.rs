@@ -34,6 +34,7 @@ mod quiet_wait;
 pub mod runner;
 pub mod sampler;
 pub mod schedule;
+pub mod tls;
 pub mod unsaved;
 pub mod warmup;
 

@@ -32,6 +32,10 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) struct Running {
     pub(crate) server: Server,
     pub(crate) port: u16,
+    /// Its TLS port, when the run has TLS levels and it serves them.
+    pub(crate) tls_port: Option<u16>,
+    /// Why its TLS levels are skipped (its manifest does not claim them).
+    tls_refused: Option<String>,
     log: PathBuf,
     startup: Duration,
     pgid: i32,
@@ -39,6 +43,16 @@ pub(crate) struct Running {
 }
 
 impl Running {
+    /// The port a level's load goes to; None for a TLS level the server
+    /// does not serve.
+    fn port_for(&self, level: &Level) -> Option<u16> {
+        if level.protocol.is_tls() {
+            self.tls_port
+        } else {
+            Some(self.port)
+        }
+    }
+
     /// A failed measurement: `reason` and the server log's tail.
     pub(crate) fn lost(&self, reason: String) -> SessionError {
         SessionError::Failed {
@@ -74,6 +88,10 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level),
             };
+            if run.port_for(level).is_none() {
+                skip_level(cx, &run, &step);
+                continue;
+            }
             match measure_quietly(cx, &mut run, &step, before.rss_bytes) {
                 Ok((m, after_rss)) => {
                     before.rss_bytes = after_rss;
@@ -91,6 +109,20 @@ pub fn run_session(
     }
     stop(cx, run)?;
     result
+}
+
+/// A TLS level of a server that does not serve TLS: said, with the
+/// manifest's reason, and taken off the progress.
+fn skip_level(cx: &SessionContext<'_>, run: &Running, step: &Step<'_>) {
+    let reason = run.tls_refused.as_deref().unwrap_or("no TLS port");
+    cx.observer.event(&Event::LevelSkipped {
+        load: &step.label(cx).to_string(),
+        reason,
+    });
+    cx.observer.event(&Event::Skip {
+        measurements: 1,
+        estimate_s: step.estimate_s,
+    });
 }
 
 /// One level's measurement, checked to be the contestant's. With
@@ -129,6 +161,9 @@ fn measure_checked(
     idle_rss: u64,
 ) -> Result<(Measurement, u64), SessionError> {
     guard::check_server(&mut run.server, run.port, "before the level").map_err(|r| run.lost(r))?;
+    if let Some(tls) = run.tls_port.filter(|_| step.level.protocol.is_tls()) {
+        guard::check_server(&mut run.server, tls, "before the level").map_err(|r| run.lost(r))?;
+    }
     let (m, rss) = measure_level(cx, run, step, idle_rss)?;
     theirs(run, &m, step.level)?;
     Ok((m, rss))
@@ -155,20 +190,26 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
     let log = target.server_log("run");
     let port =
         shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
-    let env = cx
+    let mut env = cx
         .database
         .map(|db| db.access().server_env())
         .unwrap_or_default();
+    let (tls_port, tls_refused) = tls_port(cx, &mut env)?;
     let mut server =
         Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
             .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
-    match budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt) {
+    let ready = budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt)
+        .map_err(|e| e.to_string())
+        .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup));
+    match ready {
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
             root: server.pid() as i32,
             server,
             port,
+            tls_port,
+            tls_refused,
             log,
             startup,
         }),
@@ -190,6 +231,39 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
             let first = text.lines().next().unwrap_or_default().to_string();
             Err(start_err(first, &tail))
         }
+    }
+}
+
+/// With TLS levels in the run: a TLS port for the server and the
+/// variables that start it (added to `env`), or why it cannot serve them.
+fn tls_port(
+    cx: &SessionContext<'_>,
+    env: &mut Vec<(String, String)>,
+) -> Result<(Option<u16>, Option<String>), SessionError> {
+    let Some(tls) = cx.tls else {
+        return Ok((None, None));
+    };
+    let port =
+        shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
+    match tls.server_env(cx.target, port) {
+        Ok(vars) => {
+            env.extend(vars);
+            Ok((Some(port), None))
+        }
+        Err(why) => Ok((None, Some(why))),
+    }
+}
+
+/// Waits for the TLS port, which may open after the cleartext one.
+fn tls_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), String> {
+    match port {
+        Some(p) if !crate::tls::wait_port(p, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
+            Err(format!(
+                "its TLS port {p} did not open within {} s",
+                READY_TIMEOUT.as_secs()
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -235,10 +309,11 @@ fn measure_level(
     }
     budget::apply(&run.server, &step.level.resources)?;
     let oom_before = budget::oom_kills(&run.server);
-    let plan = plan_for(cx, step.scenario, step.level, run.port).map_err(EngineRefusal::from)?;
+    let port = run.port_for(step.level).unwrap_or(run.port);
+    let plan = plan_for(cx, step.scenario, step.level, port).map_err(EngineRefusal::from)?;
     let alive = || ensure_alive(cx, run);
     let label = step.label(cx);
-    let loaded = warm_up(cx, run.port, &label, step.scenario, step.level, &alive)
+    let loaded = warm_up(cx, port, &label, step.scenario, step.level, &alive)
         .and_then(|w| {
             let started_at = shootout_store::now_rfc3339_millis();
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))

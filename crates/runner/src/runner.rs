@@ -16,6 +16,7 @@ use crate::liveness::RunLock;
 use crate::measure::{run_session, SessionContext};
 use crate::prepare::Entry;
 use crate::schedule::{sessions, Session};
+use crate::tls::RunTls;
 use crate::unsaved::Unsaved;
 use shootout_servers::Target;
 use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord, TargetStatus};
@@ -61,6 +62,8 @@ pub enum RunError {
     /// The database scenarios' PostgreSQL could not be started.
     #[error("cannot start PostgreSQL for the database scenarios")]
     Database(#[from] shootout_servers::database::DatabaseError),
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsSetupError),
     #[error("cannot mark the run as alive: {0}")]
     Lock(std::io::Error),
     #[error(transparent)]
@@ -111,6 +114,8 @@ struct Run<'a> {
     measurements: usize,
     /// The database scenarios' PostgreSQL, stopped and removed on drop.
     database: Option<Database>,
+    /// The certificates of the TLS levels, removed on drop.
+    tls: Option<RunTls>,
     /// Set when the store refused a measurement: measuring stops.
     unsaved: Option<Unsaved>,
 }
@@ -166,6 +171,7 @@ fn open<'a>(
             killed_group: dead.killed_group,
         });
     }
+    let tls = RunTls::for_study(&study)?;
     let database = crate::database::start_for(&mut study, &pinning, observer)?;
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
@@ -204,6 +210,7 @@ fn open<'a>(
         observer,
         measurements: 0,
         database,
+        tls,
         unsaved: None,
     };
     Ok((run, entries))
@@ -268,6 +275,7 @@ impl Run<'_> {
                 alive: &self.alive,
                 database: self.database.as_ref(),
                 wait_quiet: self.cfg.wait_quiet,
+                tls: self.tls.as_ref(),
             };
             let mut sink = Sink {
                 store: &self.store,

@@ -139,22 +139,7 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
         }
         file
     };
-    let study = shootout_study::load(&file)?;
-    // Until the runner serves TLS levels, one must not run as cleartext.
-    if let Some(l) = study
-        .scenarios
-        .iter()
-        .flat_map(|s| &s.levels)
-        .find(|l| l.protocol.is_tls())
-    {
-        anyhow::bail!(
-            "{}: level '{}' asks for protocol '{}', which `shootout run` cannot serve yet",
-            file.display(),
-            l.label,
-            l.protocol
-        );
-    }
-    Ok(study)
+    Ok(shootout_study::load(&file)?)
 }
 
 fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {

@@ -1,0 +1,157 @@
+//! `shootout run` with TLS levels (`protocol = "tls"` / `"mtls"`) against
+//! the real go-nethttp, which claims both, and python-robyn, which claims
+//! neither: each TLS level of go-nethttp is measured over TLS (the stored
+//! summary says which TLS version was spoken and whether a client
+//! certificate was offered), robyn's TLS levels are skipped with its
+//! manifest's reason, its cleartext levels measured, and the run's
+//! certificates are gone afterwards. Skipped with a printed reason where
+//! Go (or, for the skip half, Python) is missing.
+
+#![allow(clippy::unwrap_used)]
+
+use shootout_store::{Measurement, RunData, Store};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn on_path(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(name: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!("shootout-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a study of `targets` whose one scenario has `levels`; returns the
+/// stored run, stderr and the CLI's pid.
+fn run(tmp: &Path, targets: &[&str], levels: &str) -> (RunData, String, u32) {
+    let list: Vec<String> = targets.iter().map(|t| format!("{t:?}")).collect();
+    let study = tmp.join("tls-test.toml");
+    std::fs::write(
+        &study,
+        format!(
+            "name = \"tls-test\"\ndescription = \"test\"\nsource = \"tests\"\n\
+             targets = [{}]\norder = \"fixed\"\nwarmup = \"250ms\"\n\n\
+             [[scenario]]\nname = \"json\"\nlevels = [{levels}]\n",
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(&study)
+        .arg("--db")
+        .arg(tmp.join("t.db"))
+        .arg("--targets-dir")
+        .arg(repo().join("targets"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let store = Store::open(tmp.join("t.db")).unwrap();
+    let id = store.resolve("latest").unwrap();
+    (store.load_run(id).unwrap(), stderr, pid)
+}
+
+fn of<'a>(data: &'a RunData, target: &str, level: &str) -> Option<&'a Measurement> {
+    data.measurements
+        .iter()
+        .find(|m| m.target == target && m.level_label == level)
+}
+
+#[test]
+fn tls_levels_are_measured_over_tls_or_skipped_with_the_manifests_reason() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !on_path("go") {
+        println!("SKIP tls run test: `go` is not on PATH");
+        return;
+    }
+    let robyn = on_path("python3");
+    let targets: &[&str] = if robyn {
+        &["go-nethttp", "python-robyn"]
+    } else {
+        println!("SKIP the skipped-target half: `python3` is not on PATH");
+        &["go-nethttp"]
+    };
+    let tmp = Tmp::new("tls-run");
+    let (data, stderr, pid) = run(
+        &tmp.0,
+        targets,
+        "{ connections = 4, duration = \"1s\" }, { connections = 4, duration = \"1s\", protocol = \"tls\" }",
+    );
+    let clear = of(&data, "go-nethttp", "c=4 1s").expect(&stderr);
+    assert_eq!(clear.summary.protocol.tls, None, "{stderr}");
+    let tls = of(&data, "go-nethttp", "c=4 1s tls").expect(&stderr);
+    assert_eq!(tls.summary.protocol.tls.as_deref(), Some("1.3"), "{stderr}");
+    assert!(!tls.summary.protocol.client_cert);
+    assert!(tls.summary.requests.completed > 0, "{stderr}");
+    // Keep-alive connections shook hands in the warm-up: the measured
+    // phase may count none, but none may fail.
+    let hs = &tls
+        .summary
+        .tls
+        .as_ref()
+        .expect("handshake figures")
+        .handshakes;
+    assert_eq!(hs.failed, 0, "{hs:?}");
+    if robyn {
+        assert!(of(&data, "python-robyn", "c=4 1s").is_some(), "{stderr}");
+        assert!(
+            of(&data, "python-robyn", "c=4 1s tls").is_none(),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(
+                "python-robyn · json c=4 1s tls: skipped: python-robyn does not claim \"tls\""
+            ),
+            "{stderr}"
+        );
+    }
+    let certs = std::env::temp_dir().join(format!("shootout-tls-{pid}"));
+    assert!(!certs.exists(), "{} left behind", certs.display());
+}
+
+#[test]
+fn mtls_levels_present_the_runs_client_certificate() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !on_path("go") {
+        println!("SKIP mtls run test: `go` is not on PATH");
+        return;
+    }
+    let tmp = Tmp::new("mtls-run");
+    let (data, stderr, _) = run(
+        &tmp.0,
+        &["go-nethttp"],
+        "{ connections = 4, duration = \"1s\", protocol = \"mtls\" }",
+    );
+    let m = of(&data, "go-nethttp", "c=4 1s mtls").expect(&stderr);
+    assert!(m.summary.protocol.client_cert, "{stderr}");
+    assert_eq!(m.summary.errors.total(), 0, "{stderr}");
+    assert!(m.summary.requests.completed > 0, "{stderr}");
+}

@@ -1,0 +1,107 @@
+//! TLS levels in a run (`protocol = "tls"` or `"mtls"`, studies/README.md):
+//! the run's own throw-away CA, server and client certificates
+//! (`shootout_certs`), made once in a temporary folder that goes with the
+//! run; the variables that start a target's TLS port (targets/SPEC.md
+//! "TLS"), with `TLS_CLIENT_CA` when the study's TLS levels are mutual;
+//! and the engine's TLS options of a level. A target whose manifest does
+//! not claim what the study asks is started without a TLS port and its TLS
+//! levels are skipped with the manifest's word for why.
+
+use shootout_certs::CertPaths;
+use shootout_contract::protocol::Protocol;
+use shootout_engine::tls::{ClientCert, TlsOptions, Verify};
+use shootout_servers::{tls_env, Target, TlsFiles};
+use shootout_study::Study;
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The certificates of a run with TLS levels; the folder is removed on drop.
+#[derive(Debug)]
+pub struct RunTls {
+    dir: PathBuf,
+    certs: CertPaths,
+    /// Whether the TLS levels present a client certificate (a study has
+    /// tls or mtls levels, never both).
+    mutual: bool,
+}
+
+/// Why the run's certificates could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot make the run's TLS certificates in {}: {source}", .dir.display())]
+pub struct TlsSetupError {
+    dir: PathBuf,
+    source: shootout_certs::CertError,
+}
+
+impl RunTls {
+    /// The run's certificates when `study` has a TLS level, else None.
+    pub fn for_study(study: &Study) -> Result<Option<RunTls>, TlsSetupError> {
+        let mut tls = study
+            .scenarios
+            .iter()
+            .flat_map(|s| &s.levels)
+            .map(|l| l.protocol)
+            .filter(|p| p.is_tls());
+        let Some(first) = tls.next() else {
+            return Ok(None);
+        };
+        let dir = std::env::temp_dir().join(format!("shootout-tls-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let certs = shootout_certs::write(&dir).map_err(|source| TlsSetupError {
+            dir: dir.clone(),
+            source,
+        })?;
+        Ok(Some(RunTls {
+            dir,
+            certs,
+            mutual: first.client_cert(),
+        }))
+    }
+
+    /// The variables that start `target`'s TLS port on `port`, or why it
+    /// cannot serve this run's TLS levels (its manifest's `protocols`).
+    pub fn server_env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
+        let files = TlsFiles {
+            cert: self.certs.server_cert.clone(),
+            key: self.certs.server_key.clone(),
+            client_ca: self.mutual.then(|| self.certs.ca.clone()),
+        };
+        tls_env(&target.name, target.protocols, port, &files).map_err(|e| e.to_string())
+    }
+
+    /// The engine's TLS options for a level of `protocol`: the run's CA
+    /// verifies the server, mutual TLS presents the run's client
+    /// certificate, and every handshake is a full one.
+    pub fn options(&self, protocol: Protocol) -> TlsOptions {
+        TlsOptions {
+            verify: Verify::CaFile(self.certs.ca.clone()),
+            client_cert: protocol.client_cert().then(|| ClientCert {
+                cert: self.certs.client_cert.clone(),
+                key: self.certs.client_key.clone(),
+            }),
+            resume: false,
+        }
+    }
+}
+
+impl Drop for RunTls {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Waits until something accepts on 127.0.0.1:`port` (a TLS port may
+/// open a moment after the cleartext one: a second process, connector or
+/// instance); false after `limit`.
+pub fn wait_port(port: u16, limit: Duration, stopped: &dyn Fn() -> bool) -> bool {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let end = Instant::now() + limit;
+    while Instant::now() < end && !stopped() {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
