@@ -386,8 +386,11 @@ fn an_absurd_rate_runs_bounded_and_says_so() {
     let unsent = json["lag"]["unsent"].as_u64().unwrap();
     let sent = json["requests"]["sent"].as_u64().unwrap();
     assert!(unsent > 0 && sent > 0, "{json}");
+    // None lost: every ticket due in the second was sent or counted
+    // unsent. The window closes a few microseconds after its deadline,
+    // each worth 100 tickets at this rate (as in the engine's bounded.rs).
     assert!(
-        (sent + unsent).abs_diff(100_000_000) <= 64,
+        (100_000_000 - 64..=100_000_000 + 10_000).contains(&(sent + unsent)),
         "{sent} + {unsent}"
     );
 }

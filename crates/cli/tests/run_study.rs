@@ -393,16 +393,14 @@ load = {{ connections = 4, duration = "60s" }}
     loop {
         assert!(Instant::now() < deadline, "no measurement after 120 s");
         assert!(child.try_wait().unwrap().is_none(), "shootout exited early");
-        if tmp.join("t.db").exists() {
-            let store = Store::open(tmp.join("t.db")).unwrap();
-            if store
-                .runs()
-                .unwrap()
-                .first()
-                .is_some_and(|r| r.measurements >= 1)
-            {
-                break;
-            }
+        // The run may be creating or writing the file as we look: a store
+        // that cannot be read yet is looked at again.
+        let measured = tmp.join("t.db").exists()
+            && Store::open(tmp.join("t.db"))
+                .and_then(|s| s.runs())
+                .is_ok_and(|runs| runs.first().is_some_and(|r| r.measurements >= 1));
+        if measured {
+            break;
         }
         std::thread::sleep(Duration::from_millis(200));
     }
