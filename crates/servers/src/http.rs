@@ -127,23 +127,7 @@ impl Conn {
 
     /// Sends `req` and reads its response; `elapsed` counts from the write.
     pub fn send(&mut self, req: &Request<'_>) -> io::Result<Response> {
-        let start = Instant::now();
-        self.reader.get_mut().write_all(&encode(self.addr, req))?;
-        let (status, headers) = read_head(&mut self.reader)?;
-        let framing = framing_of(&headers)?;
-        let body = match framing {
-            Framing::ContentLength(n) => read_exact_body(&mut self.reader, n)?,
-            Framing::Chunked => read_chunked(&mut self.reader)?,
-            Framing::Close => read_to_close(&mut self.reader)?,
-        };
-        let elapsed = start.elapsed();
-        Ok(Response {
-            status,
-            headers,
-            body,
-            framing,
-            elapsed,
-        })
+        exchange(&mut self.reader, self.addr, req)
     }
 
     /// Waits (up to the read timeout) for the server to close: Ok(true) on
@@ -156,6 +140,32 @@ impl Conn {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Writes `req` (for the server at `addr`) on any stream, such as a TLS
+/// session, and reads its response; `elapsed` counts from the write.
+pub fn exchange<S: Read + Write>(
+    reader: &mut BufReader<S>,
+    addr: SocketAddr,
+    req: &Request<'_>,
+) -> io::Result<Response> {
+    let start = Instant::now();
+    reader.get_mut().write_all(&encode(addr, req))?;
+    reader.get_mut().flush()?;
+    let (status, headers) = read_head(reader)?;
+    let framing = framing_of(&headers)?;
+    let body = match framing {
+        Framing::ContentLength(n) => read_exact_body(reader, n)?,
+        Framing::Chunked => read_chunked(reader)?,
+        Framing::Close => read_to_close(reader)?,
+    };
+    Ok(Response {
+        status,
+        headers,
+        body,
+        framing,
+        elapsed: start.elapsed(),
+    })
 }
 
 fn encode(addr: SocketAddr, req: &Request<'_>) -> Vec<u8> {

@@ -88,6 +88,8 @@ pub enum Failure {
         others_centi: u32,
         needed_centi: u32,
     },
+    /// The TLS port does not serve as targets/SPEC.md "TLS" says.
+    Tls(String),
 }
 
 impl fmt::Display for Failure {
@@ -135,6 +137,7 @@ impl fmt::Display for Failure {
                 f,
                 "{max_seen} database connections seen at once, DB_POOL_SIZE is {pool_size}"
             ),
+            Failure::Tls(why) => write!(f, "TLS port: {why}"),
             Failure::IdleCpus { used_centi, given, others_centi, needed_centi } => write!(
                 f,
                 "used {:.2} of its {given} CPUs under a saturating bcrypt load (other processes used {:.2}), needs more than {:.2}: size the workers from SERVER_CPUS (SPEC.md \"CPUs and workers\")",

@@ -34,6 +34,7 @@ mod payload;
 mod response;
 #[cfg(test)]
 mod tests;
+mod tls;
 mod updates;
 mod world;
 
@@ -56,6 +57,8 @@ enum Unstarted {
     Port(std::io::Error),
     #[error(transparent)]
     Start(#[from] crate::process::StartError),
+    #[error("{0}")]
+    Tls(String),
 }
 
 /// Settings for `verify_target`.
@@ -89,16 +92,17 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
         log: log.clone(),
         cpu_use: None,
     };
-    let started = free_port().map_err(Unstarted::Port).and_then(|port| {
-        let env = opts
-            .database
-            .as_ref()
-            .map(DatabaseAccess::server_env)
-            .unwrap_or_default();
-        Ok(Server::start_env(target, port, &log, &[], &env)?)
-    });
-    let mut server = match started {
-        Ok(server) => server,
+    let tls = match tls::TlsSetup::for_target(target).transpose() {
+        Ok(tls) => tls,
+        Err(why) => {
+            report
+                .checks
+                .push(Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why)));
+            return report;
+        }
+    };
+    let (mut server, tls_port) = match start(target, opts, tls.as_ref(), &log) {
+        Ok(started) => started,
         Err(e) => {
             report.checks.push(Check::fail(
                 Column::Ready,
@@ -129,6 +133,13 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             let (check, used) = cpus::check_cpus(&server, crate::process::server_cpus(&[]));
             report.checks.push(check);
             report.cpu_use = used;
+            if let (Some(setup), Some(p)) = (&tls, tls_port) {
+                let at = std::net::SocketAddr::from(([127, 0, 0, 1], p));
+                let wait = opts.ready_timeout;
+                report
+                    .checks
+                    .extend(tls::check_tls(target, setup, server.addr(), at, wait));
+            }
         }
         Err(e) => {
             report.checks.push(Check::fail(
@@ -145,6 +156,29 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     });
     report.stop = Some(stop);
     report
+}
+
+/// Starts `target` on a free port (and its TLS port on another, with
+/// `tls`'s certificates), with the database's variables when there is one.
+fn start(
+    target: &Target,
+    opts: &VerifyOptions,
+    tls: Option<&tls::TlsSetup>,
+    log: &std::path::Path,
+) -> Result<(Server, Option<u16>), Unstarted> {
+    let port = free_port().map_err(Unstarted::Port)?;
+    let mut env = opts
+        .database
+        .as_ref()
+        .map(DatabaseAccess::server_env)
+        .unwrap_or_default();
+    let mut tls_port = None;
+    if let Some(setup) = tls {
+        let p = free_port().map_err(Unstarted::Port)?;
+        env.extend(setup.env(target, p).map_err(Unstarted::Tls)?);
+        tls_port = Some(p);
+    }
+    Ok((Server::start_env(target, port, log, &[], &env)?, tls_port))
 }
 
 fn file_len(path: &std::path::Path) -> i64 {

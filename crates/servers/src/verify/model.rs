@@ -24,15 +24,17 @@ pub enum Column {
     DbPool,
     /// The CPUs kept busy under a saturating CPU-bound load.
     Cpus,
+    /// The TLS port, for a target that claims `tls`.
+    Tls,
     Shutdown,
 }
 
 impl Column {
     /// Every column in table order: ready, the routes in SPEC.md order, then
     /// the protocol and lifecycle checks.
-    pub const ALL: [Column; 8 + ScenarioName::ALL.len()] = {
+    pub const ALL: [Column; 9 + ScenarioName::ALL.len()] = {
         let routes = ScenarioName::ALL.len();
-        let mut all = [Column::Ready; 8 + ScenarioName::ALL.len()];
+        let mut all = [Column::Ready; 9 + ScenarioName::ALL.len()];
         let mut i = 0;
         while i < routes {
             all[1 + i] = Column::Route(ScenarioName::ALL[i]);
@@ -44,7 +46,8 @@ impl Column {
         all[4 + routes] = Column::BadJson;
         all[5 + routes] = Column::DbPool;
         all[6 + routes] = Column::Cpus;
-        all[7 + routes] = Column::Shutdown;
+        all[7 + routes] = Column::Tls;
+        all[8 + routes] = Column::Shutdown;
         all
     };
 
@@ -58,6 +61,7 @@ impl Column {
             Column::BadJson => "bad_json",
             Column::DbPool => "db_pool",
             Column::Cpus => "cpus",
+            Column::Tls => "tls",
             Column::Shutdown => "shutdown",
         }
     }
@@ -112,6 +116,10 @@ pub enum Aspect {
     Pool,
     /// CPU time from the server's cgroup under a saturating load.
     Cpus,
+    /// ALPN gives `h2` exactly when the manifest claims it.
+    Alpn,
+    /// With `TLS_CLIENT_CA`, a client without a certificate is not served.
+    ClientCert,
     /// Not checked; the note says why.
     Skipped,
 }

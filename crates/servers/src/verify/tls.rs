@@ -1,0 +1,245 @@
+//! The TLS port (targets/SPEC.md "TLS") of a target whose manifest claims
+//! `tls`: the verifier makes throw-away certificates (`shootout_certs`),
+//! starts the server with `TLS_PORT`, `TLS_CERT` and `TLS_KEY` (and
+//! `TLS_CLIENT_CA` when it claims `mtls`), and checks over a blocking
+//! rustls client that the port opens, that `/plaintext` and `/json` answer
+//! over TLS what they answer in cleartext, that ALPN gives `h2` exactly
+//! when the manifest claims it, and that with a client CA a client without
+//! a certificate is not served.
+
+use super::failure::Failure;
+use super::model::{Aspect, Check, Column};
+use crate::http::{self, Request};
+use crate::{tls_env, Target, TlsFiles};
+use rustls::crypto::ring;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use shootout_certs::CertPaths;
+use std::io::BufReader;
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The certificates a verification starts a TLS port with; removed on drop.
+#[derive(Debug)]
+pub(super) struct TlsSetup {
+    dir: PathBuf,
+    certs: CertPaths,
+    mutual: bool,
+}
+
+impl TlsSetup {
+    /// Certificates for `target` when it claims `tls`, else None; an
+    /// error when they cannot be made.
+    pub fn for_target(target: &Target) -> Option<Result<TlsSetup, String>> {
+        if !target.protocols.tls {
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "shootout-verify-tls-{}-{}",
+            std::process::id(),
+            target.name
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        Some(
+            shootout_certs::write(&dir)
+                .map(|certs| TlsSetup {
+                    dir,
+                    certs,
+                    mutual: target.protocols.mtls,
+                })
+                .map_err(|e| format!("cannot make TLS certificates: {e}")),
+        )
+    }
+
+    /// The variables that start the TLS port on `port`.
+    pub fn env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
+        let files = TlsFiles {
+            cert: self.certs.server_cert.clone(),
+            key: self.certs.server_key.clone(),
+            client_ca: self.mutual.then(|| self.certs.ca.clone()),
+        };
+        tls_env(&target.name, target.protocols, port, &files).map_err(|e| e.to_string())
+    }
+
+    /// A client trusting the CA, offering `alpn`, with the client
+    /// certificate when `with_cert`.
+    fn client(&self, alpn: &[&[u8]], with_cert: bool) -> Result<Arc<ClientConfig>, String> {
+        let mut roots = RootCertStore::empty();
+        for cert in CertificateDer::pem_file_iter(&self.certs.ca).map_err(|e| e.to_string())? {
+            roots
+                .add(cert.map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
+        }
+        let builder = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots);
+        let mut config = if with_cert {
+            let chain = CertificateDer::pem_file_iter(&self.certs.client_cert)
+                .and_then(|c| c.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| e.to_string())?;
+            let key =
+                PrivateKeyDer::from_pem_file(&self.certs.client_key).map_err(|e| e.to_string())?;
+            builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| e.to_string())?
+        } else {
+            builder.with_no_client_auth()
+        };
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Ok(Arc::new(config))
+    }
+}
+
+impl Drop for TlsSetup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The TLS checks of a started server: cleartext on `http`, TLS on `tls`.
+pub(super) fn check_tls(
+    target: &Target,
+    setup: &TlsSetup,
+    http: SocketAddr,
+    tls: SocketAddr,
+    wait: Duration,
+) -> Vec<Check> {
+    if let Err(why) = wait_open(tls, wait) {
+        return vec![Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why))];
+    }
+    let mut checks = vec![Check::pass(Column::Tls, Aspect::Start)];
+    checks.push(same_answers(setup, http, tls));
+    checks.push(alpn(target, setup, tls));
+    if setup.mutual {
+        checks.push(refuses_without_cert(setup, tls));
+    }
+    checks
+}
+
+fn wait_open(addr: SocketAddr, wait: Duration) -> Result<(), String> {
+    let end = Instant::now() + wait;
+    loop {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return Ok(());
+        }
+        if Instant::now() >= end {
+            return Err(format!(
+                "the TLS port {} did not open within {} s",
+                addr.port(),
+                wait.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// One TLS session to `addr` with `config`: the negotiated ALPN protocol
+/// and the response to `req`, or why it failed.
+fn over_tls(
+    config: Arc<ClientConfig>,
+    addr: SocketAddr,
+    req: Option<&Request<'_>>,
+) -> Result<(Option<Vec<u8>>, Option<http::Response>), String> {
+    let name = ServerName::try_from("localhost").map_err(|e| e.to_string())?;
+    let conn = ClientConnection::new(config, name).map_err(|e| e.to_string())?;
+    let sock = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| e.to_string())?;
+    sock.set_read_timeout(Some(TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    sock.set_write_timeout(Some(TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    let mut stream = StreamOwned::new(conn, sock);
+    while stream.conn.is_handshaking() {
+        stream
+            .conn
+            .complete_io(&mut stream.sock)
+            .map_err(|e| format!("handshake: {e}"))?;
+    }
+    let alpn = stream.conn.alpn_protocol().map(<[u8]>::to_vec);
+    let Some(req) = req else {
+        return Ok((alpn, None));
+    };
+    let resp = http::exchange(&mut BufReader::new(stream), addr, req).map_err(|e| e.to_string())?;
+    Ok((alpn, Some(resp)))
+}
+
+/// `/plaintext` and `/json` answer over TLS as they do in cleartext.
+fn same_answers(setup: &TlsSetup, http: SocketAddr, tls: SocketAddr) -> Check {
+    let fail = |why: String| Check::fail(Column::Tls, Aspect::Body, Failure::Tls(why));
+    let config = match setup.client(&[b"http/1.1"], setup.mutual) {
+        Ok(c) => c,
+        Err(why) => return fail(why),
+    };
+    for path in ["/plaintext", "/json"] {
+        let req = Request::get(path).closing();
+        let clear = match http::send(http, &req, TIMEOUT) {
+            Ok(r) => r,
+            Err(e) => return fail(format!("GET {path} in cleartext: {e}")),
+        };
+        let secure = match over_tls(config.clone(), tls, Some(&req)) {
+            Ok((_, Some(r))) => r,
+            Ok((_, None)) => unreachable!("a request was sent"),
+            Err(e) => return fail(format!("GET {path} over TLS: {e}")),
+        };
+        if (secure.status, &secure.body) != (clear.status, &clear.body) {
+            return fail(format!(
+                "GET {path} over TLS answered {} {:?}, in cleartext {} {:?}",
+                secure.status,
+                String::from_utf8_lossy(&secure.body),
+                clear.status,
+                String::from_utf8_lossy(&clear.body)
+            ));
+        }
+    }
+    Check::pass(Column::Tls, Aspect::Body)
+}
+
+/// ALPN gives `h2` exactly when the manifest claims it.
+fn alpn(target: &Target, setup: &TlsSetup, tls: SocketAddr) -> Check {
+    let fail = |why: String| Check::fail(Column::Tls, Aspect::Alpn, Failure::Tls(why));
+    let config = match setup.client(&[b"h2", b"http/1.1"], setup.mutual) {
+        Ok(c) => c,
+        Err(why) => return fail(why),
+    };
+    let got = match over_tls(config, tls, None) {
+        Ok((alpn, _)) => alpn,
+        Err(e) => return fail(format!("a handshake offering h2: {e}")),
+    };
+    let h2 = got.as_deref() == Some(b"h2".as_slice());
+    if h2 != target.protocols.h2 {
+        let said = got.map_or("nothing".into(), |p| {
+            String::from_utf8_lossy(&p).into_owned()
+        });
+        return fail(format!(
+            "ALPN chose {said} when offered h2 and http/1.1; the manifest {} h2",
+            if target.protocols.h2 {
+                "claims"
+            } else {
+                "does not claim"
+            }
+        ));
+    }
+    Check::pass(Column::Tls, Aspect::Alpn)
+}
+
+/// With `TLS_CLIENT_CA`, a client without a certificate is not served.
+fn refuses_without_cert(setup: &TlsSetup, tls: SocketAddr) -> Check {
+    let fail = |why: String| Check::fail(Column::Tls, Aspect::ClientCert, Failure::Tls(why));
+    let config = match setup.client(&[b"http/1.1"], false) {
+        Ok(c) => c,
+        Err(why) => return fail(why),
+    };
+    let req = Request::get("/plaintext").closing();
+    match over_tls(config, tls, Some(&req)) {
+        Ok((_, Some(r))) if r.status < 400 => fail(format!(
+            "a client without a certificate was served ({} on GET /plaintext) although TLS_CLIENT_CA is set",
+            r.status
+        )),
+        _ => Check::pass(Column::Tls, Aspect::ClientCert),
+    }
+}
