@@ -97,13 +97,18 @@ pub fn kept_up_rate(s: &Summary) -> f64 {
     (r.completed + r.cut) as f64 / s.duration_s.max(1e-9)
 }
 
-/// `p99 was 14.2 ms (p99<=10ms)`.
+/// `p99 was 14.2 ms (p99<=10ms)`; a rule on one kind of a mix names it
+/// (`db.p99 was 20.5 ms (db.p99<=20ms)`).
 fn describe(t: &Threshold, s: &Summary) -> String {
     let v = t.actual(s);
+    let m = match t.route() {
+        Some(kind) => format!("{kind}.{}", t.metric()),
+        None => t.metric().to_string(),
+    };
     let value = match t.metric() {
-        m if t.is_latency() => format!("{m} was {v:.1} ms"),
-        "error_rate" => format!("error_rate was {}%", round(v * 100.0)),
-        m => format!("{m} was {}", round(v)),
+        _ if t.is_latency() => format!("{m} was {v:.1} ms"),
+        "error_rate" => format!("{m} was {}%", round(v * 100.0)),
+        _ => format!("{m} was {}", round(v)),
     };
     format!("{value} ({})", t.text())
 }

@@ -173,3 +173,44 @@ fn poisson_arrivals_are_reported() {
         "a closed loop has no arrivals"
     );
 }
+
+/// `capacity --mix`: the search loads the mix, and its SLO may name a kind:
+/// one no rate can meet (under a microsecond) finds no capacity and says
+/// which kind's rule failed; a kind the mix lacks is a usage error.
+#[test]
+fn capacity_of_a_mix_judges_each_kinds_rule() {
+    let url = common::server(|| ok(None, "fine"));
+    let file = mix_file(MIX, "capacity");
+    let f = file.to_str().unwrap();
+    let search = |rule: &str| {
+        shootout(&[
+            "capacity",
+            "--mix",
+            f,
+            "--slo",
+            rule,
+            "--step",
+            "0.5s",
+            "--warmup",
+            "0.2s",
+            "--precision",
+            "20%",
+            "-t",
+            "1",
+            "--quiet",
+            &url,
+        ])
+    };
+    let none = search("queries.p99<=0.001ms");
+    let text = String::from_utf8_lossy(&none.stdout);
+    assert_eq!(none.status.code(), Some(1), "{text}\n{}", stderr(&none));
+    assert!(text.contains("queries.p99 was"), "{text}");
+    let unknown = search("delete.p99<=5ms");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("--slo delete.p99<=5ms: the mix has no request named 'delete'"),
+        "{}",
+        stderr(&unknown)
+    );
+    cleanup(&file);
+}

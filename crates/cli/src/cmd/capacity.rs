@@ -60,6 +60,8 @@ pub struct Args {
     #[command(flatten)]
     pub request: RequestArgs,
     #[command(flatten)]
+    pub mix: super::mix_args::MixArgs,
+    #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
@@ -165,7 +167,11 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     )
     .map_err(flag_error)?;
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
-    let template = Plan::builder(endpoint, placeholder)
+    let mix = args.mix.mix(&endpoint)?;
+    super::mix_args::check_routes("--slo", settings.slo(), mix.as_ref())?;
+    let template = args
+        .mix
+        .apply(Plan::builder(endpoint, placeholder), mix)
         .request(args.request.spec()?)
         .timeout(args.timeout)
         .expect(success_expected(expect(&args.expect)?))

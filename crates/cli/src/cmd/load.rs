@@ -12,9 +12,9 @@
 use crate::exit::Outcome;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::{Arrival, BodyMatch, Expect, StatusMatch, Threshold};
+use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
 use shootout_engine::{
-    Control, Endpoint, Load, Mix, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
+    Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
     Stop, Summary, Workload,
 };
 use shootout_report::output::load as load_output;
@@ -71,15 +71,8 @@ pub struct Args {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub request: RequestArgs,
-    /// Send the weighted request kinds of a mix file (TOML, see docs/mix.md) instead of one request; the URL then gives only the server.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "headers", "body", "body_file"])]
-    pub mix: Option<std::path::PathBuf>,
-    /// Open loop: how requests arrive, evenly spaced (uniform, as wrk2) or as a Poisson process (exponential gaps).
-    #[arg(long, value_name = "PROCESS", default_value = "uniform", value_parser = Arrival::parse)]
-    pub arrival: Arrival,
-    /// Seed of the random draws (mix kinds, path ranges, Poisson gaps); the same seed repeats them [default: random, shown in the output].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub mix: super::mix_args::MixArgs,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
@@ -154,7 +147,7 @@ pub struct ExpectArgs {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let plan = plan(&args)?;
-    check_routes(&args.fail_if, plan.mix())?;
+    super::mix_args::check_routes("--fail-if", &args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
     }
@@ -234,43 +227,6 @@ pub(crate) fn verdict(fail_if: &[Threshold], summary: &Summary) -> Outcome {
     }
 }
 
-/// Every `--fail-if` that names a request kind names one of the mix's.
-fn check_routes(rules: &[Threshold], mix: Option<&Mix>) -> anyhow::Result<()> {
-    for rule in rules {
-        let Some(route) = rule.route() else { continue };
-        let Some(mix) = mix else {
-            bail!(
-                "--fail-if {}: names the request kind '{route}', but only a --mix has kinds",
-                rule.text()
-            );
-        };
-        if mix.position(route).is_none() {
-            let names: Vec<&str> = mix.kinds().iter().map(|k| k.name.as_str()).collect();
-            bail!(
-                "--fail-if {}: the mix has no request named '{route}' (it has {})",
-                rule.text(),
-                names.join(", ")
-            );
-        }
-    }
-    Ok(())
-}
-
-/// The mix file of `--mix`, if given; the URL must then name only the server.
-fn mix(args: &Args, endpoint: &Endpoint) -> anyhow::Result<Option<Mix>> {
-    let Some(path) = &args.mix else {
-        return Ok(None);
-    };
-    if endpoint.path != "/" {
-        bail!(
-            "--mix: the URL's path '{}' would be ignored: give only the server (e.g. \
-             http://127.0.0.1:8080) and the paths in the mix file",
-            endpoint.path
-        );
-    }
-    Ok(Some(shootout_mix::load(path)?))
-}
-
 /// Builds and validates the engine plan; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     let reach = if args.remote {
@@ -309,14 +265,9 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
     let threads = threads(args.threads, &cpus);
     let workload = Workload::new(load, stop).map_err(flag_error)?;
-    let mix = mix(args, &endpoint)?;
-    let mut builder = Plan::builder(endpoint, workload);
-    if let Some(seed) = args.seed {
-        builder = builder.seed(seed);
-    }
-    builder
-        .mix(mix)
-        .arrival(args.arrival)
+    let mix = args.mix.mix(&endpoint)?;
+    args.mix
+        .apply(Plan::builder(endpoint, workload), mix)
         .request(args.request.spec()?)
         .warmup(args.warmup)
         .timeout(args.timeout)

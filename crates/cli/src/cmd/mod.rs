@@ -6,6 +6,7 @@ pub mod certs;
 pub mod database;
 pub mod load;
 pub mod merge;
+pub mod mix_args;
 pub mod report;
 pub mod run;
 pub mod targets;
