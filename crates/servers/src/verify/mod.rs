@@ -101,7 +101,7 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             return report;
         }
     };
-    let (mut server, tls_port) = match start(target, opts, tls.as_ref(), &log) {
+    let (mut server, _) = match start(target, opts, None, &log) {
         Ok(started) => started,
         Err(e) => {
             report.checks.push(Check::fail(
@@ -133,13 +133,6 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             let (check, used) = cpus::check_cpus(&server, crate::process::server_cpus(&[]));
             report.checks.push(check);
             report.cpu_use = used;
-            if let (Some(setup), Some(p)) = (&tls, tls_port) {
-                let at = std::net::SocketAddr::from(([127, 0, 0, 1], p));
-                let wait = opts.ready_timeout;
-                report
-                    .checks
-                    .extend(tls::check_tls(target, setup, server.addr(), at, wait));
-            }
         }
         Err(e) => {
             report.checks.push(Check::fail(
@@ -155,7 +148,39 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
         true => Check::fail(Column::Shutdown, Aspect::Leftovers, Failure::Leftovers),
     });
     report.stop = Some(stop);
+    if let Some(setup) = &tls {
+        report.checks.extend(tls_start(target, opts, setup, &log));
+    }
     report
+}
+
+/// The TLS checks, on a start of their own: with a TLS port some servers
+/// run a second process or listener (targets/python/tls.sh), which must
+/// not change what the cleartext checks above measured.
+fn tls_start(
+    target: &Target,
+    opts: &VerifyOptions,
+    setup: &tls::TlsSetup,
+    log: &std::path::Path,
+) -> Vec<Check> {
+    let fail = |why: String| vec![Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why))];
+    let (mut server, port) = match start(target, opts, Some(setup), log) {
+        Ok((server, Some(port))) => (server, port),
+        Ok((mut server, None)) => {
+            server.stop();
+            return fail("no TLS port was chosen".into());
+        }
+        Err(e) => return fail(format!("start with a TLS port: {e:#}")),
+    };
+    let checks = match server.wait_ready(opts.ready_timeout) {
+        Ok(_) => {
+            let at = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            tls::check_tls(target, setup, server.addr(), at, opts.ready_timeout)
+        }
+        Err(e) => fail(format!("start with a TLS port: {e:#}")),
+    };
+    server.stop();
+    checks
 }
 
 /// Starts `target` on a free port (and its TLS port on another, with
