@@ -1,7 +1,8 @@
 //! Synthetic runs written through the store, for the report's tests,
 //! snapshots, browser test and demo; a dev-dependency only, so none of it is
 //! compiled into the shipping library. Beside the capacity run ([`capacity`])
-//! and the `default`-shaped run ([`default_like`]), this file holds the
+//! and the `default`-shaped run ([`default_like`]) and the `tls`-shaped
+//! run ([`tls`]), this file holds the
 //! deterministic rust-trio run: three Rust targets (one generator-bound
 //! once, one that answered some requests wrongly once), one that failed to
 //! build, a single-level scenario and a two-level sweep, three repetitions,
@@ -13,6 +14,7 @@
 
 pub mod capacity;
 pub mod default_like;
+pub mod tls;
 
 use hdrhistogram::Histogram;
 use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};

@@ -2,8 +2,9 @@
 //! the throughput ranking with ratios to the best and their 95% intervals
 //! (from [`crate::ranking`], the same rule the charts use), ties named as
 //! ties, the p99 spread, and every flag (generator-bound, wrong answers,
-//! noisy repetitions); per run the targets that failed and whether the
-//! article's conclusion reproduced. The HTML report opens with this and the
+//! noisy repetitions); per run the targets that failed, the largest and
+//! smallest TLS cost ([`crate::tls_cost`]) and whether the article's
+//! conclusion reproduced. The HTML report opens with this and the
 //! Markdown report starts with [`text`]; both render these same strings.
 
 use crate::agreement::{agreements, Agreement};
@@ -48,6 +49,7 @@ pub fn findings(ctx: &Context) -> Findings {
         run.push(format!("✗ Failed, not measured: {}.", failed.join(", ")));
     }
     let all = groups(ctx.data);
+    run.extend(crate::tls_cost::finding(&crate::tls_cost::costs(&all)));
     // Said once for the run when no target anywhere has two repetitions.
     let single = !all.is_empty()
         && all

@@ -1,10 +1,12 @@
 //! Groups a run's measurements the way the tables are laid out: one group
-//! per scenario × level, and inside it the repetitions of each target.
+//! per scenario × level, and inside it the repetitions of each target. In
+//! a run with TLS levels each group is titled by its protocol too
+//! ([`crate::protocol::label`]), so cleartext and TLS tables read apart.
 
 use crate::metric::{self, Metric};
 use crate::stats::Spread;
 use shootout_store::{Measurement, RunData, TargetRecord};
-use shootout_study::{Aggregate, Scope, Study};
+use shootout_study::{Aggregate, Level, Scope, Study};
 
 /// The repetitions of one target in one scenario × level.
 #[derive(Debug, Clone)]
@@ -193,22 +195,33 @@ pub struct Group<'a> {
     /// The study's `metrics`, in its order; empty when it lists none or no
     /// longer parses.
     pub listed: Vec<Metric>,
+    /// The level as the stored study defines it; None when the study no
+    /// longer parses (or lacks the level).
+    pub spec: Option<Level>,
+    /// The protocol label (`TLS 1.3`, `cleartext, new connections`) in a
+    /// run with TLS levels; None in a cleartext-only run.
+    pub protocol: Option<String>,
 }
 
 impl Group<'_> {
-    /// The table's title, e.g. `plaintext` or `plaintext — level 1: n=1000 c=10`.
+    /// The table's title, e.g. `plaintext` or `plaintext — level 1:
+    /// n=1000 c=10`; with a protocol, `plaintext · TLS 1.3 — level 2: c=64
+    /// 3s tls`.
     pub fn title(&self) -> String {
+        let scenario = match &self.protocol {
+            Some(p) => format!("{} · {p}", self.scenario),
+            None => self.scenario.to_string(),
+        };
         if self.sweep {
             format!(
-                "{} — level {}: {}",
-                self.scenario,
+                "{scenario} — level {}: {}",
                 self.level + 1,
                 self.level_label
             )
         } else if self.level_label.is_empty() {
-            self.scenario.to_string()
+            scenario
         } else {
-            format!("{} ({})", self.scenario, self.level_label)
+            format!("{scenario} ({})", self.level_label)
         }
     }
 
@@ -295,24 +308,43 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
     let mut scenarios = scenarios;
     scenarios.sort_by_key(|s| listed.iter().position(|l| l == s).unwrap_or(usize::MAX));
     let order = target_order_in(data, study.as_ref());
-    let metrics = study.map(|s| s.metrics).unwrap_or_default();
+    let tls = crate::protocol::run_has_tls(data, study.as_ref());
     let mut out = Vec::new();
     for s in scenarios {
         let mut levels: Vec<_> = keys.iter().filter(|k| k.0 == s).collect();
         levels.sort_by_key(|k| k.1);
         let sweep = levels.len() > 1;
         for &&(scenario, level, level_label) in &levels {
+            let spec = study
+                .as_ref()
+                .and_then(|st| level_spec(st, scenario, level));
+            let columns = columns(data, &order, scenario, level);
+            let reps: Vec<&Measurement> = columns.iter().flat_map(|c| c.reps.clone()).collect();
             out.push(Group {
                 scenario,
                 level,
                 level_label,
                 sweep,
-                columns: columns(data, &order, scenario, level),
-                listed: metrics.clone(),
+                columns,
+                listed: study
+                    .as_ref()
+                    .map(|s| s.metrics.clone())
+                    .unwrap_or_default(),
+                protocol: tls.then(|| crate::protocol::label(spec.as_ref(), &reps)),
+                spec,
             });
         }
     }
     out
+}
+
+/// Level `level` of `scenario` in the stored study.
+fn level_spec(study: &Study, scenario: &str, level: u32) -> Option<Level> {
+    let sc = study
+        .scenarios
+        .iter()
+        .find(|s| s.name.as_str() == scenario)?;
+    sc.levels.get(level as usize).cloned()
 }
 
 fn columns<'a>(

@@ -26,9 +26,11 @@ pub mod markdown;
 pub mod metric;
 pub mod output;
 pub mod paths;
+pub mod protocol;
 pub mod published;
 pub mod ranking;
 pub mod stats;
+pub mod tls_cost;
 pub mod trend;
 
 pub use context::Context;

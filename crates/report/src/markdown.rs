@@ -17,8 +17,10 @@ pub fn render(ctx: &Context) -> String {
     let mut out = header(ctx);
     out.push_str("\n## Findings\n\n");
     out.push_str(&crate::findings::markdown(&crate::findings::findings(ctx)));
-    for g in groups(ctx.data) {
-        table(&mut out, ctx, &g);
+    let all = groups(ctx.data);
+    tls_cost(&mut out, &crate::tls_cost::costs(&all));
+    for g in &all {
+        table(&mut out, ctx, g);
     }
     crate::capacity::markdown(&mut out, ctx.data);
     failures(&mut out, ctx);
@@ -47,6 +49,22 @@ fn header(ctx: &Context) -> String {
          *italic* the worst.\n",
     );
     s
+}
+
+/// The TLS-cost table, when some scenario has the same load in cleartext
+/// and over TLS.
+fn tls_cost(out: &mut String, costs: &[crate::tls_cost::Cost]) {
+    if costs.is_empty() {
+        return;
+    }
+    let head = crate::tls_cost::HEADER;
+    let _ = writeln!(out, "\n## TLS cost\n\n| {} |", head.join(" | "));
+    let _ = writeln!(out, "|---|---|---|---|{}", "---:|".repeat(head.len() - 4));
+    for c in costs {
+        let cells: Vec<String> = crate::tls_cost::cells(c).iter().map(|x| md(x)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    let _ = writeln!(out, "\n{}", crate::tls_cost::NOTE);
 }
 
 fn table(out: &mut String, ctx: &Context, g: &Group) {

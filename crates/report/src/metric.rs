@@ -1,8 +1,9 @@
 //! How each metric of the catalogue (`shootout_study::Metric`: name,
 //! label, unit, direction, aggregation) is read from a stored measurement,
 //! and the number formatting shared by all formats. The database metrics
-//! only have values for database scenarios; tables show their rows only
-//! where some measurement has them.
+//! only have values for database scenarios, the handshake metrics only for
+//! TLS levels without keep-alive; tables show their rows only where some
+//! measurement has them.
 
 use shootout_store::{Measurement, TargetRecord};
 pub use shootout_study::Metric;
@@ -60,6 +61,21 @@ pub fn value(metric: Metric, m: &Measurement) -> f64 {
         Metric::WarmupS if m.steady.is_some() => m.warmup_s.unwrap_or(f64::NAN),
         Metric::WarmupS => f64::NAN,
         Metric::Footprint => f64::NAN,
+        Metric::Handshakes => handshake(m, |t| t.handshakes.done as f64),
+        Metric::HandshakesResumed => handshake(m, |t| t.handshakes.resumed as f64),
+        Metric::HandshakesFailed => handshake(m, |t| t.handshakes.failed as f64),
+        Metric::HandshakeP99 => handshake(m, |t| t.handshake_ms.p99),
+    }
+}
+
+/// A handshake figure of a TLS measurement without keep-alive; NaN over
+/// cleartext and with keep-alive, whose connections shook hands in the
+/// warm-up (a count of 0 there would read as a server that never shakes
+/// hands).
+fn handshake(m: &Measurement, f: fn(&shootout_engine::TlsSummary) -> f64) -> f64 {
+    match &m.summary.tls {
+        Some(t) if !m.summary.keepalive => f(t),
+        _ => f64::NAN,
     }
 }
 

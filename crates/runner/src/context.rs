@@ -75,7 +75,7 @@ pub fn plan_for(
         level.workload.clone(),
     );
     if let Some(tls) = cx.tls.filter(|_| level.protocol.is_tls()) {
-        builder = builder.tls(tls.options(level.protocol));
+        builder = builder.tls(tls.options(level.protocol, level.tls_resume));
     }
     builder
         .request(RequestSpec {

@@ -3,7 +3,8 @@
 //! (`shootout_certs`), made once in a temporary folder that goes with the
 //! run; the variables that start a target's TLS port (targets/SPEC.md
 //! "TLS"), with `TLS_CLIENT_CA` when the study's TLS levels are mutual;
-//! and the engine's TLS options of a level. A target whose manifest does
+//! and the engine's TLS options of a level (with `tls_resume`, session
+//! resumption on reconnects). A target whose manifest does
 //! not claim what the study asks is started without a TLS port and its TLS
 //! levels are skipped with the manifest's word for why.
 
@@ -72,15 +73,16 @@ impl RunTls {
 
     /// The engine's TLS options for a level of `protocol`: the run's CA
     /// verifies the server, mutual TLS presents the run's client
-    /// certificate, and every handshake is a full one.
-    pub fn options(&self, protocol: Protocol) -> TlsOptions {
+    /// certificate, and every handshake is a full one unless the level
+    /// says `tls_resume` (then reconnects resume sessions).
+    pub fn options(&self, protocol: Protocol, resume: bool) -> TlsOptions {
         TlsOptions {
             verify: Verify::CaFile(self.certs.ca.clone()),
             client_cert: protocol.client_cert().then(|| ClientCert {
                 cert: self.certs.client_cert.clone(),
                 key: self.certs.client_key.clone(),
             }),
-            resume: false,
+            resume,
         }
     }
 }

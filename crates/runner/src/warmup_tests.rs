@@ -122,6 +122,7 @@ fn warm(
         pipeline: 1,
         queries: None,
         protocol: Default::default(),
+        tls_resume: false,
         resources: Default::default(),
     };
     let windowed = window_level(&level, window).expect("window level");

@@ -28,6 +28,10 @@ pub struct Level {
     pub queries: Option<u32>,
     /// Cleartext, TLS or mutual TLS.
     pub protocol: Protocol,
+    /// TLS without keep-alive only: each new connection resumes a session
+    /// of an earlier one (tickets or IDs, as the server offers) instead of
+    /// a full handshake (the engine's `--tls-resume`).
+    pub tls_resume: bool,
     /// The level's budget, merged with its scenario's and study's
     /// ([`Resources::over`]).
     pub resources: Resources,
@@ -44,8 +48,9 @@ impl Level {
 
     /// The label a level gets when the study gives none: its query count,
     /// if any, then its load, then its pipeline depth if it pipelines,
-    /// then its protocol if it is not cleartext (`q=20 c=64 4s`,
-    /// `c=64 5s p=16`, `c=64 5s tls`).
+    /// then its protocol if it is not cleartext, and `resumed` when its
+    /// handshakes resume (`q=20 c=64 4s`, `c=64 5s p=16`, `c=64 5s tls`,
+    /// `c=16 5s tls resumed`).
     pub fn auto_label(&self) -> String {
         let mut label = auto_label(self.load(), self.stop());
         if let Some(q) = self.queries {
@@ -56,6 +61,9 @@ impl Level {
         }
         if self.protocol.is_tls() {
             label = format!("{label} {}", self.protocol);
+        }
+        if self.tls_resume {
+            label.push_str(" resumed");
         }
         label
     }
@@ -91,6 +99,8 @@ pub(crate) fn level_from(
         None => protocol,
         Some(word) => protocol_from(word)?,
     };
+    let tls_resume = l.tls_resume.unwrap_or(false);
+    check_tls_resume(tls_resume, protocol, keepalive)?;
     let mut level = Level {
         label: String::new(),
         workload,
@@ -98,6 +108,7 @@ pub(crate) fn level_from(
         pipeline,
         queries: l.queries,
         protocol,
+        tls_resume,
         // Filled in by the caller, which can locate errors in the table.
         resources: Resources::default(),
     };
@@ -120,6 +131,28 @@ pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
             format!("unknown protocol '{word}'; known: {}", Protocol::known()),
         )),
     }
+}
+
+/// `tls_resume = true` needs a TLS protocol (there is no session to
+/// resume in cleartext) and `keepalive = false` (a kept-alive connection
+/// shakes hands once, in the warm-up, so nothing would be resumed).
+fn check_tls_resume(resume: bool, protocol: Protocol, keepalive: bool) -> Result<(), KeyError> {
+    if !resume {
+        return Ok(());
+    }
+    if !protocol.is_tls() {
+        return Err(KeyError::new(
+            "tls_resume",
+            format!("resumes TLS sessions, but this level's protocol is '{protocol}'; add protocol = \"tls\" or \"mtls\""),
+        ));
+    }
+    if keepalive {
+        return Err(KeyError::new(
+            "tls_resume",
+            "needs keepalive = false: a kept-alive connection shakes hands once, before the measured phase, so nothing is resumed",
+        ));
+    }
+    Ok(())
 }
 
 /// The study key that sets an engine field.

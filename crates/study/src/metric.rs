@@ -28,6 +28,8 @@ pub enum Unit {
     Cpus,
     /// Requests per second per GiB of memory limit.
     ReqPerSPerGib,
+    /// TLS handshakes (a count).
+    Handshakes,
 }
 
 impl Unit {
@@ -44,6 +46,7 @@ impl Unit {
             Unit::Responses => "responses",
             Unit::Cpus => "CPUs",
             Unit::ReqPerSPerGib => "req/s per GiB",
+            Unit::Handshakes => "handshakes",
         }
     }
 }
@@ -80,6 +83,11 @@ pub enum Scope {
     /// Only measurements after an auto (steady-state) warm-up; tables drop
     /// the row where no column has it.
     AutoWarmup,
+    /// Only measurements over TLS without keep-alive, where every request
+    /// opens a connection and shakes hands in the measured phase (a
+    /// kept-alive connection shook hands in the warm-up); tables drop the
+    /// row where no column has it.
+    NewTlsConnections,
 }
 
 /// Everything the catalogue says about one metric.
@@ -171,6 +179,10 @@ catalogue! {
     Footprint = "footprint_mib", "Footprint (MiB)", MiB, Lower, Median, Target, false;
     Startup = "startup_s", "Startup (s)", Seconds, Lower, Median, Every, false;
     WarmupS = "warmup_s", "Warm-up to steady (s)", Seconds, Lower, Median, AutoWarmup, true;
+    Handshakes = "handshakes", "TLS handshakes", Handshakes, Higher, Median, NewTlsConnections, true;
+    HandshakesResumed = "handshakes_resumed", "TLS handshakes resumed", Handshakes, Higher, Median, NewTlsConnections, true;
+    HandshakesFailed = "handshakes_failed", "TLS handshakes failed", Handshakes, Lower, Median, NewTlsConnections, true;
+    HandshakeP99 = "handshake_p99_ms", "TLS handshake p99 (ms)", Ms, Lower, Median, NewTlsConnections, true;
 }
 
 impl Metric {
@@ -213,7 +225,7 @@ impl Metric {
     pub fn only_where_measured(self) -> bool {
         matches!(
             self.info().scope,
-            Scope::Database | Scope::Budget | Scope::AutoWarmup
+            Scope::Database | Scope::Budget | Scope::AutoWarmup | Scope::NewTlsConnections
         )
     }
 
@@ -263,7 +275,8 @@ mod tests {
         assert!(Metric::known().starts_with("rps, rps_stdev"));
     }
 
-    /// A label names its unit (counts excepted), so a table row never
+    /// A label names its unit (counts of errors, responses and handshakes
+    /// excepted: the label says what it counts), so a table row never
     /// shows a number without saying what it counts.
     #[test]
     fn labels_carry_their_units() {
@@ -271,7 +284,7 @@ mod tests {
             let unit = m.unit();
             let (label, symbol) = (m.label().to_lowercase(), unit.symbol().to_lowercase());
             let named = label.ends_with(&format!("({symbol})")) || label.starts_with(&symbol);
-            if !matches!(unit, Unit::Errors | Unit::Responses) {
+            if !matches!(unit, Unit::Errors | Unit::Responses | Unit::Handshakes) {
                 assert!(named, "{m}: {}", m.label());
             }
         }

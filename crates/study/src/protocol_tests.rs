@@ -93,3 +93,55 @@ fn a_capacity_search_over_tls_is_refused() {
     ));
     assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
 }
+
+#[test]
+fn tls_resume_is_a_level_key_that_says_resumed_in_its_label() {
+    let study = parse_ok(&format!(
+        r#"{HEAD}
+[[scenario]]
+name = "plaintext"
+protocol = "tls"
+keepalive = false
+levels = [
+    {{ connections = 4, duration = "1s" }},
+    {{ connections = 4, duration = "1s", tls_resume = true }},
+]
+"#
+    ));
+    let levels = &study.scenarios[0].levels;
+    assert!(!levels[0].tls_resume);
+    assert_eq!(levels[0].label, "c=4 1s tls");
+    assert!(levels[1].tls_resume);
+    assert_eq!(levels[1].label, "c=4 1s tls resumed");
+}
+
+#[test]
+fn tls_resume_needs_tls_and_new_connections_and_names_its_line() {
+    // Cleartext: there is no session to resume.
+    let e = parse_err(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nkeepalive = false\nlevels = [\n    {{ connections = 2, duration = \"1s\" }},\n    {{ connections = 2, duration = \"1s\", tls_resume = true }},\n]\n"
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("tls_resume"), Some(11)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("protocol is 'http/1.1'"), "{e}");
+    assert!(e.to_string().contains("studies/bad.toml"), "{e}");
+    // Keep-alive: the one handshake per connection is in the warm-up.
+    let e = parse_err(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nload = {{ connections = 2, duration = \"1s\", protocol = \"tls\", tls_resume = true }}\n"
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("tls_resume"), Some(8)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("keepalive = false"), "{e}");
+    // Over mutual TLS without keep-alive it is fine; `false` is always fine.
+    let ok = parse_ok(&format!(
+        "{HEAD}\n[[scenario]]\nname = \"json\"\nlevels = [\n    {{ connections = 2, duration = \"1s\", protocol = \"mtls\", keepalive = false, tls_resume = true }},\n    {{ connections = 2, duration = \"1s\", tls_resume = false }},\n]\n"
+    ));
+    assert!(ok.scenarios[0].levels[0].tls_resume);
+    assert_eq!(ok.scenarios[0].levels[0].label, "c=2 1s mtls resumed");
+}

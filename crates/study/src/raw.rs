@@ -152,6 +152,8 @@ pub(super) struct RawLoad {
     pub pipeline: Option<usize>,
     /// The transport: http, tls or mtls.
     pub protocol: Option<String>,
+    /// TLS without keep-alive: reconnects resume the server's sessions.
+    pub tls_resume: Option<bool>,
     pub queries: Option<u32>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,

@@ -34,8 +34,10 @@ pub fn render(ctx: &Context) -> String {
     sections::header(&mut out, ctx);
     out.push_str("<main>\n");
     findings::render(&mut out, ctx, &crate::findings::findings(ctx));
-    for g in groups(ctx.data) {
-        sections::group(&mut out, ctx, &g);
+    let all = groups(ctx.data);
+    tls_cost(&mut out, &crate::tls_cost::costs(&all));
+    for g in &all {
+        sections::group(&mut out, ctx, g);
     }
     capacity::render(&mut out, ctx);
     sections::targets(&mut out, ctx);
@@ -50,4 +52,31 @@ pub fn render(ctx: &Context) -> String {
         csp::script_element()
     );
     out
+}
+
+/// The TLS-cost section, when some scenario has the same load in
+/// cleartext and over TLS.
+fn tls_cost(out: &mut String, costs: &[crate::tls_cost::Cost]) {
+    if costs.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"s-tls-cost\">\n<h2>TLS cost</h2>\n<div class=\"scroll\"><table class=\"metrics\">\n<thead><tr>",
+    );
+    for h in crate::tls_cost::HEADER {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for c in costs {
+        out.push_str("<tr>");
+        for cell in crate::tls_cost::cells(c) {
+            let _ = write!(out, "<td>{}</td>", esc(&cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    let _ = writeln!(
+        out,
+        "</tbody>\n</table></div>\n<p class=\"note\">{}</p>\n</section>",
+        esc(crate::tls_cost::NOTE)
+    );
 }
