@@ -2,8 +2,9 @@
 //! metric columns are named as in the catalogue (docs/columns.md).
 //! Text cells that a spreadsheet would run as a formula (leading `=`, `+`,
 //! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
-//! database columns appended after the others; runs without keep exactly
-//! the columns they always had.
+//! database columns appended after the others, runs with TLS levels the
+//! protocol spoken and the handshake figures after those; runs without
+//! keep exactly the columns they always had.
 
 use shootout_store::{Measurement, RunData};
 use shootout_study::Metric;
@@ -44,15 +45,35 @@ pub fn header() -> Vec<&'static str> {
 /// Appended when any measurement of the run has database numbers.
 const DATABASE_HEADER: [Metric; 3] = [Metric::DbCpuS, Metric::DbRssPeak, Metric::ReqPerTotalCpuS];
 
+/// Appended when any measurement of the run was over TLS: the protocol
+/// spoken (HTTP version, TLS version, client certificate), then the
+/// handshake metrics (empty with keep-alive and in cleartext).
+pub fn tls_header() -> Vec<&'static str> {
+    let mut h = vec!["http_version", "tls_version", "client_cert"];
+    h.extend(TLS_METRICS.map(Metric::name));
+    h
+}
+
+const TLS_METRICS: [Metric; 4] = [
+    Metric::Handshakes,
+    Metric::HandshakesResumed,
+    Metric::HandshakesFailed,
+    Metric::HandshakeP99,
+];
+
 /// Renders the CSV of a run.
 pub fn render(data: &RunData) -> String {
     let database = data
         .measurements
         .iter()
         .any(|m| m.db_cpu_s.is_some() || m.db_rss_peak_mib.is_some());
+    let tls = data.measurements.iter().any(|m| m.summary.tls.is_some());
     let mut header = header();
     if database {
         header.extend(DATABASE_HEADER.map(Metric::name));
+    }
+    if tls {
+        header.extend(tls_header());
     }
     let mut out = header.join(",");
     out.push('\n');
@@ -60,6 +81,9 @@ pub fn render(data: &RunData) -> String {
         let mut cells = row(data.run.id, m);
         if database {
             cells.extend(database_cells(m));
+        }
+        if tls {
+            cells.extend(tls_cells(m));
         }
         out.push_str(&cells.join(","));
         out.push('\n');
@@ -73,6 +97,18 @@ fn database_cells(m: &Measurement) -> Vec<String> {
         .iter()
         .map(|x| f(crate::metric::value(*x, m)))
         .collect()
+}
+
+/// The protocol spoken and the handshake figures of one measurement.
+fn tls_cells(m: &Measurement) -> Vec<String> {
+    let p = &m.summary.protocol;
+    let mut cells = vec![
+        text(&p.http),
+        p.tls.as_deref().map_or(String::new(), text),
+        p.client_cert.to_string(),
+    ];
+    cells.extend(TLS_METRICS.iter().map(|x| f(crate::metric::value(*x, m))));
+    cells
 }
 
 fn row(run_id: i64, m: &Measurement) -> Vec<String> {

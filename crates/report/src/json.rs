@@ -119,7 +119,21 @@ fn result(m: &Measurement) -> Value {
         v["req_per_total_cpu_s"] = finite(crate::metric::req_per_total_cpu_s(m));
     }
     crate::budget::json(m, &mut v);
+    protocol_json(m, &mut v);
     v
+}
+
+/// The protocol spoken and, over TLS, the handshake figures.
+fn protocol_json(m: &Measurement, v: &mut Value) {
+    let p = &m.summary.protocol;
+    v["protocol"] = json!({ "http": p.http, "tls": p.tls, "client_cert": p.client_cert });
+    if let Some(t) = &m.summary.tls {
+        let h = &t.handshakes;
+        v["handshakes"] = json!({
+            "done": h.done, "resumed": h.resumed, "failed": h.failed,
+            "p50_ms": finite(t.handshake_ms.p50), "p99_ms": finite(t.handshake_ms.p99),
+        });
+    }
 }
 
 fn summary(data: &RunData) -> Vec<Value> {

@@ -53,6 +53,7 @@ mod tests {
         let mut database = crate::csv::header();
         database
             .extend([Metric::DbCpuS, Metric::DbRssPeak, Metric::ReqPerTotalCpuS].map(Metric::name));
+        database.extend(crate::csv::tls_header());
         let outputs: [(&str, Vec<&str>); 3] = [
             ("load", super::load::csv_columns().to_vec()),
             ("capacity", super::capacity::csv_columns().to_vec()),
