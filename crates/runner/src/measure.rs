@@ -340,7 +340,15 @@ fn measure_level(
         idle_rss,
         after_rss: after.rss_bytes,
         startup: run.startup,
-        resources: step.level.resources,
+        // Stored as the budget it was: a quota above the pinned CPUs
+        // cannot bind (docs/columns.md `cpu_quota`).
+        resources: Resources {
+            cpus: shootout_servers::binding_quota(
+                &cx.pinning.server_cpus,
+                step.level.resources.cpus,
+            ),
+            ..step.level.resources
+        },
         oom_killed,
         warmed,
     });
