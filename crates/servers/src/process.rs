@@ -551,6 +551,7 @@ mod tests {
             footprint: vec![],
             inputs: vec![],
             sync_workers: None,
+            warmup_min: None,
             protocols: crate::Protocols::default(),
             dir: dir.to_path_buf(),
             root: dir.to_path_buf(),
