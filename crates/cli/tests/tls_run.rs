@@ -4,8 +4,9 @@
 //! summary says which TLS version was spoken and whether a client
 //! certificate was offered), robyn's TLS levels are skipped with its
 //! manifest's reason, its cleartext levels measured, and the run's
-//! certificates are gone afterwards. Skipped with a printed reason where
-//! Go (or, for the skip half, Python) is missing.
+//! certificates are gone afterwards; a `tls_resume` level resumes its
+//! handshakes and a full-handshake level does not. Skipped with a printed
+//! reason where Go (or, for the skip half, Python) is missing.
 
 #![allow(clippy::unwrap_used)]
 
@@ -154,4 +155,38 @@ fn mtls_levels_present_the_runs_client_certificate() {
     assert!(m.summary.protocol.client_cert, "{stderr}");
     assert_eq!(m.summary.errors.total(), 0, "{stderr}");
     assert!(m.summary.requests.completed > 0, "{stderr}");
+}
+
+/// `tls_resume = true` reaches the engine: without keep-alive every
+/// request of the resumed level is a new connection that resumes a
+/// session go-nethttp issued (Go's crypto/tls sends TLS 1.3 tickets by
+/// default), while the level beside it does full handshakes only.
+#[test]
+fn a_resumed_level_resumes_and_a_full_handshake_level_does_not() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !on_path("go") {
+        println!("SKIP resumed-handshake run test: `go` is not on PATH");
+        return;
+    }
+    let tmp = Tmp::new("tls-resume-run");
+    let (data, stderr, _) = run(
+        &tmp.0,
+        &["go-nethttp"],
+        "{ connections = 2, duration = \"1s\", protocol = \"tls\", keepalive = false }, \
+         { connections = 2, duration = \"1s\", protocol = \"tls\", keepalive = false, tls_resume = true }",
+    );
+    let handshakes = |label: &str| {
+        let m = of(&data, "go-nethttp", label).expect(&stderr);
+        assert_eq!(m.summary.errors.total(), 0, "{label}: {stderr}");
+        assert!(!m.summary.keepalive);
+        m.summary.tls.as_ref().expect("handshake figures").handshakes.clone()
+    };
+    let full = handshakes("c=2 1s tls");
+    assert!(full.done > 0, "{full:?}");
+    assert_eq!((full.resumed, full.failed), (0, 0), "{full:?}");
+    let resumed = handshakes("c=2 1s tls resumed");
+    assert!(resumed.resumed > 0, "{resumed:?}");
+    assert_eq!(resumed.failed, 0, "{resumed:?}");
+    // Sessions were had in the warm-up: most new connections resume.
+    assert!(resumed.resumed * 2 >= resumed.done, "{resumed:?}");
 }
