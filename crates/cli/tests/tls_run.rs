@@ -179,7 +179,12 @@ fn a_resumed_level_resumes_and_a_full_handshake_level_does_not() {
         let m = of(&data, "go-nethttp", label).expect(&stderr);
         assert_eq!(m.summary.errors.total(), 0, "{label}: {stderr}");
         assert!(!m.summary.keepalive);
-        m.summary.tls.as_ref().expect("handshake figures").handshakes.clone()
+        m.summary
+            .tls
+            .as_ref()
+            .expect("handshake figures")
+            .handshakes
+            .clone()
     };
     let full = handshakes("c=2 1s tls");
     assert!(full.done > 0, "{full:?}");
