@@ -103,6 +103,7 @@ fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
         },
         levels,
         curve,
+        broke_first: None,
     }
 }
 
@@ -142,5 +143,6 @@ fn level(phase: Phase, rate: f64, knee: f64, fraction: Option<f64>) -> LevelReco
         },
         reason: format!("p99 was {p99:.1} ms (p99<=10ms)"),
         fraction,
+        routes: Vec::new(),
     }
 }
