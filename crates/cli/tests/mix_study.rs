@@ -155,7 +155,7 @@ fn a_mix_path_that_cannot_be_read_is_a_study_error_with_file_line_and_key() {
     let out = run(&tmp.0, &study);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let at = format!("{}:9: key `mix`", study.display());
+    let at = format!("{}:8: key `mix`", study.display());
     assert!(stderr.contains(&at), "{at} not in {stderr}");
     assert!(stderr.contains("nope.toml"), "{stderr}");
 }
