@@ -2,8 +2,9 @@
 //! metric columns are named as in the catalogue (docs/columns.md).
 //! Text cells that a spreadsheet would run as a formula (leading `=`, `+`,
 //! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
-//! database columns appended after the others; runs without keep exactly
-//! the columns they always had.
+//! database columns appended after the others, runs under a resource
+//! budget the budget columns after those; runs without keep exactly the
+//! columns they always had.
 
 use shootout_store::{Measurement, RunData};
 use shootout_study::Metric;
@@ -44,6 +45,19 @@ pub fn header() -> Vec<&'static str> {
 /// Appended when any measurement of the run has database numbers.
 const DATABASE_HEADER: [Metric; 3] = [Metric::DbCpuS, Metric::DbRssPeak, Metric::ReqPerTotalCpuS];
 
+/// Appended when any measurement of the run ran under a budget.
+const BUDGET_HEADER: [Metric; 6] = [
+    Metric::CpuQuota,
+    Metric::MemoryLimit,
+    Metric::Throttled,
+    Metric::ReqPerQuotaCpuS,
+    Metric::RpsPerLimitGib,
+    Metric::MemoryPeak,
+];
+
+/// Budget columns that are counts, not catalogue metrics.
+const BUDGET_COUNTS: [&str; 2] = ["throttled_periods", "oom_killed"];
+
 /// Renders the CSV of a run.
 pub fn render(data: &RunData) -> String {
     let database = data
@@ -54,12 +68,22 @@ pub fn render(data: &RunData) -> String {
     if database {
         header.extend(DATABASE_HEADER.map(Metric::name));
     }
+    let budget = data.measurements.iter().any(|m| {
+        m.resources_cpus.is_some() || m.resources_memory_mib.is_some() || m.oom_killed.is_some()
+    });
+    if budget {
+        header.extend(BUDGET_HEADER.map(Metric::name));
+        header.extend(BUDGET_COUNTS);
+    }
     let mut out = header.join(",");
     out.push('\n');
     for m in &data.measurements {
         let mut cells = row(data.run.id, m);
         if database {
             cells.extend(database_cells(m));
+        }
+        if budget {
+            cells.extend(budget_cells(m));
         }
         out.push_str(&cells.join(","));
         out.push('\n');
@@ -73,6 +97,18 @@ fn database_cells(m: &Measurement) -> Vec<String> {
         .iter()
         .map(|x| f(crate::metric::value(*x, m)))
         .collect()
+}
+
+/// The budget columns: empty cells where a measurement has no value.
+fn budget_cells(m: &Measurement) -> Vec<String> {
+    let count = |c: Option<u64>| c.map_or(String::new(), |c| c.to_string());
+    let mut cells: Vec<String> = BUDGET_HEADER
+        .iter()
+        .map(|x| f(crate::metric::value(*x, m)))
+        .collect();
+    cells.push(count(m.throttled_periods));
+    cells.push(count(m.oom_killed));
+    cells
 }
 
 fn row(run_id: i64, m: &Measurement) -> Vec<String> {

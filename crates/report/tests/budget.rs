@@ -65,6 +65,33 @@ fn without_budgets_the_rows_stay_out() {
 }
 
 #[test]
+fn csv_appends_the_budget_columns_only_to_budgeted_runs() {
+    let csv = shootout_report::csv(&budgeted());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header.len(), row.len(), "{csv}");
+    let cell = |name: &str| {
+        let i = header.iter().position(|h| *h == name);
+        row[i.unwrap_or_else(|| panic!("no {name} column: {csv}"))]
+    };
+    assert_eq!(cell("cpu_quota"), "0.5");
+    assert_eq!(cell("memory_limit_mib"), "512");
+    assert_eq!(cell("throttled_s"), "1.5");
+    assert_eq!(cell("throttled_periods"), "42");
+    assert_eq!(cell("oom_killed"), "0");
+    let rps: f64 = cell("rps").parse().unwrap();
+    let per_quota: f64 = cell("req_per_quota_cpu_s").parse().unwrap();
+    assert!((per_quota - rps / 0.5).abs() < 1e-3 * rps, "{csv}");
+    let (db, ids) = common::fixture_db("no-budget-csv", &[FixtureOptions::default()]);
+    let plain = shootout_report::csv(&common::load(&db, ids[0]));
+    assert!(
+        !plain.lines().next().unwrap().contains("cpu_quota"),
+        "{plain}"
+    );
+}
+
+#[test]
 fn json_carries_each_results_budget_and_counters() {
     let doc: Value = serde_json::from_str(&shootout_report::json(&budgeted())).unwrap();
     let schema: Value = serde_json::from_str(SCHEMA).unwrap();

@@ -36,6 +36,9 @@ pub struct SessionContext<'a> {
     pub wait_quiet: Option<Duration>,
     /// The run's certificates, when the study has TLS levels.
     pub tls: Option<&'a RunTls>,
+    /// The target's `warmup_min`, scaled like every duration of the run:
+    /// load each start of it gets before its first measurement.
+    pub warmup_min: Duration,
 }
 
 impl std::fmt::Debug for SessionContext<'_> {

@@ -21,6 +21,7 @@ use shootout_engine::{Control, LoadReport, Plan};
 use shootout_servers::{Limits, Server};
 use shootout_store::Measurement;
 use shootout_study::{Level, Resources, Scenario};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +41,9 @@ pub(crate) struct Running {
     startup: Duration,
     pgid: i32,
     root: i32,
+    /// Load this start has had so far (warm-ups and measured loads), to
+    /// owe the target's `warmup_min` only once per start.
+    loaded: Cell<Duration>,
 }
 
 impl Running {
@@ -206,6 +210,7 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
             root: server.pid() as i32,
+            loaded: Cell::new(Duration::ZERO),
             server,
             port,
             tls_port,
@@ -313,7 +318,8 @@ fn measure_level(
     let plan = plan_for(cx, step.scenario, step.level, port).map_err(EngineRefusal::from)?;
     let alive = || ensure_alive(cx, run);
     let label = step.label(cx);
-    let loaded = warm_up(cx, port, &label, step.scenario, step.level, &alive)
+    let owed = cx.warmup_min.saturating_sub(run.loaded.get());
+    let loaded = warm_up(cx, port, &label, step.scenario, step.level, owed, &alive)
         .and_then(|w| {
             let started_at = shootout_store::now_rfc3339_millis();
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))
@@ -325,6 +331,10 @@ fn measure_level(
             });
         });
     let (warmed, started_at, loaded) = loaded?;
+    run.loaded.set(
+        run.loaded.get()
+            + Duration::from_secs_f64(warmed.seconds + loaded.report.summary.duration_s),
+    );
     drain(cx, run, step.scenario);
     sleep_unless_stopped(cx.settle_after, cx.interrupt);
     let after = procfs::sample(run.pgid, run.root, false);
@@ -340,7 +350,15 @@ fn measure_level(
         idle_rss,
         after_rss: after.rss_bytes,
         startup: run.startup,
-        resources: step.level.resources,
+        // Stored as the budget it was: a quota above the pinned CPUs
+        // cannot bind (docs/columns.md `cpu_quota`).
+        resources: Resources {
+            cpus: shootout_servers::binding_quota(
+                &cx.pinning.server_cpus,
+                step.level.resources.cpus,
+            ),
+            ..step.level.resources
+        },
         oom_killed,
         warmed,
     });

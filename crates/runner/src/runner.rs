@@ -276,6 +276,10 @@ impl Run<'_> {
                 database: self.database.as_ref(),
                 wait_quiet: self.cfg.wait_quiet,
                 tls: self.tls.as_ref(),
+                warmup_min: m
+                    .target
+                    .warmup_min
+                    .map_or(Duration::ZERO, |d| d.mul_f64(self.cfg.scale)),
             };
             let mut sink = Sink {
                 store: &self.store,

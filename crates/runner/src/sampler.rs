@@ -185,6 +185,7 @@ mod tests {
             footprint: vec![],
             inputs: vec![],
             sync_workers: None,
+            warmup_min: None,
             protocols: shootout_servers::Protocols::default(),
             dir: dir.to_path_buf(),
             root: dir.to_path_buf(),

@@ -108,6 +108,17 @@ fn warm(
     max: Duration,
     interrupt: &Interrupt,
 ) -> (Result<WarmedUp, SessionError>, Vec<Told>) {
+    warm_owed(port, window, max, Duration::ZERO, interrupt)
+}
+
+/// [`warm`] for a target owed `owed` of load (`warmup_min`).
+fn warm_owed(
+    port: u16,
+    window: Duration,
+    max: Duration,
+    owed: Duration,
+    interrupt: &Interrupt,
+) -> (Result<WarmedUp, SessionError>, Vec<Told>) {
     let level = shootout_study::Level {
         label: "c=8".into(),
         workload: Workload::new(
@@ -136,7 +147,12 @@ fn warm(
     let seen = Seen::default();
     let windows = Windows {
         plan: &plan,
-        rule: rule_for(&Warmup::Auto { window, max }),
+        rule: Rule {
+            cap: rule_for(&Warmup::Auto { window, max }).cap
+                + (owed.as_secs_f64() / window.as_secs_f64()).ceil() as usize,
+            ..Rule::default()
+        },
+        owed,
         interrupt,
         observer: &seen,
         label: &LABEL,
@@ -188,6 +204,34 @@ fn a_server_that_keeps_getting_faster_is_capped_not_steady() {
     assert_eq!(seen.len(), 10, "loaded until the cap: {seen:?}");
     assert!(seen[9].2 > seen[0].2 * 2.0, "it did get faster: {seen:?}");
     assert!(out.seconds >= 10.0 * 0.25, "{out:?}");
+}
+
+/// A JIT-like server: flat at 8 connections × 4 ms for its first 3 s of
+/// life, then twice as fast for good.
+fn plateau_then_step() -> PacedServer {
+    PacedServer::start(|t| Duration::from_millis(if t < 3.0 { 4 } else { 2 }))
+}
+
+#[test]
+fn a_warmup_min_loads_past_a_plateau_before_judging() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let window = Duration::from_millis(250);
+    // Without a minimum the rule may call the flat first 3 s steady (ten
+    // windows of 250 ms, on a quiet machine) and measure half the speed.
+    // Owed 4 s, the same server is loaded past its step and judged after.
+    let server = plateau_then_step();
+    let owed = Duration::from_secs(4);
+    let (out, seen) = warm_owed(server.port, window, window * 40, owed, &Interrupt::new());
+    let out = out.expect("warm-up");
+    eprintln!("owed 4 s: {seen:?}, {out:?}");
+    assert_eq!(out.steady, Some(true), "{seen:?}");
+    assert!(out.seconds >= 4.0, "the minimum was honoured: {out:?}");
+    assert!(
+        seen.iter().all(|s| s.1 == 40 + 16),
+        "cap extended: {seen:?}"
+    );
+    let (first, last) = (seen[2].2, seen[seen.len() - 1].2);
+    assert!(last > first * 1.6, "steady after the step: {seen:?}");
 }
 
 #[test]

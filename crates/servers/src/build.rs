@@ -234,6 +234,7 @@ mod tests {
             footprint: vec!["out".into()],
             inputs: vec!["src".into()],
             sync_workers: None,
+            warmup_min: None,
             protocols: crate::Protocols::default(),
             dir,
             root: root.to_path_buf(),

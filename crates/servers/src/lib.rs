@@ -27,7 +27,9 @@ pub use database::DatabaseAccess;
 pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
-pub use process::{budget_cpus, free_port, kill_all_servers, Server, StartError, StopReport};
+pub use process::{
+    binding_quota, budget_cpus, free_port, kill_all_servers, Server, StartError, StopReport,
+};
 pub use protocols::{tls_env, Protocol, Protocols, TlsFiles, Unsupported};
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

@@ -6,6 +6,7 @@
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::protocols::{Protocol, Protocols};
 use crate::toolchain::Toolchain;
@@ -36,6 +37,11 @@ pub struct Target {
     /// What it serves besides cleartext HTTP/1.1 (`protocols`; absent:
     /// nothing else).
     pub protocols: Protocols,
+    /// Load time its runtime needs after a start before any measurement
+    /// (`warmup_min`; a JIT's later tiers can sit on a plateau longer than
+    /// any steady-state rule can see past): the runner loads it at least
+    /// this long, warm-up and earlier levels of the same start counted.
+    pub warmup_min: Option<Duration>,
     /// The target's folder, `targets/<name>`.
     pub dir: PathBuf,
     /// The targets directory that holds `dir` (and `.build/`).
@@ -83,6 +89,7 @@ struct Raw {
     inputs: Vec<String>,
     sync_workers: Option<u32>,
     protocols: Option<Vec<Protocol>>,
+    warmup_min: Option<String>,
 }
 
 /// Reads and validates `dir/target.toml`.
@@ -136,6 +143,8 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         Some(list) => Protocols::from_list(list)
             .map_err(|msg| err(Some("protocols"), line_of_key(&text, "protocols"), msg))?,
     };
+    let warmup_min = warmup_min(raw.warmup_min.as_deref())
+        .map_err(|msg| err(Some("warmup_min"), line_of_key(&text, "warmup_min"), msg))?;
     let root = dir.parent().map(Path::to_path_buf).unwrap_or_default();
     Ok(Target {
         name: raw.name,
@@ -150,9 +159,22 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         inputs: raw.inputs,
         sync_workers: raw.sync_workers,
         protocols,
+        warmup_min,
         dir: dir.to_path_buf(),
         root,
     })
+}
+
+/// `warmup_min` as written ("45s"): a duration of at most ten minutes.
+fn warmup_min(text: Option<&str>) -> Result<Option<Duration>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let d = shootout_engine::units::parse_duration(text).map_err(|e| e.to_string())?;
+    if d > Duration::from_secs(600) {
+        return Err(format!("{text:?} is more than ten minutes"));
+    }
+    Ok(Some(d))
 }
 
 /// Finds the key and line of a deserialisation error. A missing key has no
@@ -312,6 +334,27 @@ future_key = 1
         let (_root, dir) = write(&GOOD.replace("build = [\"true\"]", "build = \"true\""));
         let e = load(&dir).unwrap_err();
         assert_eq!((e.key.as_deref(), e.line), (Some("build"), Some(6)), "{e}");
+    }
+
+    #[test]
+    fn warmup_min_is_a_duration_named_with_its_line_when_wrong() {
+        let (_root, dir) = write(&format!("{GOOD}warmup_min = \"45s\"\n"));
+        assert_eq!(
+            load(&dir).unwrap().warmup_min,
+            Some(Duration::from_secs(45))
+        );
+        let (_root, dir) = write(&format!("{GOOD}warmup_min = \"soon\"\n"));
+        let e = load(&dir).unwrap_err();
+        let line = GOOD.lines().count() + 1;
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("warmup_min"), Some(line)),
+            "{e}"
+        );
+        let (_root, dir) = write(&format!("{GOOD}warmup_min = \"1h\"\n"));
+        assert!(load(&dir).unwrap_err().to_string().contains("ten minutes"));
+        let (_root, dir) = write(GOOD);
+        assert_eq!(load(&dir).unwrap().warmup_min, None);
     }
 
     #[test]

@@ -25,6 +25,7 @@ fn fake(dir: &Path) -> Target {
         footprint: vec![],
         inputs: vec![],
         sync_workers: None,
+        warmup_min: None,
         protocols: shootout_servers::Protocols::default(),
         dir: dir.to_path_buf(),
         root: dir.to_path_buf(),

@@ -296,6 +296,7 @@ fn verify_target_gives_the_server_the_database_env() {
         footprint: vec![],
         inputs: vec![],
         sync_workers: None,
+        warmup_min: None,
         protocols: crate::Protocols::default(),
         dir: dir.clone(),
         root: root.path().to_path_buf(),

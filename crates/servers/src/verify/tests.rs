@@ -517,6 +517,7 @@ fn verify_target_reports_a_server_that_dies_as_data() {
         footprint: vec![],
         inputs: vec![],
         sync_workers: None,
+        warmup_min: None,
         protocols: crate::Protocols::default(),
         dir,
         root: root.path().to_path_buf(),
