@@ -6,7 +6,9 @@
 use crate::error::CapacityError;
 use crate::event::Event;
 use crate::judge::{self, judge};
-use crate::record::{CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use crate::record::{
+    CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict,
+};
 use crate::search::{self, Action, Outcome, Tried};
 use crate::settings::Settings;
 use crate::sizing;

@@ -266,7 +266,10 @@ fn capacity_of_a_mix_shows_each_kind_and_which_broke_first() {
         .as_array()
         .and_then(|a| a.iter().find(|k| k["name"] == "queries"))
         .expect("queries");
-    assert!(queries["over"].as_f64().is_some_and(|o| o > 1.0), "{queries}");
+    assert!(
+        queries["over"].as_f64().is_some_and(|o| o > 1.0),
+        "{queries}"
+    );
     assert_eq!(json["broke_first"]["kind"], "queries", "{json}");
     cleanup(&file);
 }

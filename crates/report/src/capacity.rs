@@ -11,9 +11,9 @@
 
 use crate::escape::md;
 use crate::metric::num;
+use crate::output::capacity::{kind_names, kind_p99};
 use crate::stats::Spread;
 use serde_json::{json, Value};
-use crate::output::capacity::{kind_names, kind_p99};
 use shootout_capacity::LevelRecord;
 use shootout_store::{CapacitySearch, RunData};
 use std::fmt::Write;
@@ -215,7 +215,12 @@ pub fn markdown(out: &mut String, data: &RunData) {
             let by_kind: String = sec
                 .kinds
                 .iter()
-                .map(|k| format!(" {} |", r.kind_p99_at_capacity(k).map_or("—".to_string(), num)))
+                .map(|k| {
+                    format!(
+                        " {} |",
+                        r.kind_p99_at_capacity(k).map_or("—".to_string(), num)
+                    )
+                })
                 .collect();
             let broke = match sec.kinds.is_empty() {
                 true => String::new(),
@@ -268,7 +273,9 @@ fn kinds_curve_table(out: &mut String, sec: &Section) {
     out.push('\n');
     for r in &sec.rows {
         for l in r.curve {
-            let step = l.fraction.map_or("—".to_string(), |f| format!("{:.0}%", f * 100.0));
+            let step = l
+                .fraction
+                .map_or("—".to_string(), |f| format!("{:.0}%", f * 100.0));
             let _ = write!(
                 out,
                 "| {} | {step} | {} | {} |",

@@ -5,7 +5,8 @@ use super::*;
 use crate::tests::{new_run, TempDb};
 use rusqlite::Connection;
 use shootout_capacity::{
-    broke_first, CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict,
+    broke_first, CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord,
+    Verdict,
 };
 use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
 

@@ -4,10 +4,10 @@
 //! which applies the engine's rules.
 
 use crate::capacity;
-use crate::mix::{self, ScenarioMix};
 use crate::level::{self, Level};
 use crate::locator::{Locator, StudyError};
 use crate::metric::Metric;
+use crate::mix::{self, ScenarioMix};
 use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
 use crate::resources::{self, Resources};
@@ -323,7 +323,11 @@ fn name_and_mix(
     let Some(key) = &s.mix else {
         return match &s.name {
             Some(n) => Ok((*n.get_ref(), None)),
-            None => Err(at.at(raw, "name", "a scenario needs a `name` (a route) or a `mix`")),
+            None => Err(at.at(
+                raw,
+                "name",
+                "a scenario needs a `name` (a route) or a `mix`",
+            )),
         };
     };
     if let Some(n) = &s.name {
@@ -418,10 +422,16 @@ fn kind_rules(
         };
         let Some(kind) = t.route() else { continue };
         let why = match mixed {
-            None => format!("'{}' names the request kind '{kind}', but only a `mix` has kinds", rule.get_ref()),
+            None => format!(
+                "'{}' names the request kind '{kind}', but only a `mix` has kinds",
+                rule.get_ref()
+            ),
             Some(m) if m.mix.position(kind).is_none() => {
                 let names: Vec<&str> = m.mix.kinds().iter().map(|k| k.name.as_str()).collect();
-                format!("the mix has no request named '{kind}' (it has {})", names.join(", "))
+                format!(
+                    "the mix has no request named '{kind}' (it has {})",
+                    names.join(", ")
+                )
             }
             Some(_) => continue,
         };

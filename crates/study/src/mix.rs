@@ -112,7 +112,11 @@ fn with_contract_expectations(mix: Mix) -> Mix {
         .cloned()
         .map(|mut k| {
             if k.expect.is_none() {
-                let e = expect_request(&method_of(&k.request.method), k.path.as_str(), &k.request.body);
+                let e = expect_request(
+                    &method_of(&k.request.method),
+                    k.path.as_str(),
+                    &k.request.body,
+                );
                 k.expect = (!e.is_empty()).then_some(e);
             }
             k

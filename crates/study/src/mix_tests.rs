@@ -28,7 +28,8 @@ struct Folder(PathBuf);
 
 impl Folder {
     fn new(tag: &str, mix: &str) -> Folder {
-        let dir = std::env::temp_dir().join(format!("shootout-study-mix-{tag}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("shootout-study-mix-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("mixes")).unwrap();
         std::fs::write(dir.join("mixes/m.toml"), mix).unwrap();
@@ -67,7 +68,10 @@ fn a_mix_scenario_reads_its_file_beside_the_study() {
     assert_eq!(sc.name.as_str(), "db", "the heaviest kind's route");
     assert_eq!((sc.arrival, sc.seed), (Arrival::Poisson, Some(7)));
     assert!(sc.needs_database() && s.needs_database());
-    assert_eq!(sc.path_for(&sc.capacity.as_ref().unwrap().template_level()), "/");
+    assert_eq!(
+        sc.path_for(&sc.capacity.as_ref().unwrap().template_level()),
+        "/"
+    );
     let kinds = m.mix.kinds();
     assert_eq!(kinds.len(), 3);
     // Each kind is checked as SPEC.md says its route answers.
@@ -78,7 +82,10 @@ fn a_mix_scenario_reads_its_file_beside_the_study() {
 
 #[test]
 fn a_mix_of_routes_without_the_database_needs_none() {
-    let f = Folder::new("nodb", "[[request]]\nname = \"j\"\nweight = 1\npath = \"/json\"\n");
+    let f = Folder::new(
+        "nodb",
+        "[[request]]\nname = \"j\"\nweight = 1\npath = \"/json\"\n",
+    );
     let s = f
         .study("mix = \"mixes/m.toml\"\nload = { rate = 100, connections = 4, duration = \"1s\" }")
         .unwrap();
@@ -99,8 +106,13 @@ fn a_mix_path_that_cannot_be_read_names_the_study_line_and_key() {
 
 #[test]
 fn a_broken_mix_file_is_named_by_the_mix_crate() {
-    let f = Folder::new("broken", "[[request]]\nname = \"db\"\nweight = 1\npath = \"/queries?queries={5..1}\"\n");
-    let e = f.study("mix = \"mixes/m.toml\"\ncapacity = {}").unwrap_err();
+    let f = Folder::new(
+        "broken",
+        "[[request]]\nname = \"db\"\nweight = 1\npath = \"/queries?queries={5..1}\"\n",
+    );
+    let e = f
+        .study("mix = \"mixes/m.toml\"\ncapacity = {}")
+        .unwrap_err();
     assert_eq!(e.file, f.0.join("mixes/m.toml"));
     assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("path")));
 }
@@ -145,7 +157,11 @@ fn mix_scenario_mistakes_name_their_key() {
     for (scenario, line, key, says) in cases {
         let e = f.study(scenario).unwrap_err();
         assert_eq!(e.file, f.0.join("svc.toml"), "{scenario}");
-        assert_eq!((e.line, e.key.as_deref()), (Some(line), Some(key)), "{scenario}: {e}");
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(line), Some(key)),
+            "{scenario}: {e}"
+        );
         assert!(e.message.contains(says), "{scenario}: {e}");
     }
 }
@@ -156,7 +172,10 @@ fn a_capacity_tables_arrival_and_seed_win() {
     let s = f
         .study("mix = \"mixes/m.toml\"\nseed = 1\ncapacity = { arrival = \"poisson\", seed = 9 }")
         .unwrap();
-    assert_eq!((s.scenarios[0].arrival, s.scenarios[0].seed), (Arrival::Poisson, Some(9)));
+    assert_eq!(
+        (s.scenarios[0].arrival, s.scenarios[0].seed),
+        (Arrival::Poisson, Some(9))
+    );
 }
 
 #[test]
@@ -166,11 +185,29 @@ fn the_shipped_service_study_and_its_mix_parse() {
     let sc = &s.scenarios[0];
     assert_eq!(sc.shown_name(), "service");
     assert_eq!(sc.arrival, Arrival::Poisson);
-    let names: Vec<&str> = sc.mix.as_ref().unwrap().mix.kinds().iter().map(|k| k.name.as_str()).collect();
+    let names: Vec<&str> = sc
+        .mix
+        .as_ref()
+        .unwrap()
+        .mix
+        .kinds()
+        .iter()
+        .map(|k| k.name.as_str())
+        .collect();
     assert_eq!(names, ["db", "queries", "fortunes", "updates", "json"]);
-    let rules: Vec<&str> = sc.capacity.as_ref().unwrap().slo.iter().map(|t| t.text()).collect();
+    let rules: Vec<&str> = sc
+        .capacity
+        .as_ref()
+        .unwrap()
+        .slo
+        .iter()
+        .map(|t| t.text())
+        .collect();
     for kind in &names {
-        assert!(rules.contains(&format!("{kind}.p99<=50ms").as_str()), "{rules:?}");
+        assert!(
+            rules.contains(&format!("{kind}.p99<=50ms").as_str()),
+            "{rules:?}"
+        );
     }
     assert!(rules.contains(&"p99<=50ms"));
 }

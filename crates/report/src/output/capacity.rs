@@ -50,7 +50,9 @@ pub fn kind_names(r: &CapacityResult) -> Vec<&str> {
         .iter()
         .chain(&r.curve)
         .find(|l| !l.routes.is_empty())
-        .map_or_else(Vec::new, |l| l.routes.iter().map(|k| k.name.as_str()).collect())
+        .map_or_else(Vec::new, |l| {
+            l.routes.iter().map(|k| k.name.as_str()).collect()
+        })
 }
 
 /// One kind's p99 at a level (ms), if the level has that kind.
@@ -363,7 +365,11 @@ fn csv(r: &CapacityResult) -> String {
         if !kinds.is_empty() {
             o.pop();
             for k in &kinds {
-                let _ = write!(o, ",{}", kind_p99(l, k).map_or(String::new(), |v| format!("{v:.3}")));
+                let _ = write!(
+                    o,
+                    ",{}",
+                    kind_p99(l, k).map_or(String::new(), |v| format!("{v:.3}"))
+                );
             }
             o.push('\n');
         }
