@@ -5,6 +5,8 @@
 //! every level), and the report shows each kind's p99 and which broke the
 //! SLO first. A bad mix path is a study error naming file, line and key.
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
+
 use shootout_store::{RunStatus, Store};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
