@@ -126,7 +126,32 @@ pub(crate) fn scenarios(
         .map(|s| scenario(at, s, defaults))
         .collect::<Result<_, _>>()?;
     one_kind_of_tls(at, raw, &scenarios)?;
+    distinct_names(at, raw, &scenarios)?;
     Ok(scenarios)
+}
+
+/// Results are stored and shown by scenario name (a route, or a mix's
+/// file stem), so two scenarios may not share one: give one scenario
+/// several levels instead.
+fn distinct_names(
+    at: &Locator<'_>,
+    raw: &[Spanned<RawScenario>],
+    scenarios: &[Scenario],
+) -> Result<(), StudyError> {
+    for (i, (r, s)) in raw.iter().zip(scenarios).enumerate() {
+        if scenarios[..i]
+            .iter()
+            .any(|o| o.shown_name() == s.shown_name())
+        {
+            let msg = format!(
+                "a second scenario named {:?}: results are kept by scenario name, so put its loads \
+                 in the first one's `levels`",
+                s.shown_name()
+            );
+            return Err(at.at(r, "scenario", msg));
+        }
+    }
+    Ok(())
 }
 
 /// A study's servers start once with or without `TLS_CLIENT_CA`, so its
