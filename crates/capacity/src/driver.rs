@@ -6,11 +6,13 @@
 use crate::error::CapacityError;
 use crate::event::Event;
 use crate::judge::{self, judge};
-use crate::record::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use crate::record::{
+    CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict,
+};
 use crate::search::{self, Action, Outcome, Tried};
 use crate::settings::Settings;
 use crate::sizing;
-use shootout_engine::{Control, Load, Plan, Stop, Summary, Threshold, Workload};
+use shootout_engine::{Arrival, Control, Load, Plan, Stop, Summary, Threshold, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -174,6 +176,7 @@ impl Driver<'_> {
                 precision: self.settings.precision(),
                 threads: self.template.threads(),
             },
+            broke_first: crate::record::broke_first(&levels, outcome.capacity),
             levels,
             curve,
         }
@@ -199,8 +202,15 @@ fn run_level(
         requests: None,
         duration: Some(settings.step()),
     };
+    // Poisson arrivals need a rate: the closed-loop probe has none.
+    let arrival = if load.is_open_loop() {
+        settings.arrival()
+    } else {
+        Arrival::Uniform
+    };
     let plan = template
         .to_builder()
+        .arrival(arrival)
         .workload(Workload::new(load, stop)?)
         .warmup(settings.warmup())
         .build()?;
@@ -252,7 +262,34 @@ fn record(
         verdict,
         reason,
         fraction,
+        routes: kinds(s, slo),
     }
+}
+
+/// Each kind of a mix at this level, with how far its failed rules were
+/// past their bounds.
+fn kinds(s: &Summary, slo: &[Threshold]) -> Vec<KindRecord> {
+    s.routes
+        .iter()
+        .map(|r| {
+            let over = slo
+                .iter()
+                .filter(|t| t.route() == Some(r.name.as_str()) && !t.holds(s))
+                .map(|t| match t.value() {
+                    v if v > 0.0 => t.actual(s) / v,
+                    _ => f64::MAX,
+                })
+                .reduce(f64::max);
+            KindRecord {
+                name: r.name.clone(),
+                sent: r.requests.sent,
+                completed: r.requests.completed,
+                errors: r.errors.total(),
+                latency_ms: r.latency_ms.clone(),
+                over,
+            }
+        })
+        .collect()
 }
 
 /// Why the probe got no successful answer, in words.

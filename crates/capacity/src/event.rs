@@ -4,6 +4,9 @@
 use crate::record::{LevelRecord, Phase};
 
 /// What the search reports while it runs.
+// A few events a second at most, each moved once: boxing the record would
+// only add an allocation and change every caller's pattern.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// A level is about to run; `bracket` is (highest pass, lowest fail) so far.

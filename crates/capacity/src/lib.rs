@@ -23,7 +23,10 @@ pub mod sizing;
 pub use driver::PROBE_CONNECTIONS;
 pub use error::{CapacityError, PrecisionError, SettingsError, SettingsField};
 pub use event::Event;
-pub use record::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+pub use record::{
+    broke_first, BrokeFirst, CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase,
+    SearchRecord, Verdict,
+};
 pub use search::CURVE;
 pub use settings::{
     check_precision, default_slo, parse_precision, Settings, DEFAULT_PRECISION, DEFAULT_SLO,

@@ -59,6 +59,61 @@ pub struct LevelRecord {
     pub reason: String,
     /// Curve levels only: the fraction of the capacity offered.
     pub fraction: Option<f64>,
+    /// A mix's request kinds at this level, in the mix's order (empty
+    /// without a mix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<KindRecord>,
+}
+
+/// One request kind of a mix at one level: its counts, its latency and how
+/// far past its bound its worst failed rule was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindRecord {
+    pub name: String,
+    pub sent: u64,
+    pub completed: u64,
+    /// Errors of every class.
+    pub errors: u64,
+    /// Corrected (intended-start) latency of this kind's answers.
+    pub latency_ms: LatencySummary,
+    /// The largest actual/bound ratio of the rules naming this kind that
+    /// failed at this level (1.6: 60% over); None when none failed.
+    pub over: Option<f64>,
+}
+
+/// The request kind that broke the SLO first: the kind whose rule was
+/// furthest past its bound at the lowest failed rate above the capacity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrokeFirst {
+    pub kind: String,
+    /// The offered rate at which it broke.
+    pub rate_rps: f64,
+    /// Its p99 there (ms).
+    pub p99_ms: f64,
+}
+
+/// Which kind broke the SLO first, from a search's levels (the curve
+/// aside): the failed search or confirm level with the lowest offered rate
+/// above `capacity` (any, when none was found), and its kind furthest past
+/// a bound. None without a mix or when only whole-load rules failed.
+pub fn broke_first(levels: &[LevelRecord], capacity: Option<f64>) -> Option<BrokeFirst> {
+    let above = |l: &&LevelRecord| capacity.is_none_or(|c| l.target_rps > c);
+    let level = levels
+        .iter()
+        .filter(|l| l.phase != Phase::Probe && l.verdict == LevelVerdict::Fail)
+        .filter(above)
+        .filter(|l| l.routes.iter().any(|k| k.over.is_some()))
+        .min_by(|a, b| a.target_rps.total_cmp(&b.target_rps))?;
+    let kind = level
+        .routes
+        .iter()
+        .filter(|k| k.over.is_some())
+        .max_by(|a, b| a.over.unwrap_or(0.0).total_cmp(&b.over.unwrap_or(0.0)))?;
+    Some(BrokeFirst {
+        kind: kind.name.clone(),
+        rate_rps: level.target_rps,
+        p99_ms: kind.latency_ms.p99,
+    })
 }
 
 /// The outcome of a search.
@@ -118,4 +173,22 @@ pub struct CapacityResult {
     pub levels: Vec<LevelRecord>,
     /// 25, 50, 75, 90 and 100% of the capacity; empty when none was found.
     pub curve: Vec<LevelRecord>,
+    /// A mix's kind that broke the SLO first ([`broke_first`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broke_first: Option<BrokeFirst>,
+}
+
+impl CapacityResult {
+    /// The level that stands for the capacity: the curve's 100% level, or
+    /// the passing confirm run when there is no curve.
+    pub fn at_capacity(&self) -> Option<&LevelRecord> {
+        let full = |l: &&LevelRecord| l.fraction.is_some_and(|f| (f - 1.0).abs() < 1e-9);
+        self.curve.iter().find(full).or_else(|| {
+            let c = self.capacity_rps?;
+            self.levels
+                .iter()
+                .filter(|l| l.phase == Phase::Confirm && l.pass)
+                .find(|l| (l.target_rps - c).abs() <= 1e-6 * c.max(1.0))
+        })
+    }
 }

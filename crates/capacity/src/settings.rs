@@ -7,7 +7,7 @@
 
 use crate::error::{PrecisionError, SettingsError};
 use shootout_engine::units::MAX_DURATION;
-use shootout_engine::Threshold;
+use shootout_engine::{Arrival, Threshold};
 use std::time::Duration;
 
 /// The default SLOs when none is given.
@@ -56,6 +56,9 @@ pub struct Settings {
     step: Duration,
     precision: f64,
     connections: Option<usize>,
+    /// How the open-loop levels' requests arrive (the probe is a closed
+    /// loop and has no arrivals).
+    arrival: Arrival,
 }
 
 impl Settings {
@@ -92,7 +95,14 @@ impl Settings {
             step,
             precision,
             connections,
+            arrival: Arrival::Uniform,
         })
+    }
+
+    /// These settings with the open-loop levels' arrival process.
+    pub fn with_arrival(mut self, arrival: Arrival) -> Settings {
+        self.arrival = arrival;
+        self
     }
 
     /// A level passes when every rule holds.
@@ -115,6 +125,10 @@ impl Settings {
     pub fn connections(&self) -> Option<usize> {
         self.connections
     }
+    /// How the open-loop levels' requests arrive.
+    pub fn arrival(&self) -> Arrival {
+        self.arrival
+    }
 }
 
 /// The defaults: [`DEFAULT_SLO`], [`DEFAULT_WARMUP`], [`DEFAULT_STEP`],
@@ -127,6 +141,7 @@ impl Default for Settings {
             step: DEFAULT_STEP,
             precision: DEFAULT_PRECISION,
             connections: None,
+            arrival: Arrival::Uniform,
         }
     }
 }

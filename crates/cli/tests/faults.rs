@@ -7,6 +7,9 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
 
+mod common;
+
+use common::{on_path, repo};
 use shootout_store::{RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,15 +17,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn go_present() -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("go").is_file()))
-}
 
 /// A fresh folder with a one-target study of go-nethttp: a 4 s plaintext
 /// level after a fixed 500 ms warm-up, then json.
@@ -132,7 +126,7 @@ fn gone(pid: u32) -> bool {
 #[test]
 fn a_server_killed_mid_level_is_failed_with_the_signal_not_measured() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !go_present() {
+    if !on_path("go") {
         eprintln!("SKIP: go is not on PATH");
         return;
     }
@@ -149,7 +143,7 @@ fn a_server_killed_mid_level_is_failed_with_the_signal_not_measured() {
 #[test]
 fn a_server_frozen_for_a_level_is_failed_as_stopped_never_a_latency_of_0() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !go_present() {
+    if !on_path("go") {
         eprintln!("SKIP: go is not on PATH");
         return;
     }
@@ -170,7 +164,7 @@ fn committed(db: &Path) -> usize {
 #[test]
 fn a_store_locked_past_the_wait_stops_the_run_and_keeps_the_measurement_in_json() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !go_present() {
+    if !on_path("go") {
         eprintln!("SKIP: go is not on PATH");
         return;
     }

@@ -7,7 +7,10 @@
 
 #![allow(clippy::unwrap_used)] // test setup: a failure should panic
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{on_path, repo, Tmp};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
@@ -16,10 +19,6 @@ use std::sync::Mutex;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const NAME: &str = "hello-go";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn guide() -> String {
     std::fs::read_to_string(repo().join("docs/adding-a-target.md")).unwrap()
@@ -56,14 +55,6 @@ fn text_blocks(markdown: &str) -> Vec<String> {
         }
     }
     out
-}
-
-struct Tmp(PathBuf);
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// A targets folder holding the guide's target and a copy of the data.
@@ -121,18 +112,10 @@ fn assert_quoted(quoted: &str, output: &str) {
     }
 }
 
-fn go_present() -> bool {
-    let found = Command::new("go").arg("version").output().is_ok();
-    if !found {
-        eprintln!("SKIP: the guide test (go is not installed)");
-    }
-    found
-}
-
 #[test]
 fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !go_present() {
+    if !on_path("go") {
         return;
     }
     let tmp = targets_dir("verify");
@@ -163,7 +146,7 @@ fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
 #[test]
 fn the_guides_one_target_study_runs() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !go_present() {
+    if !on_path("go") {
         return;
     }
     let tmp = targets_dir("run");

@@ -9,14 +9,10 @@
 
 mod common;
 
-use common::{ok, server, stderr};
-use std::path::{Path, PathBuf};
+use common::{ok, repo, server, stderr};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn shootout(lock: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_shootout"));

@@ -214,3 +214,62 @@ fn capacity_of_a_mix_judges_each_kinds_rule() {
     );
     cleanup(&file);
 }
+
+/// `capacity --mix --arrival poisson -o json`: the closed-loop probe runs
+/// without arrivals and the open levels with Poisson ones; every level
+/// keeps each kind, with the kind whose rule failed marked `over`, and the
+/// result names it as the one that broke the SLO first.
+#[test]
+fn capacity_of_a_mix_shows_each_kind_and_which_broke_first() {
+    let url = common::server(|| ok(None, "fine"));
+    let file = mix_file(MIX, "capacity-kinds");
+    let out = shootout(&[
+        "capacity",
+        "--mix",
+        file.to_str().unwrap(),
+        "--arrival",
+        "poisson",
+        "--seed",
+        "3",
+        "--slo",
+        "p99<=100ms",
+        "--slo",
+        "queries.p99<=0.001ms",
+        "--step",
+        "0.3s",
+        "--warmup",
+        "0.1s",
+        "--precision",
+        "20%",
+        "-t",
+        "1",
+        "--quiet",
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let levels = json["levels"].as_array().expect("levels");
+    assert!(levels.len() >= 2, "{json}");
+    for l in levels {
+        let names: Vec<&str> = l["routes"]
+            .as_array()
+            .expect("each level's kinds")
+            .iter()
+            .filter_map(|k| k["name"].as_str())
+            .collect();
+        assert_eq!(names.len(), 3, "{l}");
+    }
+    let open = &levels[1]["routes"];
+    let queries = open
+        .as_array()
+        .and_then(|a| a.iter().find(|k| k["name"] == "queries"))
+        .expect("queries");
+    assert!(
+        queries["over"].as_f64().is_some_and(|o| o > 1.0),
+        "{queries}"
+    );
+    assert_eq!(json["broke_first"]["kind"], "queries", "{json}");
+    cleanup(&file);
+}

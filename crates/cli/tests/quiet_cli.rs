@@ -8,23 +8,16 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
 
+mod common;
+
+use common::{on_path, repo, Tmp};
 use shootout_store::{Measurement, Store, OTHERS_CPU_LIMIT};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn on_path(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
 
 /// A real target this machine can build, or None (skipped, said).
 fn target() -> Option<&'static str> {
@@ -35,14 +28,6 @@ fn target() -> Option<&'static str> {
         eprintln!("SKIP quiet tests: neither go nor python3 is on PATH");
     }
     found.map(|(name, _)| name)
-}
-
-struct Tmp(PathBuf);
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// A busy loop pinned to `cpu`, killed when dropped. `taskset` execs the

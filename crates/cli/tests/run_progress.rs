@@ -10,16 +10,10 @@
 
 mod common;
 
+use common::Tmp;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-struct Tmp(PathBuf);
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A targets directory holding `slow-build` and a study of it.
 fn fixture(tmp: &Path) -> (PathBuf, PathBuf) {

@@ -5,7 +5,9 @@
 //! latency model (p99 reaches 10 ms at the capacity).
 
 use crate::{new_run, target_record};
-use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use shootout_capacity::{
+    CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict,
+};
 use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
 use shootout_store::{CapacitySearch, RunStatus, Store, StoreError, TargetStatus};
 use std::path::Path;
@@ -62,6 +64,78 @@ pub fn write_capacity_run(path: &Path) -> Result<i64, StoreError> {
     Ok(id)
 }
 
+/// The study text of the service (mix) fixture.
+pub const SERVICE_STUDY_TEXT: &str = r#"name = "service"
+description = "A synthetic mix capacity fixture."
+source = "a synthetic fixture"
+targets = ["rust-actix", "go-gin", "python-django"]
+
+[[scenario]]
+mix = "mixes/service.toml"
+arrival = "poisson"
+capacity = { slo = ["p99<=10ms", "db.p99<=10ms", "updates.p99<=10ms"] }
+"#;
+
+/// (target, capacity of the mix; its `updates` kind's p99 as a share of
+/// the total's, `db`'s being 0.9, so targets differ in which breaks first).
+const SERVICE: [(&str, Option<f64>, f64); 3] = [
+    ("go-gin", Some(4200.0), 0.98),
+    ("rust-actix", Some(5100.0), 0.7),
+    ("python-django", Some(900.0), 0.95),
+];
+
+/// Writes a capacity run of a mix (`db` and `updates` kinds) into the
+/// database at `path`; its id. Each level's kinds are drawn from the
+/// total's latency, and which kind broke first is found from them.
+pub fn write_service_run(path: &Path) -> Result<i64, StoreError> {
+    let store = Store::open(path)?;
+    let mut header = new_run();
+    header.study = "service".into();
+    header.study_text = SERVICE_STUDY_TEXT.into();
+    let id = store.begin_run(&header)?;
+    for (target, cap, updates) in SERVICE {
+        store.record_target(id, &target_record(target, target, TargetStatus::Ok))?;
+        let mut result = search("service", cap, false);
+        result.slo = ["p99<=10ms", "db.p99<=10ms", "updates.p99<=10ms"]
+            .iter()
+            .filter_map(|t| Threshold::parse(t).ok())
+            .collect();
+        for l in result.levels.iter_mut().chain(result.curve.iter_mut()) {
+            l.routes = vec![kind("db", l, 0.9), kind("updates", l, updates)];
+        }
+        result.broke_first = shootout_capacity::broke_first(&result.levels, result.capacity_rps);
+        store.record_capacity(
+            id,
+            &CapacitySearch {
+                target: target.into(),
+                scenario: "service".into(),
+                repetition: 0,
+                started_at: "2026-01-02T03:04:05Z".into(),
+                result,
+            },
+        )?;
+    }
+    store.finish_run(id, RunStatus::Complete)?;
+    Ok(id)
+}
+
+/// A kind at a level: `share` of its sends, its p99 `factor` times the
+/// total's, past its 10 ms bound when the level failed and it is over.
+fn kind(name: &str, l: &LevelRecord, factor: f64) -> KindRecord {
+    let p99 = l.latency_ms.p99 * factor;
+    KindRecord {
+        name: name.into(),
+        sent: l.sent / 2,
+        completed: l.completed / 2,
+        errors: 0,
+        latency_ms: LatencySummary {
+            p99,
+            ..l.latency_ms.clone()
+        },
+        over: (!l.pass && p99 > 10.0).then_some(p99 / 10.0),
+    }
+}
+
 /// One search: probe, a few search levels around the capacity, the
 /// confirmation and the curve; `cap` None fails from the lowest rate.
 fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
@@ -103,6 +177,7 @@ fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
         },
         levels,
         curve,
+        broke_first: None,
     }
 }
 
@@ -142,5 +217,6 @@ fn level(phase: Phase, rate: f64, knee: f64, fraction: Option<f64>) -> LevelReco
         },
         reason: format!("p99 was {p99:.1} ms (p99<=10ms)"),
         fraction,
+        routes: Vec::new(),
     }
 }

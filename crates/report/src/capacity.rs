@@ -2,13 +2,16 @@
 //! the reports: per scenario, one row per target with the capacity found
 //! (median over repetitions, 95% CI when there are two or more), the
 //! verdicts, the SLO, and the latency-vs-offered-load curve of the median
-//! repetition. Markdown tables ([`markdown`]) and the JSON part ([`json`])
+//! repetition; for a mix (the `service` study), each kind's p99 at the
+//! capacity and at every step of the curve, and the kind that broke the
+//! SLO first. Markdown tables ([`markdown`]) and the JSON part ([`json`])
 //! live here; the HTML charts in `html::capacity`. The CSV report stays one
 //! row per load measurement with fixed columns: a search has a different
 //! shape (levels, a curve), and its numbers are in the JSON.
 
 use crate::escape::md;
 use crate::metric::num;
+use crate::output::capacity::{kind_names, kind_p99};
 use crate::stats::Spread;
 use serde_json::{json, Value};
 use shootout_capacity::LevelRecord;
@@ -24,9 +27,33 @@ pub struct Row<'a> {
     pub searches: Vec<&'a CapacitySearch>,
     /// The curve of the repetition whose capacity is nearest the median.
     pub curve: &'a [LevelRecord],
+    /// That repetition's search (the first when none has a curve).
+    pub median: Option<&'a CapacitySearch>,
 }
 
 impl Row<'_> {
+    /// The level standing for the capacity of the median repetition.
+    pub fn at_capacity(&self) -> Option<&LevelRecord> {
+        self.median.and_then(|s| s.result.at_capacity())
+    }
+
+    /// A kind's p99 at the capacity (ms), for a mix's search.
+    pub fn kind_p99_at_capacity(&self, kind: &str) -> Option<f64> {
+        self.at_capacity().and_then(|l| kind_p99(l, kind))
+    }
+
+    /// `updates (p99 81 ms at 420 req/s)`: the kind that broke the SLO
+    /// first in the median repetition, if a kind did.
+    pub fn broke_first(&self) -> Option<String> {
+        let b = self.median?.result.broke_first.as_ref()?;
+        Some(format!(
+            "{} (p99 {} ms at {} req/s)",
+            b.kind,
+            num(b.p99_ms),
+            num(b.rate_rps)
+        ))
+    }
+
     /// `found`, or each verdict with its count when repetitions differ;
     /// `, unstable` when a search was.
     pub fn verdict(&self) -> String {
@@ -82,6 +109,8 @@ pub struct Section<'a> {
     /// The rules as written, joined (`p99<=10ms, error_rate<=0.1%`).
     pub slo: String,
     pub rows: Vec<Row<'a>>,
+    /// A mix's request kinds, in its order (none without a mix).
+    pub kinds: Vec<&'a str>,
 }
 
 /// The run's capacity scenarios in the order first measured.
@@ -127,10 +156,14 @@ fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
         };
         key(b).total_cmp(&key(a)).then(a.target.cmp(b.target))
     });
+    let kinds = searches
+        .first()
+        .map_or_else(Vec::new, |s| kind_names(&s.result));
     Section {
         scenario,
         slo,
         rows,
+        kinds,
     }
 }
 
@@ -141,17 +174,19 @@ fn row<'a>(target: &'a str, searches: Vec<&'a CapacitySearch>) -> Row<'a> {
         .collect();
     let capacity = Spread::of(&found);
     let median = capacity.map_or(0.0, |s| s.median);
-    let curve = searches
+    let nearest = searches
         .iter()
+        .copied()
         .filter(|s| !s.result.curve.is_empty())
         .min_by(|a, b| {
             let d = |s: &CapacitySearch| (s.result.capacity_rps.unwrap_or(0.0) - median).abs();
             d(a).total_cmp(&d(b))
-        })
-        .map_or(&[][..], |s| &s.result.curve[..]);
+        });
+    let curve = nearest.map_or(&[][..], |s| &s.result.curve[..]);
     Row {
         target,
         capacity,
+        median: nearest.or(searches.first().copied()),
         searches,
         curve,
     }
@@ -171,11 +206,29 @@ pub fn markdown(out: &mut String, data: &RunData) {
              confirmed; median over the repetitions `± half-width of the 95% CI` when there \
              are two or more. Best first.\n\n",
         );
-        out.push_str("| Target | Capacity (req/s) | Verdict | SLO |\n|---|---:|---|---|\n");
+        if sec.kinds.is_empty() {
+            out.push_str("| Target | Capacity (req/s) | Verdict | SLO |\n|---|---:|---|---|\n");
+        } else {
+            mix_head(out, &sec);
+        }
         for r in &sec.rows {
+            let by_kind: String = sec
+                .kinds
+                .iter()
+                .map(|k| {
+                    format!(
+                        " {} |",
+                        r.kind_p99_at_capacity(k).map_or("—".to_string(), num)
+                    )
+                })
+                .collect();
+            let broke = match sec.kinds.is_empty() {
+                true => String::new(),
+                false => format!(" {} |", md(&r.broke_first().unwrap_or_else(|| "—".into()))),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} |{by_kind}{broke} {} |",
                 md(r.target),
                 r.capacity_cell(),
                 md(&r.verdict()),
@@ -183,6 +236,58 @@ pub fn markdown(out: &mut String, data: &RunData) {
             );
         }
         curve_table(out, &sec);
+        kinds_curve_table(out, &sec);
+    }
+}
+
+/// A mix's table head: each kind's p99 at the capacity, and the kind
+/// that broke the SLO first.
+fn mix_head(out: &mut String, sec: &Section) {
+    out.push_str(
+        "Each kind's p99 is at the capacity (the curve's 100% level); *broke first* is the \
+         kind whose rule was furthest past its bound at the lowest failing rate.\n\n",
+    );
+    out.push_str("| Target | Capacity (req/s) | Verdict |");
+    for k in &sec.kinds {
+        let _ = write!(out, " {} p99 (ms) |", md(k));
+    }
+    out.push_str(" Broke first | SLO |\n|---|---:|---|");
+    out.push_str(&"---:|".repeat(sec.kinds.len()));
+    out.push_str("---|---|\n");
+}
+
+/// A mix's curve: each kind's p99 beside the total at every step.
+fn kinds_curve_table(out: &mut String, sec: &Section) {
+    if sec.kinds.is_empty() || sec.rows.iter().all(|r| r.curve.is_empty()) {
+        return;
+    }
+    out.push_str(
+        "\nPer-kind p99 (ms) at every step of the curve (the repetition nearest the median).\n\n\
+         | Target | Step | req/s | p99 (ms) |",
+    );
+    for k in &sec.kinds {
+        let _ = write!(out, " {} |", md(k));
+    }
+    out.push_str("\n|---|---:|---:|---:|");
+    out.push_str(&"---:|".repeat(sec.kinds.len()));
+    out.push('\n');
+    for r in &sec.rows {
+        for l in r.curve {
+            let step = l
+                .fraction
+                .map_or("—".to_string(), |f| format!("{:.0}%", f * 100.0));
+            let _ = write!(
+                out,
+                "| {} | {step} | {} | {} |",
+                md(r.target),
+                num(l.target_rps),
+                num(l.latency_ms.p99)
+            );
+            for k in &sec.kinds {
+                let _ = write!(out, " {} |", kind_p99(l, k).map_or("—".to_string(), num));
+            }
+            out.push('\n');
+        }
     }
 }
 
@@ -257,6 +362,12 @@ pub fn json(data: &RunData) -> Value {
                     "ci_high": ci(Spread::ci_high),
                 },
                 "verdict": r.verdict(),
+                "p99_ms_by_kind": sec.kinds.iter().map(|k| {
+                    (k.to_string(), r.kind_p99_at_capacity(k).map_or(Value::Null, |v| json!(v)))
+                }).collect::<serde_json::Map<_, _>>(),
+                "broke_first": r.median
+                    .and_then(|s| s.result.broke_first.as_ref())
+                    .map_or(Value::Null, |b| json!(b)),
             }));
         }
     }

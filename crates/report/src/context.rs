@@ -40,7 +40,17 @@ impl<'a> Context<'a> {
 
     /// Why published figures are missing, when the stored study text could
     /// not be read; None when it was.
+    /// A study without published figures misses nothing (a mix study
+    /// whose mix file is not beside the stored text no longer parses, but
+    /// has no figures to show), so it gets no note.
     pub fn study_note(&self) -> Option<String> {
+        let publishes = self.data.run.study_text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("[published") || l.starts_with("published")
+        });
+        if !publishes {
+            return None;
+        }
         self.study.as_ref().err().map(|e| {
             format!("Published figures are not shown: the stored study no longer parses ({e}).")
         })

@@ -4,7 +4,8 @@
 //! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
 //! database columns appended after the others, runs under a resource
 //! budget the budget columns after those, runs with TLS levels the
-//! protocol spoken and the handshake figures last; runs without keep
+//! protocol spoken and the handshake figures after those, runs with a mix
+//! a `<kind>_p99_ms` column per request kind last; runs without keep
 //! exactly the columns they always had.
 
 use shootout_store::{Measurement, RunData};
@@ -96,6 +97,9 @@ pub fn render(data: &RunData) -> String {
     if tls {
         header.extend(tls_header());
     }
+    let kinds = kinds(data);
+    let kind_columns: Vec<String> = kinds.iter().map(|k| format!("{k}_p99_ms")).collect();
+    header.extend(kind_columns.iter().map(String::as_str));
     let mut out = header.join(",");
     out.push('\n');
     for m in &data.measurements {
@@ -109,10 +113,26 @@ pub fn render(data: &RunData) -> String {
         if tls {
             cells.extend(tls_cells(m));
         }
+        cells.extend(kinds.iter().map(|k| {
+            let kind = m.summary.routes.iter().find(|r| r.name == *k);
+            kind.map_or(String::new(), |r| f(r.latency_ms.p99))
+        }));
         out.push_str(&cells.join(","));
         out.push('\n');
     }
     out
+}
+
+/// The request kinds of the run's mixes, in the order first seen: each
+/// gets a `<kind>_p99_ms` column (none in a run without a mix).
+fn kinds(data: &RunData) -> Vec<&str> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for r in data.measurements.iter().flat_map(|m| &m.summary.routes) {
+        if !kinds.contains(&r.name.as_str()) {
+            kinds.push(&r.name);
+        }
+    }
+    kinds
 }
 
 /// The database columns: empty cells where a measurement has no value.

@@ -392,7 +392,7 @@ fn study_list(study: Option<&Study>, key: &str) -> Vec<String> {
         _ => study
             .scenarios
             .iter()
-            .map(|s| s.name.as_str().to_string())
+            .map(|s| s.shown_name().to_string())
             .collect(),
     }
 }

@@ -119,3 +119,70 @@ fn capacity_json_matches_the_committed_schema() {
     .expect("JSON");
     assert!(plain.get("capacity").is_none());
 }
+
+/// A mix's capacity (the `service` study's shape): targets ranked by
+/// capacity, each kind's p99 at the capacity and at every step of the
+/// curve, and the kind that broke the SLO first, in Markdown, HTML and JSON.
+#[test]
+fn a_mixs_capacity_shows_each_kind_and_which_broke_first() {
+    let db = common::temp_dir("cap-mix").join("shootout.db");
+    let id = shootout_report_fixtures::capacity::write_service_run(&db).expect("service fixture");
+    let data = common::load(&db, id);
+    let md = shootout_report::markdown(&data);
+    insta::assert_snapshot!("service_fixture_md", common::scrub_times(&md));
+    let section = &md[md
+        .find("## service — capacity under")
+        .expect("service section")..];
+    assert!(
+        section.contains("| Target | Capacity (req/s) | Verdict | db p99 (ms) | updates p99 (ms) | Broke first | SLO |"),
+        "{section}"
+    );
+    // Ranked by capacity: actix, gin, django.
+    let at = |t: &str| {
+        section
+            .find(&format!("| {t} |"))
+            .unwrap_or_else(|| panic!("{t}: {section}"))
+    };
+    assert!(at("rust-actix") < at("go-gin") && at("go-gin") < at("python-django"));
+    // gin's updates are 1.3x slower than the total and break first; actix's
+    // are faster, so its db kind does.
+    let row = |t: &str| {
+        section[at(t)..]
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        row("go-gin").contains("| updates (p99"),
+        "{}",
+        row("go-gin")
+    );
+    assert!(
+        row("rust-actix").contains("| db (p99"),
+        "{}",
+        row("rust-actix")
+    );
+    assert!(section.contains("Per-kind p99 (ms) at every step of the curve"));
+    let html = shootout_report::html(&data);
+    assert!(
+        html.contains("<th>updates p99 (ms)</th>"),
+        "no per-kind HTML table"
+    );
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
+    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let gin = doc["capacity"]["summary"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["target"] == "go-gin"))
+        .expect("gin's summary");
+    assert_eq!(gin["broke_first"]["kind"], "updates");
+    assert!(gin["p99_ms_by_kind"]["db"]
+        .as_f64()
+        .is_some_and(|v| v > 0.0));
+}

@@ -57,7 +57,7 @@ fn search(
 ) -> Result<CapacitySearch, SessionError> {
     let Some(cap) = &sc.capacity else {
         return Err(EngineRefusal::NoSearch {
-            scenario: sc.name.as_str().to_string(),
+            scenario: sc.shown_name().to_string(),
         }
         .into());
     };
@@ -69,11 +69,14 @@ fn search(
         repetition: session.repetition,
         repetitions: cx.study.repetitions,
         target: &cx.target.name,
-        scenario: sc.name.as_str(),
+        scenario: sc.shown_name(),
         level: "capacity",
     };
     let plan = plan_for(cx, sc, &cap.template_level(), run.port).map_err(EngineRefusal::from)?;
-    let settings = cap.settings().map_err(EngineRefusal::from)?;
+    let settings = cap
+        .settings()
+        .map_err(EngineRefusal::from)?
+        .with_arrival(sc.arrival);
     let estimate_s = cap.expected_seconds();
     cx.observer.event(&Event::CapacityStarted {
         load: &label,
@@ -95,7 +98,7 @@ fn search(
     match outcome {
         Ok(result) => Ok(CapacitySearch {
             target: cx.target.name.clone(),
-            scenario: sc.name.as_str().to_string(),
+            scenario: sc.shown_name().to_string(),
             repetition: session.repetition,
             started_at,
             result,

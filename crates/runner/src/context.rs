@@ -80,6 +80,17 @@ pub fn plan_for(
     if let Some(tls) = cx.tls.filter(|_| level.protocol.is_tls()) {
         builder = builder.tls(tls.options(level.protocol, level.tls_resume));
     }
+    if let Some(m) = &sc.mix {
+        builder = builder.mix(Some(m.mix.clone()));
+    }
+    if let Some(seed) = sc.seed {
+        builder = builder.seed(seed);
+    }
+    // Poisson arrivals need a rate: a closed loop (an auto warm-up's
+    // windows, a capacity search's probe) has none.
+    if level.load().is_open_loop() {
+        builder = builder.arrival(sc.arrival);
+    }
     builder
         .request(RequestSpec {
             method: sc.method.clone(),

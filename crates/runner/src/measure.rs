@@ -287,7 +287,7 @@ impl Step<'_> {
             repetition: self.session.repetition,
             repetitions: cx.study.repetitions,
             target: &cx.target.name,
-            scenario: self.scenario.name.as_str(),
+            scenario: self.scenario.shown_name(),
             level: &self.level.label,
         }
     }
@@ -341,7 +341,7 @@ fn measure_level(
     let oom_killed = oom_before.map(|_| budget::oom_since(&run.server, oom_before));
     let m = measurement(MeasurementParts {
         target: &cx.target.name,
-        scenario: step.scenario.name.as_str(),
+        scenario: step.scenario.shown_name(),
         level: step.index,
         level_label: &step.level.label,
         repetition: step.session.repetition,

@@ -4,11 +4,11 @@
 //! and the latency-vs-load curve. Written when a search ends (in one
 //! transaction), read back into [`crate::RunData::capacity`].
 
-use crate::column::{bad_col, json_col};
+use crate::column::{bad_col, json_col, opt_json_col};
 use crate::error::Result;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
-use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, Verdict};
+use shootout_capacity::{broke_first, CapacityResult, LevelRecord, LevelVerdict, Phase, Verdict};
 use shootout_engine::LatencySummary;
 
 /// One capacity search of a study run.
@@ -94,6 +94,7 @@ pub(crate) fn searches(conn: &Connection, run_id: i64) -> Result<Vec<CapacitySea
                 lower_bound_rps: r.get(13)?,
                 levels: Vec::new(),
                 curve: Vec::new(),
+                broke_first: None,
             },
         };
         Ok((id, search))
@@ -103,6 +104,7 @@ pub(crate) fn searches(conn: &Connection, run_id: i64) -> Result<Vec<CapacitySea
         let (id, mut s) = row?;
         s.result.levels = levels(conn, id, LEVELS)?;
         s.result.curve = levels(conn, id, CURVE)?;
+        s.result.broke_first = broke_first(&s.result.levels, s.result.capacity_rps);
         out.push(s);
     }
     Ok(out)
@@ -114,7 +116,7 @@ fn levels(conn: &Connection, search: i64, list: &str) -> Result<Vec<LevelRecord>
         "SELECT phase, target_rps, achieved_rps, connections, lat_min_ms, lat_mean_ms,
                 lat_stdev_ms, lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_p999_ms, lat_max_ms,
                 sent, completed, errors, error_rate, all_busy, send_lag_p99_ms,
-                generator_cpu, verdict, reason, fraction
+                generator_cpu, verdict, reason, fraction, routes
              FROM capacity_levels WHERE search_id = ?1 AND list = ?2 ORDER BY idx",
     )?;
     let rows = stmt.query_map(params![search, list], level_from)?;
@@ -129,13 +131,17 @@ fn insert_level(
     l: &LevelRecord,
 ) -> Result<()> {
     let lat = &l.latency_ms;
+    let routes = match l.routes.is_empty() {
+        true => None,
+        false => Some(serde_json::to_string(&l.routes)?),
+    };
     tx.execute(
         "INSERT INTO capacity_levels (search_id, list, idx, phase, target_rps, achieved_rps,
             connections, lat_min_ms, lat_mean_ms, lat_stdev_ms, lat_p50_ms, lat_p90_ms,
             lat_p99_ms, lat_p999_ms, lat_max_ms, sent, completed, errors, error_rate,
-            all_busy, send_lag_p99_ms, generator_cpu, verdict, reason, fraction)
+            all_busy, send_lag_p99_ms, generator_cpu, verdict, reason, fraction, routes)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+            ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
         params![
             search,
             list,
@@ -162,6 +168,7 @@ fn insert_level(
             enum_text(&l.verdict)?,
             l.reason,
             l.fraction,
+            routes,
         ],
     )?;
     Ok(())
@@ -195,6 +202,7 @@ fn level_from(r: &Row<'_>) -> rusqlite::Result<LevelRecord> {
         verdict,
         reason: r.get(20)?,
         fraction: r.get(21)?,
+        routes: opt_json_col(r, 22)?.unwrap_or_default(),
     })
 }
 

@@ -4,7 +4,10 @@
 use super::*;
 use crate::tests::{new_run, TempDb};
 use rusqlite::Connection;
-use shootout_capacity::{CapacityResult, LevelRecord, LevelVerdict, Phase, SearchRecord, Verdict};
+use shootout_capacity::{
+    broke_first, CapacityResult, KindRecord, LevelRecord, LevelVerdict, Phase, SearchRecord,
+    Verdict,
+};
 use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
 
 fn level(phase: Phase, rate: f64, p99: f64, verdict: LevelVerdict) -> LevelRecord {
@@ -38,6 +41,7 @@ fn level(phase: Phase, rate: f64, p99: f64, verdict: LevelVerdict) -> LevelRecor
         verdict,
         reason: format!("p99 was {p99} ms (p99<=10ms)"),
         fraction: (phase == Phase::Curve).then_some(0.5),
+        routes: Vec::new(),
     }
 }
 
@@ -71,7 +75,51 @@ fn result() -> CapacityResult {
             level(Phase::Curve, 4000.0, 1.0, LevelVerdict::Pass),
             level(Phase::Curve, 8000.0, 7.5, LevelVerdict::Pass),
         ],
+        broke_first: None,
     }
+}
+
+/// Two kinds of a mix at a level; `updates` is `over` its bound (if any).
+fn kinds(p99: f64, over: Option<f64>) -> Vec<KindRecord> {
+    let kind = |name: &str, p99: f64, over| KindRecord {
+        name: name.into(),
+        sent: 90,
+        completed: 89,
+        errors: 1,
+        latency_ms: LatencySummary {
+            p99,
+            ..LatencySummary::default()
+        },
+        over,
+    };
+    vec![kind("db", p99 / 2.0, None), kind("updates", p99, over)]
+}
+
+/// A mix's kinds are kept at every level, and which kind broke the SLO
+/// first is found again from them on reading.
+#[test]
+fn round_trips_a_mixs_kinds_and_which_broke_first() {
+    let tmp = TempDb::new("kinds");
+    let store = Store::open(tmp.path()).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let mut r = result();
+    r.levels[1].routes = kinds(6.0, None);
+    let mut failed = level(Phase::Search, 9000.0, 14.0, LevelVerdict::Fail);
+    failed.routes = kinds(14.0, Some(1.4));
+    r.levels.push(failed);
+    r.curve[1].routes = kinds(7.5, None);
+    r.broke_first = broke_first(&r.levels, r.capacity_rps);
+    let broke = r.broke_first.clone().expect("updates broke at 9000 req/s");
+    assert_eq!((broke.kind.as_str(), broke.rate_rps), ("updates", 9000.0));
+    let s = CapacitySearch {
+        target: "t".into(),
+        scenario: "service".into(),
+        repetition: 0,
+        started_at: now_rfc3339(),
+        result: r,
+    };
+    store.record_capacity(id, &s).unwrap();
+    assert_eq!(store.load_run(id).unwrap().capacity, [s]);
 }
 
 #[test]
@@ -139,7 +187,7 @@ fn migrates_a_version_2_database() {
         .unwrap();
     }
     let store = Store::open(tmp.path()).unwrap();
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(SCHEMA_VERSION, 8);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let data = store.load_run(1).unwrap();
     assert_eq!(data.run.study, "old");

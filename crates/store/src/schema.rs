@@ -160,6 +160,12 @@ ALTER TABLE measurements ADD COLUMN others_cpu_share REAL;
 ALTER TABLE measurements ADD COLUMN steal_share REAL;
 ALTER TABLE measurements ADD COLUMN disturbed INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 8 (service): a mix's request kinds at each capacity level (JSON of
+    // `[KindRecord]`), for the curve's per-kind columns. NULL without a mix
+    // and for older rows. A load level's kinds are in its summary's `routes`.
+    r#"
+ALTER TABLE capacity_levels ADD COLUMN routes TEXT;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -7,12 +7,14 @@ use crate::capacity;
 use crate::level::{self, Level};
 use crate::locator::{Locator, StudyError};
 use crate::metric::Metric;
+use crate::mix::{self, ScenarioMix};
 use crate::model::{CpuSplit, Scenario, TargetSelection};
 use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
 use crate::resources::{self, Resources};
 use crate::warmup::{self, Warmup};
 use shootout_contract::protocol::Protocol;
-use shootout_contract::spec::MAX_QUERIES;
+use shootout_contract::spec::{ScenarioName, MAX_QUERIES};
+use shootout_engine::Arrival;
 use std::time::Duration;
 use toml::Spanned;
 
@@ -124,7 +126,32 @@ pub(crate) fn scenarios(
         .map(|s| scenario(at, s, defaults))
         .collect::<Result<_, _>>()?;
     one_kind_of_tls(at, raw, &scenarios)?;
+    distinct_names(at, raw, &scenarios)?;
     Ok(scenarios)
+}
+
+/// Results are stored and shown by scenario name (a route, or a mix's
+/// file stem), so two scenarios may not share one: give one scenario
+/// several levels instead.
+fn distinct_names(
+    at: &Locator<'_>,
+    raw: &[Spanned<RawScenario>],
+    scenarios: &[Scenario],
+) -> Result<(), StudyError> {
+    for (i, (r, s)) in raw.iter().zip(scenarios).enumerate() {
+        if scenarios[..i]
+            .iter()
+            .any(|o| o.shown_name() == s.shown_name())
+        {
+            let msg = format!(
+                "a second scenario named {:?}: results are kept by scenario name, so put its loads \
+                 in the first one's `levels`",
+                s.shown_name()
+            );
+            return Err(at.at(r, "scenario", msg));
+        }
+    }
+    Ok(())
 }
 
 /// A study's servers start once with or without `TLS_CLIENT_CA`, so its
@@ -161,7 +188,8 @@ fn scenario(
     defaults: &ScenarioDefaults,
 ) -> Result<Scenario, StudyError> {
     let s = raw.get_ref();
-    let route = s.name.route();
+    let (name, mixed) = name_and_mix(at, raw)?;
+    let route = name.route();
     let keepalive = s.keepalive.unwrap_or(true);
     let protocol = match &s.protocol {
         None => Protocol::default(),
@@ -203,6 +231,8 @@ fn scenario(
         })
         .collect::<Result<Vec<_>, StudyError>>()?;
     queries_fit(at, raw, &levels)?;
+    let (arrival, seed) = arrivals(at, raw, &levels)?;
+    kind_rules(at, raw, mixed.as_ref())?;
     let timeout = s.timeout.map_or(defaults.timeout, |d| d.0);
     if timeout.is_zero() {
         return Err(at.at(raw, "timeout", "must be more than 0"));
@@ -219,7 +249,10 @@ fn scenario(
         },
     };
     Ok(Scenario {
-        name: s.name,
+        name,
+        mix: mixed,
+        arrival,
+        seed,
         method: s
             .method
             .clone()
@@ -246,14 +279,17 @@ fn queries_fit(
     levels: &[Level],
 ) -> Result<(), StudyError> {
     let s = raw.get_ref();
-    let route = s.name.route();
+    let name = match &s.name {
+        Some(n) => *n.get_ref(),
+        None => return Ok(()),
+    };
+    let route = name.route();
     let tables = load_tables(at, raw)?;
     for (table, level) in tables.iter().zip(levels) {
         let Some(q) = level.queries else { continue };
         let problem = if !route.takes_queries() {
             Some(format!(
-                "scenario '{}' takes no `queries` (only queries and updates do)",
-                s.name
+                "scenario '{name}' takes no `queries` (only queries and updates do)"
             ))
         } else if q == 0 || q as usize > MAX_QUERIES {
             Some(format!("{q} is outside 1..={MAX_QUERIES}"))
@@ -286,8 +322,145 @@ fn load_tables<'r>(
             "load",
             format!(
                 "scenario '{}' needs a `load`, a non-empty `levels` or `capacity`",
-                s.name
+                shown(s)
             ),
         )),
     }
+}
+
+/// How a scenario is named in messages before it is checked.
+fn shown(s: &RawScenario) -> String {
+    match (&s.name, &s.mix) {
+        (Some(n), _) => n.get_ref().to_string(),
+        (None, Some(m)) => m.get_ref().clone(),
+        (None, None) => "?".to_string(),
+    }
+}
+
+/// A scenario's route (`name`) or its mix (`mix`, whose heaviest kind on
+/// a SPEC.md route stands for it), never both; a mix sends its own
+/// requests, so the scenario's `method`, `path` and `body` are refused.
+fn name_and_mix(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+) -> Result<(ScenarioName, Option<ScenarioMix>), StudyError> {
+    let s = raw.get_ref();
+    let Some(key) = &s.mix else {
+        return match &s.name {
+            Some(n) => Ok((*n.get_ref(), None)),
+            None => Err(at.at(
+                raw,
+                "name",
+                "a scenario needs a `name` (a route) or a `mix`",
+            )),
+        };
+    };
+    if let Some(n) = &s.name {
+        return Err(at.at(
+            n,
+            "name",
+            "a scenario with a `mix` is named by its mix file: remove `name`",
+        ));
+    }
+    let own = [
+        ("method", s.method.is_some()),
+        ("path", s.path.is_some()),
+        ("body", s.body.is_some()),
+    ];
+    if let Some((k, _)) = own.iter().find(|(_, given)| *given) {
+        return Err(at.at(
+            key,
+            k,
+            format!("a mix's kinds give their own requests: remove `{k}`"),
+        ));
+    }
+    let (mixed, name) = mix::read(at, key)?;
+    Ok((name, Some(mixed)))
+}
+
+/// The scenario's arrival process and seed (its capacity table's, if it
+/// gives them): Poisson arrivals need an open loop, and a mix cannot be
+/// pipelined.
+fn arrivals(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+    levels: &[Level],
+) -> Result<(Arrival, Option<u64>), StudyError> {
+    let s = raw.get_ref();
+    let cap = s.capacity.as_ref().map(Spanned::get_ref);
+    let (key, written) = match cap.and_then(|c| c.arrival.as_ref()) {
+        Some(a) => ("capacity.arrival", Some(a)),
+        None => ("arrival", s.arrival.as_ref()),
+    };
+    let arrival = match written {
+        Some(a) => mix::arrival(at, key, a)?,
+        None => Arrival::Uniform,
+    };
+    let seed = cap
+        .and_then(|c| c.seed.as_ref())
+        .or(s.seed.as_ref())
+        .map(|n| *n.get_ref());
+    let tables = load_tables(at, raw)?;
+    for (table, level) in tables.iter().zip(levels) {
+        if arrival == Arrival::Poisson && !level.load().is_open_loop() {
+            return Err(at.error(
+                Some(table.span()),
+                Some("arrival"),
+                "Poisson arrivals need an arrival rate: give this level a `rate` (an open loop)"
+                    .to_string(),
+            ));
+        }
+        if s.mix.is_some() && level.pipeline > 1 {
+            return Err(at.error(
+                Some(table.span()),
+                Some("pipeline"),
+                "a mix sends one request at a time on each connection: it cannot be pipelined"
+                    .to_string(),
+            ));
+        }
+        if s.mix.is_some() && level.queries.is_some() {
+            return Err(at.error(
+                Some(table.span()),
+                Some("queries"),
+                "a mix's kinds give their own paths (`/queries?queries={1..20}`)".to_string(),
+            ));
+        }
+    }
+    Ok((arrival, seed))
+}
+
+/// Every SLO rule that names a request kind (`db.p99<=20ms`) names one of
+/// the scenario's mix, as `capacity --mix` requires.
+fn kind_rules(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+    mixed: Option<&ScenarioMix>,
+) -> Result<(), StudyError> {
+    let rules = raw
+        .get_ref()
+        .capacity
+        .as_ref()
+        .and_then(|c| c.get_ref().slo.as_ref());
+    for rule in rules.into_iter().flatten() {
+        let Ok(t) = shootout_engine::Threshold::parse(rule.get_ref()) else {
+            continue;
+        };
+        let Some(kind) = t.route() else { continue };
+        let why = match mixed {
+            None => format!(
+                "'{}' names the request kind '{kind}', but only a `mix` has kinds",
+                rule.get_ref()
+            ),
+            Some(m) if m.mix.position(kind).is_none() => {
+                let names: Vec<&str> = m.mix.kinds().iter().map(|k| k.name.as_str()).collect();
+                format!(
+                    "the mix has no request named '{kind}' (it has {})",
+                    names.join(", ")
+                )
+            }
+            Some(_) => continue,
+        };
+        return Err(at.at(rule, "capacity.slo", why));
+    }
+    Ok(())
 }

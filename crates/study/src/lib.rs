@@ -16,6 +16,7 @@ mod check;
 mod level;
 mod locator;
 pub mod metric;
+pub mod mix;
 mod model;
 mod published;
 mod raw;
@@ -27,6 +28,7 @@ pub use capacity::Capacity;
 pub use level::{auto_label, Level};
 pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
+pub use mix::ScenarioMix;
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use raw::{Order, Restart};
 pub use resources::Resources;
@@ -112,6 +114,8 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
 
 #[cfg(test)]
 mod capacity_tests;
+#[cfg(test)]
+mod mix_tests;
 #[cfg(test)]
 mod protocol_tests;
 #[cfg(test)]

@@ -6,11 +6,13 @@
 use crate::capacity::Capacity;
 use crate::level::Level;
 use crate::metric::Metric;
+use crate::mix::ScenarioMix;
 use crate::raw::{Order, Restart};
 use crate::resources::Resources;
 use crate::warmup::Warmup;
 use serde::Serialize;
 use shootout_contract::spec::ScenarioName;
+use shootout_engine::Arrival;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -37,7 +39,15 @@ pub enum CpuSplit {
 /// One `[[scenario]]`: a route of SPEC.md and its load levels.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scenario {
+    /// The route; for a mix, the route of its heaviest kind on one.
     pub name: ScenarioName,
+    /// The request kinds sent instead of one request (docs/mix.md).
+    pub mix: Option<ScenarioMix>,
+    /// How an open loop's requests arrive (the search's levels' for a
+    /// capacity scenario).
+    pub arrival: Arrival,
+    /// The seed of the mix's and the arrivals' draws; None: a random one.
+    pub seed: Option<u64>,
     pub method: String,
     pub path: String,
     pub body: Vec<u8>,
@@ -56,12 +66,27 @@ pub struct Scenario {
 impl Scenario {
     /// Whether it needs the database (SPEC.md "Database routes").
     pub fn needs_database(&self) -> bool {
-        self.name.route().needs_database()
+        match &self.mix {
+            Some(m) => m.needs_database(),
+            None => self.name.route().needs_database(),
+        }
+    }
+
+    /// The scenario's name in every output: its route's, or its mix
+    /// file's stem (`service`).
+    pub fn shown_name(&self) -> &str {
+        match &self.mix {
+            Some(m) => &m.shown,
+            None => self.name.as_str(),
+        }
     }
 
     /// The path a level requests: the scenario's, with `queries=Q` when the
-    /// level sets a query count.
+    /// level sets a query count; `/` for a mix (its kinds give theirs).
     pub fn path_for(&self, level: &Level) -> String {
+        if self.mix.is_some() {
+            return "/".to_string();
+        }
         match level.queries {
             Some(q) => self.name.route().path_with_queries(q),
             None => self.path.clone(),

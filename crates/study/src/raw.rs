@@ -88,7 +88,15 @@ pub enum Restart {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
-    pub name: ScenarioName,
+    /// A SPEC.md route; a scenario with a `mix` has none (its kinds say
+    /// their routes).
+    pub name: Option<Spanned<ScenarioName>>,
+    /// A mix file (docs/mix.md), relative to the study file's folder.
+    pub mix: Option<Spanned<String>>,
+    /// `uniform` or `poisson`: how an open loop's requests arrive.
+    pub arrival: Option<Spanned<String>>,
+    /// The seed of the mix's and the arrivals' draws.
+    pub seed: Option<Spanned<u64>>,
     pub method: Option<String>,
     pub path: Option<Spanned<String>>,
     pub body: Option<String>,
@@ -113,6 +121,9 @@ pub(super) struct RawCapacity {
     pub warmup: Option<Spanned<Dur>>,
     pub precision: Option<Spanned<RawFraction>>,
     pub connections: Option<Spanned<usize>>,
+    /// The search's arrival process (the scenario's unless given).
+    pub arrival: Option<Spanned<String>>,
+    pub seed: Option<Spanned<u64>>,
 }
 
 /// `"2%"` or `0.02`.

@@ -474,3 +474,21 @@ fn a_level_may_pipeline() {
     assert_eq!(levels[0].label, "c=2 1s");
     assert_eq!(levels[1].label, "c=2 1s p=16");
 }
+
+#[test]
+fn two_scenarios_of_one_name_are_refused_at_the_second() {
+    let text = format!(
+        "{MINIMAL}\n[[scenario]]\nname = \"plaintext\"\nload = {{ connections = 2, duration = \"1s\" }}\n\
+         \n[[scenario]]\nname = \"json\"\nload = {{ connections = 4, duration = \"1s\" }}\n"
+    );
+    let e = parse_err(&text);
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("scenario"), Some(14)),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("a second scenario named \"json\""),
+        "{e}"
+    );
+}

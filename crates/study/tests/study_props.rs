@@ -13,7 +13,10 @@ use shootout_study as study;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-const FILE: &str = "studies/fuzzed.toml";
+/// Beside the shipped studies, so that their mix files are found.
+fn file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies/fuzzed.toml")
+}
 
 fn config(cases: u32) -> Config {
     let soak = std::env::var("PROPTEST_CASES")
@@ -52,11 +55,11 @@ fn seeds() -> &'static [String] {
 
 /// Parses and checks the outcome: refused names the file; accepted runs.
 fn check(text: &str) -> Result<(), TestCaseError> {
-    match study::parse(Path::new(FILE), text) {
+    match study::parse(&file(), text) {
         Err(e) => {
             let msg = e.to_string();
             prop_assert!(
-                msg.starts_with(FILE),
+                msg.starts_with(&*file().to_string_lossy()),
                 "error does not name the file: {}",
                 msg
             );
@@ -559,7 +562,7 @@ proptest! {
 #[test]
 fn the_seeds_are_accepted_and_runnable() {
     for text in seeds() {
-        let s = study::parse(Path::new(FILE), text).unwrap_or_else(|e| panic!("{e}"));
+        let s = study::parse(&file(), text).unwrap_or_else(|e| panic!("{e}"));
         check_runnable(&s).unwrap_or_else(|e| panic!("{}: {e}", s.name));
     }
 }

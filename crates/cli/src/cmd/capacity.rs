@@ -157,7 +157,8 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
             .unwrap_or(shootout_capacity::DEFAULT_PRECISION),
         connections,
     )
-    .map_err(settings_error)?;
+    .map_err(settings_error)?
+    .with_arrival(args.mix.arrival);
     let placeholder = Workload::new(
         Load::Closed { connections: 1 },
         Stop {
@@ -171,7 +172,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     super::mix_args::check_routes("--slo", settings.slo(), mix.as_ref())?;
     let template = args
         .mix
-        .apply(Plan::builder(endpoint, placeholder), mix)
+        .apply_draws(Plan::builder(endpoint, placeholder), mix)
         .request(args.request.spec()?)
         .timeout(args.timeout)
         .expect(success_expected(expect(&args.expect)?))

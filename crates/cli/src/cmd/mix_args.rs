@@ -37,11 +37,17 @@ impl MixArgs {
 
     /// `builder` with the mix, the arrival process and the seed.
     pub fn apply(&self, builder: PlanBuilder, mix: Option<Mix>) -> PlanBuilder {
+        self.apply_draws(builder, mix).arrival(self.arrival)
+    }
+
+    /// `builder` with the mix and the seed, not the arrival process (a
+    /// capacity search sets it on its open-loop levels only).
+    pub fn apply_draws(&self, builder: PlanBuilder, mix: Option<Mix>) -> PlanBuilder {
         let builder = match self.seed {
             Some(seed) => builder.seed(seed),
             None => builder,
         };
-        builder.mix(mix).arrival(self.arrival)
+        builder.mix(mix)
     }
 }
 

@@ -1,12 +1,14 @@
-//! What the CLI's end-to-end tests of `load` and `capacity` share: running
-//! the real binary (and reading the JSON of a run that must succeed), and a keep-alive HTTP/1.1 server on 127.0.0.1 whose
-//! answers a closure writes (one thread per connection; request bodies are
-//! not expected).
+//! What the CLI's end-to-end tests share: running the real binary (and
+//! reading the JSON of a run that must succeed), a keep-alive HTTP/1.1
+//! server on 127.0.0.1 whose answers a closure writes (one thread per
+//! connection; request bodies are not expected), the repository's root,
+//! whether a tool is on PATH, and a temporary folder removed on drop.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -87,4 +89,39 @@ pub fn run_json(cmd: &mut Command) -> serde_json::Value {
 /// `shootout ARGS`, which must exit 0 and print JSON.
 pub fn shootout_json(args: &[&str]) -> serde_json::Value {
     json_ok(&shootout(args))
+}
+
+/// The repository's root (targets/, studies/, docs/).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether `bin` is a file in a folder of PATH.
+pub fn on_path(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+/// A folder under the system's temporary folder, removed on drop.
+pub struct Tmp(pub PathBuf);
+
+impl Tmp {
+    /// A new, empty folder named for `name`, this process and the time,
+    /// so tests running at once never share one.
+    pub fn new(name: &str) -> Tmp {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let p =
+            std::env::temp_dir().join(format!("shootout-{name}-{}-{nanos}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

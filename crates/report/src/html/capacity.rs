@@ -1,6 +1,8 @@
 //! The HTML sections of capacity scenarios: per scenario, the capacity bars
 //! (req/s meeting the SLO, best first, the SLO in the chart's title, 95% CI
-//! whiskers with repetitions) and the latency-vs-offered-load curves.
+//! whiskers with repetitions) and the latency-vs-offered-load curves; for
+//! a mix, a table of each kind's p99 at the capacity and the kind that
+//! broke the SLO first.
 
 use super::bars::{self as hbars, Row};
 use super::charts::{self, Line, SloLine};
@@ -53,8 +55,43 @@ pub fn render(out: &mut String, ctx: &Context) {
             )
             .map(|svg| tag_series(ctx, &svg)),
         );
-        out.push_str("</div>\n</section>\n");
+        out.push_str("</div>\n");
+        kinds_table(out, &sec);
+        out.push_str("</section>\n");
     }
+}
+
+/// A mix's ranking: each target's capacity, each kind's p99 at it, and
+/// the kind that broke the SLO first (nothing without a mix).
+fn kinds_table(out: &mut String, sec: &Section) {
+    if sec.kinds.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<p>Each kind's p99 at the capacity (the curve's 100% level); <em>broke first</em>: \
+         the kind whose rule was furthest past its bound at the lowest failing rate.</p>\n\
+         <div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Target</th>\
+         <th>Capacity (req/s)</th>",
+    );
+    for k in &sec.kinds {
+        let _ = write!(out, "<th>{} p99 (ms)</th>", esc(k));
+    }
+    out.push_str("<th>Broke first</th></tr></thead>\n<tbody>\n");
+    for r in &sec.rows {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td>",
+            esc(r.target),
+            esc(&r.capacity_cell())
+        );
+        for k in &sec.kinds {
+            let cell = r.kind_p99_at_capacity(k).map_or("—".to_string(), num);
+            let _ = write!(out, "<td>{}</td>", esc(&cell));
+        }
+        let broke = r.broke_first().unwrap_or_else(|| "—".to_string());
+        let _ = writeln!(out, "<td>{}</td></tr>", esc(&broke));
+    }
+    out.push_str("</tbody></table></div>\n");
 }
 
 fn bars(sec: &Section) -> Vec<Row> {

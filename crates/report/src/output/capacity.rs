@@ -43,6 +43,36 @@ fn verdict(v: LevelVerdict) -> &'static str {
     }
 }
 
+/// The request kinds of a mix's search, in the mix's order (none without
+/// a mix): each gets a p99 column beside the total at every level.
+pub fn kind_names(r: &CapacityResult) -> Vec<&str> {
+    r.levels
+        .iter()
+        .chain(&r.curve)
+        .find(|l| !l.routes.is_empty())
+        .map_or_else(Vec::new, |l| {
+            l.routes.iter().map(|k| k.name.as_str()).collect()
+        })
+}
+
+/// One kind's p99 at a level (ms), if the level has that kind.
+pub fn kind_p99(l: &LevelRecord, name: &str) -> Option<f64> {
+    l.routes
+        .iter()
+        .find(|k| k.name == name)
+        .map(|k| k.latency_ms.p99)
+}
+
+/// `updates.p99 broke first: 81.2 ms at 420 req/s`, for a mix's search.
+pub fn broke_first_line(r: &CapacityResult) -> Option<String> {
+    r.broke_first.as_ref().map(|b| {
+        format!(
+            "broke the SLO first: {} (p99 {:.1} ms at {:.0} req/s)",
+            b.kind, b.p99_ms, b.rate_rps
+        )
+    })
+}
+
 /// The capacity line, in words.
 pub fn conclusion(r: &CapacityResult) -> String {
     let slo = slo_text(r);
@@ -63,6 +93,10 @@ pub fn conclusion(r: &CapacityResult) -> String {
         line.push_str(
             "\nunstable: a higher rate passed after a lower one failed; the lower is reported",
         );
+    }
+    if let Some(b) = broke_first_line(r) {
+        line.push('\n');
+        line.push_str(&b);
     }
     line
 }
@@ -124,11 +158,33 @@ fn label(l: &LevelRecord, curve_word: &str) -> String {
     }
 }
 
-fn row(o: &mut String, i: usize, l: &LevelRecord) {
+/// The heading with a p99 column per kind after the total's.
+fn head(kinds: &[&str]) -> String {
+    let cols: String = kinds.iter().map(|k| format!(" {:>9}", short(k))).collect();
+    HEAD.replace("p99.9 ms", &format!("p99.9 ms{cols}"))
+}
+
+/// A kind's name cut to fit its column.
+fn short(k: &str) -> String {
+    k.chars().take(9).collect()
+}
+
+/// Each kind's p99 at `l`, in text columns.
+fn kind_cells(l: &LevelRecord, kinds: &[&str]) -> String {
+    kinds
+        .iter()
+        .map(|k| match kind_p99(l, k) {
+            Some(v) => format!(" {v:>9.2}"),
+            None => format!(" {:>9}", "-"),
+        })
+        .collect()
+}
+
+fn row(o: &mut String, i: usize, l: &LevelRecord, kinds: &[&str]) {
     let c = Cells::of(l);
     let _ = writeln!(
         o,
-        "{i:>3}  {:<8} {:>10} {:>11} {:>6} {:>8} {:>9} {:>9} {:>7}  {}: {}",
+        "{i:>3}  {:<8} {:>10} {:>11} {:>6} {:>8} {:>9} {:>9}{} {:>7}  {}: {}",
         label(l, ""),
         c.target,
         c.achieved,
@@ -136,6 +192,7 @@ fn row(o: &mut String, i: usize, l: &LevelRecord) {
         c.p50,
         c.p99,
         c.p999,
+        kind_cells(l, kinds),
         c.errors,
         c.verdict,
         l.reason
@@ -159,19 +216,27 @@ fn text(r: &CapacityResult) -> String {
         r.search.threads,
         if r.search.threads == 1 { "" } else { "s" }
     );
-    let _ = writeln!(o, "{HEAD}");
+    let kinds = kind_names(r);
+    if !kinds.is_empty() {
+        let _ = writeln!(
+            o,
+            "request kinds ({}): each one's p99 (ms) beside the total's\n",
+            kinds.join(", ")
+        );
+    }
+    let _ = writeln!(o, "{}", head(&kinds));
     for (i, l) in r.levels.iter().enumerate() {
-        row(&mut o, i, l);
+        row(&mut o, i, l, &kinds);
     }
     let _ = writeln!(o, "\n{}", conclusion(r));
     if !r.curve.is_empty() {
         let _ = writeln!(
             o,
             "\nLatency vs load\n{}",
-            HEAD.replace("phase   ", "fraction")
+            head(&kinds).replace("phase   ", "fraction")
         );
         for (i, l) in r.curve.iter().enumerate() {
-            row(&mut o, r.levels.len() + i, l);
+            row(&mut o, r.levels.len() + i, l, &kinds);
         }
     }
     if let Some(note) = busy_note(r) {
@@ -180,8 +245,11 @@ fn text(r: &CapacityResult) -> String {
     o
 }
 
-fn md_row(o: &mut String, i: usize, l: &LevelRecord) {
+fn md_row(o: &mut String, i: usize, l: &LevelRecord, kinds: &[&str]) {
     let c = Cells::of(l);
+    let by_kind = kinds
+        .iter()
+        .map(|k| kind_p99(l, k).map_or("—".to_string(), |v| format!("{v:.2}")));
     let cells = [
         i.to_string(),
         label(l, "curve "),
@@ -191,10 +259,11 @@ fn md_row(o: &mut String, i: usize, l: &LevelRecord) {
         c.p50,
         c.p99,
         c.p999,
-        c.errors,
-        c.verdict.to_string(),
-        escape::md(&l.reason),
-    ];
+    ]
+    .into_iter()
+    .chain(by_kind)
+    .chain([c.errors, c.verdict.to_string(), escape::md(&l.reason)])
+    .collect::<Vec<_>>();
     let _ = writeln!(o, "| {} |", cells.join(" | "));
 }
 
@@ -206,17 +275,26 @@ fn markdown(r: &CapacityResult) -> String {
         escape::md_code(&format!("{} {}", r.method, r.url)),
         escape::md_code(&slo_text(r))
     );
+    let kinds = kind_names(r);
+    let kind_heads: String = kinds
+        .iter()
+        .map(|k| format!(" {} {} |", escape::md(k), Metric::P99.label()))
+        .collect();
     let _ = writeln!(
         o,
-        "| # | phase | target req/s | achieved req/s | conns | {} | {} | {} | {} | verdict | reason |",
+        "| # | phase | target req/s | achieved req/s | conns | {} | {} | {} |{kind_heads} {} | verdict | reason |",
         Metric::Median.label(),
         Metric::P99.label(),
         Metric::P999.label(),
         Metric::Errors.label(),
     );
-    let _ = writeln!(o, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
+    let _ = writeln!(
+        o,
+        "|---:|---|---:|---:|---:|---:|---:|---:|{}---:|---|---|",
+        "---:|".repeat(kinds.len())
+    );
     for (i, l) in r.levels.iter().chain(&r.curve).enumerate() {
-        md_row(&mut o, i, l);
+        md_row(&mut o, i, l, &kinds);
     }
     let lines: Vec<String> = conclusion(r).lines().map(escape::md).collect();
     let _ = writeln!(o, "\n{}", lines.join("  \n"));
@@ -254,9 +332,14 @@ pub fn csv_columns() -> [&'static str; 22] {
     ]
 }
 
-/// One row per level (the curve's last); the capacity is in the JSON and text.
+/// One row per level (the curve's last); the capacity is in the JSON and
+/// text. A mix's search appends a `<kind>_p99_ms` column per kind.
 fn csv(r: &CapacityResult) -> String {
-    let mut o = super::header(&csv_columns());
+    let kinds = kind_names(r);
+    let kind_columns: Vec<String> = kinds.iter().map(|k| format!("{k}_p99_ms")).collect();
+    let mut columns: Vec<&str> = csv_columns().to_vec();
+    columns.extend(kind_columns.iter().map(String::as_str));
+    let mut o = super::header(&columns);
     o.push('\n');
     for (i, l) in r.levels.iter().chain(&r.curve).enumerate() {
         let m = &l.latency_ms;
@@ -279,6 +362,17 @@ fn csv(r: &CapacityResult) -> String {
             verdict(l.verdict).to_ascii_lowercase(),
             crate::csv::quoted(&l.reason)
         );
+        if !kinds.is_empty() {
+            o.pop();
+            for k in &kinds {
+                let _ = write!(
+                    o,
+                    ",{}",
+                    kind_p99(l, k).map_or(String::new(), |v| format!("{v:.3}"))
+                );
+            }
+            o.push('\n');
+        }
     }
     o
 }
