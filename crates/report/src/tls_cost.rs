@@ -173,8 +173,11 @@ mod tests {
     use super::*;
     use crate::group::groups;
 
-    fn tls_run() -> (shootout_store::RunData, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("shootout-tls-cost-{}", std::process::id()));
+    /// The tls-shaped fixture run in a folder of its own per test (`tag`),
+    /// since tests run in parallel.
+    fn tls_run(tag: &str) -> (shootout_store::RunData, std::path::PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("shootout-tls-cost-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let db = dir.join("t.db");
@@ -186,7 +189,7 @@ mod tests {
 
     #[test]
     fn every_tls_level_with_a_cleartext_twin_has_a_cost_per_target() {
-        let (data, dir) = tls_run();
+        let (data, dir) = tls_run("every");
         let all = groups(&data);
         let costs = costs(&all);
         let _ = std::fs::remove_dir_all(dir);
@@ -241,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_level_with_another_load_or_no_study_has_no_twin() {
-        let (data, dir) = tls_run();
+        let (data, dir) = tls_run("twin");
         let mut all = groups(&data);
         let _ = std::fs::remove_dir_all(dir);
         // The json cleartext level at another connection count: no twin.
