@@ -111,6 +111,36 @@ pub struct Section<'a> {
     pub rows: Vec<Row<'a>>,
     /// A mix's request kinds, in its order (none without a mix).
     pub kinds: Vec<&'a str>,
+    /// The CPUs the servers had in the search: the scenario's CPU quota
+    /// as it binds, else the CPUs they were pinned to.
+    pub cpus: f64,
+}
+
+impl Section<'_> {
+    /// `0.42`: CPUs needed per 1,000 req/s under the SLO, from a row's
+    /// capacity (the figure to size a deployment by); None without one.
+    pub fn cpus_per_1k(&self, r: &Row) -> Option<f64> {
+        let cap = r.capacity.as_ref()?.median;
+        (cap > 0.0).then(|| self.cpus / (cap / 1000.0))
+    }
+
+    /// The same as a table cell, `—` without a capacity.
+    pub fn cpus_per_1k_cell(&self, r: &Row) -> String {
+        self.cpus_per_1k(r).map_or("—".to_string(), num)
+    }
+}
+
+/// The CPUs a scenario's servers had: its quota as it binds (the stored
+/// study says the quota; it may no longer parse, then the pinning alone).
+fn search_cpus(data: &RunData, scenario: &str) -> f64 {
+    let pinned = data.run.pinning.server_cpus.len().max(1);
+    let study = shootout_study::parse(std::path::Path::new("study"), &data.run.study_text).ok();
+    study
+        .and_then(|s| {
+            let sc = s.scenarios.iter().find(|sc| sc.shown_name() == scenario)?;
+            sc.resources.binding_cpus(pinned)
+        })
+        .unwrap_or(pinned as f64)
 }
 
 /// The run's capacity scenarios in the order first measured.
@@ -164,6 +194,7 @@ fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
         slo,
         rows,
         kinds,
+        cpus: search_cpus(data, scenario),
     }
 }
 
@@ -204,10 +235,15 @@ pub fn markdown(out: &mut String, data: &RunData) {
         out.push_str(
             "The highest constant rate (open loop, intended-start latency) meeting every SLO, \
              confirmed; median over the repetitions `± half-width of the 95% CI` when there \
-             are two or more. Best first.\n\n",
+             are two or more. Best first. *CPUs per 1k req/s*: the servers' CPUs in the \
+             search over the capacity in thousands, what a deployment needs per 1,000 req/s \
+             under this SLO.\n\n",
         );
         if sec.kinds.is_empty() {
-            out.push_str("| Target | Capacity (req/s) | Verdict | SLO |\n|---|---:|---|---|\n");
+            out.push_str(
+                "| Target | Capacity (req/s) | CPUs per 1k req/s | Verdict | SLO |\n\
+                 |---|---:|---:|---|---|\n",
+            );
         } else {
             mix_head(out, &sec);
         }
@@ -228,9 +264,10 @@ pub fn markdown(out: &mut String, data: &RunData) {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} |{by_kind}{broke} {} |",
+                "| {} | {} | {} | {} |{by_kind}{broke} {} |",
                 md(r.target),
                 r.capacity_cell(),
+                sec.cpus_per_1k_cell(r),
                 md(&r.verdict()),
                 md(&sec.slo)
             );
@@ -247,11 +284,11 @@ fn mix_head(out: &mut String, sec: &Section) {
         "Each kind's p99 is at the capacity (the curve's 100% level); *broke first* is the \
          kind whose rule was furthest past its bound at the lowest failing rate.\n\n",
     );
-    out.push_str("| Target | Capacity (req/s) | Verdict |");
+    out.push_str("| Target | Capacity (req/s) | CPUs per 1k req/s | Verdict |");
     for k in &sec.kinds {
         let _ = write!(out, " {} p99 (ms) |", md(k));
     }
-    out.push_str(" Broke first | SLO |\n|---|---:|---|");
+    out.push_str(" Broke first | SLO |\n|---|---:|---:|---|");
     out.push_str(&"---:|".repeat(sec.kinds.len()));
     out.push_str("---|---|\n");
 }
@@ -362,6 +399,8 @@ pub fn json(data: &RunData) -> Value {
                     "ci_high": ci(Spread::ci_high),
                 },
                 "verdict": r.verdict(),
+                "cpus": sec.cpus,
+                "cpus_per_1k_rps": sec.cpus_per_1k(r).map_or(Value::Null, |v| json!(v)),
                 "p99_ms_by_kind": sec.kinds.iter().map(|k| {
                     (k.to_string(), r.kind_p99_at_capacity(k).map_or(Value::Null, |v| json!(v)))
                 }).collect::<serde_json::Map<_, _>>(),

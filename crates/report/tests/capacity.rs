@@ -32,10 +32,16 @@ fn markdown_has_a_capacity_table_and_curve_per_scenario() {
             .expect("actix row with a CI"),
         section.find("| rust-axum |").expect("axum"),
         section
-            .find("| python-django | none | none |")
+            .find("| python-django | none | — | none |")
             .expect("django"),
     );
     assert!(actix < axum && axum < django, "{section}");
+    // One pinned server CPU over 9.2k req/s: 0.109 CPUs per 1k req/s.
+    let row = &section[actix
+        ..section[actix..]
+            .find('\n')
+            .map_or(section.len(), |e| actix + e)];
+    assert!(row.contains("| 0.109 |"), "{row}");
     assert!(section.contains("found, unstable"), "{section}");
     assert!(
         section.contains("| 25% | 50% | 75% | 90% | 100% |"),
@@ -134,7 +140,7 @@ fn a_mixs_capacity_shows_each_kind_and_which_broke_first() {
         .find("## service — capacity under")
         .expect("service section")..];
     assert!(
-        section.contains("| Target | Capacity (req/s) | Verdict | db p99 (ms) | updates p99 (ms) | Broke first | SLO |"),
+        section.contains("| Target | Capacity (req/s) | CPUs per 1k req/s | Verdict | db p99 (ms) | updates p99 (ms) | Broke first | SLO |"),
         "{section}"
     );
     // Ranked by capacity: actix, gin, django.

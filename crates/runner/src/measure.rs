@@ -353,10 +353,10 @@ fn measure_level(
         // Stored as the budget it was: a quota above the pinned CPUs
         // cannot bind (docs/columns.md `cpu_quota`).
         resources: Resources {
-            cpus: shootout_servers::binding_quota(
-                &cx.pinning.server_cpus,
-                step.level.resources.cpus,
-            ),
+            cpus: step
+                .level
+                .resources
+                .binding_cpus(shootout_servers::server_cpus(&cx.pinning.server_cpus)),
             ..step.level.resources
         },
         oom_killed,

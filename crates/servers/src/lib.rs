@@ -28,7 +28,7 @@ pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
 pub use process::{
-    binding_quota, budget_cpus, free_port, kill_all_servers, Server, StartError, StopReport,
+    budget_cpus, free_port, kill_all_servers, server_cpus, Server, StartError, StopReport,
 };
 pub use protocols::{tls_env, Protocol, Protocols, TlsFiles, Unsupported};
 pub use toolchain::Toolchain;

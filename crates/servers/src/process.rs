@@ -159,16 +159,6 @@ pub fn budget_cpus(pinned: &[usize], quota: Option<f64>) -> usize {
     }
 }
 
-/// The CPUs a quota of `quota` lets a server pinned to `pinned` use: the
-/// quota, or the CPUs it may run on when those are fewer (a quota of 2 on
-/// one pinned CPU cannot bind, so it is a budget of 1); None without one.
-/// Efficiency per CPU of quota divides by this, not by the asked quota.
-pub fn binding_quota(pinned: &[usize], quota: Option<f64>) -> Option<f64> {
-    quota
-        .filter(|q| q.is_finite() && *q > 0.0)
-        .map(|q| q.min(server_cpus(pinned) as f64))
-}
-
 impl Server {
     /// Starts `sh -c <run>` in the target's folder with `PORT` and
     /// `HOST=127.0.0.1`, in a new process group, output appended to `log`.

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)] // test setup: a failed step should panic
 
 use shootout_cgroup::{Budget, Counters};
-use shootout_servers::{binding_quota, budget_cpus, free_port, Limits, Server, Target, Toolchain};
+use shootout_servers::{budget_cpus, free_port, Limits, Server, Target, Toolchain};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -149,13 +149,6 @@ fn server_cpus_follows_the_quota_and_pinning() {
         "never above the pinned CPUs"
     );
     assert_eq!(budget_cpus(&[0, 1], None), 2);
-    assert_eq!(binding_quota(&[0, 1], Some(1.5)), Some(1.5));
-    assert_eq!(
-        binding_quota(&[0], Some(2.0)),
-        Some(1.0),
-        "a quota above the pinned CPUs is a budget of those CPUs"
-    );
-    assert_eq!(binding_quota(&[0], None), None);
 }
 
 #[test]

@@ -45,6 +45,16 @@ impl Resources {
         self.memory.map(|b| b as f64 / (1024.0 * 1024.0))
     }
 
+    /// The CPUs the quota lets a server on `pinned` CPUs use: the quota,
+    /// or those CPUs when fewer (a quota of 2 on one pinned CPU cannot
+    /// bind: a budget of 1); None without a quota. Efficiency per CPU of
+    /// quota divides by this, not by the asked quota.
+    pub fn binding_cpus(&self, pinned: usize) -> Option<f64> {
+        self.cpus
+            .filter(|q| q.is_finite() && *q > 0.0)
+            .map(|q| q.min(pinned.max(1) as f64))
+    }
+
     /// `self`, with every key it leaves unset taken from `outer`.
     pub fn over(self, outer: Resources) -> Resources {
         Resources {
@@ -148,6 +158,21 @@ mod tests {
         for bad in ["512", "512MB", "1KiB", "xMiB", "-1GiB", "", "1e20GiB"] {
             assert!(parse_memory(bad).is_err(), "{bad} accepted");
         }
+    }
+
+    #[test]
+    fn a_quota_binds_up_to_the_pinned_cpus() {
+        let quota = |c: f64| Resources {
+            cpus: Some(c),
+            memory: None,
+        };
+        assert_eq!(quota(1.5).binding_cpus(2), Some(1.5));
+        assert_eq!(
+            quota(2.0).binding_cpus(1),
+            Some(1.0),
+            "cannot bind above the pins"
+        );
+        assert_eq!(Resources::default().binding_cpus(2), None);
     }
 
     #[test]

@@ -71,7 +71,7 @@ fn kinds_table(out: &mut String, sec: &Section) {
         "<p>Each kind's p99 at the capacity (the curve's 100% level); <em>broke first</em>: \
          the kind whose rule was furthest past its bound at the lowest failing rate.</p>\n\
          <div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Target</th>\
-         <th>Capacity (req/s)</th>",
+         <th>Capacity (req/s)</th><th>CPUs per 1k req/s</th>",
     );
     for k in &sec.kinds {
         let _ = write!(out, "<th>{} p99 (ms)</th>", esc(k));
@@ -80,9 +80,10 @@ fn kinds_table(out: &mut String, sec: &Section) {
     for r in &sec.rows {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
             esc(r.target),
-            esc(&r.capacity_cell())
+            esc(&r.capacity_cell()),
+            esc(&sec.cpus_per_1k_cell(r))
         );
         for k in &sec.kinds {
             let cell = r.kind_p99_at_capacity(k).map_or("—".to_string(), num);
@@ -111,6 +112,9 @@ fn bars(sec: &Section) -> Vec<Row> {
                 tip.push(format!("95% CI {}–{}", num(lo), num(hi)));
             }
             tip.push(format!("{} repetition(s)", s.n));
+            if let Some(c) = sec.cpus_per_1k(r) {
+                tip.push(format!("{} CPUs per 1k req/s", num(c)));
+            }
             Some(Row {
                 target: r.target.to_string(),
                 label: r.target.to_string(),
