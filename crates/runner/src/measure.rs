@@ -574,7 +574,7 @@ mod tests {
              levels = [{ connections = 1, requests = 5, queries = 20 }]\n\
              [[scenario]]\nname = \"json\"\npath = \"/plaintext\"\n\
              load = { connections = 1, requests = 5 }\n\
-             [[scenario]]\nname = \"json\"\npath = \"/elsewhere\"\n\
+             [[scenario]]\nname = \"plaintext\"\npath = \"/elsewhere\"\n\
              load = { connections = 1, requests = 5 }\n",
         );
         let e: Vec<Expect> = s
