@@ -7,6 +7,9 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
 
+mod common;
+
+use common::{on_path, repo, Tmp};
 use shootout_store::{RunData, RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,35 +17,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let p =
-            std::env::temp_dir().join(format!("shootout-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        Tmp(p)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn on_path(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
 
 /// Real targets usable here: go-nethttp (go) and python-falcon (python3,
 /// gunicorn with worker processes, so the process-tree sampling is tested).
