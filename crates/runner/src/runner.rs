@@ -63,7 +63,7 @@ pub enum RunError {
     #[error("cannot start PostgreSQL for the database scenarios")]
     Database(#[from] shootout_servers::database::DatabaseError),
     #[error(transparent)]
-    Tls(#[from] crate::tls::TlsSetupError),
+    Tls(#[from] shootout_servers::CertDirError),
     #[error("cannot mark the run as alive: {0}")]
     Lock(std::io::Error),
     #[error(transparent)]

@@ -8,36 +8,24 @@
 //! not claim what the study asks is started without a TLS port and its TLS
 //! levels are skipped with the manifest's word for why.
 
-use shootout_certs::CertPaths;
 use shootout_contract::protocol::Protocol;
 use shootout_engine::tls::{ClientCert, TlsOptions, Verify};
-use shootout_servers::{tls_env, Target, TlsFiles};
+use shootout_servers::{CertDir, CertDirError, Target};
 use shootout_study::Study;
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The certificates of a run with TLS levels; the folder is removed on drop.
 #[derive(Debug)]
 pub struct RunTls {
-    dir: PathBuf,
-    certs: CertPaths,
-    /// Whether the TLS levels present a client certificate (a study has
-    /// tls or mtls levels, never both).
-    mutual: bool,
-}
-
-/// Why the run's certificates could not be made.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot make the run's TLS certificates in {}: {source}", .dir.display())]
-pub struct TlsSetupError {
-    dir: PathBuf,
-    source: shootout_certs::CertError,
+    /// Mutual when the TLS levels present a client certificate (a study
+    /// has tls or mtls levels, never both).
+    certs: CertDir,
 }
 
 impl RunTls {
     /// The run's certificates when `study` has a TLS level, else None.
-    pub fn for_study(study: &Study) -> Result<Option<RunTls>, TlsSetupError> {
+    pub fn for_study(study: &Study) -> Result<Option<RunTls>, CertDirError> {
         let mut tls = study
             .scenarios
             .iter()
@@ -47,28 +35,14 @@ impl RunTls {
         let Some(first) = tls.next() else {
             return Ok(None);
         };
-        let dir = std::env::temp_dir().join(format!("shootout-tls-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let certs = shootout_certs::write(&dir).map_err(|source| TlsSetupError {
-            dir: dir.clone(),
-            source,
-        })?;
-        Ok(Some(RunTls {
-            dir,
-            certs,
-            mutual: first.client_cert(),
-        }))
+        let certs = CertDir::new("tls", first.client_cert())?;
+        Ok(Some(RunTls { certs }))
     }
 
     /// The variables that start `target`'s TLS port on `port`, or why it
     /// cannot serve this run's TLS levels (its manifest's `protocols`).
     pub fn server_env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
-        let files = TlsFiles {
-            cert: self.certs.server_cert.clone(),
-            key: self.certs.server_key.clone(),
-            client_ca: self.mutual.then(|| self.certs.ca.clone()),
-        };
-        tls_env(&target.name, target.protocols, port, &files).map_err(|e| e.to_string())
+        self.certs.server_env(target, port)
     }
 
     /// The engine's TLS options for a level of `protocol`: the run's CA
@@ -76,20 +50,15 @@ impl RunTls {
     /// certificate, and every handshake is a full one unless the level
     /// says `tls_resume` (then reconnects resume sessions).
     pub fn options(&self, protocol: Protocol, resume: bool) -> TlsOptions {
+        let certs = self.certs.certs();
         TlsOptions {
-            verify: Verify::CaFile(self.certs.ca.clone()),
+            verify: Verify::CaFile(certs.ca.clone()),
             client_cert: protocol.client_cert().then(|| ClientCert {
-                cert: self.certs.client_cert.clone(),
-                key: self.certs.client_key.clone(),
+                cert: certs.client_cert.clone(),
+                key: certs.client_key.clone(),
             }),
             resume,
         }
-    }
-}
-
-impl Drop for RunTls {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod build;
+pub mod cert_dir;
 pub mod cgroup;
 pub mod cpustat;
 pub mod database;
@@ -22,6 +23,7 @@ pub mod toolchain;
 pub mod verify;
 
 pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
+pub use cert_dir::{CertDir, CertDirError};
 pub use cgroup::{CgroupReader, Limits};
 pub use database::DatabaseAccess;
 pub use manifest::{

@@ -10,24 +10,21 @@
 use super::failure::Failure;
 use super::model::{Aspect, Check, Column};
 use crate::http::{self, Request};
-use crate::{tls_env, Target, TlsFiles};
+use crate::{CertDir, Target};
 use rustls::crypto::ring;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
-use shootout_certs::CertPaths;
 use std::io::BufReader;
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The certificates a verification starts a TLS port with; removed on drop.
 #[derive(Debug)]
 pub(super) struct TlsSetup {
-    dir: PathBuf,
-    certs: CertPaths,
-    mutual: bool,
+    /// Mutual when the target claims `mtls`.
+    dir: CertDir,
 }
 
 impl TlsSetup {
@@ -37,38 +34,25 @@ impl TlsSetup {
         if !target.protocols.tls {
             return None;
         }
-        let dir = std::env::temp_dir().join(format!(
-            "shootout-verify-tls-{}-{}",
-            std::process::id(),
-            target.name
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tag = format!("verify-tls-{}", target.name);
         Some(
-            shootout_certs::write(&dir)
-                .map(|certs| TlsSetup {
-                    dir,
-                    certs,
-                    mutual: target.protocols.mtls,
-                })
-                .map_err(|e| format!("cannot make TLS certificates: {e}")),
+            CertDir::new(&tag, target.protocols.mtls)
+                .map(|dir| TlsSetup { dir })
+                .map_err(|e| e.to_string()),
         )
     }
 
     /// The variables that start the TLS port on `port`.
     pub fn env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
-        let files = TlsFiles {
-            cert: self.certs.server_cert.clone(),
-            key: self.certs.server_key.clone(),
-            client_ca: self.mutual.then(|| self.certs.ca.clone()),
-        };
-        tls_env(&target.name, target.protocols, port, &files).map_err(|e| e.to_string())
+        self.dir.server_env(target, port)
     }
 
     /// A client trusting the CA, offering `alpn`, with the client
     /// certificate when `with_cert`.
     fn client(&self, alpn: &[&[u8]], with_cert: bool) -> Result<Arc<ClientConfig>, String> {
+        let certs = self.dir.certs();
         let mut roots = RootCertStore::empty();
-        for cert in CertificateDer::pem_file_iter(&self.certs.ca).map_err(|e| e.to_string())? {
+        for cert in CertificateDer::pem_file_iter(&certs.ca).map_err(|e| e.to_string())? {
             roots
                 .add(cert.map_err(|e| e.to_string())?)
                 .map_err(|e| e.to_string())?;
@@ -78,11 +62,10 @@ impl TlsSetup {
             .map_err(|e| e.to_string())?
             .with_root_certificates(roots);
         let mut config = if with_cert {
-            let chain = CertificateDer::pem_file_iter(&self.certs.client_cert)
+            let chain = CertificateDer::pem_file_iter(&certs.client_cert)
                 .and_then(|c| c.collect::<Result<Vec<_>, _>>())
                 .map_err(|e| e.to_string())?;
-            let key =
-                PrivateKeyDer::from_pem_file(&self.certs.client_key).map_err(|e| e.to_string())?;
+            let key = PrivateKeyDer::from_pem_file(&certs.client_key).map_err(|e| e.to_string())?;
             builder
                 .with_client_auth_cert(chain, key)
                 .map_err(|e| e.to_string())?
@@ -91,12 +74,6 @@ impl TlsSetup {
         };
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Ok(Arc::new(config))
-    }
-}
-
-impl Drop for TlsSetup {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -116,7 +93,7 @@ pub(super) fn check_tls(
     let mut checks = vec![Check::pass(Column::Tls, Aspect::Start)];
     checks.push(same_answers(setup, http, tls));
     checks.push(alpn(target, setup, tls));
-    if setup.mutual {
+    if setup.dir.mutual() {
         checks.push(refuses_without_cert(setup, tls));
     }
     checks
@@ -171,7 +148,7 @@ fn over_tls(
 /// `/plaintext` and `/json` answer over TLS as they do in cleartext.
 fn same_answers(setup: &TlsSetup, http: SocketAddr, tls: SocketAddr) -> Check {
     let fail = |why: String| Check::fail(Column::Tls, Aspect::Body, Failure::Tls(why));
-    let config = match setup.client(&[b"http/1.1"], setup.mutual) {
+    let config = match setup.client(&[b"http/1.1"], setup.dir.mutual()) {
         Ok(c) => c,
         Err(why) => return fail(why),
     };
@@ -202,7 +179,7 @@ fn same_answers(setup: &TlsSetup, http: SocketAddr, tls: SocketAddr) -> Check {
 /// ALPN gives `h2` exactly when the manifest claims it.
 fn alpn(target: &Target, setup: &TlsSetup, tls: SocketAddr) -> Check {
     let fail = |why: String| Check::fail(Column::Tls, Aspect::Alpn, Failure::Tls(why));
-    let config = match setup.client(&[b"h2", b"http/1.1"], setup.mutual) {
+    let config = match setup.client(&[b"h2", b"http/1.1"], setup.dir.mutual()) {
         Ok(c) => c,
         Err(why) => return fail(why),
     };
