@@ -11,7 +11,7 @@ use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
 use crate::group::{disturbed_note, groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
-use crate::ranking::{rank, ties, Entry, Measure, Ratio};
+use crate::ranking::{rank, ratio_num, ratio_text, ties, Entry, Measure};
 
 /// Above this coefficient of variation over repetitions a result is
 /// called noisy: at 5% the ratios between close frameworks are no longer
@@ -279,32 +279,6 @@ pub fn ranking_text(ranked: &[Entry], unit: &str) -> String {
         }
     }
     parts.join("; ")
-}
-
-/// `1.15×` or `1.15× [1.08–1.22]`… written before the name, as hyperfine does.
-pub fn ratio_text(r: &Ratio) -> String {
-    match r.ci {
-        Some((lo, hi)) => format!(
-            "{}× [{}–{}]",
-            ratio_num(r.value),
-            ratio_num(lo),
-            ratio_num(hi)
-        ),
-        None => format!("{}×", ratio_num(r.value)),
-    }
-}
-
-/// Two decimals below 10, one below 100, whole numbers above.
-pub fn ratio_num(v: f64) -> String {
-    if !v.is_finite() {
-        "n/a".into()
-    } else if v < 10.0 {
-        format!("{v:.2}")
-    } else if v < 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
 }
 
 fn agreement_text(a: &Agreement) -> String {

@@ -167,3 +167,29 @@ pub fn ties(entries: &[Entry]) -> Vec<Vec<usize>> {
     }
     out
 }
+
+/// `1.15×` or `1.15× [1.08–1.22]`… written before the name, as hyperfine does.
+pub fn ratio_text(r: &Ratio) -> String {
+    match r.ci {
+        Some((lo, hi)) => format!(
+            "{}× [{}–{}]",
+            ratio_num(r.value),
+            ratio_num(lo),
+            ratio_num(hi)
+        ),
+        None => format!("{}×", ratio_num(r.value)),
+    }
+}
+
+/// Two decimals below 10, one below 100, whole numbers above.
+pub fn ratio_num(v: f64) -> String {
+    if !v.is_finite() {
+        "n/a".into()
+    } else if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}

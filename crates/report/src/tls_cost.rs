@@ -109,7 +109,7 @@ pub fn finding(costs: &[Cost]) -> Option<String> {
             c.target,
             c.scenario,
             c.protocol,
-            crate::findings::ratio_text(&c.rps)
+            crate::ranking::ratio_text(&c.rps)
         )
     };
     Some(if costs.len() == 1 {
@@ -160,11 +160,11 @@ pub fn cells(c: &Cost) -> [String; 9] {
         c.target.clone(),
         num(c.clear_rps.median),
         num(c.tls_rps.median),
-        crate::findings::ratio_text(&c.rps),
+        crate::ranking::ratio_text(&c.rps),
         p99,
         c.p99
             .as_ref()
-            .map_or("—".into(), crate::findings::ratio_text),
+            .map_or("—".into(), crate::ranking::ratio_text),
     ]
 }
 

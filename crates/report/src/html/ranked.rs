@@ -62,7 +62,7 @@ fn tip(e: &Entry, measure: Measure) -> Vec<String> {
     if e.ratio.value != 1.0 {
         t.push(format!(
             "the best is {} this",
-            crate::findings::ratio_text(&e.ratio)
+            crate::ranking::ratio_text(&e.ratio)
         ));
     }
     t.push(settings(&e.column));
