@@ -26,7 +26,7 @@ impl Worker<'_> {
             self.send_next(idx);
             return Step::Pending;
         }
-        if let Err(class) = conn.open(self.setup.addr) {
+        if let Err(class) = conn.open(self.setup.addr, &self.graveyard) {
             return Step::Failed(class);
         }
         let (generation, fd) = (conn.generation, conn.fd().unwrap_or(-1));

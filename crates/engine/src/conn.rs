@@ -124,10 +124,17 @@ pub(crate) struct Conn {
     /// Counts sockets opened and closed, so that an io_uring completion of
     /// an earlier socket is told from one of the current socket.
     pub generation: u32,
-    /// The socket is driven by io_uring: shut it down on close, which ends
-    /// the receive the ring keeps armed on it.
-    ringed: bool,
+    /// Over io_uring: where a closed socket waits for the ring's next
+    /// submission before its descriptor is closed (see [`Conn::close`]).
+    graveyard: Option<Graveyard>,
 }
+
+/// Sockets closed since the ring last submitted. Operations queued but not
+/// yet submitted name their socket by descriptor number: closed at once, the
+/// number could be reused by the slot's next socket, and those operations
+/// (a stale receive among them) would act on it. The worker empties this
+/// after each submission.
+pub(crate) type Graveyard = std::rc::Rc<std::cell::RefCell<Vec<Socket>>>;
 
 impl Conn {
     /// A slot for up to `depth` requests in flight; `check` is None when
@@ -153,7 +160,7 @@ impl Conn {
             tls: None,
             tls_news: TlsNews::default(),
             generation: 0,
-            ringed: false,
+            graveyard: None,
         }
     }
 
@@ -228,15 +235,15 @@ impl Conn {
 
     /// Drops the socket (which also removes it from epoll).
     pub fn close(&mut self) {
-        if let (Some(sock), true) = (&self.sock, self.ringed) {
-            // A receive armed in the ring holds the socket open past its
-            // close; a shutdown completes that receive and lets it go.
-            let _ = sock.shutdown(std::net::Shutdown::Both);
-        }
-        if self.sock.is_some() {
+        if let Some(sock) = self.sock.take() {
             self.generation = self.generation.wrapping_add(1);
+            if let Some(graves) = &self.graveyard {
+                // A receive armed in the ring holds the socket open past its
+                // close; a shutdown completes that receive and lets it go.
+                let _ = sock.shutdown(std::net::Shutdown::Both);
+                graves.borrow_mut().push(sock);
+            }
         }
-        self.sock = None;
         self.tls = None;
         self.registered = false;
         self.connecting = false;
@@ -276,14 +283,14 @@ impl Conn {
 
     /// io_uring: opens a blocking socket for the ring to connect; the slot
     /// is connecting until [`Conn::connected`].
-    pub fn open(&mut self, addr: SocketAddr) -> Result<(), ErrorClass> {
+    pub fn open(&mut self, addr: SocketAddr, graveyard: &Graveyard) -> Result<(), ErrorClass> {
         let sock = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))
             .map_err(|_| ErrorClass::Connect)?;
         let _ = sock.set_nodelay(true);
         self.sock = Some(sock);
         self.generation = self.generation.wrapping_add(1);
         self.connecting = true;
-        self.ringed = true;
+        self.graveyard = Some(graveyard.clone());
         Ok(())
     }
 

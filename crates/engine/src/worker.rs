@@ -12,7 +12,7 @@
 //! connection's own reusable wire (the `mixed` part).
 
 use crate::checker::Checker;
-use crate::conn::{Conn, Step, Wire};
+use crate::conn::{Conn, Graveyard, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
 use crate::mixed::Mixed;
@@ -124,6 +124,8 @@ pub(crate) struct Worker<'a> {
     driver: Driver,
     /// io_uring: whether each connection has a send queued in the ring.
     sending: Vec<bool>,
+    /// io_uring: sockets closed since the last submission.
+    graveyard: Graveyard,
     rec: Recorder,
     buf: Box<[u8]>,
     /// A mix's generator and each connection's request (None: `setup.wire`).
@@ -164,6 +166,7 @@ impl<'a> Worker<'a> {
                 Io::Uring => Driver::Uring(Box::new(Ring::new(conns, setup.addr)?)),
             },
             sending: vec![false; conns],
+            graveyard: Graveyard::default(),
             rec: Recorder::new(
                 open_loop,
                 setup.measure_start,
@@ -279,13 +282,17 @@ impl<'a> Worker<'a> {
             Driver::Epoll(poller) => poller.wait(wait),
             Driver::Uring(ring) => {
                 ring.wait(wait);
+                // Submitted: the operations naming these sockets have them.
+                self.graveyard.borrow_mut().clear();
                 0
             }
         };
         if stuck {
             // The tickets that fell due while asleep found every connection
-            // busy: count them before the events free any.
-            self.release(Instant::now());
+            // busy: count them before the events free any. None falls due
+            // past the deadline (a late wake-up must not add any).
+            let now = Instant::now();
+            self.release(self.stop.deadline().map_or(now, |d| now.min(d)));
         }
         for i in 0..n {
             let Driver::Epoll(poller) = &self.driver else {
