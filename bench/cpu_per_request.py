@@ -26,10 +26,16 @@ generator thread shares that core): their CPU per request beside the
 one-thread rows shows what a second thread costs per request, and their
 req/s what it adds.
 
+Two io_uring rows, "shootout-uring" and "pipelined-uring", run the plain and
+the pipelined load with `--io uring` (io_uring completions: multishot receive
+into provided buffers, one io_uring_enter per loop turn) and compare with wrk
+and wrk-pipelined like their epoll rows.
+
 With --syscalls, each generator also runs once more (plain and pipelined, 3 s,
 not counted in the rounds) under `perf stat` counting the system calls it
-enters (the raw_syscalls:sys_enter tracepoint, plus the socket and epoll calls
-by name), printed per completed request.
+enters (the raw_syscalls:sys_enter tracepoint, plus the socket, epoll and
+io_uring calls by name), printed per completed request, with the share of its
+CPU time spent in user space (the rest is the kernel's).
 
 With --tls the script measures HTTPS/1.1 instead, as its own section: the
 same nginx serves TLS (1.3, certificates from `shootout certs`), "https" is
@@ -78,6 +84,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# The user-space share of the last measured child's CPU time.
+LAST_USER_SHARE = [0.0]
+
+
 def run_measured(cmd: list) -> tuple:
     """Runs cmd; returns (stdout, cpu seconds of the child)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -86,7 +96,9 @@ def run_measured(cmd: list) -> tuple:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}")
-    return out, usage.ru_utime + usage.ru_stime
+    cpu = usage.ru_utime + usage.ru_stime
+    LAST_USER_SHARE[0] = usage.ru_utime / cpu if cpu else 0.0
+    return out, cpu
 
 
 PIPELINE = 16
@@ -142,6 +154,16 @@ def shootout_pipelined(url, a, cpu):
     return shootout(url, a, cpu, ["--pipeline", str(PIPELINE)])
 
 
+def shootout_uring(url, a, cpu):
+    """The plain load over io_uring."""
+    return shootout(url, a, cpu, ["--io", "uring"])
+
+
+def pipelined_uring(url, a, cpu):
+    """The pipelined load over io_uring."""
+    return shootout(url, a, cpu, ["--io", "uring", "--pipeline", str(PIPELINE)])
+
+
 def shootout_t2(url, a, cpu):
     """The plain load on two threads, allowed on both CPUs (nginx's included)."""
     return shootout(url, a, "0,1", threads=2)
@@ -154,7 +176,8 @@ def wrk_t2(url, a, cpu):
 
 # The system calls counted by name beside the total (socket I/O and epoll,
 # under the names each tool's libc uses).
-SYSCALLS = ["sendto", "recvfrom", "read", "write", "epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl"]
+SYSCALLS = ["sendto", "recvfrom", "read", "write", "epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl",
+            "io_uring_enter"]
 
 
 def count_syscalls(url, a, tool, extra):
@@ -175,15 +198,17 @@ def count_syscalls(url, a, tool, extra):
 
 def print_syscalls(url, a):
     """System calls per completed request, each generator plain and pipelined."""
-    runs = [("shootout", shootout, ()), ("wrk", wrk, ()),
-            ("pipelined", shootout, ("--pipeline", str(PIPELINE))), ("wrk-pipelined", wrk, ("-s", str(a.lua)))]
+    runs = [("shootout", shootout, ()), ("shootout-uring", shootout, ("--io", "uring")), ("wrk", wrk, ()),
+            ("pipelined", shootout, ("--pipeline", str(PIPELINE))),
+            ("pipelined-uring", shootout, ("--io", "uring", "--pipeline", str(PIPELINE))),
+            ("wrk-pipelined", wrk, ("-s", str(a.lua)))]
     print(f"\nSystem calls per request (perf stat, one 3 s run each, c={a.connections})\n")
-    print("| generator | all | " + " | ".join(SYSCALLS) + " |")
-    print("|---|---:|" + "---:|" * len(SYSCALLS))
+    print("| generator | user CPU | all | " + " | ".join(SYSCALLS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(SYSCALLS))
     for name, tool, extra in runs:
         n, counts = count_syscalls(url, a, tool, extra)
         cells = [f"{counts.get(s, 0) / n:.3f}" if counts.get(s) else "" for s in ["all"] + SYSCALLS]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        print(f"| {name} | {LAST_USER_SHARE[0]:.0%} | " + " | ".join(cells) + " |")
 
 
 NGINX_TLS_CONF = """worker_processes 1;
@@ -273,6 +298,7 @@ def main() -> int:
         return tls_main(a)
     tools = {"shootout": shootout, "expect-body": shootout_expect, "wrk": wrk,
              "pipelined": shootout_pipelined, "wrk-pipelined": wrk_pipelined,
+             "shootout-uring": shootout_uring, "pipelined-uring": pipelined_uring,
              "shootout-t2": shootout_t2, "wrk-t2": wrk_t2}
     if shutil.which("oha"):
         tools["oha"] = oha
@@ -290,13 +316,15 @@ def main() -> int:
         url = f"http://127.0.0.1:{port}/"
         cost = {t: [] for t in tools}
         rate = {t: [] for t in tools}
+        user = {t: [] for t in tools}
         for r in range(a.rounds):
             order = list(tools)[r % len(tools):] + list(tools)[:r % len(tools)]
             for name in order:
                 n, cpu_s = tools[name](url, a, "1")
                 cost[name].append(cpu_s * 1e6 / n)
                 rate[name].append(n / a.duration)
-                print(f"round {r + 1} {name:13} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
+                user[name].append(LAST_USER_SHARE[0])
+                print(f"round {r + 1} {name:15} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
                       f"{cost[name][-1]:5.2f} µs/request", file=sys.stderr)
         if a.syscalls:
             print_syscalls(url, a)
@@ -308,8 +336,9 @@ def main() -> int:
     med = {t: statistics.median(v) for t, v in cost.items()}
     print(f"\nCPU per request, median of {a.rounds} rounds of {a.duration} s, c={a.connections}, "
           f"nginx on CPU 0, generator on CPU 1\n")
-    print("| generator | µs CPU / request | req/s | vs wrk (pipelined: vs wrk-pipelined; -t2: vs wrk-t2) | vs oha |")
-    print("|---|---:|---:|---:|---:|")
+    print("| generator | µs CPU / request | req/s | user CPU | vs wrk (pipelined: vs wrk-pipelined; -t2: vs wrk-t2) "
+          "| vs oha |")
+    print("|---|---:|---:|---:|---:|---:|")
     for t in tools:
         vs_oha = f"{med[t] / med['oha']:.2f}×" if "oha" in med else "n/a"
         # The pipelined rows compare with pipelined wrk, the two-thread rows
@@ -317,7 +346,8 @@ def main() -> int:
         wrk_row = "wrk-pipelined" if "pipelined" in t else "wrk-t2" if t.endswith("-t2") else "wrk"
         if wrk_row != "wrk":
             vs_oha = "n/a"
-        print(f"| {t} | {med[t]:.2f} | {statistics.median(rate[t]):.0f} | {med[t] / med[wrk_row]:.2f}× | {vs_oha} |")
+        print(f"| {t} | {med[t]:.2f} | {statistics.median(rate[t]):.0f} | {statistics.median(user[t]):.0%} | "
+              f"{med[t] / med[wrk_row]:.2f}× | {vs_oha} |")
     ratio = med["shootout"] / med["wrk"]
     print(f"\nshootout / wrk = {ratio:.2f} ({'within' if ratio <= 1.0 else 'ABOVE'} the 1.0× budget)")
     check = med["expect-body"] / med["shootout"]
@@ -325,6 +355,8 @@ def main() -> int:
     piped = med["pipelined"] / med["wrk-pipelined"]
     print(f"pipelined (--pipeline {PIPELINE}) / wrk-pipelined (pipeline.lua, depth {PIPELINE}) = {piped:.2f} "
           f"({'within' if piped <= 1.0 else 'ABOVE'} the 1.0× budget)")
+    for row, base in (("shootout-uring", "shootout"), ("pipelined-uring", "pipelined")):
+        print(f"{row} / {base} (io_uring against epoll) = {med[row] / med[base]:.2f}")
     two = med["shootout-t2"] / med["wrk-t2"]
     print(f"shootout-t2 / wrk-t2 = {two:.2f}; a second thread costs shootout "
           f"{med['shootout-t2'] / med['shootout']:.2f}× the CPU per request of one, wrk "

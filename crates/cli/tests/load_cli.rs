@@ -394,3 +394,29 @@ fn an_absurd_rate_runs_bounded_and_says_so() {
         "{sent} + {unsent}"
     );
 }
+
+/// `--io uring` carries the same exact load and says so in the JSON
+/// (`generator.io`); an unknown transport is a usage error, and https over
+/// io_uring is refused by name. Skipped where the kernel refuses io_uring.
+#[test]
+fn io_uring_transport_is_chosen_by_flag() {
+    if let Some(why) = shootout_engine::transport::uring_unavailable() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let url = hello_server();
+    for (io, depth) in [("uring", "1"), ("uring", "16"), ("epoll", "1")] {
+        let args = ["load", "-n", "3000", "-c", "4", "--pipeline", depth];
+        let out = shootout(&[&args[..], &["--io", io, "-o", "json", &url]].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["generator"]["io"], io);
+        assert_eq!(json["requests"]["sent"], 3000);
+        assert_eq!(json["status"]["200"], 3000, "{io} depth {depth}");
+    }
+    let out = shootout(&["load", "-n", "1", "--io", "kqueue", &url]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = shootout(&["load", "-n", "1", "--io", "uring", "https://127.0.0.1:1/"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--io"), "{}", stderr(&out));
+}

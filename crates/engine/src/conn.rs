@@ -93,6 +93,10 @@ impl Wire {
 }
 
 /// One connection slot. It keeps its socket across requests when keep-alive holds.
+///
+/// Over io_uring (`ring`) the slot's socket is blocking (the ring never
+/// blocks on it), the ring connects, sends and receives, and the slot only
+/// keeps the byte counts and parses what the ring hands it.
 #[derive(Debug)]
 pub(crate) struct Conn {
     sock: Option<Socket>,
@@ -117,7 +121,20 @@ pub(crate) struct Conn {
     tls: Option<Box<TlsSession>>,
     /// What TLS did since the worker last took it (kept across closes).
     tls_news: TlsNews,
+    /// Counts sockets opened and closed, so that an io_uring completion of
+    /// an earlier socket is told from one of the current socket.
+    pub generation: u32,
+    /// Over io_uring: where a closed socket waits for the ring's next
+    /// submission before its descriptor is closed (see [`Conn::close`]).
+    graveyard: Option<Graveyard>,
 }
+
+/// Sockets closed since the ring last submitted. Operations queued but not
+/// yet submitted name their socket by descriptor number: closed at once, the
+/// number could be reused by the slot's next socket, and those operations
+/// (a stale receive among them) would act on it. The worker empties this
+/// after each submission.
+pub(crate) type Graveyard = std::rc::Rc<std::cell::RefCell<Vec<Socket>>>;
 
 impl Conn {
     /// A slot for up to `depth` requests in flight; `check` is None when
@@ -142,6 +159,8 @@ impl Conn {
             tls_client,
             tls: None,
             tls_news: TlsNews::default(),
+            generation: 0,
+            graveyard: None,
         }
     }
 
@@ -216,7 +235,15 @@ impl Conn {
 
     /// Drops the socket (which also removes it from epoll).
     pub fn close(&mut self) {
-        self.sock = None;
+        if let Some(sock) = self.sock.take() {
+            self.generation = self.generation.wrapping_add(1);
+            if let Some(graves) = &self.graveyard {
+                // A receive armed in the ring holds the socket open past its
+                // close; a shutdown completes that receive and lets it go.
+                let _ = sock.shutdown(std::net::Shutdown::Both);
+                graves.borrow_mut().push(sock);
+            }
+        }
         self.tls = None;
         self.registered = false;
         self.connecting = false;
@@ -252,6 +279,52 @@ impl Conn {
             }
         }
         Ok(())
+    }
+
+    /// io_uring: opens a blocking socket for the ring to connect; the slot
+    /// is connecting until [`Conn::connected`].
+    pub fn open(&mut self, addr: SocketAddr, graveyard: &Graveyard) -> Result<(), ErrorClass> {
+        let sock = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))
+            .map_err(|_| ErrorClass::Connect)?;
+        let _ = sock.set_nodelay(true);
+        self.sock = Some(sock);
+        self.generation = self.generation.wrapping_add(1);
+        self.connecting = true;
+        self.graveyard = Some(graveyard.clone());
+        Ok(())
+    }
+
+    /// io_uring: the ring's connect succeeded.
+    pub fn connected(&mut self) {
+        self.connecting = false;
+    }
+
+    /// io_uring: the next bytes to send, when the socket is connected and
+    /// queued requests are unwritten.
+    pub fn to_send<'w>(&self, wire: &'w Wire) -> Option<&'w [u8]> {
+        (self.sock.is_some() && !self.connecting && self.unwritten > 0)
+            .then(|| wire.next(self.unwritten))
+    }
+
+    /// io_uring: the ring sent `n` of the unwritten bytes.
+    pub fn sent(&mut self, n: usize) {
+        self.unwritten -= n.min(self.unwritten);
+    }
+
+    /// io_uring: the ring received `n` bytes, copied to the start of the
+    /// worker's buffer; [`Conn::read_more`] then feeds them to the responses
+    /// without reading the socket.
+    pub fn received(&mut self, n: usize) {
+        self.filled = n;
+        self.left = n;
+        self.more = false;
+    }
+
+    /// io_uring: the peer closed its side; ends the front response there.
+    pub fn ended(&mut self) -> Step {
+        self.left = 0;
+        self.more = false;
+        eof_step(&mut self.reader)
     }
 
     /// Queues a request of `len` bytes behind those in flight.

@@ -34,6 +34,8 @@ pub enum PlanField {
     ClientCert,
     /// The client certificate's private key.
     ClientKey,
+    /// The transport (epoll or io_uring).
+    Io,
 }
 
 impl PlanField {
@@ -56,6 +58,7 @@ impl PlanField {
             PlanField::CaFile => "ca_file",
             PlanField::ClientCert => "client_cert",
             PlanField::ClientKey => "client_key",
+            PlanField::Io => "io",
         }
     }
 }

@@ -7,28 +7,42 @@
 //! loop, at half the depth in a closed one, so pipelined writes come in batches.
 
 use super::Worker;
-use crate::conn::{Job, Step};
+use crate::conn::{Conn, Job, Step};
 use crate::response::Complete;
 use crate::stats::ErrorClass;
 use crate::sys::{EDGE, HANGUP, READABLE, WRITABLE};
 use std::time::Instant;
 
 impl Worker<'_> {
-    /// Reads every response this event brought, answering the requests in
-    /// order, then refills the connection if it fell to the refill mark
+    /// Reads every response this readiness event brought, answering the
+    /// requests in order, then refills the connection if it fell to the refill mark
     /// (once, after all of them; when none completed it has no more room
     /// than before).
     pub(super) fn on_readable(&mut self, idx: usize, hangup: bool) {
+        self.answer(idx, hangup, |conn, buf, first| {
+            if first {
+                conn.read(buf, hangup)
+            } else {
+                conn.read_more(buf, hangup)
+            }
+        });
+    }
+
+    /// Answers the requests on connection `idx` with the steps `next` reads
+    /// (`first` on its first call): from the socket over epoll, from the
+    /// bytes the ring received over io_uring. `hangup`: the peer is gone.
+    pub(super) fn answer(
+        &mut self,
+        idx: usize,
+        hangup: bool,
+        mut next: impl FnMut(&mut Conn, &mut [u8], bool) -> (Step, usize),
+    ) {
         let mut first = true;
         let mut answered = None;
         loop {
             let conn = &mut self.conns[idx];
             let measured = conn.front().is_some_and(|j| j.measured);
-            let (step, n) = if first {
-                conn.read(&mut self.buf, hangup)
-            } else {
-                conn.read_more(&mut self.buf, hangup)
-            };
+            let (step, n) = next(conn, &mut self.buf, first);
             first = false;
             if measured {
                 self.rec.bytes += n as u64;
@@ -191,8 +205,12 @@ impl Worker<'_> {
         true
     }
 
-    /// Connects if needed and writes the queued requests.
+    /// Connects if needed and writes the queued requests (over io_uring:
+    /// queues the connect or the send).
     fn start(&mut self, idx: usize) -> Step {
+        if matches!(self.driver, super::Driver::Uring(_)) {
+            return self.start_ring(idx);
+        }
         let conn = &mut self.conns[idx];
         if !conn.has_socket() {
             if let Err(class) = conn.connect(self.setup.addr) {
@@ -208,9 +226,8 @@ impl Worker<'_> {
     fn register(&mut self, idx: usize) {
         let conn = &mut self.conns[idx];
         let Some(fd) = conn.fd() else { return };
-        if !conn.registered {
-            conn.registered = self
-                .poller
+        if let (false, super::Driver::Epoll(poller)) = (conn.registered, &self.driver) {
+            conn.registered = poller
                 .add(fd, READABLE | WRITABLE | HANGUP | EDGE, idx)
                 .is_ok();
         }

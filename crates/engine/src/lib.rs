@@ -2,8 +2,9 @@
 //! storage or rendering in it.
 //!
 //! Data flows one way: a validated [`Plan`] goes into [`run`], worker threads
-//! (one epoll loop each, see `worker`) produce per-thread [`stats::Recorder`]s,
-//! and those are merged into one [`LoadReport`]. Each worker combines three
+//! (one event loop each, over epoll or io_uring: see `worker`) produce
+//! per-thread [`stats::Recorder`]s, and those are merged into one
+//! [`LoadReport`]. Each worker combines three
 //! independent parts: a pacer (when to send), a stop condition (when to end)
 //! and the transport (how to send and parse). A plan may be one [`Shard`] of
 //! a load split over processes, started at a shared wall-clock instant.
@@ -22,6 +23,7 @@ pub mod shard;
 pub mod template;
 pub mod threshold;
 pub mod tls;
+pub mod transport;
 pub mod units;
 pub mod workload;
 
@@ -40,6 +42,7 @@ pub use shard::{Shard, ShardError};
 pub use template::{Template, TemplateError};
 pub use threshold::{Threshold, ThresholdError};
 pub use tls::{ClientCert, TlsOptions, Verify};
+pub use transport::Io;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 
 mod checker;
@@ -53,6 +56,7 @@ mod props;
 mod request;
 mod request_spec;
 mod response;
+mod ring;
 mod stats;
 mod stop;
 mod summary;
@@ -102,6 +106,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         exact_seconds: plan.interval_histograms(),
         mix: mix.as_ref(),
         tls: plan.tls_client().cloned().map(std::sync::Arc::new),
+        io: Io::resolve(plan.io(), plan.endpoint().tls).0,
     };
     let cert_asked = plan.tls_client().map(|c| c.cert_asked());
     let deadline = plan.stop().duration.map(|d| measure_start + d);
@@ -124,7 +129,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
             Err(_) => return Err(EngineError::WorkerPanicked),
         }
     }
-    Ok(summary::build(
+    let mut report = summary::build(
         plan,
         threads,
         measure_start,
@@ -132,7 +137,9 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         cpu,
         clock,
         cert_asked.map(|before| plan.tls_client().map_or(0, |c| c.cert_asked()) - before),
-    ))
+    );
+    report.summary.generator.io = Some(setup.io.to_string());
+    Ok(report)
 }
 
 fn run_thread(

@@ -14,6 +14,7 @@ use crate::expect::Expect;
 use crate::mix::Mix;
 use crate::shard::Shard;
 use crate::tls::{TlsClient, TlsOptions};
+use crate::transport::Io;
 use crate::workload::Workload;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -126,6 +127,8 @@ pub struct Plan {
     tls: TlsOptions,
     /// Built from `tls` for an https endpoint by [`PlanBuilder::build`].
     tls_client: Option<TlsClient>,
+    /// The transport asked for (None: the default, see [`Io::resolve`]).
+    io: Option<Io>,
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -162,6 +165,7 @@ impl Plan {
             arrival: Arrival::Uniform,
             tls: TlsOptions::default(),
             tls_client: None,
+            io: None,
         })
     }
 
@@ -231,6 +235,10 @@ impl Plan {
     }
     pub(crate) fn tls_client(&self) -> Option<&TlsClient> {
         self.tls_client.as_ref()
+    }
+    /// The transport asked for; None takes the default ([`Io::resolve`]).
+    pub fn io(&self) -> Option<Io> {
+        self.io
     }
 
     /// The request kinds drawn by weight, when the plan has a mix (then
@@ -364,6 +372,16 @@ impl PlanBuilder {
         self.0.tls = tls;
         self
     }
+    /// The transport: epoll or io_uring (cleartext only).
+    pub fn io(mut self, io: Io) -> Self {
+        self.0.io = Some(io);
+        self
+    }
+    /// The transport when one is given, else the default ([`Io::resolve`]).
+    pub fn io_if(mut self, io: Option<Io>) -> Self {
+        self.0.io = io.or(self.0.io);
+        self
+    }
 
     /// Checks the rules that are not the workload's own (those were checked
     /// when it was made): the shard's split, threads, CPUs, timeout and
@@ -394,6 +412,12 @@ impl PlanBuilder {
             ));
         }
         plan.tls_client = tls_client(&plan.endpoint, &plan.tls)?;
+        if plan.io == Some(Io::Uring) && plan.endpoint.tls {
+            return Err(PlanError::invalid(
+                PlanField::Io,
+                "io_uring carries cleartext HTTP/1.1 only: use epoll for https",
+            ));
+        }
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::invalid(

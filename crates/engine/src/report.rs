@@ -125,6 +125,10 @@ pub struct GeneratorUsage {
     pub cpu_utilization: f64,
     /// CPU microseconds per sent request.
     pub cpu_us_per_request: f64,
+    /// The transport that carried the run: "epoll" or "uring". Absent in
+    /// summaries stored before there was a choice (all epoll).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<String>,
 }
 
 /// The JSON contract of a load run.

@@ -161,6 +161,7 @@ fn generator_usage(cpu: Duration, secs: f64, threads: usize, sent: u64) -> Gener
         } else {
             0.0
         },
+        io: None,
     }
 }
 

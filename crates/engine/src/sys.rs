@@ -1,6 +1,7 @@
 //! Thin, safe wrappers over the Linux calls the engine needs and std lacks:
 //! an edge-triggered epoll set, the open-file limit, timer slack and process
-//! CPU time. All `unsafe` in the engine lives here and in `affinity.rs`.
+//! CPU time. All `unsafe` in the engine lives here, in `affinity.rs` and in
+//! `ring.rs` (io_uring).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

@@ -1,7 +1,9 @@
-//! The one worker loop. It owns its connections, an epoll set and a
-//! [`Recorder`], and combines three independent parts: the [`Pacer`] (when a
-//! request may start), the [`StopRule`] (when the run ends) and the transport
-//! ([`Conn`]: how to send and read). Every load mode runs through this loop.
+//! The one worker loop. It owns its connections, a driver (an epoll set or
+//! an io_uring ring) and a [`Recorder`], and combines three independent
+//! parts: the [`Pacer`] (when a request may start), the [`StopRule`] (when
+//! the run ends) and the transport ([`Conn`]: how to send and read, with the
+//! driver saying when: readiness events, or the ring's completions, handled
+//! by the `completion` part). Every load mode runs through this loop.
 //! When the run has expectations, each connection's reader checks its
 //! responses as they stream in and a failed one is recorded as a mismatch.
 //! The requests in flight on each connection (one, or up to the pipeline
@@ -10,20 +12,24 @@
 //! connection's own reusable wire (the `mixed` part).
 
 use crate::checker::Checker;
-use crate::conn::{Conn, Step, Wire};
+use crate::conn::{Conn, Graveyard, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
 use crate::mixed::Mixed;
 use crate::pacer::Pacer;
 use crate::request::EncodedMix;
+use crate::ring::Ring;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
 use crate::sys::{Poller, HANGUP, WRITABLE};
 use crate::tls::TlsClient;
+use crate::transport::Io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "completion.rs"]
+mod completion;
 #[path = "flight.rs"]
 mod flight;
 
@@ -75,6 +81,17 @@ pub(crate) struct Setup<'a> {
     pub mix: Option<&'a EncodedMix>,
     /// Over https: what each connection's TLS session starts from.
     pub tls: Option<Arc<TlsClient>>,
+    /// The transport: epoll readiness or io_uring completions.
+    pub io: Io,
+}
+
+/// What tells the loop that sockets have something for it.
+#[derive(Debug)]
+enum Driver {
+    /// Readiness: the worker then sends and receives itself.
+    Epoll(Poller),
+    /// Completions: the ring has sent and received (cleartext only).
+    Uring(Box<Ring>),
 }
 
 /// A worker's result.
@@ -104,7 +121,11 @@ pub(crate) struct Worker<'a> {
     /// A connection is refilled (up to the depth) once it has at most this
     /// many requests in flight: [`refill_at`].
     low_water: usize,
-    poller: Poller,
+    driver: Driver,
+    /// io_uring: whether each connection has a send queued in the ring.
+    sending: Vec<bool>,
+    /// io_uring: sockets closed since the last submission.
+    graveyard: Graveyard,
     rec: Recorder,
     buf: Box<[u8]>,
     /// A mix's generator and each connection's request (None: `setup.wire`).
@@ -140,7 +161,12 @@ impl<'a> Worker<'a> {
             first_measured,
             in_flight: 0,
             low_water: refill_at(setup.depth, open_loop),
-            poller: Poller::new(conns)?,
+            driver: match setup.io {
+                Io::Epoll => Driver::Epoll(Poller::new(conns)?),
+                Io::Uring => Driver::Uring(Box::new(Ring::new(conns, setup.addr)?)),
+            },
+            sending: vec![false; conns],
+            graveyard: Graveyard::default(),
             rec: Recorder::new(
                 open_loop,
                 setup.measure_start,
@@ -249,16 +275,40 @@ impl<'a> Worker<'a> {
         until.saturating_duration_since(now)
     }
 
+    /// Waits for the driver (the ring also submits the turn's operations
+    /// in the same call) and handles what it reports.
     fn poll(&mut self, wait: Duration, stuck: bool) {
-        let n = self.poller.wait(wait);
+        let n = match &mut self.driver {
+            Driver::Epoll(poller) => poller.wait(wait),
+            Driver::Uring(ring) => {
+                ring.wait(wait);
+                // Submitted: the operations naming these sockets have them.
+                self.graveyard.borrow_mut().clear();
+                0
+            }
+        };
         if stuck {
             // The tickets that fell due while asleep found every connection
-            // busy: count them before the events free any.
-            self.release(Instant::now());
+            // busy: count them before the events free any. None falls due
+            // past the deadline (a late wake-up must not add any).
+            let now = Instant::now();
+            self.release(self.stop.deadline().map_or(now, |d| now.min(d)));
         }
         for i in 0..n {
-            let (idx, events) = self.poller.event(i);
+            let Driver::Epoll(poller) = &self.driver else {
+                break;
+            };
+            let (idx, events) = poller.event(i);
             self.on_event(idx, events);
+        }
+        if let Driver::Uring(ring) = &mut self.driver {
+            let done = ring.take_done();
+            for d in &done {
+                self.on_completion(d);
+            }
+            if let Driver::Uring(ring) = &mut self.driver {
+                ring.give_back(done);
+            }
         }
     }
 

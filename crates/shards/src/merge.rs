@@ -265,6 +265,7 @@ fn summary(
             } else {
                 0.0
             },
+            io: first.generator.io.clone(),
         },
     }
 }

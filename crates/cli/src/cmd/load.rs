@@ -7,12 +7,13 @@
 //! merge` reads; `--remote` allows an address that is not loopback.
 //! `--mix FILE` sends the weighted request kinds of a mix file (see
 //! docs/mix.md) instead of one request, `--arrival poisson` spaces an open
-//! loop's arrivals at random, and `--seed` repeats their draws.
+//! loop's arrivals at random, and `--seed` repeats their draws. `--io`
+//! chooses the transport (epoll readiness or io_uring completions).
 
 use crate::exit::Outcome;
 use crate::units;
 use anyhow::{bail, Context};
-use shootout_engine::{BodyMatch, Expect, StatusMatch, Threshold};
+use shootout_engine::{BodyMatch, Expect, Io, StatusMatch, Threshold};
 use shootout_engine::{
     Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
     Stop, Summary, Workload,
@@ -78,6 +79,9 @@ pub struct Args {
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
     #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub pipeline: u64,
+    /// The transport: epoll (readiness; the worker sends and receives) or uring (io_uring completions: one system call per loop turn; cleartext only) [default: $SHOOTOUT_IO, else epoll, the cheaper per request here].
+    #[arg(long, value_name = "epoll|uring", value_parser = parse_io)]
+    pub io: Option<Io>,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -147,6 +151,7 @@ pub struct ExpectArgs {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let plan = plan(&args)?;
+    check_io(args.io, plan.endpoint().tls)?;
     super::mix_args::check_routes("--fail-if", &args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
@@ -276,12 +281,30 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .keepalive(!args.request.no_keepalive)
         .tls(args.tls.options())
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
+        .io_if(args.io)
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)
         .interval_histograms(args.hdr_log.is_some())
         .build()
         .map_err(flag_error)
+}
+
+fn parse_io(s: &str) -> Result<Io, String> {
+    s.parse()
+}
+
+/// A chosen `--io uring` the kernel refuses is an error; a default of
+/// io_uring (from `SHOOTOUT_IO`) falls back to epoll with a one-line note.
+fn check_io(io: Option<Io>, tls: bool) -> anyhow::Result<()> {
+    if io == Some(Io::Uring) {
+        if let Some(why) = shootout_engine::transport::uring_unavailable() {
+            bail!("--io uring: {why}; use --io epoll");
+        }
+    } else if let (None, (_, Some(note))) = (io, Io::resolve(None, tls)) {
+        eprintln!("note: {note}");
+    }
+    Ok(())
 }
 
 /// -t, else one thread per pinned CPU, else one per CPU this process may
@@ -313,6 +336,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::CaFile => "--cacert",
         PlanField::ClientCert => "--cert",
         PlanField::ClientKey => "--key",
+        PlanField::Io => "--io",
     }
 }
 
