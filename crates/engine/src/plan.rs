@@ -126,6 +126,10 @@ pub struct Plan {
     tls: TlsOptions,
     /// Built from `tls` for an https endpoint by [`PlanBuilder::build`].
     tls_client: Option<TlsClient>,
+    /// Speak HTTP/2 (ALPN h2 over TLS, h2c with prior knowledge over cleartext).
+    http2: bool,
+    /// HTTP/2: the streams each connection keeps in flight, at most.
+    streams: usize,
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -162,6 +166,8 @@ impl Plan {
             arrival: Arrival::Uniform,
             tls: TlsOptions::default(),
             tls_client: None,
+            http2: false,
+            streams: 1,
         })
     }
 
@@ -218,6 +224,27 @@ impl Plan {
     }
     /// Requests each connection keeps in flight, written back to back and
     /// answered in order (HTTP/1.1 pipelining); 1 is none.
+    /// Whether the run speaks HTTP/2.
+    pub fn http2(&self) -> bool {
+        self.http2
+    }
+
+    /// HTTP/2: the concurrent streams per connection asked for (the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS may allow fewer).
+    pub fn streams(&self) -> usize {
+        self.streams
+    }
+
+    /// Requests each connection may have in flight: the pipeline's depth,
+    /// or over HTTP/2 the streams.
+    pub fn depth(&self) -> usize {
+        if self.http2 {
+            self.streams
+        } else {
+            self.pipeline
+        }
+    }
+
     pub fn pipeline(&self) -> usize {
         self.pipeline
     }
@@ -365,6 +392,13 @@ impl PlanBuilder {
         self
     }
 
+    /// Speaks HTTP/2 with up to `streams` concurrent streams per connection.
+    pub fn http2(mut self, streams: Option<usize>) -> Self {
+        self.0.http2 = streams.is_some();
+        self.0.streams = streams.unwrap_or(1);
+        self
+    }
+
     /// Checks the rules that are not the workload's own (those were checked
     /// when it was made): the shard's split, threads, CPUs, timeout and
     /// pipeline depth.
@@ -393,7 +427,8 @@ impl PlanBuilder {
                 "Poisson arrivals need an arrival rate (an open loop)",
             ));
         }
-        plan.tls_client = tls_client(&plan.endpoint, &plan.tls)?;
+        check_http2(&plan)?;
+        plan.tls_client = tls_client(&plan.endpoint, &plan.tls, plan.http2)?;
         let allowed = crate::affinity::allowed_cpus();
         if let Some(cpu) = plan.cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(PlanError::invalid(
@@ -407,9 +442,13 @@ impl PlanBuilder {
 
 /// The TLS client of an https endpoint (its files read and checked); TLS
 /// settings on a cleartext one are refused rather than ignored.
-fn tls_client(endpoint: &Endpoint, tls: &TlsOptions) -> Result<Option<TlsClient>, PlanError> {
+fn tls_client(
+    endpoint: &Endpoint,
+    tls: &TlsOptions,
+    http2: bool,
+) -> Result<Option<TlsClient>, PlanError> {
     if endpoint.tls {
-        return TlsClient::new(tls, &endpoint.host).map(Some);
+        return TlsClient::new(tls, &endpoint.host, http2).map(Some);
     }
     if *tls != TlsOptions::default() {
         return Err(PlanError::invalid(
@@ -418,6 +457,38 @@ fn tls_client(endpoint: &Endpoint, tls: &TlsOptions) -> Result<Option<TlsClient>
         ));
     }
     Ok(None)
+}
+
+/// The HTTP/2 rules: 1..=[`MAX_PIPELINE`] streams, keep-alive, one request
+/// (no mix, no pipelining: streams are HTTP/2's pipeline) that fits the
+/// frames this engine sends.
+fn check_http2(plan: &Plan) -> Result<(), PlanError> {
+    if !plan.http2 {
+        return Ok(());
+    }
+    let bad = |field, why: &str| Err(PlanError::invalid(field, why.to_string()));
+    if !(1..=MAX_PIPELINE).contains(&plan.streams) {
+        let why = format!("{} is not a stream count from 1 to {MAX_PIPELINE}", plan.streams);
+        return bad(PlanField::Streams, &why);
+    }
+    if plan.pipeline > 1 {
+        return bad(
+            PlanField::Pipeline,
+            "HTTP/2 multiplexes streams instead of pipelining: give the streams per connection",
+        );
+    }
+    if !plan.keepalive {
+        return bad(
+            PlanField::Streams,
+            "HTTP/2 keeps its connections open: it cannot open one per request",
+        );
+    }
+    if plan.mix.is_some() {
+        return bad(PlanField::Mix, "a mix cannot be sent over HTTP/2 yet");
+    }
+    crate::h2::H2Request::new(&plan.endpoint, &plan.request)
+        .map(drop)
+        .map_err(|why| PlanError::invalid(PlanField::Streams, why))
 }
 
 /// The pipeline depth's rules: 1..=[`MAX_PIPELINE`], and a connection

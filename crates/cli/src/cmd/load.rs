@@ -78,6 +78,12 @@ pub struct Args {
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
     #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub pipeline: u64,
+    /// Speak HTTP/2: negotiated through ALPN over https://, h2c with prior knowledge over http://. A server that refuses it is an error (no fall-back to HTTP/1.1).
+    #[arg(long)]
+    pub http2: bool,
+    /// HTTP/2: keep up to N concurrent streams on each connection (like h2load -m), within the server's SETTINGS_MAX_CONCURRENT_STREAMS (1 to 1024).
+    #[arg(long, value_name = "N", default_value = "1", requires = "http2", value_parser = units::parse_count, allow_hyphen_values = true)]
+    pub streams: u64,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -276,6 +282,10 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .keepalive(!args.request.no_keepalive)
         .tls(args.tls.options())
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
+        .http2(
+            args.http2
+                .then(|| usize::try_from(args.streams).unwrap_or(usize::MAX)),
+        )
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)
@@ -308,6 +318,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
         PlanField::Pipeline => "--pipeline",
+        PlanField::Streams => "--http2/--streams",
         PlanField::Mix => "--mix",
         PlanField::Arrival => "--arrival",
         PlanField::CaFile => "--cacert",
