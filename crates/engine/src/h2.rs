@@ -2,11 +2,11 @@
 //! once into ready frames whose stream id is patched per stream
 //! ([`H2Request`]), the client's connection preface, and the frame header
 //! ([`FrameHead`]) that the session (`h2_conn`) reads. HPACK is the
-//! `loona-hpack` crate's; everything here is RFC 9113's fixed layouts.
+//! `httlib-hpack` crate's; everything here is RFC 9113's fixed layouts.
 //!
-//! The request's header block is encoded with an empty dynamic table (a
-//! table size of 0), so every stream's block is the same bytes whatever the
-//! server's table holds: the hot path copies a template instead of running
+//! The request's header block is encoded without indexing (static-table
+//! matches, else literals), so every stream's block is the same bytes
+//! whatever the server's table holds: the hot path copies a template instead of running
 //! an encoder. What this costs (a few dozen literal bytes per request, where
 //! h2load sends indexed ones) is in `bench/cpu_per_request.py --http2`.
 
@@ -207,9 +207,13 @@ fn header_block(endpoint: &Endpoint, spec: &RequestSpec) -> Vec<u8> {
     {
         headers.push((b"content-length".to_vec(), spec.body.len().to_string().into_bytes()));
     }
-    let mut encoder = loona_hpack::Encoder::new();
-    encoder.set_max_table_size(0);
-    encoder.encode(headers.iter().map(|(k, v)| (&k[..], &v[..])))
+    let mut encoder = httlib_hpack::Encoder::with_dynamic_size(0);
+    let mut block = Vec::new();
+    for (name, value) in headers {
+        // Only a name longer than HPACK's integer limit could fail: none here.
+        let _ = encoder.encode((name, value, httlib_hpack::Encoder::BEST_FORMAT), &mut block);
+    }
+    block
 }
 
 #[cfg(test)]
@@ -240,12 +244,12 @@ mod tests {
         assert_eq!(head.flags, flag::END_HEADERS);
         let block = &second[HEAD_LEN..HEAD_LEN + head.len];
         let mut decoded = Vec::new();
-        loona_hpack::Decoder::new()
-            .decode_with_cb(block, |k, v| decoded.push((k.to_vec(), v.to_vec())))
+        httlib_hpack::Decoder::default()
+            .decode(&mut block.to_vec(), &mut decoded)
             .unwrap();
         let text: Vec<String> = decoded
             .iter()
-            .map(|(k, v)| format!("{}={}", String::from_utf8_lossy(k), String::from_utf8_lossy(v)))
+            .map(|(k, v, _)| format!("{}={}", String::from_utf8_lossy(k), String::from_utf8_lossy(v)))
             .collect();
         assert_eq!(
             text,

@@ -103,7 +103,7 @@ impl H2Conn {
         let mut conn = H2Conn {
             request,
             expect: (!expect.is_empty()).then(|| expect.clone()),
-            decoder: Hpack(loona_hpack::Decoder::new()),
+            decoder: Hpack::default(),
             out: Vec::with_capacity(4096),
             sent: 0,
             partial: Vec::new(),
@@ -328,25 +328,31 @@ impl H2Conn {
             .and_then(|s| s.check.as_ref())
             .is_some_and(Checker::wants_media_type);
         let (mut status, mut media_type) = (0u16, None);
-        self.decoder
-            .0
-            .decode_with_cb(block, |name, value| {
-                if &*name == b":status" {
-                    status = std::str::from_utf8(&value)
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(0);
-                } else if wants_type && &*name == b"content-type" {
-                    media_type = Some(value.into_owned());
-                }
-            })
+        let slot = self.slot(stream);
+        let hpack = &mut self.decoder;
+        hpack.block.clear();
+        hpack.block.extend_from_slice(block);
+        hpack.fields.clear();
+        hpack
+            .decoder
+            .decode(&mut hpack.block, &mut hpack.fields)
             .map_err(|_| H2Fail::Class(ErrorClass::Parse))?;
-        if let Some(s) = self.stream_mut(stream) {
+        for (name, value, _) in &hpack.fields {
+            if name == b":status" {
+                status = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+            } else if wants_type && name == b"content-type" {
+                media_type = Some(value.as_slice());
+            }
+        }
+        if let Some(s) = slot.and_then(|i| self.streams[i].as_mut()) {
             // 1xx heads are interim, and trailers carry no status.
             if s.status == 0 && status >= 200 {
                 s.status = status;
                 if let Some(check) = s.check.as_mut() {
-                    check.on_head(status, media_type.as_deref());
+                    check.on_head(status, media_type);
                 }
             }
         }
@@ -433,8 +439,14 @@ impl H2Conn {
     }
 }
 
-/// The server's HPACK context (the crate's decoder has no `Debug`).
-struct Hpack(loona_hpack::Decoder<'static>);
+/// The server's HPACK context (the crate's decoder has no `Debug`), and
+/// the buffers its API decodes from and into, kept across blocks.
+#[derive(Default)]
+struct Hpack {
+    decoder: httlib_hpack::Decoder<'static>,
+    block: Vec<u8>,
+    fields: Vec<(Vec<u8>, Vec<u8>, u8)>,
+}
 
 impl std::fmt::Debug for Hpack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
