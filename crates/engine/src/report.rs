@@ -46,13 +46,19 @@ pub struct ErrorCounts {
     /// server hung up mid-handshake. Never counted as `connect`.
     #[serde(default)]
     pub tls: u64,
-    /// HTTP/2: the server reset the request's stream (RST_STREAM).
-    #[serde(default)]
+    /// HTTP/2: the server reset the request's stream (RST_STREAM). Like
+    /// `goaway`, left out of JSON when 0 (as it always is over HTTP/1.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub stream_reset: u64,
     /// HTTP/2: the server's GOAWAY left the request unprocessed (a stream
     /// above its last stream id) or ended the connection with an error.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub goaway: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ErrorCounts {
