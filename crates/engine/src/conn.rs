@@ -318,7 +318,10 @@ impl Conn {
             }
         }
         if let Some(h2) = self.h2.as_mut() {
-            return write_h2(h2, sock, self.tls.as_deref_mut());
+            // Over TLS no frame leaves before ALPN said h2: a refusing
+            // server must not see even the preface.
+            let tls = self.tls.as_deref_mut();
+            return write_h2(h2, sock, tls, self.alpn_checked);
         }
         if let Some(tls) = self.tls.as_mut() {
             while self.unwritten > 0 {
@@ -501,8 +504,13 @@ impl Conn {
 }
 
 /// Writes the session's pending frames: through TLS (which takes them
-/// all), or to the socket as far as it takes them.
-fn write_h2(h2: &mut H2Conn, sock: &mut Socket, tls: Option<&mut TlsSession>) -> Step {
+/// all, once `alpn_ok`), or to the socket as far as it takes them.
+fn write_h2(
+    h2: &mut H2Conn,
+    sock: &mut Socket,
+    tls: Option<&mut TlsSession>,
+    alpn_ok: bool,
+) -> Step {
     let failed = |e: io::Error| {
         Step::Failed(if is_not_connected(&e) {
             ErrorClass::Connect
@@ -511,8 +519,10 @@ fn write_h2(h2: &mut H2Conn, sock: &mut Socket, tls: Option<&mut TlsSession>) ->
         })
     };
     if let Some(tls) = tls {
-        let n = tls.send(h2.pending());
-        h2.wrote(n);
+        if alpn_ok {
+            let n = tls.send(h2.pending());
+            h2.wrote(n);
+        }
         return tls.flush(sock).map_or_else(failed, |()| Step::Pending);
     }
     while !h2.pending().is_empty() {
