@@ -40,14 +40,30 @@ fn http2_load_is_exact_and_says_its_protocol() {
     let ca = nginx.certs.ca.to_str().unwrap();
     let url = nginx.url("localhost");
     let out = shootout(&[
-        "load", "--http2", "--streams", "16", "-n", "2001", "-c", "3", "-t", "2", "--cacert", ca,
-        "-o", "json", &url,
+        "load",
+        "--http2",
+        "--streams",
+        "16",
+        "-n",
+        "2001",
+        "-c",
+        "3",
+        "-t",
+        "2",
+        "--cacert",
+        ca,
+        "-o",
+        "json",
+        &url,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     valid(&json);
     assert_eq!(
-        (json["requests"]["sent"].as_u64(), json["requests"]["ok"].as_u64()),
+        (
+            json["requests"]["sent"].as_u64(),
+            json["requests"]["ok"].as_u64()
+        ),
         (Some(2001), Some(2001))
     );
     assert_eq!(
@@ -57,18 +73,51 @@ fn http2_load_is_exact_and_says_its_protocol() {
     assert_eq!(json["streams"], 16);
     // An open loop for a bounded time, with every response checked.
     let out = shootout(&[
-        "load", "--http2", "--streams", "4", "-q", "400", "-z", "1s", "-c", "2", "--cacert", ca,
-        "--expect-status", "200", "--expect-body", "Hello, World!", &url,
+        "load",
+        "--http2",
+        "--streams",
+        "4",
+        "-q",
+        "400",
+        "-z",
+        "1s",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        "--expect-status",
+        "200",
+        "--expect-body",
+        "Hello, World!",
+        &url,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("HTTP/2 with up to 4 streams each"), "{text}");
-    assert!(text.contains("mismatch 0, tls 0, stream reset 0, goaway 0"), "{text}");
+    assert!(
+        text.contains("mismatch 0, tls 0, stream reset 0, goaway 0"),
+        "{text}"
+    );
     // The same check failing: every response is a mismatch, and a
     // threshold on errors turns that into exit 1.
     let out = shootout(&[
-        "load", "--http2", "--streams", "4", "-n", "200", "-c", "2", "--cacert", ca,
-        "--expect-body", "Goodbye", "--fail-if", "errors>0", "-o", "json", &url,
+        "load",
+        "--http2",
+        "--streams",
+        "4",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        "--expect-body",
+        "Goodbye",
+        "--fail-if",
+        "errors>0",
+        "-o",
+        "json",
+        &url,
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -85,7 +134,16 @@ fn h2c_load_is_exact() {
         return;
     };
     let out = shootout(&[
-        "load", "--http2", "--streams", "8", "-n", "1000", "-c", "2", "-o", "json",
+        "load",
+        "--http2",
+        "--streams",
+        "8",
+        "-n",
+        "1000",
+        "-c",
+        "2",
+        "-o",
+        "json",
         &nginx.h2c_url("127.0.0.1"),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -103,11 +161,22 @@ fn a_server_without_http2_is_exit_2_with_the_reason() {
     };
     let ca = nginx.certs.ca.to_str().unwrap();
     let out = shootout(&[
-        "load", "--http2", "-n", "100", "-c", "2", "--cacert", ca, &nginx.url("127.0.0.1"),
+        "load",
+        "--http2",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        &nginx.url("127.0.0.1"),
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("refused HTTP/2: ALPN chose 'http/1.1'"), "{err}");
+    assert!(
+        err.contains("refused HTTP/2: ALPN chose 'http/1.1'"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty(), "no report of a run that fell back");
     assert_eq!(nginx.logged_requests(), 0);
     let out = shootout(&["load", "--streams", "4", "-n", "1", &nginx.url("127.0.0.1")]);

@@ -108,7 +108,11 @@ impl Worker<'_> {
         self.in_flight -= jobs.len();
         for (i, job) in jobs.iter().enumerate() {
             if job.measured {
-                let class = if h2 { cause } else { lost_as(cause, i, written) };
+                let class = if h2 {
+                    cause
+                } else {
+                    lost_as(cause, i, written)
+                };
                 self.rec.failed(job.kind, class, now);
             }
         }

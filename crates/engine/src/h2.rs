@@ -102,7 +102,13 @@ pub(crate) fn put_preface(out: &mut Vec<u8>) {
 }
 
 pub(crate) fn put_window_update(out: &mut Vec<u8>, stream: u32, increment: u32) {
-    put_frame(out, kind::WINDOW_UPDATE, 0, stream, &increment.to_be_bytes());
+    put_frame(
+        out,
+        kind::WINDOW_UPDATE,
+        0,
+        stream,
+        &increment.to_be_bytes(),
+    );
 }
 
 /// The run's request as HTTP/2 frames: HEADERS, then one DATA frame when
@@ -138,7 +144,13 @@ impl H2Request {
         let mut ids = vec![5];
         let has_body = !spec.body.is_empty();
         let end = if has_body { 0 } else { flag::END_STREAM };
-        put_frame(&mut frames, kind::HEADERS, flag::END_HEADERS | end, 0, &block);
+        put_frame(
+            &mut frames,
+            kind::HEADERS,
+            flag::END_HEADERS | end,
+            0,
+            &block,
+        );
         if has_body {
             ids.push(frames.len() + 5);
             put_frame(&mut frames, kind::DATA, flag::END_STREAM, 0, &spec.body);
@@ -205,13 +217,19 @@ fn header_block(endpoint: &Endpoint, spec: &RequestSpec) -> Vec<u8> {
     if given("content-length").is_none()
         && (!spec.body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH"))
     {
-        headers.push((b"content-length".to_vec(), spec.body.len().to_string().into_bytes()));
+        headers.push((
+            b"content-length".to_vec(),
+            spec.body.len().to_string().into_bytes(),
+        ));
     }
     let mut encoder = httlib_hpack::Encoder::with_dynamic_size(0);
     let mut block = Vec::new();
     for (name, value) in headers {
         // Only a name longer than HPACK's integer limit could fail: none here.
-        let _ = encoder.encode((name, value, httlib_hpack::Encoder::BEST_FORMAT), &mut block);
+        let _ = encoder.encode(
+            (name, value, httlib_hpack::Encoder::BEST_FORMAT),
+            &mut block,
+        );
     }
     block
 }
@@ -249,7 +267,13 @@ mod tests {
             .unwrap();
         let text: Vec<String> = decoded
             .iter()
-            .map(|(k, v, _)| format!("{}={}", String::from_utf8_lossy(k), String::from_utf8_lossy(v)))
+            .map(|(k, v, _)| {
+                format!(
+                    "{}={}",
+                    String::from_utf8_lossy(k),
+                    String::from_utf8_lossy(v)
+                )
+            })
             .collect();
         assert_eq!(
             text,

@@ -150,7 +150,10 @@ impl H2Conn {
 
     /// The oldest stream in flight (the table's front is always a live one).
     pub fn front(&self) -> Option<&Job> {
-        self.streams.front().and_then(Option::as_ref).map(|s| &s.job)
+        self.streams
+            .front()
+            .and_then(Option::as_ref)
+            .map(|s| &s.job)
     }
 
     /// Takes every stream in flight, oldest first.
@@ -234,7 +237,9 @@ impl H2Conn {
         let mut at = 0;
         while data.len() - at >= HEAD_LEN {
             let head = FrameHead::parse(&data[at..]);
-            if self.peer_max.is_none() && (head.kind != kind::SETTINGS || head.flags & flag::ACK != 0) {
+            if self.peer_max.is_none()
+                && (head.kind != kind::SETTINGS || head.flags & flag::ACK != 0)
+            {
                 return Err(refused(&data[at..]));
             }
             if head.len > MIN_MAX_FRAME {
@@ -457,7 +462,10 @@ impl std::fmt::Debug for Hpack {
 /// What the server sent instead of HTTP/2's SETTINGS, as the reason.
 fn refused(got: &[u8]) -> H2Fail {
     if got.starts_with(b"HTTP/") {
-        let line = got.split(|&b| b == b'\r' || b == b'\n').next().unwrap_or(got);
+        let line = got
+            .split(|&b| b == b'\r' || b == b'\n')
+            .next()
+            .unwrap_or(got);
         let line = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
         return H2Fail::Refused(format!(
             "the server answered the HTTP/2 connection preface in HTTP/1.x ('{line}'): \

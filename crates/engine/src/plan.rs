@@ -468,7 +468,10 @@ fn check_http2(plan: &Plan) -> Result<(), PlanError> {
     }
     let bad = |field, why: &str| Err(PlanError::invalid(field, why.to_string()));
     if !(1..=MAX_PIPELINE).contains(&plan.streams) {
-        let why = format!("{} is not a stream count from 1 to {MAX_PIPELINE}", plan.streams);
+        let why = format!(
+            "{} is not a stream count from 1 to {MAX_PIPELINE}",
+            plan.streams
+        );
         return bad(PlanField::Streams, &why);
     }
     if plan.pipeline > 1 {

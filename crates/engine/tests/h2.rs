@@ -16,7 +16,7 @@ mod nginx_tls;
 use common::stops::{assert_accounted, requests};
 use nginx_tls::{NginxTls, Setup};
 use shootout_engine::{
-    BodyMatch, Control, EngineError, Endpoint, Expect, Load, LoadReport, Plan, PlanBuilder,
+    BodyMatch, Control, Endpoint, EngineError, Expect, Load, LoadReport, Plan, PlanBuilder,
     StatusMatch, Summary, TlsOptions, Verify, Workload,
 };
 use std::time::Duration;
@@ -62,7 +62,11 @@ fn h2_over_tls_is_exact_and_multiplexes_streams() {
     for host in ["127.0.0.1", "localhost", "[::1]"] {
         let r = run(plan(&nginx.url(host), 2, 3001, 16, &nginx));
         let s = &r.summary;
-        assert_eq!((s.requests.sent, s.requests.ok), (3001, 3001), "{host}: {s:?}");
+        assert_eq!(
+            (s.requests.sent, s.requests.ok),
+            (3001, 3001),
+            "{host}: {s:?}"
+        );
         assert_eq!(s.errors.total(), 0, "{host}");
         assert_eq!(s.protocol.http, "2");
         assert_eq!(s.streams, Some(16));
@@ -88,7 +92,10 @@ fn h2c_with_prior_knowledge_is_exact() {
     let r = run(plan(&nginx.h2c_url("127.0.0.1"), 3, 2000, 8, &nginx));
     let s = &r.summary;
     assert_eq!((s.requests.sent, s.requests.ok), (2000, 2000), "{s:?}");
-    assert_eq!((s.protocol.http.as_str(), s.protocol.tls.as_deref()), ("2", None));
+    assert_eq!(
+        (s.protocol.http.as_str(), s.protocol.tls.as_deref()),
+        ("2", None)
+    );
     assert!(mean_in_flight(s) > 3.0, "{}", mean_in_flight(s));
 }
 
@@ -126,7 +133,9 @@ fn refusing_servers_stop_the_run_with_a_reason() {
     let Some(h1) = nginx_tls::start("h2_refused_h2c", cleartext) else {
         return;
     };
-    let refused = plan(&h1.h2c_url("127.0.0.1"), 2, 100, 4, &h1).build().unwrap();
+    let refused = plan(&h1.h2c_url("127.0.0.1"), 2, 100, 4, &h1)
+        .build()
+        .unwrap();
     let e = shootout_engine::run(&refused, &Control::new()).unwrap_err();
     assert!(e.to_string().contains("HTTP/1.1 400"), "{e}");
     assert!(e.to_string().contains("h2c"), "{e}");
@@ -143,7 +152,10 @@ fn expectations_are_checked_per_stream() {
         body: Some(BodyMatch::Exact(b"Hello, World!".to_vec())),
     };
     let r = run(plan(&nginx.url("localhost"), 2, 1000, 8, &nginx).expect(good.clone()));
-    assert_eq!((r.summary.requests.ok, r.summary.errors.mismatch), (1000, 0));
+    assert_eq!(
+        (r.summary.requests.ok, r.summary.errors.mismatch),
+        (1000, 0)
+    );
     let bad = Expect {
         body: Some(BodyMatch::Exact(b"Hello, World?".to_vec())),
         ..good

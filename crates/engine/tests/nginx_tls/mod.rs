@@ -128,9 +128,9 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
             certs.server_key.display(),
         )
     };
-    let streams = setup
-        .max_streams
-        .map_or(String::new(), |n| format!("http2_max_concurrent_streams {n};"));
+    let streams = setup.max_streams.map_or(String::new(), |n| {
+        format!("http2_max_concurrent_streams {n};")
+    });
     let keepalive = setup.keepalive_requests.unwrap_or(1_000_000);
     format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\

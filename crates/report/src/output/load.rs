@@ -158,7 +158,10 @@ pub fn describe(s: &Summary) -> String {
         (depth, None) => format!(", pipeline {depth}"),
     };
     let pipeline = match s.streams {
-        Some(n) => format!(", HTTP/2 with up to {n} stream{} each", if n == 1 { "" } else { "s" }),
+        Some(n) => format!(
+            ", HTTP/2 with up to {n} stream{} each",
+            if n == 1 { "" } else { "s" }
+        ),
         None => pipeline,
     };
     let what = if s.routes.is_empty() {
