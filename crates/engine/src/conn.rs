@@ -33,18 +33,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A request on the wire.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Job {
-    /// When the pacer meant it to start (the actual send in a closed loop).
-    pub intended: Instant,
-    pub sent_at: Instant,
-    /// False for warm-up requests, which are never counted.
-    pub measured: bool,
-    pub deadline: Instant,
-    /// The request kind of a mix (0 without one).
-    pub kind: u16,
-}
+pub(crate) use crate::job::Job;
 
 /// What an I/O step concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,6 @@
 //! an encoder. What this costs (a few dozen literal bytes per request, where
 //! h2load sends indexed ones) is in `bench/cpu_per_request.py --http2`.
 
-use crate::plan::Endpoint;
 use crate::request_spec::RequestSpec;
 
 pub(crate) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -126,8 +125,8 @@ impl H2Request {
     /// Encodes the request, or says why it cannot go over HTTP/2 here: a
     /// body or header block over one frame's size (16 KiB) would need
     /// CONTINUATION frames or flow-controlled DATA this engine does not send.
-    pub fn new(endpoint: &Endpoint, spec: &RequestSpec) -> Result<H2Request, String> {
-        let block = header_block(endpoint, spec);
+    pub fn new(target: &Target<'_>, spec: &RequestSpec) -> Result<H2Request, String> {
+        let block = header_block(target, spec);
         if block.len() > MIN_MAX_FRAME {
             return Err(format!(
                 "the request's headers take {} bytes encoded; over HTTP/2 at most {MIN_MAX_FRAME}",
@@ -178,10 +177,19 @@ impl H2Request {
     }
 }
 
+/// Where the request goes: the URL's parts an HTTP/2 request carries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub tls: bool,
+    /// `host[:port]`, the `:authority` unless a Host header is given.
+    pub authority: &'a str,
+    pub path: &'a str,
+}
+
 /// The HPACK block of the request's pseudo-headers and headers. HTTP/2
 /// forbids connection-specific headers, so `Connection` (and the like)
 /// given with -H are left out; `Host` becomes `:authority`.
-fn header_block(endpoint: &Endpoint, spec: &RequestSpec) -> Vec<u8> {
+fn header_block(endpoint: &Target<'_>, spec: &RequestSpec) -> Vec<u8> {
     let method = if spec.method.is_empty() {
         "GET"
     } else {
@@ -194,7 +202,7 @@ fn header_block(endpoint: &Endpoint, spec: &RequestSpec) -> Vec<u8> {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     };
-    let authority = given("host").unwrap_or(&endpoint.host_header);
+    let authority = given("host").unwrap_or(endpoint.authority);
     let mut headers: Vec<(Vec<u8>, Vec<u8>)> = vec![
         (b":method".to_vec(), method.as_bytes().to_vec()),
         (b":scheme".to_vec(), scheme.as_bytes().to_vec()),
@@ -242,7 +250,11 @@ mod tests {
     /// carries its own id in every frame.
     #[test]
     fn request_frames_decode_and_carry_the_stream_id() {
-        let endpoint = Endpoint::parse("https://localhost:8443/a?b=1").unwrap();
+        let endpoint = Target {
+            tls: true,
+            authority: "localhost:8443",
+            path: "/a?b=1",
+        };
         let spec = RequestSpec {
             method: "POST".into(),
             headers: vec![
@@ -293,7 +305,11 @@ mod tests {
 
     #[test]
     fn oversized_bodies_are_refused_with_the_reason() {
-        let endpoint = Endpoint::parse("http://127.0.0.1:1/").unwrap();
+        let endpoint = Target {
+            tls: false,
+            authority: "127.0.0.1:1",
+            path: "/",
+        };
         let spec = RequestSpec {
             method: "POST".into(),
             headers: vec![],

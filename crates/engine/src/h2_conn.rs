@@ -16,9 +16,9 @@
 //! ([`H2Fail::Refused`]).
 
 use crate::checker::Checker;
-use crate::conn::Job;
 use crate::expect::{Expect, Mismatch};
 use crate::h2::{self, flag, kind, put_frame, FrameHead, H2Request, HEAD_LEN, MIN_MAX_FRAME};
+use crate::job::Job;
 use crate::stats::ErrorClass;
 use std::collections::VecDeque;
 use std::sync::Arc;

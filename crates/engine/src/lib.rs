@@ -48,6 +48,7 @@ mod control;
 mod h2;
 mod h2_conn;
 mod handshake;
+mod job;
 mod mixed;
 mod pacer;
 #[cfg(test)]
@@ -150,7 +151,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
 /// that they can be made).
 fn h2_request(plan: &Plan) -> Option<std::sync::Arc<h2::H2Request>> {
     plan.http2()
-        .then(|| h2::H2Request::new(plan.endpoint(), plan.request()).ok())
+        .then(|| h2::H2Request::new(&plan.endpoint().h2_target(), plan.request()).ok())
         .flatten()
         .map(std::sync::Arc::new)
 }

@@ -83,6 +83,17 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// The parts of this endpoint an HTTP/2 request carries.
+    pub(crate) fn h2_target(&self) -> crate::h2::Target<'_> {
+        crate::h2::Target {
+            tls: self.tls,
+            authority: &self.host_header,
+            path: &self.path,
+        }
+    }
+}
+
 /// `url` with control characters escaped (`\r`, `\n`, `\u{1b}`), so an
 /// error message cannot break a line or drive a terminal.
 fn printable(url: &str) -> String {
@@ -489,7 +500,7 @@ fn check_http2(plan: &Plan) -> Result<(), PlanError> {
     if plan.mix.is_some() {
         return bad(PlanField::Mix, "a mix cannot be sent over HTTP/2 yet");
     }
-    crate::h2::H2Request::new(&plan.endpoint, &plan.request)
+    crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
         .map(drop)
         .map_err(|why| PlanError::invalid(PlanField::Streams, why))
 }
