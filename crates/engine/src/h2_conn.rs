@@ -417,7 +417,7 @@ impl H2Conn {
             return;
         };
         self.live -= 1;
-        let passed = outcome.is_err() || stream.check.as_ref().map_or(true, Checker::passed);
+        let passed = outcome.is_err() || stream.check.as_ref().is_none_or(Checker::passed);
         let mismatch = (!passed)
             .then(|| stream.check.as_ref().and_then(Checker::mismatch))
             .flatten();

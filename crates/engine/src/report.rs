@@ -365,6 +365,7 @@ mod tests {
             keepalive: true,
             pipeline: 16,
             pipeline_refill_at: Some(8),
+            streams: None,
             rate: None,
             duration_s: 1.0,
             rps: 1.0,
