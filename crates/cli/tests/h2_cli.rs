@@ -98,6 +98,15 @@ fn http2_load_is_exact_and_says_its_protocol() {
         text.contains("mismatch 0, tls 0, stream reset 0, goaway 0"),
         "{text}"
     );
+}
+
+#[test]
+fn a_failing_check_over_http2_is_a_mismatch_and_exit_1() {
+    let Some(nginx) = nginx_tls::start("http2_failing_check", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let url = nginx.url("localhost");
     // The same check failing: every response is a mismatch, and a
     // threshold on errors turns that into exit 1.
     let out = shootout(&[
