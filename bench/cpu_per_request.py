@@ -44,7 +44,14 @@ URL, both with keep-alive; the CPU-per-request and req/s ratios of shootout
 to wrk are printed (the issue's budgets: CPU at most wrk's, req/s within
 15% of wrk's).
 
-Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--tls]
+With --http2 it measures HTTP/2 over TLS instead: nginx offers h2 through
+ALPN (`listen ... ssl http2`), "h2" is `shootout load --http2 --streams 16
+--cacert ca.pem https://…` and "h2load" is `h2load -m 16` (Debian's
+nghttp2-client) on the same URL, same connections and duration; the ratios
+of shootout to h2load are printed (budgets: CPU at most h2load's, req/s
+within 15% of h2load's).
+
+Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--tls | --http2]
 """
 
 import argparse
@@ -235,15 +242,38 @@ def shootout_https(url, a, cpu):
     return shootout(url, a, cpu, ["--cacert", str(a.tls_dir / "certs" / "ca.pem")])
 
 
+STREAMS = 16
+
+
+def shootout_h2(url, a, cpu):
+    """HTTP/2 through ALPN, STREAMS streams per connection, verified."""
+    return shootout(url, a, cpu, ["--http2", "--streams", str(STREAMS),
+                                  "--cacert", str(a.tls_dir / "certs" / "ca.pem")])
+
+
+def h2load(url, a, cpu):
+    out, cpu_s = run_measured(["taskset", "-c", cpu, "h2load", "-t1", f"-c{a.connections}",
+                               f"-m{STREAMS}", f"-D{a.duration}", url])
+    return int(re.search(r"(\d+) succeeded", out).group(1)), cpu_s
+
+
 def tls_main(a) -> int:
-    """The --tls section: shootout and wrk over HTTPS/1.1, interleaved rounds."""
-    tools = {"https": shootout_https, "wrk-https": wrk}
+    """The --tls (or --http2) section: shootout and wrk over HTTPS/1.1 (or
+    h2load over HTTP/2), interleaved rounds."""
+    if a.http2:
+        tools = {"h2": shootout_h2, "h2load": h2load}
+    else:
+        tools = {"https": shootout_https, "wrk-https": wrk}
+    ours, ref = list(tools)
     tmp = Path(tempfile.mkdtemp(prefix="shootout-bench-tls-"))
     a.tls_dir = tmp
     subprocess.run([str(a.shootout), "certs", str(tmp / "certs")], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port = free_port()
-    (tmp / "nginx.conf").write_text(NGINX_TLS_CONF.format(dir=tmp, port=port, body=BODY))
+    conf = NGINX_TLS_CONF.format(dir=tmp, port=port, body=BODY)
+    if a.http2:
+        conf = conf.replace(" ssl;", " ssl http2;")
+    (tmp / "nginx.conf").write_text(conf)
     nginx = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", str(tmp / "nginx.conf"), "-p", str(tmp)])
     cost = {t: [] for t in tools}
     rate = {t: [] for t in tools}
@@ -264,16 +294,17 @@ def tls_main(a) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     med = {t: statistics.median(v) for t, v in cost.items()}
     rps = {t: statistics.median(v) for t, v in rate.items()}
-    print(f"\nHTTPS/1.1 (TLS 1.3), CPU per request, median of {a.rounds} rounds of {a.duration} s, "
+    what = f"HTTP/2 ({STREAMS} streams per connection)" if a.http2 else "HTTPS/1.1"
+    print(f"\n{what} over TLS 1.3, CPU per request, median of {a.rounds} rounds of {a.duration} s, "
           f"c={a.connections}, keep-alive, nginx on CPU 0, generator on CPU 1\n")
-    print("| generator | µs CPU / request | req/s | CPU vs wrk-https | req/s vs wrk-https |")
+    print(f"| generator | µs CPU / request | req/s | CPU vs {ref} | req/s vs {ref} |")
     print("|---|---:|---:|---:|---:|")
     for t in tools:
-        print(f"| {t} | {med[t]:.2f} | {rps[t]:.0f} | {med[t] / med['wrk-https']:.2f}× | "
-              f"{rps[t] / rps['wrk-https']:.2f}× |")
-    cpu_ratio = med["https"] / med["wrk-https"]
-    rps_ratio = rps["https"] / rps["wrk-https"]
-    print(f"\nhttps / wrk-https: CPU {cpu_ratio:.2f} ({'within' if cpu_ratio <= 1.0 else 'ABOVE'} the 1.0× budget), "
+        print(f"| {t} | {med[t]:.2f} | {rps[t]:.0f} | {med[t] / med[ref]:.2f}× | "
+              f"{rps[t] / rps[ref]:.2f}× |")
+    cpu_ratio = med[ours] / med[ref]
+    rps_ratio = rps[ours] / rps[ref]
+    print(f"\n{ours} / {ref}: CPU {cpu_ratio:.2f} ({'within' if cpu_ratio <= 1.0 else 'ABOVE'} the 1.0× budget), "
           f"req/s {rps_ratio:.2f} ({'within' if abs(rps_ratio - 1) <= 0.15 else 'OUTSIDE'} 15%)")
     return 0 if cpu_ratio <= 1.0 and abs(rps_ratio - 1) <= 0.15 else 1
 
@@ -286,15 +317,17 @@ def main() -> int:
     p.add_argument("--shootout", type=Path, default=ROOT / "target/release/shootout")
     p.add_argument("--syscalls", action="store_true", help="also count system calls per request (needs perf)")
     p.add_argument("--tls", action="store_true", help="measure HTTPS/1.1 against wrk instead")
+    p.add_argument("--http2", action="store_true", help="measure HTTP/2 over TLS against h2load instead")
     a = p.parse_args()
     if os.cpu_count() < 2:
         sys.exit("needs at least 2 CPUs: one for nginx, one for the generators")
-    missing = [t for t in ("nginx", "wrk", "taskset") + (("perf",) if a.syscalls else ()) if not shutil.which(t)]
+    needed = ("nginx", "wrk", "taskset") + (("perf",) if a.syscalls else ()) + (("h2load",) if a.http2 else ())
+    missing = [t for t in needed if not shutil.which(t)]
     if missing:
-        sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux")
+        sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux nghttp2-client")
     if not a.shootout.exists():
         sys.exit(f"{a.shootout} not found: run cargo build --release first")
-    if a.tls:
+    if a.tls or a.http2:
         return tls_main(a)
     tools = {"shootout": shootout, "expect-body": shootout_expect, "wrk": wrk,
              "pipelined": shootout_pipelined, "wrk-pipelined": wrk_pipelined,

@@ -11,9 +11,15 @@
 //! Over `https://` the same bytes go through the connection's TLS session
 //! (`tls_conn`) instead of straight to the socket; everything above the
 //! byte stream is the same.
+//!
+//! Over HTTP/2 the connection carries an `h2_conn` session instead of the
+//! FIFO: requests are streams, answered in any order, and the worker takes
+//! them as they end (`flight_h2`). The socket and TLS parts are shared.
 
 use crate::checker::Checker;
 use crate::expect::{Expect, Mismatch};
+use crate::h2::H2Request;
+use crate::h2_conn::{H2Conn, H2Fail};
 use crate::handshake::TlsNews;
 use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
@@ -27,18 +33,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A request on the wire.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Job {
-    /// When the pacer meant it to start (the actual send in a closed loop).
-    pub intended: Instant,
-    pub sent_at: Instant,
-    /// False for warm-up requests, which are never counted.
-    pub measured: bool,
-    pub deadline: Instant,
-    /// The request kind of a mix (0 without one).
-    pub kind: u16,
-}
+pub(crate) use crate::job::Job;
 
 /// What an I/O step concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +122,10 @@ pub(crate) struct Conn {
     /// Over io_uring: where a closed socket waits for the ring's next
     /// submission before its descriptor is closed (see [`Conn::close`]).
     graveyard: Option<Graveyard>,
+    /// Over HTTP/2: the session, which then holds the requests in flight.
+    pub h2: Option<Box<H2Conn>>,
+    /// Over HTTP/2 and TLS: ALPN was seen to pick h2 on this socket.
+    alpn_checked: bool,
 }
 
 /// Sockets closed since the ring last submitted. Operations queued but not
@@ -161,7 +160,21 @@ impl Conn {
             tls_news: TlsNews::default(),
             generation: 0,
             graveyard: None,
+            h2: None,
+            alpn_checked: false,
         }
+    }
+
+    /// Makes this an HTTP/2 connection sending `request`.
+    pub fn with_h2(mut self, request: Arc<H2Request>, expect: &Arc<Expect>) -> Conn {
+        self.h2 = Some(Box::new(H2Conn::new(request, expect)));
+        self
+    }
+
+    /// How many requests may be in flight: `depth`, or over HTTP/2 what
+    /// the session allows of it.
+    pub fn room(&self, depth: usize) -> usize {
+        self.h2.as_ref().map_or(depth, |h| h.room(depth))
     }
 
     /// Prepares for the response to a mix's kind (see `ResponseReader::prepare`).
@@ -191,15 +204,27 @@ impl Conn {
 
     /// Requests in flight.
     pub fn outstanding(&self) -> usize {
-        self.jobs.len()
+        match &self.h2 {
+            Some(h2) => h2.outstanding(),
+            None => self.jobs.len(),
+        }
     }
 
     /// The oldest request in flight: the one the next response answers.
     pub fn front(&self) -> Option<&Job> {
-        self.jobs.front()
+        match &self.h2 {
+            Some(h2) => h2.front(),
+            None => self.jobs.front(),
+        }
     }
 
     pub fn wants_write(&self) -> bool {
+        if let Some(h2) = &self.h2 {
+            return self.sock.is_some()
+                && (self.connecting
+                    || !h2.pending().is_empty()
+                    || self.tls.as_ref().is_some_and(|t| t.wants_write()));
+        }
         !self.jobs.is_empty()
             && (self.connecting
                 || self.unwritten > 0
@@ -226,6 +251,9 @@ impl Conn {
     /// Takes every request in flight (the connection is being given up) with
     /// how many of them were written whole, the oldest first.
     pub fn drain(&mut self, request_len: usize) -> (VecDeque<Job>, usize) {
+        if let Some(h2) = self.h2.as_mut() {
+            return (h2.drain(), 0);
+        }
         let unwritten = self.unwritten.div_ceil(request_len.max(1));
         let jobs = std::mem::take(&mut self.jobs);
         let written = jobs.len().saturating_sub(unwritten);
@@ -251,6 +279,10 @@ impl Conn {
         self.left = 0;
         self.more = false;
         self.reader.reset();
+        self.alpn_checked = false;
+        if let Some(h2) = self.h2.as_mut() {
+            h2.reset();
+        }
     }
 
     /// Opens a socket and starts a non-blocking connect.
@@ -329,6 +361,9 @@ impl Conn {
 
     /// Queues a request of `len` bytes behind those in flight.
     pub fn push(&mut self, job: Job, len: usize) {
+        if let Some(h2) = self.h2.as_mut() {
+            return h2.push(job);
+        }
         self.jobs.push_back(job);
         self.unwritten += len;
     }
@@ -343,6 +378,12 @@ impl Conn {
                 Ok(None) => self.connecting = false,
                 _ => return Step::Failed(ErrorClass::Connect),
             }
+        }
+        if let Some(h2) = self.h2.as_mut() {
+            // Over TLS no frame leaves before ALPN said h2: a refusing
+            // server must not see even the preface.
+            let tls = self.tls.as_deref_mut();
+            return write_h2(h2, sock, tls, self.alpn_checked);
         }
         if let Some(tls) = self.tls.as_mut() {
             while self.unwritten > 0 {
@@ -432,6 +473,75 @@ impl Conn {
         }
     }
 
+    /// Over HTTP/2: reads what this event brought into the session (whose
+    /// ended streams then wait in its `done`) and writes what the session
+    /// owes the server. Returns the bytes received.
+    pub fn read_h2(&mut self, buf: &mut [u8], hangup: bool) -> (Result<(), H2Fail>, usize) {
+        if self.connecting {
+            return match self.sock.as_ref().map(Socket::take_error) {
+                Some(Ok(None)) => (Ok(()), 0),
+                _ => (Err(ErrorClass::Connect.into()), 0),
+            };
+        }
+        if let Some(tls) = self.tls.as_mut() {
+            tls.on_event();
+        }
+        let mut total = 0;
+        loop {
+            let fill = self.recv(buf);
+            if let Err(fail) = self.check_alpn() {
+                return (Err(fail), total);
+            }
+            let Some(h2) = self.h2.as_mut() else {
+                return (Err(ErrorClass::Read.into()), total);
+            };
+            match fill {
+                Fill::Data(n) => {
+                    total += n;
+                    if let Err(fail) = h2.feed(&buf[..n]) {
+                        return (Err(fail), total);
+                    }
+                    let more = match &self.tls {
+                        Some(tls) => tls.more(),
+                        None => n == buf.len(),
+                    };
+                    if !more && !hangup {
+                        break;
+                    }
+                }
+                Fill::Blocked => break,
+                Fill::Eof => return (h2.on_eof().and(Err(ErrorClass::Read.into())), total),
+                Fill::Failed(class) => return (Err(class.into()), total),
+            }
+        }
+        match self.write(&Wire::empty()) {
+            Step::Failed(class) => (Err(class.into()), total),
+            _ => (Ok(()), total),
+        }
+    }
+
+    /// Over HTTP/2 and TLS, once the handshake is done: a server whose
+    /// ALPN did not pick h2 refuses HTTP/2 (there is no falling back).
+    fn check_alpn(&mut self) -> Result<(), H2Fail> {
+        if self.alpn_checked || self.h2.is_none() {
+            return Ok(());
+        }
+        let Some(chosen) = self.tls.as_ref().and_then(|t| t.alpn()) else {
+            return Ok(());
+        };
+        if chosen == Some(b"h2".as_slice()) {
+            self.alpn_checked = true;
+            return Ok(());
+        }
+        let chosen = chosen.map_or("no protocol".to_string(), |p| {
+            format!("'{}'", String::from_utf8_lossy(p))
+        });
+        Err(H2Fail::Refused(format!(
+            "the server refused HTTP/2: ALPN chose {chosen} instead of h2 \
+             (it offers no HTTP/2 on this port)"
+        )))
+    }
+
     /// One read of response bytes: from the socket, or through TLS.
     fn recv(&mut self, buf: &mut [u8]) -> Fill {
         let Some(sock) = self.sock.as_mut() else {
@@ -453,6 +563,39 @@ impl Conn {
             };
         }
     }
+}
+
+/// Writes the session's pending frames: through TLS (which takes them
+/// all, once `alpn_ok`), or to the socket as far as it takes them.
+fn write_h2(
+    h2: &mut H2Conn,
+    sock: &mut Socket,
+    tls: Option<&mut TlsSession>,
+    alpn_ok: bool,
+) -> Step {
+    let failed = |e: io::Error| {
+        Step::Failed(if is_not_connected(&e) {
+            ErrorClass::Connect
+        } else {
+            ErrorClass::Write
+        })
+    };
+    if let Some(tls) = tls {
+        if alpn_ok {
+            let n = tls.send(h2.pending());
+            h2.wrote(n);
+        }
+        return tls.flush(sock).map_or_else(failed, |()| Step::Pending);
+    }
+    while !h2.pending().is_empty() {
+        match sock.write(h2.pending()) {
+            Ok(n) => h2.wrote(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Step::Pending,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return failed(e),
+        }
+    }
+    Step::Pending
 }
 
 fn is_not_connected(e: &io::Error) -> bool {

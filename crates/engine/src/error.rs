@@ -24,6 +24,8 @@ pub enum PlanField {
     Timeout,
     /// The HTTP/1.1 pipeline depth.
     Pipeline,
+    /// HTTP/2 and its streams per connection.
+    Streams,
     /// The mix of request kinds.
     Mix,
     /// The arrival process of an open loop.
@@ -53,6 +55,7 @@ impl PlanField {
             PlanField::Cpus => "cpus",
             PlanField::Timeout => "timeout",
             PlanField::Pipeline => "pipeline",
+            PlanField::Streams => "streams",
             PlanField::Mix => "mix",
             PlanField::Arrival => "arrival",
             PlanField::CaFile => "ca_file",
@@ -106,7 +109,8 @@ impl PlanError {
 }
 
 /// Errors that stop a run before it starts (a bad server is never one: its
-/// failures are counted, not raised).
+/// failures are counted, not raised), or that stop it at once: a server
+/// refusing the HTTP/2 the run asked for.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// The connections need more file descriptors than this process may open.
@@ -126,4 +130,9 @@ pub enum EngineError {
     WorkerSetup(std::io::Error),
     #[error("a worker thread panicked")]
     WorkerPanicked,
+    /// The server does not speak HTTP/2 (ALPN chose another protocol, or
+    /// it did not answer the h2c preface), and HTTP/2 was asked for: the
+    /// run stopped rather than fall back to HTTP/1.1.
+    #[error("{url}: {why}")]
+    Http2Refused { url: String, why: String },
 }

@@ -115,12 +115,19 @@ impl Worker<'_> {
     /// alike and a failed write fails the requests it did not write.
     pub(super) fn fail_all(&mut self, idx: usize, cause: ErrorClass, now: Instant) {
         let conn = &mut self.conns[idx];
+        // HTTP/2 streams are independent: all fail alike.
+        let h2 = conn.h2.is_some();
         let (jobs, written) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
         conn.close();
         self.in_flight -= jobs.len();
         for (i, job) in jobs.iter().enumerate() {
             if job.measured {
-                self.rec.failed(job.kind, lost_as(cause, i, written), now);
+                let class = if h2 {
+                    cause
+                } else {
+                    lost_as(cause, i, written)
+                };
+                self.rec.failed(job.kind, class, now);
             }
         }
         self.list(idx);
@@ -141,9 +148,10 @@ impl Worker<'_> {
     /// Queues requests on connection `idx` while the pacer and stop rule
     /// allow and it has fewer than the pipeline depth in flight, then
     /// writes them together. Lists it as available when it is not full.
-    fn refill(&mut self, idx: usize, now: Instant) {
+    pub(super) fn refill(&mut self, idx: usize, now: Instant) {
+        let room = self.conns[idx].room(self.setup.depth);
         let mut queued = false;
-        while self.conns[idx].outstanding() < self.setup.depth && self.take(idx, now) {
+        while self.conns[idx].outstanding() < room && self.take(idx, now) {
             queued = true;
         }
         if queued {

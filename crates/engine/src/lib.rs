@@ -1,5 +1,5 @@
-//! The shootout load engine: an HTTP/1.1 (cleartext or TLS) load generator library with no CLI,
-//! storage or rendering in it.
+//! The shootout load engine: an HTTP/1.1 or HTTP/2 (cleartext or TLS) load
+//! generator library with no CLI, storage or rendering in it.
 //!
 //! Data flows one way: a validated [`Plan`] goes into [`run`], worker threads
 //! (one event loop each, over epoll or io_uring: see `worker`) produce
@@ -48,7 +48,10 @@ pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 mod checker;
 mod conn;
 mod control;
+mod h2;
+mod h2_conn;
 mod handshake;
+mod job;
 mod mixed;
 mod pacer;
 #[cfg(test)]
@@ -92,12 +95,13 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         late_by,
     };
     let measure_start = t0 + plan.warmup();
+    let refused = std::sync::OnceLock::new();
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
         wire: conn::Wire::new(&request.bytes, plan.pipeline()),
         is_head: request.is_head,
         keepalive: plan.keepalive(),
-        depth: plan.pipeline(),
+        depth: plan.depth(),
         timeout: plan.timeout(),
         t0,
         measure_start,
@@ -106,7 +110,9 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         exact_seconds: plan.interval_histograms(),
         mix: mix.as_ref(),
         tls: plan.tls_client().cloned().map(std::sync::Arc::new),
-        io: Io::resolve(plan.io(), plan.endpoint().tls).0,
+        io: Io::resolve(plan.io(), plan.endpoint().tls || plan.http2()).0,
+        h2: h2_request(plan),
+        refused: &refused,
     };
     let cert_asked = plan.tls_client().map(|c| c.cert_asked());
     let deadline = plan.stop().duration.map(|d| measure_start + d);
@@ -121,6 +127,12 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         let outcomes: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         (outcomes, sys::process_cpu_time().saturating_sub(cpu_start))
     });
+    if let Some(why) = refused.get() {
+        return Err(EngineError::Http2Refused {
+            url: plan.endpoint().url.clone(),
+            why: why.clone(),
+        });
+    }
     let mut merged = Vec::with_capacity(threads);
     for outcome in outcomes {
         match outcome {
@@ -140,6 +152,15 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     );
     report.summary.generator.io = Some(setup.io.to_string());
     Ok(report)
+}
+
+/// The request's HTTP/2 frames, for an HTTP/2 plan (whose build checked
+/// that they can be made).
+fn h2_request(plan: &Plan) -> Option<std::sync::Arc<h2::H2Request>> {
+    plan.http2()
+        .then(|| h2::H2Request::new(&plan.endpoint().h2_target(), plan.request()).ok())
+        .flatten()
+        .map(std::sync::Arc::new)
 }
 
 fn run_thread(

@@ -84,6 +84,17 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// The parts of this endpoint an HTTP/2 request carries.
+    pub(crate) fn h2_target(&self) -> crate::h2::Target<'_> {
+        crate::h2::Target {
+            tls: self.tls,
+            authority: &self.host_header,
+            path: &self.path,
+        }
+    }
+}
+
 /// `url` with control characters escaped (`\r`, `\n`, `\u{1b}`), so an
 /// error message cannot break a line or drive a terminal.
 fn printable(url: &str) -> String {
@@ -129,6 +140,10 @@ pub struct Plan {
     tls_client: Option<TlsClient>,
     /// The transport asked for (None: the default, see [`Io::resolve`]).
     io: Option<Io>,
+    /// Speak HTTP/2 (ALPN h2 over TLS, h2c with prior knowledge over cleartext).
+    http2: bool,
+    /// HTTP/2: the streams each connection keeps in flight, at most.
+    streams: usize,
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -166,6 +181,8 @@ impl Plan {
             tls: TlsOptions::default(),
             tls_client: None,
             io: None,
+            http2: false,
+            streams: 1,
         })
     }
 
@@ -222,6 +239,27 @@ impl Plan {
     }
     /// Requests each connection keeps in flight, written back to back and
     /// answered in order (HTTP/1.1 pipelining); 1 is none.
+    /// Whether the run speaks HTTP/2.
+    pub fn http2(&self) -> bool {
+        self.http2
+    }
+
+    /// HTTP/2: the concurrent streams per connection asked for (the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS may allow fewer).
+    pub fn streams(&self) -> usize {
+        self.streams
+    }
+
+    /// Requests each connection may have in flight: the pipeline's depth,
+    /// or over HTTP/2 the streams.
+    pub fn depth(&self) -> usize {
+        if self.http2 {
+            self.streams
+        } else {
+            self.pipeline
+        }
+    }
+
     pub fn pipeline(&self) -> usize {
         self.pipeline
     }
@@ -383,6 +421,13 @@ impl PlanBuilder {
         self
     }
 
+    /// Speaks HTTP/2 with up to `streams` concurrent streams per connection.
+    pub fn http2(mut self, streams: Option<usize>) -> Self {
+        self.0.http2 = streams.is_some();
+        self.0.streams = streams.unwrap_or(1);
+        self
+    }
+
     /// Checks the rules that are not the workload's own (those were checked
     /// when it was made): the shard's split, threads, CPUs, timeout and
     /// pipeline depth.
@@ -411,11 +456,12 @@ impl PlanBuilder {
                 "Poisson arrivals need an arrival rate (an open loop)",
             ));
         }
-        plan.tls_client = tls_client(&plan.endpoint, &plan.tls)?;
-        if plan.io == Some(Io::Uring) && plan.endpoint.tls {
+        check_http2(&plan)?;
+        plan.tls_client = tls_client(&plan.endpoint, &plan.tls, plan.http2)?;
+        if plan.io == Some(Io::Uring) && (plan.endpoint.tls || plan.http2) {
             return Err(PlanError::invalid(
                 PlanField::Io,
-                "io_uring carries cleartext HTTP/1.1 only: use epoll for https",
+                "io_uring carries cleartext HTTP/1.1 only: use epoll for https and HTTP/2",
             ));
         }
         let allowed = crate::affinity::allowed_cpus();
@@ -431,9 +477,13 @@ impl PlanBuilder {
 
 /// The TLS client of an https endpoint (its files read and checked); TLS
 /// settings on a cleartext one are refused rather than ignored.
-fn tls_client(endpoint: &Endpoint, tls: &TlsOptions) -> Result<Option<TlsClient>, PlanError> {
+fn tls_client(
+    endpoint: &Endpoint,
+    tls: &TlsOptions,
+    http2: bool,
+) -> Result<Option<TlsClient>, PlanError> {
     if endpoint.tls {
-        return TlsClient::new(tls, &endpoint.host).map(Some);
+        return TlsClient::new(tls, &endpoint.host, http2).map(Some);
     }
     if *tls != TlsOptions::default() {
         return Err(PlanError::invalid(
@@ -442,6 +492,41 @@ fn tls_client(endpoint: &Endpoint, tls: &TlsOptions) -> Result<Option<TlsClient>
         ));
     }
     Ok(None)
+}
+
+/// The HTTP/2 rules: 1..=[`MAX_PIPELINE`] streams, keep-alive, one request
+/// (no mix, no pipelining: streams are HTTP/2's pipeline) that fits the
+/// frames this engine sends.
+fn check_http2(plan: &Plan) -> Result<(), PlanError> {
+    if !plan.http2 {
+        return Ok(());
+    }
+    let bad = |field, why: &str| Err(PlanError::invalid(field, why.to_string()));
+    if !(1..=MAX_PIPELINE).contains(&plan.streams) {
+        let why = format!(
+            "{} is not a stream count from 1 to {MAX_PIPELINE}",
+            plan.streams
+        );
+        return bad(PlanField::Streams, &why);
+    }
+    if plan.pipeline > 1 {
+        return bad(
+            PlanField::Pipeline,
+            "HTTP/2 multiplexes streams instead of pipelining: give the streams per connection",
+        );
+    }
+    if !plan.keepalive {
+        return bad(
+            PlanField::Streams,
+            "HTTP/2 keeps its connections open: it cannot open one per request",
+        );
+    }
+    if plan.mix.is_some() {
+        return bad(PlanField::Mix, "a mix cannot be sent over HTTP/2 yet");
+    }
+    crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
+        .map(drop)
+        .map_err(|why| PlanError::invalid(PlanField::Streams, why))
 }
 
 /// The pipeline depth's rules: 1..=[`MAX_PIPELINE`], and a connection

@@ -46,11 +46,32 @@ pub struct ErrorCounts {
     /// server hung up mid-handshake. Never counted as `connect`.
     #[serde(default)]
     pub tls: u64,
+    /// HTTP/2: the server reset the request's stream (RST_STREAM). Like
+    /// `goaway`, left out of JSON when 0 (as it always is over HTTP/1.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stream_reset: u64,
+    /// HTTP/2: the server's GOAWAY left the request unprocessed (a stream
+    /// above its last stream id) or ended the connection with an error.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub goaway: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ErrorCounts {
     pub fn total(&self) -> u64 {
-        self.connect + self.write + self.read + self.timeout + self.parse + self.mismatch + self.tls
+        self.connect
+            + self.write
+            + self.read
+            + self.timeout
+            + self.parse
+            + self.mismatch
+            + self.tls
+            + self.stream_reset
+            + self.goaway
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
@@ -61,6 +82,8 @@ impl ErrorCounts {
         self.parse += other.parse;
         self.mismatch += other.mismatch;
         self.tls += other.tls;
+        self.stream_reset += other.stream_reset;
+        self.goaway += other.goaway;
     }
 }
 
@@ -150,6 +173,10 @@ pub struct Summary {
     /// without pipelining and in summaries stored before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline_refill_at: Option<usize>,
+    /// HTTP/2: the concurrent streams per connection asked for (the
+    /// server's limit may have allowed fewer). Absent over HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<usize>,
     /// The requested (offered) rate for open loop, else null.
     pub rate: Option<f64>,
     pub duration_s: f64,
@@ -342,6 +369,7 @@ mod tests {
             keepalive: true,
             pipeline: 16,
             pipeline_refill_at: Some(8),
+            streams: None,
             rate: None,
             duration_s: 1.0,
             rps: 1.0,

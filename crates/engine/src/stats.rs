@@ -30,6 +30,11 @@ pub(crate) enum ErrorClass {
     Mismatch,
     /// The TLS handshake failed, or TLS ended the connection.
     Tls,
+    /// HTTP/2: the server reset the stream (RST_STREAM).
+    StreamReset,
+    /// HTTP/2: the server's GOAWAY left the stream unprocessed, or ended
+    /// the connection with an error.
+    GoAway,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -336,6 +341,8 @@ impl ErrorCounts {
             ErrorClass::Parse => self.parse += 1,
             ErrorClass::Mismatch => self.mismatch += 1,
             ErrorClass::Tls => self.tls += 1,
+            ErrorClass::StreamReset => self.stream_reset += 1,
+            ErrorClass::GoAway => self.goaway += 1,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! [`PlanError`] naming the file and nothing is sent. The per-connection
 //! session lives in `tls_conn`.
 //!
-//! rustls with the `ring` provider: TLS 1.2 and 1.3, ALPN `http/1.1`, SNI
+//! rustls with the `ring` provider: TLS 1.2 and 1.3, ALPN `http/1.1` (or
+//! `h2` first, for an HTTP/2 run, so a refusing server can say which it chose), SNI
 //! from the URL's host name (none for an IP address, as rustls does).
 
 use crate::error::{PlanError, PlanField};
@@ -66,8 +67,9 @@ pub(crate) struct TlsClient {
 
 impl TlsClient {
     /// Reads and checks the files of `options` and builds the client
-    /// configuration for `host` (the URL's host, brackets removed).
-    pub fn new(options: &TlsOptions, host: &str) -> Result<TlsClient, PlanError> {
+    /// configuration for `host` (the URL's host, brackets removed), asking
+    /// ALPN for h2 when `http2`.
+    pub fn new(options: &TlsOptions, host: &str, http2: bool) -> Result<TlsClient, PlanError> {
         let provider = Arc::new(ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
@@ -93,7 +95,11 @@ impl TlsClient {
             }
             None => builder.with_client_cert_resolver(asked.clone()),
         };
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = if http2 {
+            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+        } else {
+            vec![b"http/1.1".to_vec()]
+        };
         if !options.resume {
             config.resumption = Resumption::disabled();
         }

@@ -65,6 +65,11 @@ impl TlsSession {
         self.plain > 0 || !self.drained
     }
 
+    /// The protocol ALPN chose (None: none), once the handshake is done.
+    pub fn alpn(&self) -> Option<Option<&[u8]>> {
+        (!self.conn.is_handshaking()).then(|| self.conn.alpn_protocol())
+    }
+
     pub fn wants_write(&self) -> bool {
         self.conn.wants_write()
     }

@@ -46,14 +46,15 @@ impl Io {
             .unwrap_or(Io::DEFAULT)
     }
 
-    /// The transport a run uses: `chosen` (None: the default) over `tls`.
-    /// A default of io_uring becomes epoll over TLS or where the kernel
+    /// The transport a run uses: `chosen` (None: the default); `epoll_only`
+    /// for TLS and HTTP/2, which io_uring does not carry. A default of
+    /// io_uring becomes epoll for those or where the kernel
     /// refuses io_uring, the second with a one-line note saying why; a
-    /// chosen io_uring is used as asked (the plan refuses it over TLS).
-    pub fn resolve(chosen: Option<Io>, tls: bool) -> (Io, Option<String>) {
+    /// chosen io_uring is used as asked (the plan refuses it over TLS and HTTP/2).
+    pub fn resolve(chosen: Option<Io>, epoll_only: bool) -> (Io, Option<String>) {
         match chosen {
             Some(io) => (io, None),
-            None if tls => (Io::Epoll, None),
+            None if epoll_only => (Io::Epoll, None),
             None => match Io::from_env() {
                 Io::Epoll => (Io::Epoll, None),
                 Io::Uring => match uring_unavailable() {

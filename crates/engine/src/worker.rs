@@ -9,12 +9,15 @@
 //! The requests in flight on each connection (one, or up to the pipeline
 //! depth) are kept by the `flight` part of the worker. With a mix, each
 //! request's kind is drawn as it is taken and its bytes written into its
-//! connection's own reusable wire (the `mixed` part).
+//! connection's own reusable wire (the `mixed` part). Over HTTP/2 a
+//! connection's requests are streams that end in any order (the
+//! `flight_h2` part); the pacer and stop rule are the same.
 
 use crate::checker::Checker;
 use crate::conn::{Conn, Graveyard, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
+use crate::h2::H2Request;
 use crate::mixed::Mixed;
 use crate::pacer::Pacer;
 use crate::request::EncodedMix;
@@ -25,13 +28,15 @@ use crate::sys::{Poller, HANGUP, WRITABLE};
 use crate::tls::TlsClient;
 use crate::transport::Io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 #[path = "completion.rs"]
 mod completion;
 #[path = "flight.rs"]
 mod flight;
+#[path = "flight_h2.rs"]
+mod flight_h2;
 
 const READ_BUF: usize = 64 * 1024;
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -83,6 +88,11 @@ pub(crate) struct Setup<'a> {
     pub tls: Option<Arc<TlsClient>>,
     /// The transport: epoll readiness or io_uring completions.
     pub io: Io,
+    /// Over HTTP/2: the request's frames (`depth` is then the streams).
+    pub h2: Option<Arc<H2Request>>,
+    /// Set by the first connection that finds the server refusing HTTP/2:
+    /// every worker then stops, and the run fails with this reason.
+    pub refused: &'a OnceLock<String>,
 }
 
 /// What tells the loop that sockets have something for it.
@@ -151,6 +161,9 @@ impl<'a> Worker<'a> {
                 .map(|_| {
                     let check = Checker::for_expect(&expect);
                     let mut c = Conn::new(setup.is_head, check, setup.depth, setup.tls.clone());
+                    if let Some(request) = &setup.h2 {
+                        c = c.with_h2(request.clone(), &expect);
+                    }
                     c.listed = true;
                     c
                 })
@@ -187,7 +200,10 @@ impl<'a> Worker<'a> {
             (self.setup.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(100));
         let finished_at = loop {
             let now = Instant::now();
-            if self.stop.deadline_passed(now) || self.setup.control.is_cancelled() {
+            if self.stop.deadline_passed(now)
+                || self.setup.control.is_cancelled()
+                || self.setup.refused.get().is_some()
+            {
                 self.cut_in_flight();
                 let end = now.min(self.stop.deadline().unwrap_or(now));
                 self.count_unsent(end);
@@ -313,6 +329,9 @@ impl<'a> Worker<'a> {
     }
 
     fn on_event(&mut self, idx: usize, events: u32) {
+        if self.conns[idx].h2.is_some() {
+            return self.on_event_h2(idx, events);
+        }
         if self.conns[idx].outstanding() == 0 {
             // Data or EOF on an idle keep-alive connection: the server closed
             // it or misbehaved; either way it cannot be reused.

@@ -395,6 +395,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         keepalive: true,
         pipeline: 1,
         pipeline_refill_at: None,
+        streams: None,
         rate: None,
         duration_s,
         rps,

@@ -215,6 +215,7 @@ fn summary(
         keepalive: first.keepalive,
         pipeline: settings.pipeline,
         pipeline_refill_at: first.pipeline_refill_at,
+        streams: first.streams,
         rate: settings.rate,
         duration_s,
         rps: s.iter().map(|x| x.rps).sum(),

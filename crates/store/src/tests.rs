@@ -64,6 +64,7 @@ fn summary(rps: f64) -> Summary {
         keepalive: true,
         pipeline: 1,
         pipeline_refill_at: None,
+        streams: None,
         rate: None,
         duration_s: 5.0,
         rps,

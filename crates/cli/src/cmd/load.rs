@@ -79,9 +79,15 @@ pub struct Args {
     /// HTTP/1.1 pipelining: keep up to N requests in flight on each connection, written back to back and answered in order (1 to 1024; 1 is none).
     #[arg(long, value_name = "N", default_value = "1", value_parser = units::parse_count, allow_hyphen_values = true)]
     pub pipeline: u64,
-    /// The transport: epoll (readiness; the worker sends and receives) or uring (io_uring completions: one system call per loop turn; cleartext only) [default: $SHOOTOUT_IO, else epoll, the cheaper per request here].
+    /// The transport: epoll (readiness; the worker sends and receives) or uring (io_uring completions: one system call per loop turn; cleartext HTTP/1.1 only) [default: $SHOOTOUT_IO, else epoll, the cheaper per request here].
     #[arg(long, value_name = "epoll|uring", value_parser = parse_io)]
     pub io: Option<Io>,
+    /// Speak HTTP/2: negotiated through ALPN over https://, h2c with prior knowledge over http://. A server that refuses it is an error (no fall-back to HTTP/1.1).
+    #[arg(long)]
+    pub http2: bool,
+    /// HTTP/2: keep up to N concurrent streams on each connection (like h2load -m), within the server's SETTINGS_MAX_CONCURRENT_STREAMS (1 to 1024).
+    #[arg(long, value_name = "N", default_value = "1", requires = "http2", value_parser = units::parse_count, allow_hyphen_values = true)]
+    pub streams: u64,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -151,7 +157,7 @@ pub struct ExpectArgs {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let plan = plan(&args)?;
-    check_io(args.io, plan.endpoint().tls)?;
+    check_io(args.io, plan.endpoint().tls || plan.http2())?;
     super::mix_args::check_routes("--fail-if", &args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
@@ -282,6 +288,10 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .tls(args.tls.options())
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .io_if(args.io)
+        .http2(
+            args.http2
+                .then(|| usize::try_from(args.streams).unwrap_or(usize::MAX)),
+        )
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)
@@ -296,12 +306,12 @@ fn parse_io(s: &str) -> Result<Io, String> {
 
 /// A chosen `--io uring` the kernel refuses is an error; a default of
 /// io_uring (from `SHOOTOUT_IO`) falls back to epoll with a one-line note.
-fn check_io(io: Option<Io>, tls: bool) -> anyhow::Result<()> {
+fn check_io(io: Option<Io>, epoll_only: bool) -> anyhow::Result<()> {
     if io == Some(Io::Uring) {
         if let Some(why) = shootout_engine::transport::uring_unavailable() {
             bail!("--io uring: {why}; use --io epoll");
         }
-    } else if let (None, (_, Some(note))) = (io, Io::resolve(None, tls)) {
+    } else if let (None, (_, Some(note))) = (io, Io::resolve(None, epoll_only)) {
         eprintln!("note: {note}");
     }
     Ok(())
@@ -331,6 +341,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::Cpus => "--cpus",
         PlanField::Timeout => "--timeout",
         PlanField::Pipeline => "--pipeline",
+        PlanField::Streams => "--http2/--streams",
         PlanField::Mix => "--mix",
         PlanField::Arrival => "--arrival",
         PlanField::CaFile => "--cacert",

@@ -19,6 +19,14 @@ pub struct Setup {
     pub require_client_cert: bool,
     /// `ssl_protocols TLSv1.2` (else 1.2 and 1.3).
     pub tls12_only: bool,
+    /// HTTP/2 offered through ALPN (`listen ... ssl http2`, nginx 1.22's form).
+    pub http2: bool,
+    /// No TLS: with `http2`, h2c with prior knowledge (`listen ... http2`).
+    pub cleartext: bool,
+    /// `http2_max_concurrent_streams` (nginx's default, 128, when None).
+    pub max_streams: Option<u32>,
+    /// `keepalive_requests` (a million when None): nginx sends GOAWAY after it.
+    pub keepalive_requests: Option<u32>,
 }
 
 pub struct NginxTls {
@@ -78,6 +86,11 @@ impl NginxTls {
         format!("https://{host}:{}/", self.port)
     }
 
+    /// The URL of a cleartext server.
+    pub fn h2c_url(&self, host: &str) -> String {
+        format!("http://{host}:{}/", self.port)
+    }
+
     /// Requests nginx logged (it writes its access log as requests finish).
     pub fn logged_requests(&self) -> usize {
         std::thread::sleep(Duration::from_millis(200));
@@ -103,18 +116,32 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
     } else {
         "TLSv1.2 TLSv1.3"
     };
+    let ssl = if setup.cleartext { "" } else { " ssl" };
+    let h2 = if setup.http2 { " http2" } else { "" };
+    let tls = if setup.cleartext {
+        String::new()
+    } else {
+        format!(
+            "ssl_certificate {}; ssl_certificate_key {};\n    \
+             ssl_protocols {protocols}; ssl_session_tickets on; ssl_session_cache shared:tls:1m;",
+            certs.server_cert.display(),
+            certs.server_key.display(),
+        )
+    };
+    let streams = setup.max_streams.map_or(String::new(), |n| {
+        format!("http2_max_concurrent_streams {n};")
+    });
+    let keepalive = setup.keepalive_requests.unwrap_or(1_000_000);
     format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
          events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
          client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n  \
-         keepalive_requests 1000000;\n  \
-         server {{ listen 127.0.0.1:{port} ssl; listen [::1]:{port} ssl;\n    \
-         ssl_certificate {}; ssl_certificate_key {};\n    \
-         ssl_protocols {protocols}; ssl_session_tickets on; ssl_session_cache shared:tls:1m;\n    \
+         keepalive_requests {keepalive};\n  \
+         server {{ listen 127.0.0.1:{port}{ssl}{h2}; listen [::1]:{port}{ssl}{h2};\n    \
+         {tls}\n    {streams}\n    \
          {client}\n    \
-         location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n",
-        certs.server_cert.display(),
-        certs.server_key.display(),
+         location /reset {{ return 444; }}\n    \
+         location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
     )
 }
 

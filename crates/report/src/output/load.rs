@@ -157,6 +157,13 @@ pub fn describe(s: &Summary) -> String {
         (depth, Some(at)) => format!(", pipeline {depth}, refilled at {at} in flight"),
         (depth, None) => format!(", pipeline {depth}"),
     };
+    let pipeline = match s.streams {
+        Some(n) => format!(
+            ", HTTP/2 with up to {n} stream{} each",
+            if n == 1 { "" } else { "s" }
+        ),
+        None => pipeline,
+    };
     let what = if s.routes.is_empty() {
         s.method.clone()
     } else {
@@ -283,16 +290,20 @@ fn errors_text(o: &mut String, s: &Summary) {
     let e = &s.errors;
     // Only an https load can fail a handshake.
     let tls = s.tls.as_ref().map(|_| format!(", tls {}", e.tls));
+    // Only HTTP/2 has streams to reset and GOAWAY.
+    let h2 = (s.protocol.http == "2")
+        .then(|| format!(", stream reset {}, goaway {}", e.stream_reset, e.goaway));
     let _ = writeln!(
         o,
-        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}",
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}{}",
         e.connect,
         e.write,
         e.read,
         e.timeout,
         e.parse,
         e.mismatch,
-        tls.unwrap_or_default()
+        tls.unwrap_or_default(),
+        h2.unwrap_or_default()
     );
     if let Some(m) = &s.first_mismatch {
         let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));

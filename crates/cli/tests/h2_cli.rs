@@ -1,0 +1,194 @@
+//! `shootout load --http2` against Debian's nginx: the JSON contract of an
+//! HTTP/2 run (exact `-n`, `protocol.http` "2", `streams`), h2c, an open
+//! loop, expect checks and their exit codes, and a server that refuses
+//! HTTP/2 as exit 2 with its reason. Without nginx a test prints SKIP.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+#[path = "../../engine/tests/nginx_tls/mod.rs"]
+mod nginx_tls;
+
+use common::{shootout, stderr};
+use nginx_tls::Setup;
+use serde_json::Value;
+
+const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+
+fn valid(json: &Value) {
+    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+fn h2() -> Setup {
+    Setup {
+        http2: true,
+        ..Setup::default()
+    }
+}
+
+#[test]
+fn http2_load_is_exact_and_says_its_protocol() {
+    let Some(nginx) = nginx_tls::start("http2_load_is_exact", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let url = nginx.url("localhost");
+    let out = shootout(&[
+        "load",
+        "--http2",
+        "--streams",
+        "16",
+        "-n",
+        "2001",
+        "-c",
+        "3",
+        "-t",
+        "2",
+        "--cacert",
+        ca,
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(
+        (
+            json["requests"]["sent"].as_u64(),
+            json["requests"]["ok"].as_u64()
+        ),
+        (Some(2001), Some(2001))
+    );
+    assert_eq!(
+        json["protocol"],
+        serde_json::json!({"http": "2", "tls": "1.3", "client_cert": false})
+    );
+    assert_eq!(json["streams"], 16);
+    // An open loop for a bounded time, with every response checked.
+    let out = shootout(&[
+        "load",
+        "--http2",
+        "--streams",
+        "4",
+        "-q",
+        "400",
+        "-z",
+        "1s",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        "--expect-status",
+        "200",
+        "--expect-body",
+        "Hello, World!",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("HTTP/2 with up to 4 streams each"), "{text}");
+    assert!(
+        text.contains("mismatch 0, tls 0, stream reset 0, goaway 0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failing_check_over_http2_is_a_mismatch_and_exit_1() {
+    let Some(nginx) = nginx_tls::start("http2_failing_check", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let url = nginx.url("localhost");
+    // The same check failing: every response is a mismatch, and a
+    // threshold on errors turns that into exit 1.
+    let out = shootout(&[
+        "load",
+        "--http2",
+        "--streams",
+        "4",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        "--expect-body",
+        "Goodbye",
+        "--fail-if",
+        "errors>0",
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"]["mismatch"], 200);
+}
+
+#[test]
+fn h2c_load_is_exact() {
+    let setup = Setup {
+        cleartext: true,
+        ..h2()
+    };
+    let Some(nginx) = nginx_tls::start("h2c_load_is_exact", setup) else {
+        return;
+    };
+    let out = shootout(&[
+        "load",
+        "--http2",
+        "--streams",
+        "8",
+        "-n",
+        "1000",
+        "-c",
+        "2",
+        "-o",
+        "json",
+        &nginx.h2c_url("127.0.0.1"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(json["requests"]["ok"], 1000);
+    assert_eq!(json["protocol"]["http"], "2");
+    assert_eq!(json["protocol"]["tls"], Value::Null);
+}
+
+#[test]
+fn a_server_without_http2_is_exit_2_with_the_reason() {
+    let Some(nginx) = nginx_tls::start("http2_refused", Setup::default()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let out = shootout(&[
+        "load",
+        "--http2",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--cacert",
+        ca,
+        &nginx.url("127.0.0.1"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("refused HTTP/2: ALPN chose 'http/1.1'"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no report of a run that fell back");
+    assert_eq!(nginx.logged_requests(), 0);
+    let out = shootout(&["load", "--streams", "4", "-n", "1", &nginx.url("127.0.0.1")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--http2"), "{}", stderr(&out));
+}
