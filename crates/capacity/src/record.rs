@@ -179,16 +179,19 @@ pub struct CapacityResult {
 }
 
 impl CapacityResult {
-    /// The level that stands for the capacity: the curve's 100% level, or
-    /// the passing confirm run when there is no curve.
+    /// The level that stands for the capacity: the curve's level at the
+    /// reported rate, or the passing confirm run when there is no curve.
+    /// That is the 100% level when the search was stable; when it was not,
+    /// the capacity is the highest curve level that passed below one that
+    /// failed, and the 100% level (which may have failed) is not it.
     pub fn at_capacity(&self) -> Option<&LevelRecord> {
-        let full = |l: &&LevelRecord| l.fraction.is_some_and(|f| (f - 1.0).abs() < 1e-9);
-        self.curve.iter().find(full).or_else(|| {
-            let c = self.capacity_rps?;
+        let c = self.capacity_rps?;
+        let at = |l: &&LevelRecord| (l.target_rps - c).abs() <= 1e-6 * c.max(1.0);
+        self.curve.iter().find(at).or_else(|| {
             self.levels
                 .iter()
                 .filter(|l| l.phase == Phase::Confirm && l.pass)
-                .find(|l| (l.target_rps - c).abs() <= 1e-6 * c.max(1.0))
+                .find(at)
         })
     }
 }

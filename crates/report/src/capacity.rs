@@ -281,7 +281,7 @@ pub fn markdown(out: &mut String, data: &RunData) {
 /// that broke the SLO first.
 fn mix_head(out: &mut String, sec: &Section) {
     out.push_str(
-        "Each kind's p99 is at the capacity (the curve's 100% level); *broke first* is the \
+        "Each kind's p99 is at the capacity (the curve's level at that rate); *broke first* is the \
          kind whose rule was furthest past its bound at the lowest failing rate.\n\n",
     );
     out.push_str("| Target | Capacity (req/s) | CPUs per 1k req/s | Verdict |");

@@ -68,7 +68,7 @@ fn kinds_table(out: &mut String, sec: &Section) {
         return;
     }
     out.push_str(
-        "<p>Each kind's p99 at the capacity (the curve's 100% level); <em>broke first</em>: \
+        "<p>Each kind's p99 at the capacity (the curve's level at that rate); <em>broke first</em>: \
          the kind whose rule was furthest past its bound at the lowest failing rate.</p>\n\
          <div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Target</th>\
          <th>Capacity (req/s)</th><th>CPUs per 1k req/s</th>",
