@@ -48,9 +48,12 @@ weight = 2
 path = "/json"
 "#;
 
-/// A study of `scenarios` on `target`, with the mix beside it.
+/// A study of `scenarios` on `target`, with the mix beside it twice
+/// (`svc` and `svc-capacity`: a scenario is named by its mix file's stem,
+/// and a study may not name two scenarios alike).
 fn study(tmp: &Path, target: &str, scenarios: &str) -> PathBuf {
     std::fs::write(tmp.join("mixes/svc.toml"), MIX).unwrap();
+    std::fs::write(tmp.join("mixes/svc-capacity.toml"), MIX).unwrap();
     let text = format!(
         "name = \"mix-study\"\ndescription = \"test only\"\nsource = \"tests\"\n\
          targets = [\"{target}\"]\nwarmup = \"200ms\"\n\n{scenarios}"
@@ -96,7 +99,7 @@ seed = 5
 load = { rate = 300, connections = 8, duration = "1s" }
 
 [[scenario]]
-mix = "mixes/svc.toml"
+mix = "mixes/svc-capacity.toml"
 seed = 5
 capacity = { slo = ["p99<=50ms", "db.p99<=50ms", "queries.p99<=50ms", "json.p99<=50ms"], step = "300ms", warmup = "100ms", precision = "20%", arrival = "poisson" }
 "#,
@@ -129,7 +132,7 @@ capacity = { slo = ["p99<=50ms", "db.p99<=50ms", "queries.p99<=50ms", "json.p99<
     let [c] = data.capacity.as_slice() else {
         panic!("one search: {:?}", data.capacity.len());
     };
-    assert_eq!(c.scenario, "svc");
+    assert_eq!(c.scenario, "svc-capacity");
     let levels: Vec<_> = c.result.levels.iter().chain(&c.result.curve).collect();
     assert!(levels.len() >= 3);
     for l in &levels {
