@@ -275,10 +275,17 @@ fn print_reasons(row: &Row) {
                     check.aspect
                 );
             }
-            // One line for the columns skipped for one reason (no database).
-            if let Some((_, why)) = skipped.first() {
-                let columns: Vec<&str> = skipped.iter().map(|(c, _)| c.column.name()).collect();
+            // One line per reason, naming the columns skipped for it (no
+            // database; a machine too busy to measure the CPUs).
+            let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+            for (check, why) in &skipped {
                 let why = why.trim_start_matches("skipped: ");
+                match reasons.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, columns)) => columns.push(check.column.name()),
+                    None => reasons.push((why, vec![check.column.name()])),
+                }
+            }
+            for (why, columns) in reasons {
                 outln!("  not checked: {} ({why})", columns.join(", "));
             }
         }
