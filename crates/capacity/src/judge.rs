@@ -120,6 +120,7 @@ fn describe(t: &Threshold, s: &Summary) -> String {
         None => t.metric().to_string(),
     };
     let value = match t.metric() {
+        _ if v.is_nan() => format!("{m} had no responses"),
         _ if t.is_latency() => format!("{m} was {v:.1} ms"),
         "error_rate" => format!("{m} was {}%", round(v * 100.0)),
         _ => format!("{m} was {}", round(v)),
@@ -293,6 +294,16 @@ mod tests {
             LevelVerdict::Pass,
             "2 ms lag is within a quarter of 10 ms"
         );
+    }
+
+    #[test]
+    fn no_response_is_no_evidence_for_a_latency_rule() {
+        // Under a rate of one per step, none answered is on schedule, and
+        // a p99 of nothing must not pass as 0 ms.
+        let rules = slo(&["p99<=50ms"]);
+        let (v, why) = judge(&summary(0.0, 0, 0, 0.0, 0), Some(0.9), &rules);
+        assert_eq!(v, LevelVerdict::Fail, "{why}");
+        assert_eq!(why, "p99 had no responses (p99<=50ms)");
     }
 
     #[test]

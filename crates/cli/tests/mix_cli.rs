@@ -221,7 +221,17 @@ fn capacity_of_a_mix_judges_each_kinds_rule() {
 /// result names it as the one that broke the SLO first.
 #[test]
 fn capacity_of_a_mix_shows_each_kind_and_which_broke_first() {
-    let url = common::server(|| ok(None, "fine"));
+    // A server that answers one request at a time, each after 1 ms, has a
+    // limit near 1,000 req/s: one generator thread offers that rate even on
+    // a busy CI machine. Against an unbounded server the open levels start
+    // at half of a closed-loop probe of tens of thousands of req/s, which
+    // one thread beside other tests could not offer (CI failed on that).
+    let one_at_a_time = std::sync::Mutex::new(());
+    let url = common::server(move || {
+        let _turn = one_at_a_time.lock().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        ok(None, "fine")
+    });
     let file = mix_file(MIX, "capacity-kinds");
     let out = shootout(&[
         "capacity",

@@ -188,7 +188,8 @@ impl Threshold {
     }
 
     /// The metric's value in the summary (latencies in ms); NaN, which
-    /// no comparison holds, when the rule names a kind the run did not send.
+    /// no comparison holds, when the rule names a kind the run did not send
+    /// or a latency of no completed response.
     pub fn actual(&self, s: &Summary) -> f64 {
         let figures = match &self.route {
             None => Figures {
@@ -216,6 +217,12 @@ impl Threshold {
 
     fn actual_in(&self, f: &Figures<'_>) -> f64 {
         let (l, s) = (f.latency, f);
+        // No response, no latency: a percentile of nothing is not 0 ms, and
+        // a level of a capacity search must not pass a rule on a kind that
+        // it never got an answer for.
+        if self.is_latency() && s.requests.completed == 0 {
+            return f64::NAN;
+        }
         let errors = s.errors.total();
         match self.metric.as_str() {
             "min" => l.min,
