@@ -12,7 +12,7 @@ use crate::record::{
 use crate::search::{self, Action, Outcome, Tried};
 use crate::settings::Settings;
 use crate::sizing;
-use shootout_engine::{Arrival, Control, Load, Plan, Stop, Summary, Threshold, Workload};
+use shootout_engine::{Arrival, Control, Load, Plan, Protocol, Stop, Summary, Threshold, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -64,6 +64,8 @@ struct Probe {
     /// The latency (ms) the pool of each level is sized for: the SLO's
     /// loosest latency bound, or the probe's p99 when it bounds none.
     sizing_ms: f64,
+    /// What it spoke, as negotiated.
+    protocol: Protocol,
 }
 
 impl Driver<'_> {
@@ -89,6 +91,7 @@ impl Driver<'_> {
         let found = Probe {
             rps: probe.achieved_rps,
             sizing_ms: judge::loosest_latency_ms(&self.slo).unwrap_or(probe.latency_ms.p99),
+            protocol: summary.protocol.clone(),
         };
         self.finish(0, probe);
         Ok(found)
@@ -124,10 +127,9 @@ impl Driver<'_> {
             target_rps: rate,
             bracket: search::bracket(&self.tried),
         });
-        let connections = self
-            .settings
-            .connections()
-            .unwrap_or_else(|| sizing::connections(rate, sizing_ms));
+        let connections = self.settings.connections().unwrap_or_else(|| {
+            sizing::connections_carrying(rate, sizing_ms, streams(self.template))
+        });
         let load = Load::Open { rate, connections };
         let summary = run_level(self.template, load, self.settings, self.cancelled)?;
         let rec = record(phase, Some(rate), fraction, &summary, &self.slo);
@@ -175,11 +177,22 @@ impl Driver<'_> {
                 step_s: self.settings.step().as_secs_f64(),
                 precision: self.settings.precision(),
                 threads: self.template.threads(),
+                protocol: probe.protocol.clone(),
+                streams: self.template.http2().then(|| self.template.streams()),
             },
             broke_first: crate::record::broke_first(&levels, outcome.capacity),
             levels,
             curve,
         }
+    }
+}
+
+/// Requests one connection carries at once: HTTP/2's streams, else one.
+fn streams(template: &Plan) -> usize {
+    if template.http2() {
+        template.streams()
+    } else {
+        1
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`docs/capacity.schema.json`) and what the store keeps for studies.
 
 use serde::{Deserialize, Serialize};
-use shootout_engine::{ErrorCounts, LatencySummary, Threshold};
+use shootout_engine::{ErrorCounts, LatencySummary, Protocol, Threshold};
 
 /// Which part of the search a level belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +147,14 @@ pub struct SearchRecord {
     /// The bracket width at which bisection stops, as a fraction (0.02).
     pub precision: f64,
     pub threads: usize,
+    /// What the probe spoke (HTTP version, TLS version as negotiated, a
+    /// client certificate or not); searches recorded before it spoke
+    /// cleartext HTTP/1.1.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// HTTP/2's concurrent streams per connection; absent over HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<usize>,
 }
 
 /// Everything `shootout capacity` reports.

@@ -23,6 +23,15 @@ pub fn connections(rate: f64, latency_ms: f64) -> usize {
     connections_within(rate, latency_ms, shootout_engine::connections_allowed())
 }
 
+/// The pool for `rate` when each connection carries up to `per_connection`
+/// requests at once (HTTP/2's streams): the same requests in flight on
+/// proportionally fewer connections, never fewer than [`MIN_CONNECTIONS`].
+pub fn connections_carrying(rate: f64, latency_ms: f64, per_connection: usize) -> usize {
+    let n = connections(rate, latency_ms);
+    n.div_ceil(per_connection.max(1))
+        .max(MIN_CONNECTIONS.min(n))
+}
+
 /// The pool for `rate` when answers take up to `latency_ms`, on a machine
 /// that allows at most `allowed` connections (at least one is asked for).
 pub fn connections_within(rate: f64, latency_ms: f64, allowed: usize) -> usize {
@@ -48,6 +57,14 @@ mod tests {
         assert_eq!(c(10.0, 10.0), MIN_CONNECTIONS);
         assert_eq!(c(1e7, 100.0), MAX_CONNECTIONS);
         assert_eq!(c(1000.0, 0.0), MIN_CONNECTIONS, "1 ms floor: 3");
+    }
+
+    #[test]
+    fn streams_share_the_requests_in_flight() {
+        // 30 in flight over 16-stream connections: 2, raised to the floor.
+        assert_eq!(connections_carrying(1000.0, 10.0, 16), MIN_CONNECTIONS);
+        assert_eq!(connections_carrying(10000.0, 10.0, 16), 19, "300 / 16");
+        assert_eq!(connections_carrying(1000.0, 10.0, 1), 30);
     }
 
     #[test]

@@ -14,9 +14,14 @@ use nginx_tls::Setup;
 use serde_json::Value;
 
 const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
+const CAPACITY_SCHEMA: &str = include_str!("../../../docs/capacity.schema.json");
 
 fn valid(json: &Value) {
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+    valid_against(SCHEMA, json);
+}
+
+fn valid_against(schema: &str, json: &Value) {
+    let schema: Value = serde_json::from_str(schema).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let problems: Vec<String> = validator
         .iter_errors(json)
@@ -191,4 +196,81 @@ fn a_server_without_http2_is_exit_2_with_the_reason() {
     let out = shootout(&["load", "--streams", "4", "-n", "1", &nginx.url("127.0.0.1")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--http2"), "{}", stderr(&out));
+}
+
+/// `capacity --http2 --streams 8`: every level speaks HTTP/2 over TLS (the
+/// result says so, beside its streams), and nginx answers every stream.
+/// An SLO no server meets (p99 under 1 µs) makes the search end in "no
+/// rate met" (exit 1) after a few levels, whatever this machine's speed.
+#[test]
+fn capacity_searches_over_http2() {
+    let Some(nginx) = nginx_tls::start("capacity_searches_over_http2", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let out = shootout(&[
+        "capacity",
+        "--http2",
+        "--streams",
+        "8",
+        "--slo",
+        "p99<=0.001ms",
+        "--step",
+        "0.3s",
+        "--warmup",
+        "0.1s",
+        "--precision",
+        "20%",
+        "--cacert",
+        ca,
+        "--quiet",
+        "-o",
+        "json",
+        &nginx.url("localhost"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid_against(CAPACITY_SCHEMA, &json);
+    assert_eq!(
+        json["search"]["protocol"],
+        serde_json::json!({"http": "2", "tls": "1.3", "client_cert": false})
+    );
+    assert_eq!(json["search"]["streams"], 8);
+    let levels = json["levels"].as_array().unwrap();
+    assert!(levels.len() >= 2, "{json}");
+    let probe = &levels[0];
+    assert!(probe["completed"].as_u64().unwrap() > 0, "{probe}");
+    // Streams still open at a step's deadline are cut, not failed.
+    for l in levels {
+        let errors: u64 = l["errors"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(errors, 0, "no stream failed: {l}");
+    }
+    let text = shootout(&[
+        "capacity",
+        "--http2",
+        "--streams",
+        "8",
+        "--slo",
+        "p99<=0.001ms",
+        "--step",
+        "0.3s",
+        "--warmup",
+        "0.1s",
+        "--precision",
+        "20%",
+        "--cacert",
+        ca,
+        "--quiet",
+        &nginx.url("localhost"),
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("protocol: HTTP/2 over TLS 1.3 with up to 8 streams per connection"),
+        "{text}"
+    );
 }

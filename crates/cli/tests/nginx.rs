@@ -5,13 +5,13 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+#[path = "../../engine/tests/nginx_tls/mod.rs"]
+mod nginx_tls;
 
-use std::net::TcpListener;
+use nginx_tls::NGINX;
 use std::path::Path;
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
-
-const NGINX: &str = "/usr/sbin/nginx";
+use std::time::Duration;
 
 struct Nginx {
     child: Child,
@@ -21,38 +21,20 @@ struct Nginx {
 
 impl Nginx {
     fn start() -> Nginx {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir =
-            std::env::temp_dir().join(format!("shootout-nginx-{}-{port}", std::process::id()));
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("shootout-nginx-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let d = dir.display();
-        let conf = format!(
-            "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
-             events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
-             client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n  \
-             server {{ listen 127.0.0.1:{port}; location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
-        );
-        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
-        let child = Command::new(NGINX)
-            .arg("-c")
-            .arg(dir.join("nginx.conf"))
-            .arg("-p")
-            .arg(&dir)
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "nginx did not start: {:?}",
-                std::fs::read_to_string(dir.join("error.log"))
+        let (child, port) = nginx_tls::spawn_ours(&dir, &|port| {
+            let d = dir.display();
+            let conf = format!(
+                "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+                 events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
+                 client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n  \
+                 server {{ listen 127.0.0.1:{port}; location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
             );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        });
         Nginx { child, dir, port }
     }
 

@@ -1,6 +1,7 @@
-//! `shootout run` with TLS levels (`protocol = "tls"` / `"mtls"`) against
-//! the real go-nethttp, which claims both, and python-robyn, which claims
-//! neither: each TLS level of go-nethttp is measured over TLS (the stored
+//! `shootout run` with TLS levels (`protocol = "tls"` / `"mtls"` / `"h2"`)
+//! against the real go-nethttp, which claims them all, and python-robyn,
+//! which claims none: each TLS level of go-nethttp is measured over TLS,
+//! its h2 level over HTTP/2 with its streams (the stored
 //! summary says which TLS version was spoken and whether a client
 //! certificate was offered), robyn's TLS levels are skipped with its
 //! manifest's reason, its cleartext levels measured, and the run's
@@ -81,7 +82,8 @@ fn tls_levels_are_measured_over_tls_or_skipped_with_the_manifests_reason() {
     let (data, stderr, pid) = run(
         &tmp.0,
         targets,
-        "{ connections = 4, duration = \"1s\" }, { connections = 4, duration = \"1s\", protocol = \"tls\" }",
+        "{ connections = 4, duration = \"1s\" }, { connections = 4, duration = \"1s\", protocol = \"tls\" }, \
+         { connections = 2, duration = \"1s\", protocol = \"h2\", streams = 8 }",
     );
     let clear = of(&data, "go-nethttp", "c=4 1s").expect(&stderr);
     assert_eq!(clear.summary.protocol.tls, None, "{stderr}");
@@ -98,7 +100,27 @@ fn tls_levels_are_measured_over_tls_or_skipped_with_the_manifests_reason() {
         .expect("handshake figures")
         .handshakes;
     assert_eq!(hs.failed, 0, "{hs:?}");
+    // The h2 level spoke HTTP/2 over TLS, 8 streams on each of 2
+    // connections, and every stream was answered with the contract's body.
+    let h2 = of(&data, "go-nethttp", "c=2 1s h2 streams=8").expect(&stderr);
+    assert_eq!(
+        (
+            h2.summary.protocol.http.as_str(),
+            h2.summary.protocol.tls.as_deref()
+        ),
+        ("2", Some("1.3")),
+        "{stderr}"
+    );
+    assert!(h2.summary.requests.ok > 0, "{stderr}");
+    assert_eq!(h2.summary.requests.ok, h2.summary.requests.completed);
+    assert_eq!(h2.summary.errors.total(), 0, "{:?}", h2.summary.errors);
     if robyn {
+        assert!(
+            stderr.contains(
+                "python-robyn · json c=2 1s h2 streams=8: skipped: python-robyn does not claim \"h2\""
+            ),
+            "{stderr}"
+        );
         assert!(of(&data, "python-robyn", "c=4 1s").is_some(), "{stderr}");
         assert!(
             of(&data, "python-robyn", "c=4 1s tls").is_none(),

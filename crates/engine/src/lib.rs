@@ -32,7 +32,8 @@ pub use error::{EngineError, PlanError, PlanField};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
 pub use mix::{Mix, MixError, RequestKind};
 pub use plan::{
-    check_pipeline, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE, RATE_PER_THREAD,
+    check_pipeline, check_streams, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE,
+    RATE_PER_THREAD,
 };
 pub use report::{
     ErrorCounts, Handshakes, Intervals, LatencySummary, LoadReport, Protocol, RequestCounts,

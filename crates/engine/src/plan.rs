@@ -501,32 +501,47 @@ fn check_http2(plan: &Plan) -> Result<(), PlanError> {
     if !plan.http2 {
         return Ok(());
     }
+    check_streams(
+        plan.streams,
+        plan.pipeline,
+        plan.keepalive,
+        plan.mix.is_some(),
+    )?;
+    crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
+        .map(drop)
+        .map_err(|why| PlanError::invalid(PlanField::Streams, why))
+}
+
+/// The HTTP/2 load's rules, apart from the request (which a study checks
+/// against its routes): 1..=[`MAX_PIPELINE`] streams per connection, no
+/// pipelining, keep-alive, and no mix.
+pub fn check_streams(
+    streams: usize,
+    pipeline: usize,
+    keepalive: bool,
+    mixed: bool,
+) -> Result<(), PlanError> {
     let bad = |field, why: &str| Err(PlanError::invalid(field, why.to_string()));
-    if !(1..=MAX_PIPELINE).contains(&plan.streams) {
-        let why = format!(
-            "{} is not a stream count from 1 to {MAX_PIPELINE}",
-            plan.streams
-        );
+    if !(1..=MAX_PIPELINE).contains(&streams) {
+        let why = format!("{streams} is not a stream count from 1 to {MAX_PIPELINE}");
         return bad(PlanField::Streams, &why);
     }
-    if plan.pipeline > 1 {
+    if pipeline > 1 {
         return bad(
             PlanField::Pipeline,
             "HTTP/2 multiplexes streams instead of pipelining: give the streams per connection",
         );
     }
-    if !plan.keepalive {
+    if !keepalive {
         return bad(
             PlanField::Streams,
             "HTTP/2 keeps its connections open: it cannot open one per request",
         );
     }
-    if plan.mix.is_some() {
+    if mixed {
         return bad(PlanField::Mix, "a mix cannot be sent over HTTP/2 yet");
     }
-    crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
-        .map(drop)
-        .map_err(|why| PlanError::invalid(PlanField::Streams, why))
+    Ok(())
 }
 
 /// The pipeline depth's rules: 1..=[`MAX_PIPELINE`], and a connection

@@ -174,6 +174,8 @@ fn search(scenario: &str, cap: Option<f64>, unstable: bool) -> CapacityResult {
             step_s: 1.0,
             precision: 0.05,
             threads: 1,
+            protocol: Default::default(),
+            streams: None,
         },
         levels,
         curve,

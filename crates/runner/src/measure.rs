@@ -17,6 +17,7 @@ use crate::quiet_wait;
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
+use shootout_contract::protocol::Protocol;
 use shootout_engine::{Control, LoadReport, Plan};
 use shootout_servers::{Limits, Server};
 use shootout_store::Measurement;
@@ -37,6 +38,8 @@ pub(crate) struct Running {
     pub(crate) tls_port: Option<u16>,
     /// Why its TLS levels are skipped (its manifest does not claim them).
     tls_refused: Option<String>,
+    /// Why its HTTP/2 levels are skipped (its manifest does not claim h2).
+    h2_refused: Option<String>,
     log: PathBuf,
     startup: Duration,
     pgid: i32,
@@ -47,14 +50,21 @@ pub(crate) struct Running {
 }
 
 impl Running {
-    /// The port a level's load goes to; None for a TLS level the server
-    /// does not serve.
-    fn port_for(&self, level: &Level) -> Option<u16> {
-        if level.protocol.is_tls() {
-            self.tls_port
-        } else {
-            Some(self.port)
+    /// The port a level's load goes to, or why the server does not serve
+    /// the level's protocol (its manifest's word).
+    fn port_for(&self, level: &Level) -> Result<u16, &str> {
+        if !level.protocol.is_tls() {
+            return Ok(self.port);
         }
+        if let Some(why) = self
+            .h2_refused
+            .as_deref()
+            .filter(|_| level.protocol == Protocol::H2)
+        {
+            return Err(why);
+        }
+        self.tls_port
+            .ok_or_else(|| self.tls_refused.as_deref().unwrap_or("no TLS port"))
     }
 
     /// A failed measurement: `reason` and the server log's tail.
@@ -92,8 +102,8 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level),
             };
-            if run.port_for(level).is_none() {
-                skip_level(cx, &run, &step);
+            if let Err(why) = run.port_for(level) {
+                skip_level(cx, why, &step);
                 continue;
             }
             match measure_quietly(cx, &mut run, &step, before.rss_bytes) {
@@ -115,10 +125,9 @@ pub fn run_session(
     result
 }
 
-/// A TLS level of a server that does not serve TLS: said, with the
+/// A level over a protocol the server does not serve: said, with the
 /// manifest's reason, and taken off the progress.
-fn skip_level(cx: &SessionContext<'_>, run: &Running, step: &Step<'_>) {
-    let reason = run.tls_refused.as_deref().unwrap_or("no TLS port");
+fn skip_level(cx: &SessionContext<'_>, reason: &str, step: &Step<'_>) {
     cx.observer.event(&Event::LevelSkipped {
         load: &step.label(cx).to_string(),
         reason,
@@ -215,6 +224,12 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
             port,
             tls_port,
             tls_refused,
+            h2_refused: (!target.protocols.h2).then(|| {
+                format!(
+                    "{} does not claim \"h2\" in its manifest's protocols",
+                    target.name
+                )
+            }),
             log,
             startup,
         }),

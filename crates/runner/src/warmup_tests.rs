@@ -133,6 +133,7 @@ fn warm_owed(
         pipeline: 1,
         queries: None,
         protocol: Default::default(),
+        streams: 1,
         tls_resume: false,
         resources: Default::default(),
     };

@@ -64,6 +64,8 @@ fn result() -> CapacityResult {
             step_s: 1.0,
             precision: 0.05,
             threads: 1,
+            protocol: Default::default(),
+            streams: None,
         },
         levels: vec![
             level(Phase::Probe, 12000.0, 30.0, LevelVerdict::Fail),

@@ -66,6 +66,7 @@ impl Capacity {
             pipeline: 1,
             queries: None,
             protocol: Default::default(),
+            streams: 1,
             tls_resume: false,
             resources: crate::resources::Resources::default(),
         }

@@ -155,7 +155,8 @@ fn distinct_names(
 }
 
 /// A study's servers start once with or without `TLS_CLIENT_CA`, so its
-/// TLS levels either all present a client certificate or none does.
+/// TLS levels either all present a client certificate or none does (`tls`
+/// and `h2` levels share a study; `mtls` stands alone).
 fn one_kind_of_tls(
     at: &Locator<'_>,
     raw: &[Spanned<RawScenario>],
@@ -166,7 +167,7 @@ fn one_kind_of_tls(
         for p in s.levels.iter().map(|l| l.protocol).filter(|p| p.is_tls()) {
             match first {
                 None => first = Some(p),
-                Some(f) if f != p => {
+                Some(f) if f.client_cert() != p.client_cert() => {
                     return Err(at.at(
                         r,
                         "protocol",
@@ -219,7 +220,7 @@ fn scenario(
     let levels = load_tables(at, raw)?
         .into_iter()
         .map(|l| {
-            let mut level = level::level_from(l.get_ref(), keepalive, protocol)
+            let mut level = level::level_from(l.get_ref(), keepalive, protocol, mixed.is_some())
                 .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))?;
             let own = resources::check(at, l.get_ref().resources.as_ref())?;
             level.resources = own.over(budget);

@@ -10,7 +10,9 @@ use crate::raw::{Mode, RawLoad, Unit};
 use crate::resources::Resources;
 use serde::Serialize;
 use shootout_contract::protocol::Protocol;
-use shootout_engine::{check_pipeline, Load, PlanField, Stage, StageUnit, Stop, Workload};
+use shootout_engine::{
+    check_pipeline, check_streams, Load, PlanField, Stage, StageUnit, Stop, Workload,
+};
 use std::time::Duration;
 
 /// One load level of a scenario, in the engine's terms.
@@ -26,8 +28,11 @@ pub struct Level {
     pub pipeline: usize,
     /// `queries=Q` for the routes that take it (queries, updates).
     pub queries: Option<u32>,
-    /// Cleartext, TLS or mutual TLS.
+    /// Cleartext, TLS, mutual TLS or HTTP/2 (over TLS, by ALPN).
     pub protocol: Protocol,
+    /// HTTP/2 only: concurrent streams per connection (h2load's `-m`); 1
+    /// for every other protocol.
+    pub streams: usize,
     /// TLS without keep-alive only: each new connection resumes a session
     /// of an earlier one (tickets or IDs, as the server offers) instead of
     /// a full handshake (the engine's `--tls-resume`).
@@ -48,9 +53,10 @@ impl Level {
 
     /// The label a level gets when the study gives none: its query count,
     /// if any, then its load, then its pipeline depth if it pipelines,
-    /// then its protocol if it is not cleartext, and `resumed` when its
-    /// handshakes resume (`q=20 c=64 4s`, `c=64 5s p=16`, `c=64 5s tls`,
-    /// `c=16 5s tls resumed`).
+    /// then its protocol if it is not cleartext (with HTTP/2's streams per
+    /// connection), and `resumed` when its handshakes resume (`q=20 c=64
+    /// 4s`, `c=64 5s p=16`, `c=64 5s tls`, `c=4 5s h2 streams=16`, `c=16 5s
+    /// tls resumed`).
     pub fn auto_label(&self) -> String {
         let mut label = auto_label(self.load(), self.stop());
         if let Some(q) = self.queries {
@@ -61,6 +67,9 @@ impl Level {
         }
         if self.protocol.is_tls() {
             label = format!("{label} {}", self.protocol);
+        }
+        if self.protocol == Protocol::H2 {
+            label = format!("{label} streams={}", self.streams);
         }
         if self.tls_resume {
             label.push_str(" resumed");
@@ -76,6 +85,7 @@ pub(crate) fn level_from(
     l: &RawLoad,
     keepalive: bool,
     protocol: Protocol,
+    mixed: bool,
 ) -> Result<Level, KeyError> {
     let mode = l.mode.unwrap_or(if l.stages.is_some() {
         Mode::Stages
@@ -101,6 +111,7 @@ pub(crate) fn level_from(
     };
     let tls_resume = l.tls_resume.unwrap_or(false);
     check_tls_resume(tls_resume, protocol, keepalive)?;
+    let streams = streams(l.streams, protocol, pipeline, keepalive, mixed)?;
     let mut level = Level {
         label: String::new(),
         workload,
@@ -108,6 +119,7 @@ pub(crate) fn level_from(
         pipeline,
         queries: l.queries,
         protocol,
+        streams,
         tls_resume,
         // Filled in by the caller, which can locate errors in the table.
         resources: Resources::default(),
@@ -116,21 +128,40 @@ pub(crate) fn level_from(
     Ok(level)
 }
 
-/// A `protocol` word, or the error that lists the known ones. `h2` is the
-/// contract's, but the load engine speaks HTTP/1.1 only, so no level may
-/// ask for it yet.
+/// A `protocol` word, or the error that lists the known ones.
 pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
     match Protocol::parse(word) {
-        Some(Protocol::H2) => Err(KeyError::new(
-            "protocol",
-            "'h2': the load engine speaks HTTP/1.1 only (over cleartext, tls or mtls)".to_string(),
-        )),
         Some(p) => Ok(p),
         None => Err(KeyError::new(
             "protocol",
             format!("unknown protocol '{word}'; known: {}", Protocol::known()),
         )),
     }
+}
+
+/// A level's streams per connection: `streams` only with `protocol =
+/// "h2"` (1 when not given, as h2load's `-m`), under the engine's HTTP/2
+/// rules ([`check_streams`]).
+fn streams(
+    given: Option<usize>,
+    protocol: Protocol,
+    pipeline: usize,
+    keepalive: bool,
+    mixed: bool,
+) -> Result<usize, KeyError> {
+    if protocol != Protocol::H2 {
+        return match given {
+            Some(_) => Err(KeyError::new(
+                "streams",
+                format!("counts HTTP/2 streams per connection, but this level's protocol is '{protocol}'; add protocol = \"h2\""),
+            )),
+            None => Ok(1),
+        };
+    }
+    let streams = given.unwrap_or(1);
+    check_streams(streams, pipeline, keepalive, mixed)
+        .map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
+    Ok(streams)
 }
 
 /// `tls_resume = true` needs a TLS protocol (there is no session to

@@ -145,3 +145,67 @@ fn tls_resume_needs_tls_and_new_connections_and_names_its_line() {
     assert!(ok.scenarios[0].levels[0].tls_resume);
     assert_eq!(ok.scenarios[0].levels[0].label, "c=2 1s mtls resumed");
 }
+
+#[test]
+fn an_h2_level_counts_its_streams_and_shares_a_study_with_tls() {
+    let study = parse_ok(&format!(
+        r#"{HEAD}
+[[scenario]]
+name = "json"
+levels = [
+    {{ connections = 64, duration = "1s", protocol = "tls" }},
+    {{ connections = 4, duration = "1s", protocol = "h2", streams = 16 }},
+    {{ connections = 4, duration = "1s", protocol = "h2" }},
+]
+"#
+    ));
+    let levels = &study.scenarios[0].levels;
+    assert_eq!((levels[1].protocol, levels[1].streams), (Protocol::H2, 16));
+    assert_eq!(levels[1].label, "c=4 1s h2 streams=16");
+    assert_eq!(levels[2].streams, 1, "one stream unless told, as h2load");
+    assert_eq!(levels[0].streams, 1);
+}
+
+#[test]
+fn streams_need_h2_and_h2_follows_the_engines_rules() {
+    let level =
+        |l: &str| format!("{HEAD}\n[[scenario]]\nname = \"json\"\nlevels = [\n    {l},\n]\n");
+    let e = parse_err(&level(
+        r#"{ connections = 4, duration = "1s", protocol = "tls", streams = 8 }"#,
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("streams"), Some(9)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("protocol is 'tls'"), "{e}");
+    let e = parse_err(&level(
+        r#"{ connections = 4, duration = "1s", protocol = "h2", keepalive = false }"#,
+    ));
+    assert_eq!(e.key.as_deref(), Some("streams"), "{e}");
+    assert!(e.to_string().contains("keeps its connections open"), "{e}");
+    let e = parse_err(&level(
+        r#"{ connections = 4, duration = "1s", protocol = "h2", streams = 0 }"#,
+    ));
+    assert!(e.to_string().contains("not a stream count"), "{e}");
+    let e = parse_err(&level(
+        r#"{ connections = 4, duration = "1s", protocol = "h2", pipeline = 4 }"#,
+    ));
+    assert_eq!(e.key.as_deref(), Some("pipeline"), "{e}");
+}
+
+#[test]
+fn h2_and_mtls_levels_cannot_share_a_study() {
+    let e = parse_err(&format!(
+        r#"{HEAD}
+[[scenario]]
+name = "json"
+levels = [
+    {{ connections = 2, duration = "1s", protocol = "mtls" }},
+    {{ connections = 2, duration = "1s", protocol = "h2" }},
+]
+"#
+    ));
+    assert_eq!(e.key.as_deref(), Some("protocol"), "{e}");
+    assert!(e.to_string().contains("both 'mtls' and 'h2'"), "{e}");
+}

@@ -101,7 +101,7 @@ pub(super) struct RawScenario {
     pub path: Option<Spanned<String>>,
     pub body: Option<String>,
     pub keepalive: Option<bool>,
-    /// The levels' transport unless a level gives its own: http, tls, mtls.
+    /// The levels' transport unless a level gives its own: http/1.1, tls, mtls, h2.
     pub protocol: Option<Spanned<String>>,
     pub warmup: Option<Spanned<RawWarmup>>,
     pub timeout: Option<Dur>,
@@ -161,8 +161,10 @@ pub(super) struct RawLoad {
     pub keepalive: Option<bool>,
     /// HTTP/1.1 pipeline depth (requests in flight per connection).
     pub pipeline: Option<usize>,
-    /// The transport: http, tls or mtls.
+    /// The transport: http/1.1, tls, mtls or h2.
     pub protocol: Option<String>,
+    /// HTTP/2 streams per connection (`protocol = "h2"` only).
+    pub streams: Option<usize>,
     /// TLS without keep-alive: reconnects resume the server's sessions.
     pub tls_resume: Option<bool>,
     pub queries: Option<u32>,

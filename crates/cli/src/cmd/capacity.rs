@@ -63,6 +63,8 @@ pub struct Args {
     pub mix: super::mix_args::MixArgs,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
+    #[command(flatten)]
+    pub http2: super::http2_args::Http2Args,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -180,6 +182,7 @@ pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
         .cpus(cpus)
         .keepalive(!args.request.no_keepalive)
         .tls(args.tls.options())
+        .http2(args.http2.streams())
         .build()
         .map_err(flag_error)?;
     Ok((template, settings))

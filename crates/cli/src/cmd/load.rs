@@ -82,12 +82,8 @@ pub struct Args {
     /// The transport: epoll (readiness; the worker sends and receives) or uring (io_uring completions: one system call per loop turn; cleartext HTTP/1.1 only) [default: $SHOOTOUT_IO, else epoll, the cheaper per request here].
     #[arg(long, value_name = "epoll|uring", value_parser = parse_io)]
     pub io: Option<Io>,
-    /// Speak HTTP/2: negotiated through ALPN over https://, h2c with prior knowledge over http://. A server that refuses it is an error (no fall-back to HTTP/1.1).
-    #[arg(long)]
-    pub http2: bool,
-    /// HTTP/2: keep up to N concurrent streams on each connection (like h2load -m), within the server's SETTINGS_MAX_CONCURRENT_STREAMS (1 to 1024).
-    #[arg(long, value_name = "N", default_value = "1", requires = "http2", value_parser = units::parse_count, allow_hyphen_values = true)]
-    pub streams: u64,
+    #[command(flatten)]
+    pub http2: super::http2_args::Http2Args,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -288,10 +284,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .tls(args.tls.options())
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .io_if(args.io)
-        .http2(
-            args.http2
-                .then(|| usize::try_from(args.streams).unwrap_or(usize::MAX)),
-        )
+        .http2(args.http2.streams())
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)

@@ -4,6 +4,7 @@
 pub mod capacity;
 pub mod certs;
 pub mod database;
+pub mod http2_args;
 pub mod load;
 pub mod merge;
 pub mod mix_args;

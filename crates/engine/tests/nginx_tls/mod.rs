@@ -46,34 +46,78 @@ pub fn start(test: &str, setup: Setup) -> Option<NginxTls> {
     Some(NginxTls::start(setup))
 }
 
-impl NginxTls {
-    fn start(setup: Setup) -> NginxTls {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir =
-            std::env::temp_dir().join(format!("shootout-nginx-tls-{}-{port}", std::process::id()));
-        let certs = shootout_certs::write(&dir.join("certs")).unwrap();
-        std::fs::write(dir.join("nginx.conf"), conf(&dir, port, &certs, setup)).unwrap();
-        let child = Command::new(NGINX)
+/// A free port: the kernel's pick for a listener closed at once. Another
+/// test may be handed the same one before nginx binds it, which
+/// [`spawn_ours`] detects and retries.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts nginx with `dir/nginx.conf` (written by `write_conf` for a port)
+/// and waits until this nginx, not another test's on a reused port, is
+/// listening: nginx writes its pid file only once its sockets are bound. A
+/// port taken meanwhile (nginx exits after its bind retries) is tried again
+/// on a new one, up to five times. Returns the child and its port.
+pub fn spawn_ours(dir: &Path, write_conf: &dyn Fn(u16)) -> (Child, u16) {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let port = free_port();
+        write_conf(port);
+        let _ = std::fs::remove_file(dir.join("nginx.pid"));
+        let mut child = Command::new(NGINX)
             .arg("-c")
             .arg(dir.join("nginx.conf"))
             .arg("-p")
-            .arg(&dir)
+            .arg(dir)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "nginx did not start: {:?}",
-                std::fs::read_to_string(dir.join("error.log"))
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        match wait_ours(&mut child, dir, port) {
+            Ok(()) => return (child, port),
+            Err(why) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                last = why;
+            }
         }
+    }
+    panic!("nginx did not start: {last}");
+}
+
+fn wait_ours(child: &mut Child, dir: &Path, port: u16) -> Result<(), String> {
+    let log = || std::fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+    let start = Instant::now();
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("exited ({status}): {}", log()));
+        }
+        let pid = std::fs::read_to_string(dir.join("nginx.pid")).unwrap_or_default();
+        if pid.trim() == child.id().to_string()
+            && std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        {
+            return Ok(());
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            return Err(format!("not listening on {port} after 10 s: {}", log()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl NginxTls {
+    fn start(setup: Setup) -> NginxTls {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("shootout-nginx-tls-{}-{n}", std::process::id()));
+        let certs = shootout_certs::write(&dir.join("certs")).unwrap();
+        let (child, port) = spawn_ours(&dir, &|port| {
+            std::fs::write(dir.join("nginx.conf"), conf(&dir, port, &certs, setup)).unwrap();
+        });
         NginxTls {
             child,
             dir,

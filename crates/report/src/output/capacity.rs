@@ -199,6 +199,26 @@ fn row(o: &mut String, i: usize, l: &LevelRecord, kinds: &[&str]) {
     );
 }
 
+/// What the search spoke, when it was not cleartext HTTP/1.1: `HTTP/2
+/// over TLS 1.3 with up to 16 streams per connection`, `mTLS 1.3`.
+pub fn protocol_text(r: &CapacityResult) -> Option<String> {
+    let p = &r.search.protocol;
+    let tls = p.tls.as_deref().map(|v| {
+        let word = if p.client_cert { "mTLS" } else { "TLS" };
+        format!("{word} {v}")
+    });
+    let text = match (p.http.as_str(), tls) {
+        ("1.1", None) => return None,
+        ("1.1", Some(t)) => t,
+        (http, Some(t)) => format!("HTTP/{http} over {t}"),
+        (http, None) => format!("HTTP/{http} in cleartext (h2c)"),
+    };
+    Some(match r.search.streams {
+        Some(n) => format!("{text} with up to {n} streams per connection"),
+        None => text,
+    })
+}
+
 fn text(r: &CapacityResult) -> String {
     let mut o = String::new();
     let _ = writeln!(
@@ -208,6 +228,9 @@ fn text(r: &CapacityResult) -> String {
         r.url,
         slo_text(r)
     );
+    if let Some(p) = protocol_text(r) {
+        let _ = writeln!(o, "protocol: {p}");
+    }
     let _ = writeln!(
         o,
         "levels: {:.1} s warm-up + {:.1} s measured each, {} thread{}; latency is corrected (from each intended send time)\n",
@@ -275,6 +298,9 @@ fn markdown(r: &CapacityResult) -> String {
         escape::md_code(&format!("{} {}", r.method, r.url)),
         escape::md_code(&slo_text(r))
     );
+    if let Some(p) = protocol_text(r) {
+        let _ = writeln!(o, "Protocol: {}\n", escape::md(&p));
+    }
     let kinds = kind_names(r);
     let kind_heads: String = kinds
         .iter()
