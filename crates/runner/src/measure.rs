@@ -201,13 +201,14 @@ fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), Sessi
 pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running, SessionError> {
     let target = cx.target;
     let log = target.server_log("run");
-    let port =
-        shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
+    // Both picked at once, so the TLS port is never the cleartext one.
+    let [port, tls_pick] = shootout_servers::free_ports::<2>()
+        .map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     let mut env = cx
         .database
         .map(|db| db.access().server_env())
         .unwrap_or_default();
-    let (tls_port, tls_refused) = tls_port(cx, &mut env)?;
+    let (tls_port, tls_refused) = tls_port(cx, tls_pick, &mut env);
     let mut server =
         Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
             .map_err(|e| start_err(e.to_string(), ""))?;
@@ -254,23 +255,22 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
     }
 }
 
-/// With TLS levels in the run: a TLS port for the server and the
+/// With TLS levels in the run: `port` as the server's TLS port and the
 /// variables that start it (added to `env`), or why it cannot serve them.
 fn tls_port(
     cx: &SessionContext<'_>,
+    port: u16,
     env: &mut Vec<(String, String)>,
-) -> Result<(Option<u16>, Option<String>), SessionError> {
+) -> (Option<u16>, Option<String>) {
     let Some(tls) = cx.tls else {
-        return Ok((None, None));
+        return (None, None);
     };
-    let port =
-        shootout_servers::free_port().map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     match tls.server_env(cx.target, port) {
         Ok(vars) => {
             env.extend(vars);
-            Ok((Some(port), None))
+            (Some(port), None)
         }
-        Err(why) => Ok((None, Some(why))),
+        Err(why) => (None, Some(why)),
     }
 }
 

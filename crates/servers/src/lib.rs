@@ -30,7 +30,8 @@ pub use manifest::{
     discover, load, locate_targets_dir, Discovered, LocateError, ManifestError, Target,
 };
 pub use process::{
-    budget_cpus, free_port, kill_all_servers, server_cpus, Server, StartError, StopReport,
+    budget_cpus, free_port, free_ports, kill_all_servers, server_cpus, Server, StartError,
+    StopReport,
 };
 pub use protocols::{tls_env, Protocol, Protocols, TlsFiles, Unsupported};
 pub use toolchain::Toolchain;

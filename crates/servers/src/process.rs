@@ -49,8 +49,22 @@ pub fn kill_all_servers() -> usize {
 
 /// A port that was free a moment ago on 127.0.0.1 (bound, read, released).
 pub fn free_port() -> std::io::Result<u16> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-    Ok(listener.local_addr()?.port())
+    Ok(free_ports::<1>()?[0])
+}
+
+/// `N` distinct ports that were free a moment ago on 127.0.0.1: each is
+/// held until all are read, since two picks one after the other may be
+/// handed the same released port (a server then failed to bind its TLS
+/// port on its own cleartext one).
+pub fn free_ports<const N: usize>() -> std::io::Result<[u16; N]> {
+    let mut held = Vec::with_capacity(N);
+    let mut ports = [0; N];
+    for port in &mut ports {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        *port = listener.local_addr()?.port();
+        held.push(listener);
+    }
+    Ok(ports)
 }
 
 /// What happened when a server was stopped.
@@ -622,6 +636,10 @@ mod tests {
     #[test]
     fn free_port_is_nonzero() {
         assert_ne!(free_port().unwrap(), 0);
+        for _ in 0..100 {
+            let [a, b] = free_ports::<2>().unwrap();
+            assert_ne!(a, b);
+        }
     }
 
     #[test]

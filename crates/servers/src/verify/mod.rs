@@ -48,7 +48,7 @@ use std::time::Duration;
 
 use crate::database::DatabaseAccess;
 use crate::manifest::Target;
-use crate::process::{free_port, Server};
+use crate::process::{free_ports, Server};
 
 /// Why the server under test could not be started.
 #[derive(Debug, thiserror::Error)]
@@ -191,7 +191,7 @@ fn start(
     tls: Option<&tls::TlsSetup>,
     log: &std::path::Path,
 ) -> Result<(Server, Option<u16>), Unstarted> {
-    let port = free_port().map_err(Unstarted::Port)?;
+    let [port, tls_pick] = free_ports::<2>().map_err(Unstarted::Port)?;
     let mut env = opts
         .database
         .as_ref()
@@ -199,9 +199,8 @@ fn start(
         .unwrap_or_default();
     let mut tls_port = None;
     if let Some(setup) = tls {
-        let p = free_port().map_err(Unstarted::Port)?;
-        env.extend(setup.env(target, p).map_err(Unstarted::Tls)?);
-        tls_port = Some(p);
+        env.extend(setup.env(target, tls_pick).map_err(Unstarted::Tls)?);
+        tls_port = Some(tls_pick);
     }
     Ok((Server::start_env(target, port, log, &[], &env)?, tls_port))
 }
