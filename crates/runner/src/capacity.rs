@@ -4,18 +4,21 @@
 //! request, expectations, generator CPUs), hand it to the capacity search
 //! (`shootout_capacity::run`), pass its level events on to the
 //! [`Observer`], stop when the [`Interrupt`] says so, and commit each
-//! finished search. Load scenarios of the same session are measured by
+//! finished search. A target owed `warmup_min` (a JIT) is loaded for it
+//! before its first search. Load scenarios of the same session are measured by
 //! [`crate::measure::run_session`] on their own server start.
 
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel};
 use crate::measure::{
-    drain, ensure_alive, plan_for, sleep_unless_stopped, start, stop, Running, SessionContext,
+    drain, ensure_alive, pay_warmup_min, plan_for, sleep_unless_stopped, start, stop, Running,
+    SessionContext,
 };
 use crate::schedule::Session;
 use shootout_capacity::{CapacityError, Event as SearchEvent};
+use shootout_engine::{Load, Workload};
 use shootout_store::{CapacitySearch, StoreError};
-use shootout_study::Scenario;
+use shootout_study::{Capacity, Level, Scenario};
 
 /// Runs the capacity scenarios `scenarios` (indices into the study) of
 /// `session` on one server start; `record` commits each search.
@@ -72,6 +75,7 @@ fn search(
         scenario: sc.shown_name(),
         level: "capacity",
     };
+    pay_warmup_min(cx, run, sc, &probe_level(cap), &label)?;
     let plan = plan_for(cx, sc, &cap.template_level(), run.port).map_err(EngineRefusal::from)?;
     let settings = cap
         .settings()
@@ -107,4 +111,17 @@ fn search(
         Err(_) if cx.interrupt.is_stopped() => Err(SessionError::Interrupted),
         Err(e) => Err(EngineRefusal::from(e).into()),
     }
+}
+
+/// The search's closed-loop probe as a level: its connections (the
+/// scenario's, else the search's own probe pool), for loading a server that
+/// is owed `warmup_min` the way the probe will.
+fn probe_level(cap: &Capacity) -> Level {
+    let level = cap.template_level();
+    let connections = cap
+        .connections
+        .unwrap_or(shootout_capacity::PROBE_CONNECTIONS);
+    let workload = Workload::new(Load::Closed { connections }, *level.stop())
+        .unwrap_or_else(|_| level.workload.clone());
+    Level { workload, ..level }
 }

@@ -316,6 +316,28 @@ struct Loaded {
     db_usage: Option<LoadUsage>,
 }
 
+/// Before a capacity search: loads the server for what is left of its
+/// `warmup_min` this start (a JIT's compile time), with the scenario's
+/// warm-up rule over `level`'s closed loop, so the search's probe does not
+/// size every level by a cold server. Nothing owed, nothing run.
+pub(crate) fn pay_warmup_min(
+    cx: &SessionContext<'_>,
+    run: &Running,
+    sc: &Scenario,
+    level: &Level,
+    label: &LoadLabel<'_>,
+) -> Result<(), SessionError> {
+    let owed = cx.warmup_min.saturating_sub(run.loaded.get());
+    if owed.is_zero() {
+        return Ok(());
+    }
+    let alive = || ensure_alive(cx, run);
+    let started = Instant::now();
+    warm_up(cx, run.port, label, sc, level, owed, &alive)?;
+    run.loaded.set(run.loaded.get() + started.elapsed());
+    Ok(())
+}
+
 /// Loads one level while the sampler watches the server, settles, and
 /// returns the measurement and the server's RSS after it.
 fn measure_level(
