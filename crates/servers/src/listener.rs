@@ -183,10 +183,35 @@ mod tests {
             other => panic!("expected Foreign, got {other:?}"),
         }
         drop(l);
+        // The port just released may be handed to another test's server
+        // at once (CI saw that); a port held bound but not listening may not.
+        let held = bound_not_listening();
         assert_eq!(
-            check_owner(port, &[me]),
-            Err(ListenerError::NotListening { port })
+            check_owner(held.1, &[me]),
+            Err(ListenerError::NotListening { port: held.1 })
         );
+        // SAFETY: closing the descriptor made just above.
+        unsafe { libc::close(held.0) };
+    }
+
+    /// A TCP socket bound to a free port on 127.0.0.1 without listening
+    /// (and without SO_REUSEADDR, so no other bind may share it): its fd
+    /// and port.
+    fn bound_not_listening() -> (i32, u16) {
+        // SAFETY: plain socket calls on a zeroed sockaddr_in we own.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            assert!(fd >= 0);
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            addr.sin_family = libc::AF_INET as libc::sa_family_t;
+            addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let sa = std::ptr::addr_of_mut!(addr).cast::<libc::sockaddr>();
+            assert_eq!(libc::bind(fd, sa, len), 0);
+            let mut got = len;
+            assert_eq!(libc::getsockname(fd, sa, &mut got), 0);
+            (fd, u16::from_be(addr.sin_port))
+        }
     }
 
     #[test]
