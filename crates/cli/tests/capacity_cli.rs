@@ -12,7 +12,6 @@ use std::net::TcpListener;
 use std::sync::Mutex;
 use std::time::Duration;
 
-const SCHEMA: &str = include_str!("../../../docs/capacity.schema.json");
 const SERVICE: Duration = Duration::from_millis(5);
 
 /// Loads run one at a time: two searches sharing two cores would each see
@@ -40,15 +39,6 @@ fn one_connection_rps(url: &str) -> f64 {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     json["rps"].as_f64().unwrap()
-}
-
-fn schema_problems(doc: &Value) -> Vec<String> {
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect()
 }
 
 #[test]
@@ -79,7 +69,10 @@ fn finds_the_capacity_of_a_serial_server_and_its_curve() {
         "no escape codes off a terminal: {err:?}"
     );
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(schema_problems(&json), Vec::<String>::new());
+    assert_eq!(
+        common::schema_problems(common::CAPACITY_SCHEMA, &json),
+        Vec::<String>::new()
+    );
     assert_eq!(json["verdict"], "found");
     let capacity = json["capacity_rps"].as_f64().unwrap();
     let ratio = capacity / throughput;

@@ -9,8 +9,6 @@ use serde_json::Value;
 use std::process::Output;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
-
 mod common;
 use common::{ok, shootout, stderr, stdout};
 
@@ -44,13 +42,7 @@ fn json_counts_mismatches_and_follows_the_schema() {
     let out = load(&url, &["--expect-body", "Hello, World!", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let problems: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
+    common::assert_load_json(&json);
     assert_eq!(json["errors"]["mismatch"], 100);
     assert_eq!(json["requests"]["completed"], 900);
     assert_eq!(json["requests"]["ok"], 900);

@@ -13,22 +13,7 @@ use common::{shootout, stderr};
 use nginx_tls::Setup;
 use serde_json::Value;
 
-const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
-const CAPACITY_SCHEMA: &str = include_str!("../../../docs/capacity.schema.json");
-
-fn valid(json: &Value) {
-    valid_against(SCHEMA, json);
-}
-
-fn valid_against(schema: &str, json: &Value) {
-    let schema: Value = serde_json::from_str(schema).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let problems: Vec<String> = validator
-        .iter_errors(json)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
-}
+use common::assert_load_json as valid;
 
 fn h2() -> Setup {
     Setup {
@@ -230,7 +215,8 @@ fn capacity_searches_over_http2() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid_against(CAPACITY_SCHEMA, &json);
+    let problems = common::schema_problems(common::CAPACITY_SCHEMA, &json);
+    assert!(problems.is_empty(), "{problems:#?}");
     assert_eq!(
         json["search"]["protocol"],
         serde_json::json!({"http": "2", "tls": "1.3", "client_cert": false})

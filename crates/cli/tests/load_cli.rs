@@ -6,8 +6,6 @@
 use serde_json::Value;
 use std::net::TcpListener;
 
-const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
-
 mod common;
 use common::{ok, shootout, stderr};
 
@@ -22,13 +20,7 @@ fn json_output_follows_the_schema_and_the_invariant() {
     let out = shootout(&["load", "-n", "2k", "-c", "8", "-o", "json", &url]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let problems: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
+    common::assert_load_json(&json);
     let r = &json["requests"];
     let errors: u64 = json["errors"]
         .as_object()
@@ -73,8 +65,7 @@ fn pipelined_load_says_its_depth_in_every_output() {
         String::from_utf8(out.stdout).unwrap()
     };
     let json: Value = serde_json::from_str(&run("json")).unwrap();
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    assert!(jsonschema::validator_for(&schema).unwrap().is_valid(&json));
+    common::assert_load_json(&json);
     assert_eq!(json["pipeline"], 16);
     assert_eq!(json["requests"]["sent"], 1000);
     assert_eq!(json["requests"]["ok"], 1000);
@@ -96,10 +87,8 @@ fn pipelined_load_says_its_depth_in_every_output() {
 
 #[test]
 fn the_schema_rejects_a_broken_report() {
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
     let broken = serde_json::json!({ "mode": "sideways", "requests": { "sent": -1 } });
-    assert!(!validator.is_valid(&broken));
+    assert!(!common::schema_problems(common::LOAD_SCHEMA, &broken).is_empty());
 }
 
 #[test]

@@ -99,16 +99,7 @@ fn two_shards_merge_into_the_whole_load() {
     let out = shootout(&[&["merge", "-o", "json"], &logs[..]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let merged: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/load.schema.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    assert!(validator.is_valid(&merged), "{merged}");
+    common::assert_load_json(&merged);
     assert_eq!(merged["rate"], 400.0);
     let sum = |k: &str| {
         parts

@@ -7,8 +7,6 @@
 
 use serde_json::Value;
 
-const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
-
 mod common;
 use common::{ok, shootout, stderr};
 
@@ -55,13 +53,7 @@ fn a_mix_reports_each_kind_beside_the_totals() {
     let out = shootout(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let problems: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
+    common::assert_load_json(&json);
     assert_eq!(
         (json["requests"]["sent"].as_u64(), json["seed"].as_u64()),
         (Some(3000), Some(11))

@@ -14,17 +14,7 @@ use common::{shootout, stderr, stdout};
 use nginx_tls::Setup;
 use serde_json::Value;
 
-const SCHEMA: &str = include_str!("../../../docs/load.schema.json");
-
-fn valid(json: &Value) {
-    let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let problems: Vec<String> = validator
-        .iter_errors(json)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
-}
+use common::assert_load_json as valid;
 
 #[test]
 fn https_load_with_cacert_is_exact_and_reports_its_handshakes() {

@@ -2,7 +2,8 @@
 //! reading the JSON of a run that must succeed), a keep-alive HTTP/1.1
 //! server on 127.0.0.1 whose answers a closure writes (one thread per
 //! connection; request bodies are not expected), the repository's root,
-//! whether a tool is on PATH, and a temporary folder removed on drop.
+//! whether a tool is on PATH, a temporary folder removed on drop, and
+//! the check of a JSON output against its schema in docs/.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -124,4 +125,25 @@ impl Drop for Tmp {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// docs/load.schema.json: what `load -o json` and `merge -o json` print.
+pub const LOAD_SCHEMA: &str = include_str!("../../../../docs/load.schema.json");
+/// docs/capacity.schema.json: what `capacity -o json` prints.
+pub const CAPACITY_SCHEMA: &str = include_str!("../../../../docs/capacity.schema.json");
+
+/// Every way `json` breaks `schema`, each with where.
+pub fn schema_problems(schema: &str, json: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    validator
+        .iter_errors(json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+/// Panics with every problem unless `json` follows docs/load.schema.json.
+pub fn assert_load_json(json: &serde_json::Value) {
+    let problems = schema_problems(LOAD_SCHEMA, json);
+    assert!(problems.is_empty(), "{problems:#?}");
 }
