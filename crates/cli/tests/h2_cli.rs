@@ -193,26 +193,30 @@ fn capacity_searches_over_http2() {
         return;
     };
     let ca = nginx.certs.ca.to_str().unwrap();
-    let out = shootout(&[
-        "capacity",
-        "--http2",
-        "--streams",
-        "8",
-        "--slo",
-        "p99<=0.001ms",
-        "--step",
-        "0.3s",
-        "--warmup",
-        "0.1s",
-        "--precision",
-        "20%",
-        "--cacert",
-        ca,
-        "--quiet",
-        "-o",
-        "json",
-        &nginx.url("localhost"),
-    ]);
+    let url = nginx.url("localhost");
+    let search = |output: &str| {
+        shootout(&[
+            "capacity",
+            "--http2",
+            "--streams",
+            "8",
+            "--slo",
+            "p99<=0.001ms",
+            "--step",
+            "0.3s",
+            "--warmup",
+            "0.1s",
+            "--precision",
+            "20%",
+            "--cacert",
+            ca,
+            "--quiet",
+            "-o",
+            output,
+            &url,
+        ])
+    };
+    let out = search("json");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let problems = common::schema_problems(common::CAPACITY_SCHEMA, &json);
@@ -236,24 +240,7 @@ fn capacity_searches_over_http2() {
             .sum();
         assert_eq!(errors, 0, "no stream failed: {l}");
     }
-    let text = shootout(&[
-        "capacity",
-        "--http2",
-        "--streams",
-        "8",
-        "--slo",
-        "p99<=0.001ms",
-        "--step",
-        "0.3s",
-        "--warmup",
-        "0.1s",
-        "--precision",
-        "20%",
-        "--cacert",
-        ca,
-        "--quiet",
-        &nginx.url("localhost"),
-    ]);
+    let text = search("text");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("protocol: HTTP/2 over TLS 1.3 with up to 8 streams per connection"),
