@@ -287,7 +287,8 @@ fn kinds(s: &Summary, slo: &[Threshold]) -> Vec<KindRecord> {
         .map(|r| {
             let over = slo
                 .iter()
-                .filter(|t| t.route() == Some(r.name.as_str()) && !t.holds(s))
+                .filter(|t| t.route() == Some(r.name.as_str()))
+                .filter(|t| !judge::not_judged(t, s) && !t.holds(s))
                 .map(|t| match t.value() {
                     v if v > 0.0 => t.actual(s) / v,
                     _ => f64::MAX,

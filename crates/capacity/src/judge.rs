@@ -63,7 +63,7 @@ fn latency_bounds(slo: &[Threshold]) -> impl Iterator<Item = f64> + '_ {
 pub fn judge(s: &Summary, target: Option<f64>, slo: &[Threshold]) -> (LevelVerdict, String) {
     let mut failed: Vec<String> = slo
         .iter()
-        .filter(|t| !t.holds(s))
+        .filter(|t| !not_judged(t, s) && !t.holds(s))
         .map(|t| describe(t, s))
         .collect();
     if let Some(t) = target {
@@ -86,6 +86,15 @@ pub fn judge(s: &Summary, target: Option<f64>, slo: &[Threshold]) -> (LevelVerdi
         Some(why) => (LevelVerdict::GeneratorLimited, why),
         None => (LevelVerdict::Fail, failed.join(", ")),
     }
+}
+
+/// Whether `t` is a rule on a kind of a mix that got no response in this
+/// level: a short step at a low rate may hold none of a rare kind, which
+/// says nothing about its latency either way, so the rule is left out of
+/// the verdict (and said so) rather than passed as 0 ms or failed. A rule
+/// on the whole load with no response at all fails.
+pub fn not_judged(t: &Threshold, s: &Summary) -> bool {
+    t.route().is_some() && t.actual(s).is_nan()
 }
 
 /// How many requests short of the schedule a step may end without
@@ -120,6 +129,7 @@ fn describe(t: &Threshold, s: &Summary) -> String {
         None => t.metric().to_string(),
     };
     let value = match t.metric() {
+        _ if not_judged(t, s) => format!("{m}: no responses, not judged"),
         _ if v.is_nan() => format!("{m} had no responses"),
         _ if t.is_latency() => format!("{m} was {v:.1} ms"),
         "error_rate" => format!("{m} was {}%", round(v * 100.0)),
@@ -304,6 +314,38 @@ mod tests {
         let (v, why) = judge(&summary(0.0, 0, 0, 0.0, 0), Some(0.9), &rules);
         assert_eq!(v, LevelVerdict::Fail, "{why}");
         assert_eq!(why, "p99 had no responses (p99<=50ms)");
+    }
+
+    #[test]
+    fn a_kind_without_responses_is_not_judged_either_way() {
+        let rules = slo(&["p99<=50ms", "queries.p99<=10ms"]);
+        let mut s = summary(4.0, 10, 0, 0.1, 0);
+        let kind = |name: &str, completed: u64, p99: f64| {
+            serde_json::from_value::<shootout_engine::RouteSummary>(serde_json::json!({
+                "name": name, "weight": 1, "path": "/",
+                "sent": completed, "completed": completed, "ok": completed, "cut": 0,
+                "errors": {"connect": 0, "write": 0, "read": 0, "timeout": 0, "parse": 0},
+                "latency_ms": LatencySummary { p99, ..LatencySummary::default() },
+            }))
+            .unwrap()
+        };
+        s.routes = vec![kind("db", 10, 4.0), kind("queries", 0, 0.0)];
+        let (v, why) = judge(&s, Some(10.0), &rules);
+        assert_eq!(v, LevelVerdict::Pass, "{why}");
+        assert!(
+            why.contains("queries.p99: no responses, not judged"),
+            "{why}"
+        );
+        // With an answer, the same rule is judged.
+        s.routes[1] = kind("queries", 1, 12.0);
+        let (v, why) = judge(&s, Some(10.0), &rules);
+        assert_eq!(
+            (v, why.as_str()),
+            (
+                LevelVerdict::Fail,
+                "queries.p99 was 12.0 ms (queries.p99<=10ms)"
+            )
+        );
     }
 
     #[test]

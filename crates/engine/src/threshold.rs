@@ -217,9 +217,9 @@ impl Threshold {
 
     fn actual_in(&self, f: &Figures<'_>) -> f64 {
         let (l, s) = (f.latency, f);
-        // No response, no latency: a percentile of nothing is not 0 ms, and
-        // a level of a capacity search must not pass a rule on a kind that
-        // it never got an answer for.
+        // No response, no latency: a percentile of nothing is not 0 ms (a
+        // capacity search leaves such a rule on a kind unjudged and fails
+        // one on the whole load).
         if self.is_latency() && s.requests.completed == 0 {
             return f64::NAN;
         }
