@@ -128,7 +128,7 @@ impl Driver<'_> {
             bracket: search::bracket(&self.tried),
         });
         let connections = self.settings.connections().unwrap_or_else(|| {
-            sizing::connections_carrying(rate, sizing_ms, streams(self.template))
+            sizing::connections_carrying(rate, sizing_ms, self.template.depth())
         });
         let load = Load::Open { rate, connections };
         let summary = run_level(self.template, load, self.settings, self.cancelled)?;
@@ -184,15 +184,6 @@ impl Driver<'_> {
             levels,
             curve,
         }
-    }
-}
-
-/// Requests one connection carries at once: HTTP/2's streams, else one.
-fn streams(template: &Plan) -> usize {
-    if template.http2() {
-        template.streams()
-    } else {
-        1
     }
 }
 
