@@ -20,9 +20,15 @@ pub fn measurement_line(m: &Measurement) -> String {
     if m.generator_bound {
         flags.push_str(" (generator-bound)");
     }
+    let noise = m
+        .warmup_cv
+        .filter(|cv| *cv > shootout_steady::Rule::default().max_cv)
+        .map_or(String::new(), |cv| {
+            format!(", noisy: windows varied {:.0}%", cv * 100.0)
+        });
     match (m.steady, m.warmup_s) {
-        (Some(true), Some(w)) => flags.push_str(&format!(" (steady after {w:.1} s)")),
-        (Some(false), Some(w)) => flags.push_str(&format!(" (not steady after {w:.1} s)")),
+        (Some(true), Some(w)) => flags.push_str(&format!(" (steady after {w:.1} s{noise})")),
+        (Some(false), Some(w)) => flags.push_str(&format!(" (not steady after {w:.1} s{noise})")),
         (Some(false), None) => flags.push_str(" (not steady)"),
         _ => {}
     }

@@ -9,7 +9,9 @@
 
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
-use crate::group::{disturbed_note, groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
+use crate::group::{
+    disturbed_note, groups, noisy_warmup_note, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK,
+};
 use crate::metric::{num, Metric};
 use crate::ranking::{rank, ratio_num, ratio_text, ties, Entry, Measure};
 
@@ -133,6 +135,7 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
     lines.extend(wrong_answers_line(g));
     lines.extend(not_steady_note(g));
     lines.extend(disturbed_note(g));
+    lines.extend(noisy_warmup_note(g));
     lines.extend(noisy_line(&ranked));
     lines.extend(agreements.iter().map(agreement_text));
     lines

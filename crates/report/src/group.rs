@@ -128,6 +128,53 @@ pub fn not_steady_note(g: &Group) -> Option<String> {
     })
 }
 
+/// The largest coefficient of variation over the last warm-up windows of
+/// any repetition of a column (None without an auto warm-up).
+fn warmup_cv(c: &Column) -> Option<f64> {
+    c.reps.iter().filter_map(|m| m.warmup_cv).reduce(f64::max)
+}
+
+/// The note under a table whose auto warm-ups were noisy: their last
+/// windows varied more than the steady-state rule's bound, so the rule
+/// could not judge the server finer than the machine's noise; None when
+/// none was.
+pub fn noisy_warmup_note(g: &Group) -> Option<String> {
+    let bound = shootout_steady::Rule::default().max_cv;
+    let noisy: Vec<(&str, f64)> = g
+        .columns
+        .iter()
+        .filter_map(|c| {
+            warmup_cv(c)
+                .filter(|cv| *cv > bound)
+                .map(|cv| (c.target, cv))
+        })
+        .collect();
+    if noisy.is_empty() {
+        return None;
+    }
+    let pct = |cv: f64| format!("{:.0}%", cv * 100.0);
+    let who = if noisy.len() == g.columns.len() && noisy.len() > 1 {
+        let (lo, hi) = noisy
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, cv)| {
+                (lo.min(*cv), hi.max(*cv))
+            });
+        format!("every target (windows varied {} to {})", pct(lo), pct(hi))
+    } else {
+        let parts: Vec<String> = noisy
+            .iter()
+            .map(|(t, cv)| format!("{t} (windows varied {})", pct(*cv)))
+            .collect();
+        parts.join(", ")
+    };
+    Some(format!(
+        "Noisy warm-up: {who}, over the steady-state rule's {} (docs/steady-state.md). \
+         The machine varied more than a warm server does, so differences of that size \
+         here are noise, not the servers; repeat the run or use quieter cores.",
+        pct(bound)
+    ))
+}
+
 /// Marks a column measured while other processes or the hypervisor took
 /// the measured CPUs.
 pub const DISTURBED_MARK: &str = "※";

@@ -109,6 +109,7 @@ fn result(m: &Measurement) -> Value {
         "generator_bound": m.generator_bound,
         "warmup_s": m.warmup_s.map_or(Value::Null, finite),
         "steady": m.steady,
+        "warmup_cv": m.warmup_cv.map_or(Value::Null, finite),
         "others_cpu_share": m.others_cpu_share.map_or(Value::Null, finite),
         "steal_share": m.steal_share.map_or(Value::Null, finite),
         "disturbed": m.disturbed,

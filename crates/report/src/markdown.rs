@@ -5,7 +5,8 @@
 
 use crate::escape::md;
 use crate::group::{
-    disturbed_note, groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK,
+    disturbed_note, groups, mismatch_note, noisy_warmup_note, not_steady_note, Column, Group,
+    BOUND_MARK,
 };
 use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
@@ -172,6 +173,9 @@ fn footnotes(out: &mut String, g: &Group) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
     if let Some(note) = disturbed_note(g) {
+        let _ = writeln!(out, "\n{}", md(&note));
+    }
+    if let Some(note) = noisy_warmup_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
 }

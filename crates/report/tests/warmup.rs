@@ -89,5 +89,32 @@ fn fixed_warm_ups_show_no_flag_and_no_warm_up_row() {
         .as_array()
         .expect("results")
         .iter()
-        .all(|r| r["steady"].is_null() && r["warmup_s"].is_null()));
+        .all(|r| r["steady"].is_null() && r["warmup_s"].is_null() && r["warmup_cv"].is_null()));
+}
+
+#[test]
+fn a_noisy_warm_up_is_noted_for_its_target_only() {
+    let data = run("warmup-noisy", true);
+    let md = shootout_report::markdown(&data);
+    let note = "Noisy warm-up: rust-actix (windows varied 12%), over the steady-state rule's 3%";
+    // Under the one table with the noisy repetition, and in the findings.
+    assert_eq!(md.matches(note).count(), 2, "{md}");
+    assert!(!md.contains("rust-axum (windows varied"), "{md}");
+    let html = shootout_report::html(&data);
+    assert!(
+        html.contains("Noisy warm-up: rust-actix (windows varied 12%)"),
+        "the HTML note"
+    );
+    let json: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
+    let noisy: Vec<&Value> = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["warmup_cv"].as_f64().is_some_and(|cv| cv > 0.03))
+        .collect();
+    assert_eq!(noisy.len(), 1, "{noisy:?}");
+    assert_eq!(noisy[0]["target"], "rust-actix");
+
+    let fixed = shootout_report::markdown(&run("warmup-noisy-fixed", false));
+    assert!(!fixed.contains("Noisy warm-up"), "{fixed}");
 }

@@ -583,6 +583,7 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
             .map(|b| b as f64 / MIB),
         warmup_s: Some(p.warmed.seconds),
         steady: p.warmed.steady,
+        warmup_cv: p.warmed.window_cv,
         others_cpu_share: quiet.map(|d| d.others_cpu_share),
         steal_share: quiet.map(|d| d.steal_share),
         disturbed: quiet.is_some_and(|d| d.disturbed()),

@@ -30,6 +30,9 @@ pub struct WarmedUp {
     /// None for a fixed warm-up; whether the rule found the server steady
     /// before the cap for an auto one.
     pub steady: Option<bool>,
+    /// Auto only: the coefficient of variation of the last windows the
+    /// rule judged (None for a fixed warm-up or too few windows).
+    pub window_cv: Option<f64>,
 }
 
 /// The window of the priming that a fixed warm-up runs first when the
@@ -57,6 +60,7 @@ pub fn warm_up(
             return Ok(WarmedUp {
                 seconds: sc.warmup.engine().as_secs_f64(),
                 steady: None,
+                window_cv: None,
             })
         }
         Warmup::Fixed(_) => PRIME_WINDOW,
@@ -80,6 +84,7 @@ pub fn warm_up(
         return Ok(WarmedUp {
             seconds: seconds + fixed.as_secs_f64(),
             steady: None,
+            window_cv: None,
         });
     }
     until_steady(&windows, alive)
@@ -176,6 +181,7 @@ pub fn until_steady(
             return Ok(WarmedUp {
                 seconds: started.elapsed().as_secs_f64(),
                 steady: Some(matches!(verdict, Verdict::Steady { .. })),
+                window_cv: cv_of(&verdict),
             });
         }
     }
@@ -219,9 +225,7 @@ fn one_window(interrupt: &Interrupt, plan: &Plan) -> Result<f64, SessionError> {
 /// The coefficient of variation of the last windows, once there are enough.
 fn cv_of(v: &Verdict) -> Option<f64> {
     let stats = |u: &Unsteady| match u {
-        Unsteady::Variable(s) | Unsteady::Trend(s) | Unsteady::Drift(s) | Unsteady::Step(s) => {
-            Some(s.cv)
-        }
+        Unsteady::Drift(s) | Unsteady::Step(s) => Some(s.cv),
         Unsteady::TooFew { .. } | Unsteady::NoThroughput => None,
     };
     match v {

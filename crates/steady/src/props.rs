@@ -24,16 +24,26 @@ proptest! {
     }
 
     #[test]
+    fn flat_noise_of_any_size_settles_before_the_cap(
+        base in 100.0f64..1e6,
+        noise in prop::collection::vec(-0.25f64..0.25, 60),
+    ) {
+        // A shared VM's windows vary by 10-25% around a warm server.
+        let v = rule().run(&noisy(base, &noise)).unwrap();
+        prop_assert!(matches!(v, Verdict::Steady { .. }), "{:?}", v);
+    }
+
+    #[test]
     fn a_steady_rise_or_fall_is_never_steady(
         base in 100.0f64..1e6,
-        rate in 0.02f64..0.2,
+        rate in 0.007f64..0.2,
         falling in any::<bool>(),
         jitter in prop::collection::vec(-0.4f64..0.4, 60),
     ) {
-        // Each window moves by `rate` of the first; noise stays under half
-        // a step, so the series is monotone.
-        // A fall is gentler so that 60 windows stay above zero.
-        let step = if falling { -rate / 15.0 } else { rate };
+        // Each window moves by `rate` of the first (at least 6% across ten
+        // windows); noise stays under half a step, so the series is
+        // monotone. A fall is gentler so that 60 windows stay above zero.
+        let step = if falling { -rate.min(0.015) } else { rate };
         let s: Vec<f64> = jitter.iter().enumerate()
             .map(|(i, j)| base * (1.0 + step * (i as f64 + j * 0.5)))
             .collect();
@@ -46,15 +56,15 @@ proptest! {
     }
 
     #[test]
-    fn a_rise_too_slow_for_the_variation_is_a_trend(
+    fn a_rise_too_slow_for_the_variation_is_a_drift(
         base in 100.0f64..1e6,
-        rate in 0.002f64..0.005,
+        rate in 0.004f64..0.01,
     ) {
         let s: Vec<f64> = (0..20).map(|i| base * (1.0 + rate * i as f64)).collect();
-        for n in 5..=s.len() {
+        for n in 10..=s.len() {
             let v = rule().judge(&s[..n]).unwrap();
-            let is_trend = matches!(v, Verdict::Warming(Unsteady::Trend(st)) if st.cv <= 0.03);
-            prop_assert!(is_trend, "{:?}", v);
+            let held = matches!(v, Verdict::Warming(Unsteady::Drift(st) | Unsteady::Step(st)) if st.cv <= 0.03);
+            prop_assert!(held, "{:?}", v);
         }
     }
 

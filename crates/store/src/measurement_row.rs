@@ -10,7 +10,7 @@ use crate::model::{decode_histogram, encode_histogram, Measurement};
 use rusqlite::{Connection, Row, ToSql};
 
 /// Every column of a measurement's row except its keys `id` and `run_id`.
-const COLUMNS: [&str; 32] = [
+const COLUMNS: [&str; 33] = [
     "target",
     "scenario",
     "level",
@@ -33,6 +33,7 @@ const COLUMNS: [&str; 32] = [
     "db_rss_peak_mib",
     "warmup_s",
     "steady",
+    "warmup_cv",
     "resources_cpus",
     "resources_memory_mib",
     "throttled_s",
@@ -56,7 +57,7 @@ pub(crate) fn insert(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
     let timeline = serde_json::to_string(&m.timeline)?;
     let periods = m.throttled_periods.map(|p| p as i64);
     let oom = m.oom_killed.map(|k| k as i64);
-    let values: [(&str, &dyn ToSql); 32] = [
+    let values: [(&str, &dyn ToSql); 33] = [
         ("target", &m.target),
         ("scenario", &m.scenario),
         ("level", &m.level),
@@ -79,6 +80,7 @@ pub(crate) fn insert(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
         ("db_rss_peak_mib", &m.db_rss_peak_mib),
         ("warmup_s", &m.warmup_s),
         ("steady", &m.steady),
+        ("warmup_cv", &m.warmup_cv),
         ("resources_cpus", &m.resources_cpus),
         ("resources_memory_mib", &m.resources_memory_mib),
         ("throttled_s", &m.throttled_s),
@@ -148,6 +150,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Measurement> {
         db_rss_peak_mib: r.get("db_rss_peak_mib")?,
         warmup_s: r.get("warmup_s")?,
         steady: r.get("steady")?,
+        warmup_cv: r.get("warmup_cv")?,
         resources_cpus: r.get("resources_cpus")?,
         resources_memory_mib: r.get("resources_memory_mib")?,
         throttled_s: r.get("throttled_s")?,

@@ -261,6 +261,11 @@ pub struct Measurement {
     /// the cap ended warm-up, flagged "not steady"); None for a fixed one.
     #[serde(default)]
     pub steady: Option<bool>,
+    /// Auto warm-up only: the coefficient of variation of its last windows
+    /// (`shootout_steady::Stats::cv`); over the rule's `max_cv` the warm-up
+    /// was noisy. None for a fixed one.
+    #[serde(default)]
+    pub warmup_cv: Option<f64>,
     /// Share of the server's and generator's CPUs' time that other
     /// processes used during the measured phase; None when not read.
     #[serde(default)]

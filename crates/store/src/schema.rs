@@ -166,6 +166,13 @@ ALTER TABLE measurements ADD COLUMN disturbed INTEGER NOT NULL DEFAULT 0;
     r#"
 ALTER TABLE capacity_levels ADD COLUMN routes TEXT;
 "#,
+    // 9: how much an auto warm-up's last windows varied (their coefficient
+    // of variation): over the rule's bound the warm-up was noisy, and the
+    // report says the machine's noise limits what the figure can tell.
+    // NULL for fixed warm-ups and older rows.
+    r#"
+ALTER TABLE measurements ADD COLUMN warmup_cv REAL;
+"#,
 ];
 
 /// The schema version this build writes.

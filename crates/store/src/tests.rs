@@ -131,6 +131,7 @@ pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement
         db_memory_peak_mib: None,
         warmup_s: None,
         steady: None,
+        warmup_cv: None,
         others_cpu_share: None,
         steal_share: None,
         disturbed: false,

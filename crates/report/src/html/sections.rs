@@ -5,7 +5,9 @@ use super::charts::{self, ChartError, Line};
 use super::figure::{figure, rgb, tag_series};
 use crate::context::Context;
 use crate::escape::html as esc;
-use crate::group::{disturbed_note, mismatch_note, not_steady_note, Column, Group};
+use crate::group::{
+    disturbed_note, mismatch_note, noisy_warmup_note, not_steady_note, Column, Group,
+};
 use crate::markdown::{cell_text, extremes, spread_decimals};
 use crate::metric::{num, second_rate, second_span, Metric};
 use shootout_store::TargetRecord;
@@ -126,6 +128,9 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     if let Some(note) = disturbed_note(g) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
+    if let Some(note) = noisy_warmup_note(g) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     out.push_str("<div class=\"charts\">\n");
