@@ -247,3 +247,104 @@ fn capacity_searches_over_http2() {
         "{text}"
     );
 }
+
+/// Two shards of one HTTP/2 open loop (`--shard`, `--hdr-log`) merge into
+/// the whole load: counts add up, the merged result still says HTTP/2 over
+/// TLS with its streams, and nginx logged every request answered.
+#[test]
+fn http2_shards_merge_into_the_whole_load() {
+    let Some(nginx) = nginx_tls::start("http2_shards_merge", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap().to_string();
+    let url = nginx.url("localhost");
+    let dir = nginx.dir.join("shards");
+    std::fs::create_dir_all(&dir).unwrap();
+    let start = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + 1200)
+        .to_string();
+    let logs: Vec<String> = (1..=2)
+        .map(|i| {
+            dir.join(format!("shard-{i}.hlog"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let runs: Vec<_> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            let args: Vec<String> = [
+                "load",
+                "--http2",
+                "--streams",
+                "4",
+                "--shard",
+                &format!("{}/2", i + 1),
+                "--start-at",
+                &start,
+                "-q",
+                "400",
+                "-z",
+                "1s",
+                "-c",
+                "2",
+                "-t",
+                "1",
+                "--cacert",
+                &ca,
+                "--hdr-log",
+                log,
+                "-o",
+                "json",
+                "--quiet",
+                &url,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            std::thread::spawn(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                shootout(&args)
+            })
+        })
+        .collect();
+    let parts: Vec<Value> = runs
+        .into_iter()
+        .map(|h| {
+            let out = h.join().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    let sum = |k: &str| {
+        parts
+            .iter()
+            .map(|p| p["requests"][k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    let logs: Vec<&str> = logs.iter().map(String::as_str).collect();
+    let out = shootout(&[&["merge", "-o", "json"], &logs[..]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let merged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&merged);
+    assert_eq!(merged["rate"], 400.0);
+    assert_eq!(merged["requests"]["sent"], sum("sent"));
+    assert_eq!(merged["requests"]["completed"], sum("completed"));
+    assert!(sum("completed") >= 390, "{}", sum("completed"));
+    assert_eq!(
+        merged["protocol"],
+        serde_json::json!({"http": "2", "tls": "1.3", "client_cert": false})
+    );
+    assert_eq!(merged["streams"], 4);
+    // Streams cut at the deadline may or may not have reached nginx.
+    let logged = nginx.logged_requests() as u64;
+    assert!(
+        (sum("completed")..=sum("sent")).contains(&logged),
+        "nginx logged {logged}"
+    );
+}

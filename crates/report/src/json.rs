@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use shootout_store::{Measurement, RunData};
 
 /// The schema version written into every JSON report.
-pub const SCHEMA_ID: &str = "shootout-report/2";
+pub const SCHEMA_ID: &str = "shootout-report/3";
 
 /// Builds the JSON document of a run.
 pub fn render(data: &RunData) -> Value {
