@@ -258,69 +258,13 @@ fn http2_shards_merge_into_the_whole_load() {
     };
     let ca = nginx.certs.ca.to_str().unwrap().to_string();
     let url = nginx.url("localhost");
-    let dir = nginx.dir.join("shards");
-    std::fs::create_dir_all(&dir).unwrap();
-    let start = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        + 1200)
-        .to_string();
     let logs: Vec<String> = (1..=2)
         .map(|i| {
-            dir.join(format!("shard-{i}.hlog"))
-                .to_str()
-                .unwrap()
-                .to_string()
+            let log = nginx.dir.join(format!("shard-{i}.hlog"));
+            log.to_str().unwrap().to_string()
         })
         .collect();
-    let runs: Vec<_> = logs
-        .iter()
-        .enumerate()
-        .map(|(i, log)| {
-            let args: Vec<String> = [
-                "load",
-                "--http2",
-                "--streams",
-                "4",
-                "--shard",
-                &format!("{}/2", i + 1),
-                "--start-at",
-                &start,
-                "-q",
-                "400",
-                "-z",
-                "1s",
-                "-c",
-                "2",
-                "-t",
-                "1",
-                "--cacert",
-                &ca,
-                "--hdr-log",
-                log,
-                "-o",
-                "json",
-                "--quiet",
-                &url,
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-            std::thread::spawn(move || {
-                let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                shootout(&args)
-            })
-        })
-        .collect();
-    let parts: Vec<Value> = runs
-        .into_iter()
-        .map(|h| {
-            let out = h.join().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-            serde_json::from_slice(&out.stdout).unwrap()
-        })
-        .collect();
+    let parts = h2_shards(&url, &ca, &logs);
     let sum = |k: &str| {
         parts
             .iter()
@@ -347,4 +291,63 @@ fn http2_shards_merge_into_the_whole_load() {
         (sum("completed")..=sum("sent")).contains(&logged),
         "nginx logged {logged}"
     );
+}
+
+/// Runs one shard per log of a 400 req/s HTTP/2 open loop for 1 s, all
+/// starting together, and returns their JSON results.
+fn h2_shards(url: &str, ca: &str, logs: &[String]) -> Vec<Value> {
+    let start = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + 1200)
+        .to_string();
+    let n = logs.len();
+    let runs: Vec<_> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            let shard = format!("{}/{n}", i + 1);
+            let args: Vec<String> = [
+                "load",
+                "--http2",
+                "--streams",
+                "4",
+                "--shard",
+                &shard,
+                "--start-at",
+                &start,
+                "-q",
+                "400",
+                "-z",
+                "1s",
+                "-c",
+                "2",
+                "-t",
+                "1",
+                "--cacert",
+                ca,
+                "--hdr-log",
+                log,
+                "-o",
+                "json",
+                "--quiet",
+                url,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            std::thread::spawn(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                shootout(&args)
+            })
+        })
+        .collect();
+    runs.into_iter()
+        .map(|h| {
+            let out = h.join().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect()
 }
