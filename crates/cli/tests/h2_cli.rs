@@ -351,3 +351,56 @@ fn h2_shards(url: &str, ca: &str, logs: &[String]) -> Vec<Value> {
         })
         .collect()
 }
+
+/// A 200 KiB body over HTTP/2 arrives whole on every stream: more than the
+/// default 64 KiB window and a dozen of nginx's DATA frames each, four
+/// streams at once on each connection, every body compared byte for byte
+/// with the file (`--expect-body-file`).
+#[test]
+fn http2_bodies_over_a_window_arrive_whole() {
+    let Some(nginx) = nginx_tls::start("http2_bodies_over_a_window", h2()) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let file = nginx.dir.join(nginx_tls::BIG_NAME);
+    let url = format!("{}{}", nginx.url("localhost"), nginx_tls::BIG_NAME);
+    let load = |expected: &str| {
+        shootout(&[
+            "load",
+            "--http2",
+            "--streams",
+            "4",
+            "-n",
+            "40",
+            "-c",
+            "2",
+            "--cacert",
+            ca,
+            "--expect-status",
+            "200",
+            "--expect-body-file",
+            expected,
+            "-o",
+            "json",
+            &url,
+        ])
+    };
+    let out = load(file.to_str().unwrap());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(json["requests"]["ok"], 40, "{json}");
+    let bytes = json["bytes_received"].as_u64().unwrap();
+    assert!(bytes >= 40 * nginx_tls::BIG_LEN as u64, "{bytes}");
+    // The same load against a file one byte shorter: every body differs.
+    let short = nginx.dir.join("short.txt");
+    std::fs::write(&short, &nginx_tls::big_body()[1..]).unwrap();
+    let out = load(short.to_str().unwrap());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&json["errors"]["mismatch"], &json["requests"]["ok"]),
+        (&serde_json::json!(40), &serde_json::json!(0)),
+        "{json}"
+    );
+}

@@ -115,6 +115,7 @@ impl NginxTls {
         let dir =
             std::env::temp_dir().join(format!("shootout-nginx-tls-{}-{n}", std::process::id()));
         let certs = shootout_certs::write(&dir.join("certs")).unwrap();
+        std::fs::write(dir.join(BIG_NAME), big_body()).unwrap();
         let (child, port) = spawn_ours(&dir, &|port| {
             std::fs::write(dir.join("nginx.conf"), conf(&dir, port, &certs, setup)).unwrap();
         });
@@ -143,6 +144,25 @@ impl NginxTls {
             .lines()
             .count()
     }
+}
+
+/// A file nginx serves at `/big.txt`: larger than HTTP/2's default
+/// 64 KiB window and many of its 16 KiB frames.
+pub const BIG_NAME: &str = "big.txt";
+/// [`BIG_NAME`]'s length in bytes.
+pub const BIG_LEN: usize = 200 * 1024;
+
+/// [`BIG_NAME`]'s contents: lines of a counter, so a lost or repeated frame
+/// changes the text.
+pub fn big_body() -> Vec<u8> {
+    let mut body = Vec::with_capacity(BIG_LEN);
+    let mut n = 0u32;
+    while body.len() < BIG_LEN {
+        body.extend_from_slice(format!("{n:09}\n").as_bytes());
+        n += 1;
+    }
+    body.truncate(BIG_LEN);
+    body
 }
 
 fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
@@ -185,6 +205,7 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
          {tls}\n    {streams}\n    \
          {client}\n    \
          location /reset {{ return 444; }}\n    \
+         location = /{BIG_NAME} {{ root {d}; default_type text/plain; }}\n    \
          location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
     )
 }
