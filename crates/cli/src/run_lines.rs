@@ -22,7 +22,7 @@ pub fn measurement_line(m: &Measurement) -> String {
     }
     let noise = m
         .warmup_cv
-        .filter(|cv| *cv > shootout_steady::Rule::default().max_cv)
+        .filter(|cv| shootout_steady::Rule::default().is_noisy(*cv))
         .map_or(String::new(), |cv| {
             format!(", noisy: windows varied {:.0}%", cv * 100.0)
         });

@@ -139,13 +139,13 @@ fn warmup_cv(c: &Column) -> Option<f64> {
 /// could not judge the server finer than the machine's noise; None when
 /// none was.
 pub fn noisy_warmup_note(g: &Group) -> Option<String> {
-    let bound = shootout_steady::Rule::default().max_cv;
+    let rule = shootout_steady::Rule::default();
     let noisy: Vec<(&str, f64)> = g
         .columns
         .iter()
         .filter_map(|c| {
             warmup_cv(c)
-                .filter(|cv| *cv > bound)
+                .filter(|cv| rule.is_noisy(*cv))
                 .map(|cv| (c.target, cv))
         })
         .collect();
@@ -171,7 +171,7 @@ pub fn noisy_warmup_note(g: &Group) -> Option<String> {
         "Noisy warm-up: {who}, over the steady-state rule's {} (docs/steady-state.md). \
          The machine varied more than a warm server does, so differences of that size \
          here are noise, not the servers; repeat the run or use quieter cores.",
-        pct(bound)
+        pct(rule.max_cv)
     ))
 }
 

@@ -106,6 +106,11 @@ fn normal_p(n: usize, s: i64, ties: &[usize]) -> f64 {
     erfc(z / std::f64::consts::SQRT_2).min(1.0)
 }
 
+/// CDF of the standard normal distribution.
+pub fn normal_cdf(z: f64) -> f64 {
+    0.5 * erfc(-z / std::f64::consts::SQRT_2)
+}
+
 /// The complementary error function (Numerical Recipes' `erfcc`, fractional
 /// error under 1.2e-7 everywhere): std has none.
 pub fn erfc(x: f64) -> f64 {

@@ -1,10 +1,11 @@
 //! When is a server warm? A pure rule over the throughput of consecutive
 //! load windows (for example one second each): the server is *steady* when
-//! the last `k` windows have not moved from the `k` before them, that is
-//! when a Mann-Kendall test finds no monotone trend across the `2k`, or the
-//! change it finds (the step between the halves, the Theil-Sen drift) is
-//! within a few percent (Kalibera & Jones 2013: consecutive stretches agree;
-//! a JVM improves in steps and slowly for tens of seconds); or *capped* when
+//! the last `k` windows have not moved from the `k` before them: neither a
+//! step between the two stretches (a rank-sum test) nor a drift across all
+//! `2k` (a Mann-Kendall test, sized by the Theil-Sen slope) that is both
+//! significant and over a few percent (Kalibera & Jones 2013: consecutive
+//! stretches agree; a JVM improves in steps and slowly for tens of
+//! seconds); or *capped* when
 //! a maximum number of windows passes first (Traini et al. 2022, Barrett et
 //! al. 2017: some never settle, so say so rather than wait). The last `k`
 //! windows' coefficient of variation (Georges et al. 2007's stopping
@@ -41,8 +42,8 @@ pub struct Rule {
     /// mean, once the trend is significant.
     pub max_drift: f64,
     /// Largest change of the last `k` windows' mean from the `k` before
-    /// them, relative, once the trend is significant: a server still
-    /// improving in steps has not stopped improving.
+    /// them, relative, once the rank-sum test finds the step: a server
+    /// still improving in steps has not stopped improving.
     pub max_step: f64,
     /// Windows after which warm-up ends unsteady (the cap).
     pub cap: usize,
@@ -109,7 +110,7 @@ pub enum Unsteady {
     /// A significant trend, fitted to change more than `max_drift` across
     /// the `2k` windows.
     Drift(Stats),
-    /// A significant trend, the last `k` windows more than `max_step` from
+    /// A significant step: the last `k` windows more than `max_step` from
     /// the `k` before.
     Step(Stats),
 }
@@ -136,11 +137,10 @@ impl Rule {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), SteadyError> {
         let bad = |why: String| Err(SteadyError::Rule(why));
-        if self.windows < 3 || 2 * self.windows > rank::MAX_WINDOWS {
+        if self.windows < 3 {
             return bad(format!(
-                "windows = {}: a trend needs at least 3, the exact step test at most {}",
-                self.windows,
-                rank::MAX_WINDOWS / 2
+                "windows = {}: a trend needs at least 3",
+                self.windows
             ));
         }
         if !(self.max_cv > 0.0 && self.max_cv.is_finite()) {
@@ -196,8 +196,9 @@ impl Rule {
 
     /// The statistics of the last `2k` windows, or why they are not steady:
     /// a change is one when its test finds it (rank-sum for the step,
-    /// Mann-Kendall for the drift) *and* it is larger than its margin, so noise alone never holds a server back (it is reported
-    /// in `cv`, see [`Rule::is_noisy`]).
+    /// Mann-Kendall for the drift) *and* it is larger than its margin, so
+    /// noise alone never holds a server back (it is reported in `cv`, see
+    /// [`Rule::is_noisy`]).
     fn last_windows(&self, series: &[f64]) -> Result<Stats, Unsteady> {
         let k = self.windows;
         let need = self.min_windows();
@@ -221,7 +222,7 @@ impl Rule {
             p_value: kendall::p_value(both),
             drift: sen_slope(both) * (need - 1) as f64 / mean(both),
             step: if b > 0.0 { m / b - 1.0 } else { f64::INFINITY },
-            step_p_value: rank::p_value(before, last),
+            step_p_value: rank::mann_whitney_p(before, last).unwrap_or(1.0),
         };
         if stats.step_p_value < self.alpha && stats.step.abs() > self.max_step {
             Err(Unsteady::Step(stats))
@@ -232,11 +233,12 @@ impl Rule {
         }
     }
 
-    /// Whether the last windows of a verdict varied more than `max_cv`:
-    /// the machine's noise, not the server, which the rule then cannot
-    /// judge finer than that noise (the measurement says so).
-    pub fn is_noisy(&self, stats: &Stats) -> bool {
-        stats.cv > self.max_cv
+    /// Whether windows whose coefficient of variation is `cv` (a verdict's
+    /// `Stats::cv`) varied more than `max_cv`: the machine's noise, not the
+    /// server, which the rule then cannot judge finer than that noise (the
+    /// measurement says so).
+    pub fn is_noisy(&self, cv: f64) -> bool {
+        cv > self.max_cv
     }
 
     /// Feeds `series` one window at a time, as the runner would, and returns

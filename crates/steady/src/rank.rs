@@ -1,62 +1,86 @@
-//! The Mann-Whitney (Wilcoxon rank-sum) test of "the last `k` windows are
-//! no faster or slower than the `k` before them": the step criterion's
-//! significance. A step between two flat stretches is not a monotone
-//! trend (Mann-Kendall gives eight windows' worth of S to ten), so it gets
-//! the test made for two samples. The p-value is exact: every split of the
-//! `2k` mid-ranks is enumerated (252 for `k = 5`), so ties are exact too.
+//! The Mann-Whitney U (Wilcoxon rank-sum) test, used in two places: the
+//! steady-state rule's step criterion ("the last `k` windows are no faster
+//! or slower than the `k` before them": a step between two flat stretches
+//! is not a monotone trend, so it gets the test made for two samples) and
+//! the report's comparison of two runs' repetitions. Exact (by counting)
+//! for small samples without ties, else the normal approximation with tie
+//! and continuity corrections.
 
-/// The most windows the exact test enumerates (`C(20, 10)` splits).
-pub const MAX_WINDOWS: usize = 20;
+use crate::kendall::normal_cdf;
 
-/// Two-sided exact p-value of the rank-sum test between `before` and
-/// `after`; 1 for an empty side. At most [`MAX_WINDOWS`] values in all
-/// (the rule validates that).
-pub fn p_value(before: &[f64], after: &[f64]) -> f64 {
-    let all: Vec<f64> = before.iter().chain(after).copied().collect();
-    let n = all.len();
-    if before.is_empty() || after.is_empty() || n > MAX_WINDOWS {
-        return 1.0;
-    }
-    let ranks = midranks(&all);
-    let m = after.len();
-    let expected = m as f64 * (n as f64 + 1.0) / 2.0;
-    let observed = (ranks[before.len()..].iter().sum::<f64>() - expected).abs();
-    let (mut extreme, mut splits) = (0u64, 0u64);
-    for mask in 0u32..(1u32 << n) {
-        if mask.count_ones() as usize != m {
-            continue;
-        }
-        splits += 1;
-        let sum: f64 = (0..n)
-            .filter(|i| mask >> i & 1 == 1)
-            .map(|i| ranks[i])
-            .sum();
-        // Mid-ranks are halves, so a tolerance far under 0.5 is exact.
-        if (sum - expected).abs() >= observed - 1e-9 {
-            extreme += 1;
-        }
-    }
-    extreme as f64 / splits as f64
-}
-
-/// Ranks from 1, tied values sharing the mean of their ranks.
-fn midranks(x: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..x.len()).collect();
-    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut ranks = vec![0.0; x.len()];
+/// Average ranks (1-based) of the pooled sample, ties sharing their mean rank.
+fn ranks(pooled: &[f64]) -> (Vec<f64>, f64) {
+    let mut idx: Vec<usize> = (0..pooled.len()).collect();
+    idx.sort_by(|&i, &j| pooled[i].total_cmp(&pooled[j]));
+    let mut r = vec![0.0; pooled.len()];
+    let mut tie_term = 0.0;
     let mut i = 0;
-    while i < order.len() {
+    while i < idx.len() {
         let mut j = i;
-        while j + 1 < order.len() && x[order[j + 1]] == x[order[i]] {
+        while j + 1 < idx.len() && pooled[idx[j + 1]] == pooled[idx[i]] {
             j += 1;
         }
-        let rank = (i + j) as f64 / 2.0 + 1.0;
-        for &o in &order[i..=j] {
-            ranks[o] = rank;
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &idx[i..=j] {
+            r[k] = avg;
         }
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
         i = j + 1;
     }
-    ranks
+    (r, tie_term)
+}
+
+/// Two-sided p-value of the Mann-Whitney U test. Exact (by counting) for
+/// small samples without ties, else the normal approximation with tie and
+/// continuity corrections. None when a sample is empty.
+pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let pooled: Vec<f64> = a.iter().chain(b).copied().collect();
+    let (r, tie_term) = ranks(&pooled);
+    let (n1, n2) = (a.len(), b.len());
+    let r1: f64 = r[..n1].iter().sum();
+    let u1 = r1 - (n1 * (n1 + 1)) as f64 / 2.0;
+    let u = u1.min((n1 * n2) as f64 - u1);
+    if tie_term == 0.0 && n1 + n2 <= 40 {
+        return Some(exact_u_p(n1, n2, u as usize));
+    }
+    let (f1, f2) = (n1 as f64, n2 as f64);
+    let n = f1 + f2;
+    let var = f1 * f2 / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
+    if var <= 0.0 {
+        return Some(1.0);
+    }
+    let z = ((f1 * f2 / 2.0 - u) - 0.5).max(0.0) / var.sqrt();
+    Some((2.0 * (1.0 - normal_cdf(z))).min(1.0))
+}
+
+/// Exact two-sided p for the smaller U statistic `u`: 2·P(U ≤ u), capped at 1.
+fn exact_u_p(n1: usize, n2: usize, u: usize) -> f64 {
+    let max_u = n1 * n2;
+    // counts[i][j][k]: arrangements of i and j values with U = k (rolling over i).
+    let mut prev: Vec<Vec<f64>> = vec![vec![0.0; max_u + 1]; n2 + 1];
+    for row in prev.iter_mut() {
+        row[0] = 1.0;
+    }
+    for _i in 1..=n1 {
+        let mut cur: Vec<Vec<f64>> = vec![vec![0.0; max_u + 1]; n2 + 1];
+        cur[0][0] = 1.0;
+        for j in 1..=n2 {
+            for k in 0..=max_u {
+                // The largest value is from sample 1 (adds j to U) or from sample 2.
+                let from_a = if k >= j { prev[j][k - j] } else { 0.0 };
+                cur[j][k] = from_a + cur[j - 1][k];
+            }
+        }
+        prev = cur;
+    }
+    let dist = &prev[n2];
+    let total: f64 = dist.iter().sum();
+    let tail: f64 = dist[..=u.min(max_u)].iter().sum();
+    (2.0 * tail / total).min(1.0)
 }
 
 #[cfg(test)]
@@ -66,16 +90,16 @@ mod tests {
     #[test]
     fn known_values() {
         // Every later value above every earlier one: 2 of C(10,5) = 252.
-        let p = p_value(&[1.0, 2.0, 3.0, 4.0, 5.0], &[6.0, 7.0, 8.0, 9.0, 10.0]);
-        assert!((p - 2.0 / 252.0).abs() < 1e-12, "{p}");
+        let p = mann_whitney_p(&[1.0, 2.0, 3.0, 4.0, 5.0], &[6.0, 7.0, 8.0, 9.0, 10.0]);
+        assert!((p.unwrap() - 2.0 / 252.0).abs() < 1e-12, "{p:?}");
         // Interleaved: nothing to see.
-        assert_eq!(p_value(&[1.0, 3.0, 5.0], &[2.0, 4.0, 6.0]), 0.7);
-        // All tied: every split is as extreme as the observed one.
-        assert_eq!(p_value(&[7.0; 5], &[7.0; 5]), 1.0);
         assert_eq!(
-            midranks(&[10.0, 20.0, 10.0, 30.0]),
-            vec![1.5, 3.0, 1.5, 4.0]
+            mann_whitney_p(&[1.0, 3.0, 5.0], &[2.0, 4.0, 6.0]),
+            Some(0.7)
         );
-        assert_eq!(p_value(&[], &[1.0]), 1.0);
+        // All tied: no evidence of a difference.
+        assert_eq!(mann_whitney_p(&[7.0; 5], &[7.0; 5]), Some(1.0));
+        assert_eq!(ranks(&[10.0, 20.0, 10.0, 30.0]).0, vec![1.5, 3.0, 1.5, 4.0]);
+        assert_eq!(mann_whitney_p(&[], &[1.0]), None);
     }
 }
