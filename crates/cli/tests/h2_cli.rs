@@ -296,12 +296,7 @@ fn http2_shards_merge_into_the_whole_load() {
 /// Runs one shard per log of a 400 req/s HTTP/2 open loop for 1 s, all
 /// starting together, and returns their JSON results.
 fn h2_shards(url: &str, ca: &str, logs: &[String]) -> Vec<Value> {
-    let start = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        + 1200)
-        .to_string();
+    let start = common::in_ms(1200);
     let n = logs.len();
     let runs: Vec<_> = logs
         .iter()

@@ -7,25 +7,14 @@
 
 mod common;
 
-use common::{ok, server, shootout, stderr, stdout};
+use common::{in_ms, ok, server, shootout, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("shootout-merge-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Unix milliseconds `ms` from now, as --start-at takes them.
-fn in_ms(ms: u128) -> String {
-    (SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        + ms)
-        .to_string()
 }
 
 /// Runs shards `which` of an `N`-shard open loop at `rate` for 1 s, all at once.

@@ -2,8 +2,9 @@
 //! reading the JSON of a run that must succeed), a keep-alive HTTP/1.1
 //! server on 127.0.0.1 whose answers a closure writes (one thread per
 //! connection; request bodies are not expected), the repository's root,
-//! whether a tool is on PATH, a temporary folder removed on drop, and
-//! the check of a JSON output against its schema in docs/.
+//! whether a tool is on PATH, a temporary folder removed on drop, the
+//! check of a JSON output against its schema in docs/, and a `--start-at`
+//! time.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -146,4 +147,12 @@ pub fn schema_problems(schema: &str, json: &serde_json::Value) -> Vec<String> {
 pub fn assert_load_json(json: &serde_json::Value) {
     let problems = schema_problems(LOAD_SCHEMA, json);
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Unix milliseconds `ms` from now, as `--start-at` takes them.
+pub fn in_ms(ms: u128) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    (now.as_millis() + ms).to_string()
 }
