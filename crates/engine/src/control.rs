@@ -1,6 +1,7 @@
 //! Shared, lock-free controls of a running load: cancellation from the caller
 //! and live progress counters for bars. Workers flush their local counts here
-//! a few times a second, never per request.
+//! ten times a second by default (`Plan::progress_every`), never per
+//! request.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

@@ -107,6 +107,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         t0,
         measure_start,
         control,
+        progress_every: plan.progress_every(),
         expect: plan.expect(),
         exact_seconds: plan.interval_histograms(),
         mix: mix.as_ref(),

@@ -123,6 +123,8 @@ pub struct Plan {
     share: Workload,
     start_at: Option<SystemTime>,
     interval_histograms: bool,
+    /// How often workers add their counts to the [`Control`](crate::Control)'s.
+    progress_every: Duration,
     warmup: Duration,
     timeout: Duration,
     threads: usize,
@@ -152,6 +154,12 @@ pub struct Plan {
 /// so no thread sends a million a second, let alone more.
 pub const RATE_PER_THREAD: f64 = 1e6;
 
+/// How often workers update the live counters by default: a progress
+/// bar's refresh, never per request.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+/// The finest [`Plan::with_progress_every`] allows.
+pub const FINEST_PROGRESS: Duration = Duration::from_millis(1);
+
 /// The deepest HTTP/1.1 pipeline a plan may ask for.
 pub const MAX_PIPELINE: usize = 1024;
 
@@ -168,6 +176,7 @@ impl Plan {
             shard: Shard::WHOLE,
             start_at: None,
             interval_histograms: false,
+            progress_every: PROGRESS_EVERY,
             warmup: Duration::ZERO,
             timeout: Duration::from_secs(10),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -217,6 +226,19 @@ impl Plan {
     /// an interval log); otherwise the timeline keeps coarse ones.
     pub fn interval_histograms(&self) -> bool {
         self.interval_histograms
+    }
+    /// How often each worker adds its counts to the live ones of the
+    /// run's [`Control`](crate::Control) ([`PROGRESS_EVERY`] unless set finer).
+    pub fn progress_every(&self) -> Duration {
+        self.progress_every
+    }
+    /// The same plan with live counters brought up to date every `every`
+    /// (at least [`FINEST_PROGRESS`]): fine enough for a caller that cuts
+    /// a running load into sub-second windows from [`Control::completed`](crate::Control::completed)
+    /// (an auto warm-up). Each update is one atomic add per thread.
+    pub fn with_progress_every(mut self, every: Duration) -> Plan {
+        self.progress_every = every.max(FINEST_PROGRESS);
+        self
     }
     /// Load run before the measured phase, not counted.
     pub fn warmup(&self) -> Duration {

@@ -39,7 +39,6 @@ mod flight;
 mod flight_h2;
 
 const READ_BUF: usize = 64 * 1024;
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// How soon a connection that failed is offered work again.
 const RETRY_AFTER: Duration = Duration::from_millis(1);
 
@@ -78,6 +77,8 @@ pub(crate) struct Setup<'a> {
     pub t0: Instant,
     pub measure_start: Instant,
     pub control: &'a Control,
+    /// How often the live counters of `control` are brought up to date.
+    pub progress_every: Duration,
     /// What every response must look like (often nothing).
     pub expect: &'a Expect,
     /// Keep exact per-second histograms (for an interval log).
@@ -195,7 +196,8 @@ impl<'a> Worker<'a> {
     /// Runs until the stop rule or the control ends the run.
     pub fn run(mut self) -> Outcome {
         let mut next_sweep = self.setup.t0;
-        let mut next_flush = self.setup.t0 + PROGRESS_EVERY;
+        let every = self.setup.progress_every;
+        let mut next_flush = self.setup.t0 + every;
         let sweep_every =
             (self.setup.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(100));
         let finished_at = loop {
@@ -220,7 +222,7 @@ impl<'a> Worker<'a> {
             }
             if now >= next_flush {
                 self.flush_progress();
-                next_flush = now + PROGRESS_EVERY;
+                next_flush = now + every;
             }
             let stuck = self.stuck();
             let wait = self.wait_time(now, next_sweep.min(next_flush), stuck);

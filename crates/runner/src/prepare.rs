@@ -26,10 +26,12 @@ pub struct Entry {
 }
 
 /// Builds every target (in order), then verifies the built ones, filling
-/// their records. Stops early, marking the rest skipped, on Ctrl-C.
+/// their records; their TLS ports only when `tls` (the study has TLS
+/// levels). Stops early, marking the rest skipped, on Ctrl-C.
 pub fn prepare_all(
     entries: &mut [Entry],
     database: Option<&DatabaseAccess>,
+    tls: bool,
     observer: &dyn Observer,
     interrupt: &Interrupt,
 ) {
@@ -54,7 +56,12 @@ pub fn prepare_all(
     }
     let verifying = to_verify.len();
     observer.event(&Event::Phase(Phase::Verifying { targets: verifying }));
-    verify_all(to_verify, database, observer, interrupt, verify_s);
+    let opts = VerifyOptions {
+        database: database.cloned(),
+        tls,
+        ..VerifyOptions::default()
+    };
+    verify_all(to_verify, &opts, observer, interrupt, verify_s);
     if verifying > 0 {
         observer.event(&Event::Phase(Phase::VerifyEnded { targets: verifying }));
     }
@@ -72,20 +79,16 @@ pub fn prepare_all(
 /// database), crediting each one's estimate as it ends.
 fn verify_all(
     to_verify: Vec<&mut Entry>,
-    database: Option<&DatabaseAccess>,
+    opts: &VerifyOptions,
     observer: &dyn Observer,
     interrupt: &Interrupt,
     verify_s: f64,
 ) {
     let queue = Mutex::new(to_verify);
-    let parallel = if database.is_some() {
+    let parallel = if opts.database.is_some() {
         1
     } else {
         PARALLEL_VERIFY
-    };
-    let opts = VerifyOptions {
-        database: database.cloned(),
-        ..VerifyOptions::default()
     };
     std::thread::scope(|s| {
         for _ in 0..parallel {
@@ -95,7 +98,7 @@ fn verify_all(
                 if interrupt.is_stopped() {
                     continue;
                 }
-                verify(e, &opts, observer);
+                verify(e, opts, observer);
                 observer.event(&Event::Credit {
                     estimate_s: verify_s,
                 });

@@ -221,7 +221,8 @@ impl Run<'_> {
     /// the unusable ones off the plan.
     fn prepare(&mut self, entries: &mut [Entry]) -> Result<(), RunError> {
         let access = self.database.as_ref().map(Database::access);
-        crate::prepare::prepare_all(entries, access.as_ref(), self.observer, self.interrupt);
+        let tls = self.study.tls_protocols().next().is_some();
+        crate::prepare::prepare_all(entries, access.as_ref(), tls, self.observer, self.interrupt);
         let one = self.study.estimate(1, self.cfg.scale);
         for e in entries.iter() {
             self.store.record_target(self.run_id, &e.record)?;

@@ -26,13 +26,7 @@ pub struct RunTls {
 impl RunTls {
     /// The run's certificates when `study` has a TLS level, else None.
     pub fn for_study(study: &Study) -> Result<Option<RunTls>, CertDirError> {
-        let mut tls = study
-            .scenarios
-            .iter()
-            .flat_map(|s| &s.levels)
-            .map(|l| l.protocol)
-            .filter(|p| p.is_tls());
-        let Some(first) = tls.next() else {
+        let Some(first) = study.tls_protocols().next() else {
             return Ok(None);
         };
         let certs = CertDir::new("tls", first.client_cert())?;

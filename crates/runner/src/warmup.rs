@@ -1,22 +1,29 @@
 //! Warm-up before a level's measured load. A fixed warm-up
 //! (`warmup = "2s"`) runs inside the measured plan, in the engine; an auto
-//! one (`warmup = "auto"`, docs/steady-state.md) runs here first, in
-//! windows: each window is its own engine run, so its throughput is exact
-//! (completed requests over the window's measured time; the live counters
-//! of a [`Control`] are flushed too coarsely for sub-second windows), and
-//! the windows' throughputs go to `shootout_steady::Rule` until it says
-//! steady or the cap is reached. Every window is a closed loop at the
-//! level's connections, whatever the level's own load: an open loop or a
-//! request count warms up the same server code, and saturating it warms
-//! it fastest (a JIT compiles what runs most, so the most requests per
-//! second reach steady code soonest). The measured plan then runs with no
-//! engine warm-up, right after the last window.
+//! one (`warmup = "auto"`, docs/steady-state.md) runs here first, as one
+//! continuous load cut into windows: at each window's end the engine's
+//! live count of completed requests (brought up to date every fiftieth of
+//! a window) gives the window's throughput, and the throughputs go to
+//! `shootout_steady::Rule` until it says steady or the cap is reached; the
+//! load is then cancelled. One load, not one run per window: runs per
+//! window reconnected every window and left each one's requests in flight
+//! to the server, which answered them while the next window counted; on a
+//! slow route (node-express file_read, about 200 req/s at 64 connections)
+//! a 250 ms window then completed next to nothing and windows varied by
+//! 224%. The load is a closed loop at the level's connections, whatever
+//! the level's own load: an open loop or a request count warms up the
+//! same server code, and saturating it warms it fastest (a JIT compiles
+//! what runs most, so the most requests per second reach steady code
+//! soonest). The measured plan then runs with no engine warm-up, after a
+//! pause long enough for the server to answer what the cancelled load
+//! left in flight ([`settle_pause`]), so it does not queue behind them.
 
 use crate::context::{plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
-use shootout_engine::{Control, Load, Plan, Stop, Workload};
+use crate::measure::sleep_unless_stopped;
+use shootout_engine::{Control, EngineError, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
 use shootout_study::{Level, Scenario, Warmup};
 use std::sync::Arc;
@@ -38,6 +45,13 @@ pub struct WarmedUp {
 /// The window of the priming that a fixed warm-up runs first when the
 /// target is owed load (`warmup_min`): short enough for live progress.
 const PRIME_WINDOW: Duration = Duration::from_secs(1);
+
+/// Live counters are brought up to date this many times a window: a
+/// window's count is then off by at most this share at either end.
+const UPDATES_PER_WINDOW: u32 = 50;
+
+/// The longest pause after a warm-up for the requests it left in flight.
+const MAX_SETTLE: Duration = Duration::from_secs(2);
 
 /// Warms the server on `port` up for `level` as the scenario says, first
 /// loading it for `owed` (what is left of its `warmup_min` this start):
@@ -65,15 +79,22 @@ pub fn warm_up(
         }
         Warmup::Fixed(_) => PRIME_WINDOW,
     };
-    let plan =
-        plan_for(cx, sc, &window_level(level, window)?, port).map_err(EngineRefusal::from)?;
     let primed = owed_windows(owed, window);
+    let rule = Rule {
+        cap: rule_for(&sc.warmup).cap + primed as usize,
+        ..Rule::default()
+    };
+    let most = match sc.warmup {
+        Warmup::Fixed(_) => primed,
+        Warmup::Auto { .. } => rule.cap as u32,
+    };
+    let plan = plan_for(cx, sc, &window_level(level, window * (most + 1))?, port)
+        .map_err(EngineRefusal::from)?
+        .with_progress_every(window / UPDATES_PER_WINDOW);
     let windows = Windows {
         plan: &plan,
-        rule: Rule {
-            cap: rule_for(&sc.warmup).cap + primed as usize,
-            ..Rule::default()
-        },
+        window,
+        rule,
         owed,
         interrupt: cx.interrupt,
         observer: cx.observer,
@@ -103,16 +124,17 @@ fn prime(
     alive: &dyn Fn() -> Result<(), SessionError>,
 ) -> Result<f64, SessionError> {
     let started = Instant::now();
-    for n in 1..=count {
-        alive()?;
-        let rps = one_window(w.interrupt, w.plan)?;
-        w.observer.event(&Event::WarmingUp {
-            load: w.label,
-            window: n,
-            cap: count,
-            rps,
-            cv: None,
-        });
+    if count > 0 {
+        in_windows(w, alive, &mut |n, rps| {
+            w.observer.event(&Event::WarmingUp {
+                load: w.label,
+                window: n,
+                cap: count,
+                rps,
+                cv: None,
+            });
+            n >= count
+        })?;
     }
     Ok(started.elapsed().as_secs_f64())
 }
@@ -128,8 +150,11 @@ pub fn rule_for(w: &Warmup) -> Rule {
 
 /// What an auto warm-up runs and tells.
 pub struct Windows<'a> {
-    /// One window's load ([`window_level`]), with no warm-up of its own.
+    /// The warm-up's load ([`window_level`]), long enough for every window
+    /// it may run, with no warm-up of its own.
     pub plan: &'a Plan,
+    /// One window's length.
+    pub window: Duration,
     pub rule: Rule,
     /// Load the target is owed before the rule's verdict counts
     /// (`warmup_min`); the rule's cap is already extended by it.
@@ -142,6 +167,7 @@ pub struct Windows<'a> {
 impl std::fmt::Debug for Windows<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Windows")
+            .field("window", &self.window)
             .field("rule", &self.rule)
             .field("label", &self.label)
             .finish_non_exhaustive()
@@ -149,7 +175,7 @@ impl std::fmt::Debug for Windows<'_> {
 }
 
 /// Runs windows until the rule says steady or capped; `alive` is asked
-/// before each (a dead server would otherwise be loaded up to the cap).
+/// after each (a dead server would otherwise be loaded up to the cap).
 pub fn until_steady(
     w: &Windows<'_>,
     alive: &dyn Fn() -> Result<(), SessionError>,
@@ -157,9 +183,9 @@ pub fn until_steady(
     let (rule, label) = (w.rule, w.label);
     let started = Instant::now();
     let mut series = Vec::new();
-    loop {
-        alive()?;
-        series.push(one_window(w.interrupt, w.plan)?);
+    let mut ended = None;
+    in_windows(w, alive, &mut |n, rps| {
+        series.push(rps);
         // The series is finite and non-negative and the rule valid (its
         // cap is at least k), so judging cannot fail; were it to, the
         // server is not known to be steady.
@@ -169,57 +195,132 @@ pub fn until_steady(
         });
         w.observer.event(&Event::WarmingUp {
             load: label,
-            window: series.len() as u32,
+            window: n,
             cap: rule.cap as u32,
-            rps: series[series.len() - 1],
+            rps,
             cv: cv_of(&verdict),
         });
         // A runtime that declares a minimum may look steady on a plateau
         // before a later JIT tier: only the cap ends its warm-up early.
         let owed = started.elapsed() < w.owed && matches!(verdict, Verdict::Steady { .. });
-        if verdict.is_done() && !owed {
-            return Ok(WarmedUp {
-                seconds: started.elapsed().as_secs_f64(),
-                steady: Some(matches!(verdict, Verdict::Steady { .. })),
-                window_cv: cv_of(&verdict),
-            });
+        let done = verdict.is_done() && !owed;
+        if done {
+            ended = Some(verdict);
         }
-    }
+        done
+    })?;
+    // `in_windows` returns only once a window said done or the cap passed.
+    let verdict = ended.unwrap_or(Verdict::Capped {
+        windows: series.len(),
+        last: Unsteady::NoThroughput,
+    });
+    Ok(WarmedUp {
+        seconds: started.elapsed().as_secs_f64(),
+        steady: Some(matches!(verdict, Verdict::Steady { .. })),
+        window_cv: cv_of(&verdict),
+    })
 }
 
-/// The level of one warm-up window: the level's request (route, queries,
+/// Runs `w.plan` as one load and hands `each` every window's number
+/// (the first is 1) and completed requests per second as the window ends,
+/// until `each` says done; then cancels the load and pauses for what it left in flight
+/// ([`settle_pause`]). An interrupt, a dead server (`alive`) or a load
+/// that ends by itself (refused by the engine, or past its length) ends it
+/// with the error.
+fn in_windows(
+    w: &Windows<'_>,
+    alive: &dyn Fn() -> Result<(), SessionError>,
+    each: &mut dyn FnMut(u32, f64) -> bool,
+) -> Result<(), SessionError> {
+    if w.interrupt.is_stopped() {
+        return Err(SessionError::Interrupted);
+    }
+    let control = Arc::new(Control::new());
+    w.interrupt.set_control(Some(control.clone()));
+    let (judged, load) = std::thread::scope(|s| {
+        let load = s.spawn(|| shootout_engine::run(w.plan, &control));
+        let judged = cut_windows(w, &control, &|| load.is_finished(), alive, each);
+        control.cancel();
+        (judged, load.join())
+    });
+    w.interrupt.set_control(None);
+    if w.interrupt.is_stopped() {
+        return Err(SessionError::Interrupted);
+    }
+    let report = match load {
+        Ok(report) => report.map_err(EngineRefusal::from)?,
+        Err(_) => return Err(EngineRefusal::from(EngineError::WorkerPanicked).into()),
+    };
+    let last_rps = judged?;
+    let in_flight = report.summary.requests.cut;
+    sleep_unless_stopped(settle_pause(in_flight, last_rps), w.interrupt);
+    Ok(())
+}
+
+/// Reads the running load's count at each window's end; returns the last
+/// window's throughput once `each` says done.
+fn cut_windows(
+    w: &Windows<'_>,
+    control: &Control,
+    load_ended: &dyn Fn() -> bool,
+    alive: &dyn Fn() -> Result<(), SessionError>,
+    each: &mut dyn FnMut(u32, f64) -> bool,
+) -> Result<f64, SessionError> {
+    let t0 = Instant::now();
+    let (mut at, mut count) = (t0, control.completed());
+    for n in 1u32.. {
+        let end = t0 + w.window * n;
+        while Instant::now() < end {
+            if w.interrupt.is_stopped() {
+                return Err(SessionError::Interrupted);
+            }
+            if load_ended() {
+                return Err(SessionError::Failed {
+                    reason: "the warm-up load ended before warm-up did".into(),
+                    log_tail: String::new(),
+                });
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+        alive()?;
+        let (now, completed) = (Instant::now(), control.completed());
+        let rps = completed.saturating_sub(count) as f64 / (now - at).as_secs_f64();
+        let rps = if rps.is_finite() { rps } else { 0.0 };
+        (at, count) = (now, completed);
+        if each(n, rps) {
+            return Ok(rps);
+        }
+    }
+    unreachable!("the windows are counted without end")
+}
+
+/// How long the server needs to answer the `in_flight` requests a warm-up
+/// left when it was cancelled, at `rps` (Little's law), at most
+/// [`MAX_SETTLE`]: a measurement started at once would queue behind them
+/// (about 0.3 s of a slow route's 3 s at 64 connections).
+pub fn settle_pause(in_flight: u64, rps: f64) -> Duration {
+    if in_flight == 0 || rps.is_nan() || rps <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::from_secs_f64(in_flight as f64 / rps).min(MAX_SETTLE)
+}
+
+/// The level of a warm-up's load: the level's request (route, queries,
 /// keep-alive, pipeline) as a closed loop at its (peak) connections for
-/// `window`.
-pub fn window_level(level: &Level, window: Duration) -> Result<Level, EngineRefusal> {
+/// `length`, however many windows that holds.
+pub fn window_level(level: &Level, length: Duration) -> Result<Level, EngineRefusal> {
     let load = Load::Closed {
         connections: level.load().max_connections().max(1),
     };
     let stop = Stop {
         requests: None,
-        duration: Some(window),
+        duration: Some(length),
     };
     Ok(Level {
         workload: Workload::new(load, stop)?,
         ..level.clone()
     })
-}
-
-/// Runs one window and returns its completed requests per second; the
-/// interrupt can stop it midway.
-fn one_window(interrupt: &Interrupt, plan: &Plan) -> Result<f64, SessionError> {
-    if interrupt.is_stopped() {
-        return Err(SessionError::Interrupted);
-    }
-    let control = Arc::new(Control::new());
-    interrupt.set_control(Some(control.clone()));
-    let report = shootout_engine::run(plan, &control);
-    interrupt.set_control(None);
-    if interrupt.is_stopped() {
-        return Err(SessionError::Interrupted);
-    }
-    let s = report.map_err(EngineRefusal::from)?.summary;
-    let rps = s.requests.completed as f64 / s.duration_s;
-    Ok(if rps.is_finite() { rps } else { 0.0 })
 }
 
 /// The coefficient of variation of the last windows, once there are enough.

@@ -21,6 +21,16 @@ struct PacedServer {
 
 impl PacedServer {
     fn start(delay: fn(f64) -> Duration) -> PacedServer {
+        PacedServer::spawn(delay, None)
+    }
+
+    /// Answers one request at a time, like one event loop: a request a
+    /// client gave up on is still answered before the next.
+    fn serial(delay: fn(f64) -> Duration) -> PacedServer {
+        PacedServer::spawn(delay, Some(Arc::new(Mutex::new(()))))
+    }
+
+    fn spawn(delay: fn(f64) -> Duration, one_at_a_time: Option<Arc<Mutex<()>>>) -> PacedServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         listener.set_nonblocking(true).expect("nonblocking");
@@ -32,7 +42,8 @@ impl PacedServer {
                 match listener.accept() {
                     Ok((s, _)) => {
                         let flag = flag.clone();
-                        std::thread::spawn(move || serve(s, t0, delay, &flag));
+                        let turn = one_at_a_time.clone();
+                        std::thread::spawn(move || serve(s, t0, delay, &flag, turn.as_deref()));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -48,7 +59,13 @@ impl Drop for PacedServer {
     }
 }
 
-fn serve(s: TcpStream, t0: Instant, delay: fn(f64) -> Duration, stop: &AtomicBool) {
+fn serve(
+    s: TcpStream,
+    t0: Instant,
+    delay: fn(f64) -> Duration,
+    stop: &AtomicBool,
+    one_at_a_time: Option<&Mutex<()>>,
+) {
     let _ = s.set_nonblocking(false);
     let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
     let Ok(mut out) = s.try_clone() else { return };
@@ -59,6 +76,7 @@ fn serve(s: TcpStream, t0: Instant, delay: fn(f64) -> Duration, stop: &AtomicBoo
         match lines.read_line(&mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) if line == "\r\n" => {
+                let _turn = one_at_a_time.map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
                 std::thread::sleep(delay(t0.elapsed().as_secs_f64()));
                 let reply = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
                 if out.write_all(reply).is_err() {
@@ -137,21 +155,25 @@ fn warm_owed(
         tls_resume: false,
         resources: Default::default(),
     };
-    let windowed = window_level(&level, window).expect("window level");
-    assert_eq!(windowed.stop().duration, Some(window), "a timed window");
+    let cap = rule_for(&Warmup::Auto { window, max }).cap
+        + (owed.as_secs_f64() / window.as_secs_f64()).ceil() as usize;
+    let length = window * (cap as u32 + 1);
+    let windowed = window_level(&level, length).expect("window level");
+    assert_eq!(windowed.stop().duration, Some(length), "one timed load");
     assert_eq!(windowed.stop().requests, None, "not the level's count");
     let url = format!("http://127.0.0.1:{port}/plaintext");
     let plan = Plan::builder(Endpoint::parse(&url).expect("url"), windowed.workload)
         .threads(1)
         .timeout(Duration::from_secs(2))
         .build()
-        .expect("plan");
+        .expect("plan")
+        .with_progress_every(window / 50);
     let seen = Seen::default();
     let windows = Windows {
         plan: &plan,
+        window,
         rule: Rule {
-            cap: rule_for(&Warmup::Auto { window, max }).cap
-                + (owed.as_secs_f64() / window.as_secs_f64()).ceil() as usize,
+            cap,
             ..Rule::default()
         },
         owed,
@@ -249,4 +271,38 @@ fn a_stop_ends_warm_up_between_windows() {
     );
     assert!(matches!(out, Err(SessionError::Interrupted)), "{out:?}");
     assert!(seen.is_empty());
+}
+
+#[test]
+fn a_window_counts_the_server_s_pace_even_when_shorter_than_its_queue() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // One request at a time, 10 ms each: 100 req/s, and 8 connections
+    // queue 80 ms deep. A load per window left 8 requests behind at every
+    // window's end, which this server still answered during the next
+    // window: 100 ms windows then counted about 20 req/s. One load counts
+    // the pace.
+    let server = PacedServer::serial(|_| Duration::from_millis(10));
+    let window = Duration::from_millis(100);
+    let (out, seen) = warm(server.port, window, window * 12, &Interrupt::new());
+    out.expect("warm-up");
+    eprintln!("serial server: {seen:?}");
+    let mut rates: Vec<f64> = seen.iter().skip(1).map(|s| s.2).collect();
+    rates.sort_by(f64::total_cmp);
+    let median = rates[rates.len() / 2];
+    assert!(
+        (70.0..=130.0).contains(&median),
+        "median {median}: {seen:?}"
+    );
+}
+
+#[test]
+fn the_pause_after_warm_up_lets_the_server_answer_what_was_left() {
+    assert_eq!(settle_pause(64, 320.0), Duration::from_millis(200));
+    assert_eq!(settle_pause(0, 320.0), Duration::ZERO);
+    assert_eq!(
+        settle_pause(64, 0.0),
+        Duration::ZERO,
+        "nothing to divide by"
+    );
+    assert_eq!(settle_pause(64, 1.0), Duration::from_secs(2), "at most 2 s");
 }

@@ -11,6 +11,7 @@ use crate::raw::{Order, Restart};
 use crate::resources::Resources;
 use crate::warmup::Warmup;
 use serde::Serialize;
+use shootout_contract::protocol::Protocol;
 use shootout_contract::spec::ScenarioName;
 use shootout_engine::Arrival;
 use std::collections::BTreeMap;
@@ -98,6 +99,16 @@ impl Study {
     /// Whether any scenario needs the database.
     pub fn needs_database(&self) -> bool {
         self.scenarios.iter().any(Scenario::needs_database)
+    }
+
+    /// The protocols of its TLS levels (`tls`, `mtls`), in study order;
+    /// none for a study that only speaks cleartext.
+    pub fn tls_protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
+        self.scenarios
+            .iter()
+            .flat_map(|s| &s.levels)
+            .map(|l| l.protocol)
+            .filter(|p| p.is_tls())
     }
 }
 

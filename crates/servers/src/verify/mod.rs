@@ -69,6 +69,11 @@ pub struct VerifyOptions {
     /// The seeded database: passed to the server as `DATABASE_URL` and
     /// `DB_POOL_SIZE` and read by the database checks; `None` skips them.
     pub database: Option<DatabaseAccess>,
+    /// Whether to check the TLS port (on a start of its own) of a target
+    /// that has one: `shootout verify` does; a run whose study has no TLS
+    /// level does not, as TechEmpower's verifier checks only the test
+    /// types being run.
+    pub tls: bool,
 }
 
 impl Default for VerifyOptions {
@@ -76,6 +81,7 @@ impl Default for VerifyOptions {
         VerifyOptions {
             ready_timeout: Duration::from_secs(60),
             database: None,
+            tls: true,
         }
     }
 }
@@ -92,7 +98,11 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
         log: log.clone(),
         cpu_use: None,
     };
-    let tls = match tls::TlsSetup::for_target(target).transpose() {
+    let setup = opts
+        .tls
+        .then(|| tls::TlsSetup::for_target(target))
+        .flatten();
+    let tls = match setup.transpose() {
         Ok(tls) => tls,
         Err(why) => {
             report
@@ -101,6 +111,7 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             return report;
         }
     };
+    let turn = cpus::shared_turn();
     let (mut server, _) = match start(target, opts, None, &log) {
         Ok(started) => started,
         Err(e) => {
@@ -130,11 +141,13 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             report
                 .checks
                 .push(quiet_check(file_len(&log) - logged_before));
+            drop(turn);
             let (check, used) = cpus::check_cpus(&server, crate::process::server_cpus(&[]));
             report.checks.push(check);
             report.cpu_use = used;
         }
         Err(e) => {
+            drop(turn);
             report.checks.push(Check::fail(
                 Column::Ready,
                 Aspect::Start,
@@ -142,7 +155,12 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             ));
         }
     }
-    let stop = server.stop();
+    // A shared turn again (ours is dropped on both arms: a second read
+    // behind a waiting check would never be granted).
+    let stop = {
+        let _turn = cpus::shared_turn();
+        server.stop()
+    };
     report.checks.push(match stop.leftovers {
         false => Check::pass(Column::Shutdown, Aspect::Leftovers),
         true => Check::fail(Column::Shutdown, Aspect::Leftovers, Failure::Leftovers),
@@ -164,6 +182,7 @@ fn tls_start(
     log: &std::path::Path,
 ) -> Vec<Check> {
     let fail = |why: String| vec![Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why))];
+    let _turn = cpus::shared_turn();
     let (mut server, port) = match start(target, opts, Some(setup), log) {
         Ok((server, Some(port))) => (server, port),
         Ok((mut server, None)) => {
