@@ -53,6 +53,11 @@ const UPDATES_PER_WINDOW: u32 = 50;
 /// The longest pause after a warm-up for the requests it left in flight.
 const MAX_SETTLE: Duration = Duration::from_secs(2);
 
+/// How much longer than its windows a warm-up's load is planned: windows
+/// end on the wall clock, and the load is cancelled once the rule is done,
+/// so this only keeps a slow window's end from finding the load over.
+const SLACK: Duration = Duration::from_secs(10);
+
 /// Warms the server on `port` up for `level` as the scenario says, first
 /// loading it for `owed` (what is left of its `warmup_min` this start):
 /// for a fixed warm-up, windows for `owed` here and then the fixed
@@ -88,7 +93,8 @@ pub fn warm_up(
         Warmup::Fixed(_) => primed,
         Warmup::Auto { .. } => rule.cap as u32,
     };
-    let plan = plan_for(cx, sc, &window_level(level, window * (most + 1))?, port)
+    let length = window * most + SLACK;
+    let plan = plan_for(cx, sc, &window_level(level, length)?, port)
         .map_err(EngineRefusal::from)?
         .with_progress_every(window / UPDATES_PER_WINDOW);
     let windows = Windows {
@@ -223,8 +229,8 @@ pub fn until_steady(
 
 /// Runs `w.plan` as one load and hands `each` every window's number
 /// (the first is 1) and completed requests per second as the window ends,
-/// until `each` says done; then cancels the load and pauses for what it left in flight
-/// ([`settle_pause`]). An interrupt, a dead server (`alive`) or a load
+/// until `each` says done; then cancels the load and pauses for what it
+/// left in flight ([`settle_pause`]). An interrupt, a dead server (`alive`) or a load
 /// that ends by itself (refused by the engine, or past its length) ends it
 /// with the error.
 fn in_windows(
