@@ -11,8 +11,7 @@
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel};
 use crate::measure::{
-    drain, ensure_alive, pay_warmup_min, plan_for, sleep_unless_stopped, start, stop, Running,
-    SessionContext,
+    drain, ensure_alive, pay_warmup_min, plan_for, start, stop, Running, SessionContext,
 };
 use crate::schedule::Session;
 use shootout_capacity::{CapacityError, Event as SearchEvent};
@@ -33,7 +32,7 @@ pub fn run_capacity_session(
         .map(|&si| cx.study.scenarios[si].resources)
         .collect();
     let run = start(cx, &crate::budget::limits(&budgets))?;
-    sleep_unless_stopped(cx.settle, cx.interrupt);
+    cx.interrupt.sleep(cx.settle);
     let mut result = Ok(());
     for &si in scenarios {
         let sc = &cx.study.scenarios[si];

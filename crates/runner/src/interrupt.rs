@@ -7,6 +7,7 @@
 use shootout_engine::Control;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Shared between whoever may stop the run and the run itself.
 #[derive(Debug, Default)]
@@ -23,6 +24,18 @@ impl Interrupt {
     /// True once a stop was asked for.
     pub fn is_stopped(&self) -> bool {
         self.stopped.load(Ordering::SeqCst)
+    }
+
+    /// Sleeps up to `d`, waking early when a stop is asked for.
+    pub fn sleep(&self, d: Duration) {
+        let end = Instant::now() + d;
+        while !self.is_stopped() {
+            let now = Instant::now();
+            if now >= end {
+                break;
+            }
+            std::thread::sleep((end - now).min(Duration::from_millis(50)));
+        }
     }
 
     /// Asks the run to stop: cancels the load in flight and kills every

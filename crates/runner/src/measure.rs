@@ -11,7 +11,6 @@ pub use crate::context::{expect_for, plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel};
 use crate::guard;
-use crate::interrupt::Interrupt;
 use crate::procfs::{self, MIB};
 use crate::quiet_wait;
 use crate::sampler::{LoadUsage, Sampler};
@@ -89,7 +88,7 @@ pub fn run_session(
         .flat_map(|&si| cx.study.scenarios[si].levels.iter().map(|l| l.resources))
         .collect();
     let mut run = start(cx, &budget::limits(&budgets))?;
-    sleep_unless_stopped(cx.settle, cx.interrupt);
+    cx.interrupt.sleep(cx.settle);
     let mut before = procfs::sample(run.pgid, run.root, true);
     let mut result = Ok(());
     'outer: for &si in &session.scenarios {
@@ -373,7 +372,7 @@ fn measure_level(
             + Duration::from_secs_f64(warmed.seconds + loaded.report.summary.duration_s),
     );
     drain(cx, run, step.scenario);
-    sleep_unless_stopped(cx.settle_after, cx.interrupt);
+    cx.interrupt.sleep(cx.settle_after);
     let after = procfs::sample(run.pgid, run.root, false);
     let oom_killed = oom_before.map(|_| budget::oom_since(&run.server, oom_before));
     let m = measurement(MeasurementParts {
@@ -503,18 +502,6 @@ fn start_err(reason: String, tail: &str) -> SessionError {
     SessionError::Start {
         reason,
         log_tail: tail.to_string(),
-    }
-}
-
-/// Sleeps up to `d`, waking early when a stop is asked for.
-pub fn sleep_unless_stopped(d: Duration, interrupt: &Interrupt) {
-    let end = Instant::now() + d;
-    while !interrupt.is_stopped() {
-        let now = Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
     }
 }
 

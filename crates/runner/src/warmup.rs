@@ -22,7 +22,6 @@ use crate::context::{plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
-use crate::measure::sleep_unless_stopped;
 use shootout_engine::{Control, EngineError, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
 use shootout_study::{Level, Scenario, Warmup};
@@ -259,7 +258,7 @@ fn in_windows(
     };
     let last_rps = judged?;
     let in_flight = report.summary.requests.cut;
-    sleep_unless_stopped(settle_pause(in_flight, last_rps), w.interrupt);
+    w.interrupt.sleep(settle_pause(in_flight, last_rps));
     Ok(())
 }
 
