@@ -8,7 +8,7 @@
 //! load is then cancelled. One load, not one run per window: runs per
 //! window reconnected every window and left each one's requests in flight
 //! to the server, which answered them while the next window counted; on a
-//! slow route (node-express file_read, about 200 req/s at 64 connections)
+//! slow route (node-express file_read, about 300 req/s at 64 connections)
 //! a 250 ms window then completed next to nothing and windows varied by
 //! 224%. The load is a closed loop at the level's connections, whatever
 //! the level's own load: an open loop or a request count warms up the
