@@ -221,7 +221,8 @@ impl Run<'_> {
     /// the unusable ones off the plan.
     fn prepare(&mut self, entries: &mut [Entry]) -> Result<(), RunError> {
         let access = self.database.as_ref().map(Database::access);
-        let tls = self.study.tls_protocols().next().is_some();
+        // The run has certificates exactly when its study has TLS levels.
+        let tls = self.tls.is_some();
         crate::prepare::prepare_all(entries, access.as_ref(), tls, self.observer, self.interrupt);
         let one = self.study.estimate(1, self.cfg.scale);
         for e in entries.iter() {

@@ -164,7 +164,7 @@ fn one_kind_of_tls(
 ) -> Result<(), StudyError> {
     let mut first: Option<Protocol> = None;
     for (r, s) in raw.iter().zip(scenarios) {
-        for p in s.levels.iter().map(|l| l.protocol).filter(|p| p.is_tls()) {
+        for p in s.tls_protocols() {
             match first {
                 None => first = Some(p),
                 Some(f) if f.client_cert() != p.client_cert() => {

@@ -73,6 +73,14 @@ impl Scenario {
         }
     }
 
+    /// The protocols of its TLS levels, in order.
+    pub fn tls_protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
+        self.levels
+            .iter()
+            .map(|l| l.protocol)
+            .filter(|p| p.is_tls())
+    }
+
     /// The scenario's name in every output: its route's, or its mix
     /// file's stem (`service`).
     pub fn shown_name(&self) -> &str {
@@ -104,11 +112,7 @@ impl Study {
     /// The protocols of its TLS levels (`tls`, `mtls`), in study order;
     /// none for a study that only speaks cleartext.
     pub fn tls_protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
-        self.scenarios
-            .iter()
-            .flat_map(|s| &s.levels)
-            .map(|l| l.protocol)
-            .filter(|p| p.is_tls())
+        self.scenarios.iter().flat_map(Scenario::tls_protocols)
     }
 }
 
