@@ -94,12 +94,15 @@ pub fn run_session(
     'outer: for &si in &session.scenarios {
         let sc = &cx.study.scenarios[si];
         for (li, level) in sc.levels.iter().enumerate() {
+            // The first level of a start also pays the target's minimum.
+            let owed = cx.warmup_min.saturating_sub(run.loaded.get());
             let step = Step {
                 session,
                 scenario: sc,
                 index: li as u32,
                 level,
-                estimate_s: estimate_of(sc, level),
+                estimate_s: estimate_of(sc, level)
+                    + owed.saturating_sub(sc.warmup.expected()).as_secs_f64(),
             };
             if let Err(why) = run.port_for(level) {
                 skip_level(cx, why, &step);

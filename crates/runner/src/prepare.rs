@@ -27,11 +27,13 @@ pub struct Entry {
 
 /// Builds every target (in order), then verifies the built ones, filling
 /// their records; their TLS ports only when `tls` (the study has TLS
-/// levels). Stops early, marking the rest skipped, on Ctrl-C.
+/// levels), each server pinned to `cpus`, the run's server CPUs. Stops
+/// early, marking the rest skipped, on Ctrl-C.
 pub fn prepare_all(
     entries: &mut [Entry],
     database: Option<&DatabaseAccess>,
     tls: bool,
+    cpus: &[usize],
     observer: &dyn Observer,
     interrupt: &Interrupt,
 ) {
@@ -59,6 +61,7 @@ pub fn prepare_all(
     let opts = VerifyOptions {
         database: database.cloned(),
         tls,
+        cpus: cpus.to_vec(),
         ..VerifyOptions::default()
     };
     verify_all(to_verify, &opts, observer, interrupt, verify_s);

@@ -185,7 +185,11 @@ fn open<'a>(
         database: database.as_ref().map(Database::record),
     })?;
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
-    let est = study.estimate(entries.len(), cfg.scale);
+    let mins: Vec<Duration> = entries
+        .iter()
+        .map(|e| warmup_min(e.target.as_ref(), cfg.scale))
+        .collect();
+    let est = study.estimate_for(&mins, cfg.scale);
     let cgroups = shootout_servers::cgroup::probe();
     let watched = crate::quiet::watched_cpus(&pinning.server_cpus, &pinning.generator_cpus);
     observer.event(&Event::RunStarted(&RunStart {
@@ -223,11 +227,19 @@ impl Run<'_> {
         let access = self.database.as_ref().map(Database::access);
         // The run has certificates exactly when its study has TLS levels.
         let tls = self.tls.is_some();
-        crate::prepare::prepare_all(entries, access.as_ref(), tls, self.observer, self.interrupt);
-        let one = self.study.estimate(1, self.cfg.scale);
+        crate::prepare::prepare_all(
+            entries,
+            access.as_ref(),
+            tls,
+            &self.pinning.server_cpus,
+            self.observer,
+            self.interrupt,
+        );
         for e in entries.iter() {
             self.store.record_target(self.run_id, &e.record)?;
             if e.record.status != TargetStatus::Ok {
+                let min = warmup_min(e.target.as_ref(), self.cfg.scale);
+                let one = self.study.estimate_for(&[min], self.cfg.scale);
                 self.observer.event(&Event::Skip {
                     measurements: one.measurements as u64,
                     estimate_s: one.total_s,
@@ -278,10 +290,7 @@ impl Run<'_> {
                 database: self.database.as_ref(),
                 wait_quiet: self.cfg.wait_quiet,
                 tls: self.tls.as_ref(),
-                warmup_min: m
-                    .target
-                    .warmup_min
-                    .map_or(Duration::ZERO, |d| d.mul_f64(self.cfg.scale)),
+                warmup_min: warmup_min(Some(m.target), self.cfg.scale),
             };
             let mut sink = Sink {
                 store: &self.store,
@@ -476,6 +485,14 @@ fn run_split(
         })?;
     }
     Ok(())
+}
+
+/// The load a start of `target` owes before its first measurement, scaled
+/// like every duration (`--quick`, `--scale`).
+fn warmup_min(target: Option<&Target>, scale: f64) -> Duration {
+    target
+        .and_then(|t| t.warmup_min)
+        .map_or(Duration::ZERO, |d| d.mul_f64(scale))
 }
 
 /// Resolves the study's target names against the targets directory.

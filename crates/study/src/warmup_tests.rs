@@ -202,6 +202,38 @@ fn estimates_count_a_steady_servers_windows() {
 }
 
 #[test]
+fn estimates_count_each_starts_owed_minimum_once() {
+    let auto = study("warmup = { window = \"500ms\", max = \"30s\" }", "").unwrap();
+    let plain = auto.estimate(2, 1.0);
+    let same = auto.estimate_for(&[Duration::ZERO, Duration::ZERO], 1.0);
+    assert_eq!(plain, same);
+    // One of two targets owes 90 s: its first warm-up (5 s expected) is
+    // part of it, so the start adds 85 s, whatever the other target does.
+    let owing = auto.estimate_for(&[Duration::from_secs(90), Duration::ZERO], 1.0);
+    assert!(
+        (owing.total_s - plain.total_s - 85.0).abs() < 1e-9,
+        "{owing:?}"
+    );
+    assert!(
+        (owing.load_s - plain.load_s - 85.0).abs() < 1e-9,
+        "{owing:?}"
+    );
+    assert_eq!(owing.measurements, plain.measurements);
+    // A minimum shorter than the first warm-up costs nothing more.
+    let short = auto.estimate_for(&[ms(3000), Duration::ZERO], 1.0);
+    assert_eq!(short, plain);
+    // Three repetitions, each its own start: owed three times.
+    let reps = study(
+        "repetitions = 3\nwarmup = { window = \"500ms\", max = \"30s\" }",
+        "",
+    )
+    .unwrap();
+    let extra =
+        reps.estimate_for(&[Duration::from_secs(90)], 1.0).total_s - reps.estimate(1, 1.0).total_s;
+    assert!((extra - 3.0 * 85.0).abs() < 1e-9, "{extra}");
+}
+
+#[test]
 fn a_capacity_search_under_auto_warms_up_for_its_expected_length() {
     let s = study(
         "warmup = { window = \"500ms\", max = \"30s\" }",

@@ -74,6 +74,12 @@ pub struct VerifyOptions {
     /// level does not, as TechEmpower's verifier checks only the test
     /// types being run.
     pub tls: bool,
+    /// The CPUs the server is pinned to, as the run that verifies it will
+    /// pin it (empty: every CPU this process may use, as `shootout verify`
+    /// does). The CPU-use check gives the server these, so it checks the
+    /// configuration that will be measured; on one CPU there is nothing to
+    /// spread over and the check says so.
+    pub cpus: Vec<usize>,
 }
 
 impl Default for VerifyOptions {
@@ -82,6 +88,7 @@ impl Default for VerifyOptions {
             ready_timeout: Duration::from_secs(60),
             database: None,
             tls: true,
+            cpus: Vec::new(),
         }
     }
 }
@@ -142,7 +149,8 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
                 .checks
                 .push(quiet_check(file_len(&log) - logged_before));
             drop(turn);
-            let (check, used) = cpus::check_cpus(&server, crate::process::server_cpus(&[]));
+            let given = crate::process::server_cpus(&opts.cpus);
+            let (check, used) = cpus::check_cpus(&server, given);
             report.checks.push(check);
             report.cpu_use = used;
         }
@@ -221,7 +229,10 @@ fn start(
         env.extend(setup.env(target, tls_pick).map_err(Unstarted::Tls)?);
         tls_port = Some(tls_pick);
     }
-    Ok((Server::start_env(target, port, log, &[], &env)?, tls_port))
+    Ok((
+        Server::start_env(target, port, log, &opts.cpus, &env)?,
+        tls_port,
+    ))
 }
 
 fn file_len(path: &std::path::Path) -> i64 {
