@@ -51,7 +51,19 @@ nghttp2-client) on the same URL, same connections and duration; the ratios
 of shootout to h2load are printed (budgets: CPU at most h2load's, req/s
 within 15% of h2load's).
 
-Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--tls | --http2]
+With --baseline PATH, a second shootout binary (an older build) runs every
+shootout row above again as "base-<row>", right after its row in the same
+interleaved rounds (same pinning, same nginx, same duration), so issue #23's
+"nothing else gets slower" is judged within one run. A section "against the
+baseline" prints each row's CPU per request and req/s, current over
+baseline, and a verdict: "at least as good" when the CPU ratio is at most
+1.0, else "slower by N%" (the verdicts do not change the exit status). A row
+that uses a flag the baseline's `load --help` does not list (e.g. `--io`,
+before io_uring) is skipped, and the section says which and why. Not with
+--tls or --http2.
+
+Usage: bench/cpu_per_request.py [--rounds 3] [--duration 10] [--connections 50] [--syscalls] [--baseline PATH]
+       [--tls | --http2]
 """
 
 import argparse
@@ -93,10 +105,19 @@ def free_port() -> int:
 
 # The user-space share of the last measured child's CPU time.
 LAST_USER_SHARE = [0.0]
+# Set while learning a row's command line (row_argv): run_measured then
+# raises Argv with the command instead of running it.
+DRY_RUN = [False]
+
+
+class Argv(Exception):
+    """The command a row would run, raised by run_measured under DRY_RUN."""
 
 
 def run_measured(cmd: list) -> tuple:
     """Runs cmd; returns (stdout, cpu seconds of the child)."""
+    if DRY_RUN[0]:
+        raise Argv(cmd)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -146,9 +167,17 @@ def shootout(url, a, cpu, extra=(), threads=1, prefix=()):
     out, cpu_s = run_measured([*prefix, str(a.shootout), "load", "--quiet", "-o", "json", "-t", str(threads),
                                "--cpus", cpu, "-c", str(a.connections), "-z", f"{a.duration}s", *extra, url])
     report = json.loads(out)
-    if report["errors"].get("mismatch", 0):
-        raise RuntimeError(f"{report['errors']['mismatch']} mismatches: {report['first_mismatch']}")
-    return report["requests"]["completed"], cpu_s
+    # Read defensively: an older build (--baseline) may lack fields. Every
+    # build so far has requests.completed; "ok" (the 2xx/3xx among them) is
+    # the fall-back, which is the same count against nginx's 200s.
+    errors = report.get("errors") or {}
+    if errors.get("mismatch", 0):
+        raise RuntimeError(f"{errors['mismatch']} mismatches: {report.get('first_mismatch')}")
+    requests = report.get("requests") or {}
+    completed = requests.get("completed", requests.get("ok"))
+    if completed is None:
+        raise RuntimeError(f"{a.shootout}: no requests.completed (nor requests.ok) in its JSON output")
+    return completed, cpu_s
 
 
 def shootout_expect(url, a, cpu):
@@ -309,6 +338,80 @@ def tls_main(a) -> int:
     return 0 if cpu_ratio <= 1.0 and abs(rps_ratio - 1) <= 0.15 else 1
 
 
+def row_argv(row, url, a) -> list:
+    """The command `row` would run, learnt without running it."""
+    DRY_RUN[0] = True
+    try:
+        row(url, a, "1")
+    except Argv as e:
+        return e.args[0]
+    finally:
+        DRY_RUN[0] = False
+    raise RuntimeError(f"{row.__name__} ran no command")
+
+
+def load_flags(binary: Path) -> set:
+    """The flags (short and long) that `binary load --help` lists."""
+    out = subprocess.run([str(binary), "load", "--help"], capture_output=True, text=True, timeout=30,
+                         check=True).stdout
+    flags = set()
+    # clap's option lines: "  -c, --connections <N>  ..." or "      --pipeline <N>  ...".
+    for line in out.splitlines():
+        m = re.match(r"\s{1,8}(?:(-[A-Za-z0-9]),\s*)?(--[A-Za-z0-9][\w-]*)", line)
+        if m:
+            flags.update(f for f in m.groups() if f)
+    return flags
+
+
+def on_baseline(row):
+    """`row` run by the --baseline binary instead of --shootout."""
+    def base(url, a, cpu):
+        return row(url, argparse.Namespace(**{**vars(a), "shootout": a.baseline}), cpu)
+    base.__name__ = f"base_{row.__name__}"
+    return base
+
+
+def add_baseline(tools: dict, url, a) -> list:
+    """Adds "base-<row>" after every shootout row of `tools` whose flags the
+    baseline accepts; returns the (row, reason) pairs of those it cannot run."""
+    accepted = load_flags(a.baseline)
+    rows, skipped = {}, []
+    for name, row in tools.items():
+        rows[name] = row
+        argv = row_argv(row, url, a)
+        if str(a.shootout) not in argv:
+            continue  # not a shootout row
+        flags = [t for t in argv[argv.index(str(a.shootout)) + 1:] if t.startswith("-")]
+        missing = [f for f in flags if f not in accepted]
+        if missing:
+            skipped.append((name, f"its `load --help` lists no {', '.join(missing)}"))
+        else:
+            rows[f"base-{name}"] = on_baseline(row)
+    tools.clear()
+    tools.update(rows)
+    return skipped
+
+
+def print_baseline(tools: dict, med: dict, rps: dict, skipped: list, a):
+    """The "against the baseline" section: every base-<row> beside its row."""
+    pairs = [t for t in tools if f"base-{t}" in tools]
+    print(f"\nAgainst the baseline ({a.baseline}), same rounds: current / baseline\n")
+    print("| row | µs CPU / request | baseline | CPU current / baseline | req/s | baseline "
+          "| req/s current / baseline | verdict |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    good = 0
+    for t in pairs:
+        b = f"base-{t}"
+        cpu_ratio = med[t] / med[b]
+        good += cpu_ratio <= 1.0
+        verdict = "at least as good" if cpu_ratio <= 1.0 else f"slower by {(cpu_ratio - 1) * 100:.1f}%"
+        print(f"| {t} | {med[t]:.2f} | {med[b]:.2f} | {cpu_ratio:.3f}× | {rps[t]:.0f} | {rps[b]:.0f} | "
+              f"{rps[t] / rps[b]:.3f}× | {verdict} |")
+    print(f"\n{good} of {len(pairs)} rows at least as good as the baseline (CPU per request)")
+    for name, why in skipped:
+        print(f"skipped {name}: the baseline cannot run it ({why})")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=3)
@@ -316,6 +419,9 @@ def main() -> int:
     p.add_argument("--connections", type=int, default=50)
     p.add_argument("--shootout", type=Path, default=ROOT / "target/release/shootout")
     p.add_argument("--syscalls", action="store_true", help="also count system calls per request (needs perf)")
+    p.add_argument("--baseline", type=Path, metavar="PATH",
+                   help="an older shootout binary: its base-<row> beside every shootout row, in the same rounds "
+                   "(issue #23: nothing slower than before)")
     p.add_argument("--tls", action="store_true", help="measure HTTPS/1.1 against wrk instead")
     p.add_argument("--http2", action="store_true", help="measure HTTP/2 over TLS against h2load instead")
     a = p.parse_args()
@@ -327,6 +433,10 @@ def main() -> int:
         sys.exit(f"missing {', '.join(missing)}: apt-get install -y nginx wrk util-linux nghttp2-client")
     if not a.shootout.exists():
         sys.exit(f"{a.shootout} not found: run cargo build --release first")
+    if a.baseline and not a.baseline.exists():
+        sys.exit(f"--baseline {a.baseline} not found")
+    if a.baseline and (a.tls or a.http2):
+        sys.exit("--baseline compares the default section's rows only, not --tls or --http2")
     if a.tls or a.http2:
         return tls_main(a)
     tools = {"shootout": shootout, "expect-body": shootout_expect, "wrk": wrk,
@@ -347,9 +457,13 @@ def main() -> int:
     try:
         time.sleep(0.5)
         url = f"http://127.0.0.1:{port}/"
+        skipped = add_baseline(tools, url, a) if a.baseline else []
+        for name, why in skipped:
+            print(f"--baseline: skipping base-{name}: {why}", file=sys.stderr)
         cost = {t: [] for t in tools}
         rate = {t: [] for t in tools}
         user = {t: [] for t in tools}
+        width = max(15, *map(len, tools))  # the name column, wider for base-<row>
         for r in range(a.rounds):
             order = list(tools)[r % len(tools):] + list(tools)[:r % len(tools)]
             for name in order:
@@ -357,7 +471,7 @@ def main() -> int:
                 cost[name].append(cpu_s * 1e6 / n)
                 rate[name].append(n / a.duration)
                 user[name].append(LAST_USER_SHARE[0])
-                print(f"round {r + 1} {name:15} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
+                print(f"round {r + 1} {name:{width}} {n:>9} requests  {cpu_s:6.2f} CPU-s  "
                       f"{cost[name][-1]:5.2f} µs/request", file=sys.stderr)
         if a.syscalls:
             print_syscalls(url, a)
@@ -367,6 +481,7 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
     med = {t: statistics.median(v) for t, v in cost.items()}
+    rps = {t: statistics.median(v) for t, v in rate.items()}
     print(f"\nCPU per request, median of {a.rounds} rounds of {a.duration} s, c={a.connections}, "
           f"nginx on CPU 0, generator on CPU 1\n")
     print("| generator | µs CPU / request | req/s | user CPU | vs wrk (pipelined: vs wrk-pipelined; -t2: vs wrk-t2) "
@@ -379,7 +494,7 @@ def main() -> int:
         wrk_row = "wrk-pipelined" if "pipelined" in t else "wrk-t2" if t.endswith("-t2") else "wrk"
         if wrk_row != "wrk":
             vs_oha = "n/a"
-        print(f"| {t} | {med[t]:.2f} | {statistics.median(rate[t]):.0f} | {statistics.median(user[t]):.0%} | "
+        print(f"| {t} | {med[t]:.2f} | {rps[t]:.0f} | {statistics.median(user[t]):.0%} | "
               f"{med[t] / med[wrk_row]:.2f}× | {vs_oha} |")
     ratio = med["shootout"] / med["wrk"]
     print(f"\nshootout / wrk = {ratio:.2f} ({'within' if ratio <= 1.0 else 'ABOVE'} the 1.0× budget)")
@@ -394,6 +509,8 @@ def main() -> int:
     print(f"shootout-t2 / wrk-t2 = {two:.2f}; a second thread costs shootout "
           f"{med['shootout-t2'] / med['shootout']:.2f}× the CPU per request of one, wrk "
           f"{med['wrk-t2'] / med['wrk']:.2f}×")
+    if a.baseline:
+        print_baseline(tools, med, rps, skipped, a)
     return 0 if ratio <= 1.0 and check <= 1.05 and piped <= 1.0 else 1
 
 
