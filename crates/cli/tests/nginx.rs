@@ -172,8 +172,8 @@ fn pipelined_requests_are_counted_exactly_by_nginx() {
     ]);
     assert_eq!(json["pipeline"], 16);
     assert_eq!(
-        json["pipeline_refill_at"], 8,
-        "a closed loop refills at half the depth"
+        json["pipeline_refill_at"], 4,
+        "a closed loop refills at a quarter of the depth"
     );
     assert_eq!(json["requests"]["sent"], 5000);
     assert_eq!(json["requests"]["ok"], 5000, "{json}");

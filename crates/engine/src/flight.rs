@@ -4,7 +4,8 @@
 //! or cutting every one of them when their connection is given up. A
 //! connection is refilled, and listed as available, once its requests in
 //! flight fall to the refill mark ([`super::refill_at`]): at once in an open
-//! loop, at half the depth in a closed one, so pipelined writes come in batches.
+//! loop, at a quarter of the depth in a closed one (half for HTTP/2
+//! streams), so pipelined writes come in batches.
 
 use super::Worker;
 use crate::conn::{Conn, Job, Step};

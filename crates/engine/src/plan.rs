@@ -259,8 +259,6 @@ impl Plan {
     pub fn keepalive(&self) -> bool {
         self.keepalive
     }
-    /// Requests each connection keeps in flight, written back to back and
-    /// answered in order (HTTP/1.1 pipelining); 1 is none.
     /// Whether the run speaks HTTP/2.
     pub fn http2(&self) -> bool {
         self.http2
@@ -282,6 +280,8 @@ impl Plan {
         }
     }
 
+    /// Requests each connection keeps in flight, written back to back and
+    /// answered in order (HTTP/1.1 pipelining); 1 is none.
     pub fn pipeline(&self) -> usize {
         self.pipeline
     }

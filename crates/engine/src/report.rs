@@ -168,8 +168,9 @@ pub struct Summary {
     #[serde(default = "one")]
     pub pipeline: usize,
     /// Pipelined: a connection was written again, up to `pipeline`
-    /// requests, once at most this many were in flight (half the depth in a
-    /// closed loop, one fewer than the depth in an open loop). Absent
+    /// requests, once at most this many were in flight (a quarter of the
+    /// depth in a closed loop, one fewer than the depth in an open loop; 8
+    /// at depth 16 before 2026-11-27, when it was half). Absent
     /// without pipelining and in summaries stored before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline_refill_at: Option<usize>,

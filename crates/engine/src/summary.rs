@@ -102,8 +102,9 @@ fn summarize(
         keepalive: plan.keepalive(),
         pipeline: plan.pipeline(),
         streams: plan.http2().then(|| plan.streams()),
-        pipeline_refill_at: (plan.pipeline() > 1)
-            .then(|| crate::worker::refill_at(plan.pipeline(), plan.load().is_open_loop())),
+        pipeline_refill_at: (plan.pipeline() > 1).then(|| {
+            crate::worker::refill_at(plan.pipeline(), plan.load().is_open_loop(), plan.http2())
+        }),
         rate: match plan.load() {
             Load::Open { rate, .. } => Some(*rate),
             _ => None,

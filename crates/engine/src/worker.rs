@@ -45,20 +45,24 @@ const RETRY_AFTER: Duration = Duration::from_millis(1);
 /// The refill policy: a connection with `depth` requests in flight is
 /// written again, up to `depth`, once at most this many are left in flight.
 ///
-/// A closed loop refills at half the depth, so each write carries at least
-/// half a pipeline: refilled on every answer, a connection at depth 16 wrote
-/// about 9 requests per `send` and cost more CPU per request than wrk
-/// writing 16 at a time (`bench/cpu_per_request.py`, README). Waiting for
-/// all 16 (wrk's policy) saved a little more CPU but lost requests per
-/// second, the connection standing idle while its last answers travel. An open loop
-/// refills on every answer: a ticket that is due goes out as soon as a
+/// A closed loop refills an HTTP/1.1 pipeline at a quarter of the depth, so
+/// each write carries at least three quarters of it: refilled on every
+/// answer, a connection at depth 16 wrote about 9 requests per `send` and
+/// cost 1.39× wrk's CPU per request (wrk writes 16 at a time); refilled at
+/// half, 0.90-1.08×; at a quarter, 0.93× of half in the same rounds with
+/// the same requests per second (`bench/cpu_per_request.py --baseline`,
+/// README). Waiting for all 16 (wrk's policy) saved a little more CPU but
+/// lost requests per second, the connection standing idle while its last
+/// answers travel. HTTP/2 streams stay at half: they are answered in any
+/// order, and that is the policy its h2load comparison measured. An open
+/// loop refills on every answer: a ticket that is due goes out as soon as a
 /// connection has room, so the generator adds no wait of its own to the
-/// latency it measures from the ticket's intended time. At depth 1 both are 0.
-pub(crate) fn refill_at(depth: usize, open_loop: bool) -> usize {
-    if open_loop {
-        depth.saturating_sub(1)
-    } else {
-        depth / 2
+/// latency it measures from the ticket's intended time. At depth 1 all are 0.
+pub(crate) fn refill_at(depth: usize, open_loop: bool, h2: bool) -> usize {
+    match (open_loop, h2) {
+        (true, _) => depth.saturating_sub(1),
+        (false, true) => depth / 2,
+        (false, false) => depth / 4,
     }
 }
 
@@ -174,7 +178,7 @@ impl<'a> Worker<'a> {
             due: 0,
             first_measured,
             in_flight: 0,
-            low_water: refill_at(setup.depth, open_loop),
+            low_water: refill_at(setup.depth, open_loop, setup.h2.is_some()),
             driver: match setup.io {
                 Io::Epoll => Driver::Epoll(Poller::new(conns)?),
                 Io::Uring => Driver::Uring(Box::new(Ring::new(conns, setup.addr)?)),

@@ -181,8 +181,9 @@ fn repeated_closes_count_every_lost_request_once() {
 }
 
 /// Request 2 stalls its connection: the timeout of the front request fails
-/// the 4 then in flight (2, 3 and the 2 refilled behind them) as timeouts,
-/// and the rest go over a new connection.
+/// the 2 then in flight (2 and 3; at depth 4 a closed loop refills at 1 in
+/// flight, so nothing was written behind them) as timeouts, and the rest go
+/// over a new connection.
 #[test]
 fn a_timeout_fails_every_request_on_its_connection() {
     let server = TestServer::start(|n| {
@@ -202,15 +203,15 @@ fn a_timeout_fails_every_request_on_its_connection() {
     .timeout(Duration::from_millis(300));
     let r = run_within(p, Duration::from_secs(5));
     let s = &r.summary;
-    assert_eq!(s.errors.timeout, 4, "{:?}", s.errors);
-    assert_eq!(s.errors.total(), 4, "{:?}", s.errors);
-    assert_eq!(s.requests.completed, 4);
+    assert_eq!(s.errors.timeout, 2, "{:?}", s.errors);
+    assert_eq!(s.errors.total(), 2, "{:?}", s.errors);
+    assert_eq!(s.requests.completed, 6);
     assert_eq!(server.connections(), 2);
 }
 
 /// At the deadline every request in flight is cut, however many a
-/// connection holds: here both connections stall with 5 to 8 each (a closed
-/// loop refills a connection to 8 once it falls to 4 in flight).
+/// connection holds: here both connections stall with 3 to 8 each (a closed
+/// loop refills a connection to 8 once it falls to 2 in flight).
 #[test]
 fn the_deadline_cuts_every_request_in_flight() {
     let server = TestServer::start(|n| {
@@ -330,14 +331,15 @@ fn arrivals_at_one_answer_per(gap: Duration, depth: usize, n: u64) -> (Vec<usize
     (server.join().unwrap(), r)
 }
 
-/// A closed loop refills a pipelined connection once half its requests are
-/// answered, all the way up: every write after the first carries at least
-/// half the depth (but the last: what `-n` leaves), never one request per
-/// answer. Exactly `-n` requests go out, each answered in order, each timed
-/// from its own send: no request waits less than the answer gap, and the
-/// slowest waited for at most the depth's answers ahead of it and its own.
+/// A closed loop refills a pipelined connection once three quarters of its
+/// requests are answered, all the way up: every write after the first
+/// carries at least three quarters of the depth (but the last: what `-n`
+/// leaves), never one request per answer. Exactly `-n` requests go out,
+/// each answered in order, each timed from its own send: no request waits
+/// less than the answer gap, and the slowest waited for at most the
+/// depth's answers ahead of it and its own.
 #[test]
-fn a_closed_loop_refills_half_a_pipeline_at_a_time() {
+fn a_closed_loop_refills_three_quarters_of_a_pipeline_at_a_time() {
     let gap = Duration::from_millis(10);
     let (arrivals, r) = arrivals_at_one_answer_per(gap, 8, 35);
     assert_eq!(arrivals.iter().sum::<usize>(), 35, "{arrivals:?}");
@@ -345,7 +347,7 @@ fn a_closed_loop_refills_half_a_pipeline_at_a_time() {
     // The last write is what `-n` leaves, which depends on the timing.
     let middle = &arrivals[1..arrivals.len() - 1];
     assert!(
-        !middle.is_empty() && middle.iter().all(|&a| a >= 4),
+        !middle.is_empty() && middle.iter().all(|&a| a >= 6),
         "{arrivals:?}"
     );
     let s = &r.summary;
