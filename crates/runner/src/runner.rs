@@ -20,7 +20,9 @@ use crate::tls::RunTls;
 use crate::unsaved::Unsaved;
 use shootout_servers::Target;
 use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord, TargetStatus};
-use shootout_study::scale::{level_seconds, settle_after_for, settle_for, START_S, STOP_S};
+use shootout_study::scale::{
+    level_seconds, settle_after_for, settle_for, BETWEEN_LEVELS_S, START_S, STOP_S,
+};
 use shootout_study::{Study, TargetSelection};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -310,7 +312,7 @@ impl Run<'_> {
                 estimate_s: START_S
                     + STOP_S
                     + cx.settle.as_secs_f64()
-                    + levels as f64 * cx.settle_after.as_secs_f64(),
+                    + levels as f64 * (cx.settle_after.as_secs_f64() + BETWEEN_LEVELS_S),
             });
             match result {
                 Ok(()) => {}

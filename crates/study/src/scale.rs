@@ -22,8 +22,13 @@ const NOMINAL_RPS: f64 = 5_000.0;
 /// Assumed seconds for a start (spawn to ready), a stop, and a verification.
 pub const START_S: f64 = 1.5;
 pub const STOP_S: f64 = 0.3;
-/// Per target; verification runs three at a time.
-pub const VERIFY_S: f64 = 2.0;
+/// Per target; verification runs three at a time (the default study's
+/// thirteen took 33 s on two cores, 2026-11-27).
+pub const VERIFY_S: f64 = 2.5;
+/// Between two levels of one start, beyond the settle pause: waiting for
+/// the server to drain, the liveness checks and the store's write (0.15 to
+/// 0.35 s each in the default study, 2026-11-27).
+pub const BETWEEN_LEVELS_S: f64 = 0.25;
 /// Per target with a database: one at a time, plus the database checks
 /// (6 s measured for the nine shipped targets, 5 to 13 s each).
 pub const VERIFY_DB_S: f64 = 6.0;
@@ -146,7 +151,7 @@ impl Study {
         let measurements = targets * reps * measurements;
         let load_s = per_rep_load * (targets * reps) as f64;
         let total_s = load_s
-            + measurements as f64 * settle_after
+            + measurements as f64 * (settle_after + BETWEEN_LEVELS_S)
             + server_starts as f64 * (START_S + settle + STOP_S)
             + targets as f64 * self.verify_s();
         Estimate {

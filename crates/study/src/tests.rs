@@ -293,7 +293,8 @@ fn scaling_shrinks_with_floors() {
     // Every study's --quick run stays near a couple of minutes at most,
     // unless it has so many levels that the floors (1 s loads) alone take
     // longer: tfb's 108 loads; then every load is at its floor and the
-    // overheads on top stay bounded.
+    // overheads on top stay bounded (budget's 81 levels pay a settle and
+    // a drain each: about 100 s at nine targets).
     for s in all.iter().flatten() {
         let n = match &s.targets {
             TargetSelection::All => 9,
@@ -312,7 +313,7 @@ fn scaling_shrinks_with_floors() {
             assert!(est.load_s < 60.0, "{}: {est:?} at scale {f}", s.name);
         }
         assert!(
-            est.total_s - est.load_s < 90.0,
+            est.total_s - est.load_s < 120.0,
             "{}: {est:?} at scale {f}",
             s.name
         );

@@ -17,6 +17,12 @@ use toml::Spanned;
 /// the last `k` and the `k` before them): a steady server leaves after
 /// this many.
 pub const STEADY_WINDOWS: u32 = shootout_steady::MIN_WINDOWS as u32;
+/// The windows an auto warm-up takes on average, for estimates: noise that
+/// looks like a change keeps a steady server a little longer than
+/// [`STEADY_WINDOWS`]. Measured: the default study's 51 warm-ups without a
+/// declared minimum took 10 to 19 windows of 250 ms, 12.0 on average
+/// (2026-11-27).
+pub const TYPICAL_WINDOWS: u32 = 12;
 /// `warmup = "auto"`: one-second windows, capped at a minute (the issue's
 /// and docs/steady-state.md's defaults).
 pub const AUTO_WINDOW: Duration = Duration::from_secs(1);
@@ -55,19 +61,22 @@ impl Warmup {
     }
 
     /// What to expect for estimates and ETAs: the fixed duration, or a
-    /// steady server's [`STEADY_WINDOWS`] windows.
+    /// typical server's [`TYPICAL_WINDOWS`] windows.
     pub fn expected(&self) -> Duration {
         match *self {
             Warmup::Fixed(d) => d,
-            Warmup::Auto { window, max } => (window * STEADY_WINDOWS).min(max),
+            Warmup::Auto { window, max } => (window * TYPICAL_WINDOWS).min(max),
         }
     }
 
     /// The fixed warm-up a capacity search uses before each of its levels:
-    /// a search runs a dozen levels, so it takes the auto form's expected
-    /// (steady) length rather than waiting for steadiness at each.
+    /// a search runs a dozen levels, so it takes a steady server's
+    /// [`STEADY_WINDOWS`] windows rather than waiting for steadiness at each.
     pub fn as_fixed(&self) -> Duration {
-        self.expected()
+        match *self {
+            Warmup::Fixed(d) => d,
+            Warmup::Auto { window, max } => (window * STEADY_WINDOWS).min(max),
+        }
     }
 
     /// The most windows an auto warm-up runs (`max / window`, at least

@@ -139,7 +139,8 @@ fn bad_warmups_name_file_line_and_key() {
 fn auto_windows_and_caps() {
     let w = warmup("warmup = { window = \"500ms\", max = \"30s\" }", "");
     assert_eq!(w.cap_windows(), 60);
-    assert_eq!(w.expected(), ms(5000), "a steady server: ten windows");
+    assert_eq!(w.expected(), ms(6000), "a typical server: twelve windows");
+    assert_eq!(w.as_fixed(), ms(5000), "a steady server: ten windows");
     assert_eq!(w.engine(), Duration::ZERO, "nothing more inside the plan");
     assert_eq!(w.describe(), "auto (500ms windows, ≤30s)");
     assert_eq!(Warmup::AUTO.describe(), "auto");
@@ -190,7 +191,7 @@ fn scaling_shrinks_window_and_cap_with_floors() {
 #[test]
 fn estimates_count_a_steady_servers_windows() {
     let auto = study("warmup = { window = \"500ms\", max = \"30s\" }", "").unwrap();
-    let fixed = study("warmup = \"5s\"", "").unwrap();
+    let fixed = study("warmup = \"6s\"", "").unwrap();
     let none = study("warmup = 0", "").unwrap();
     let (a, f, n) = (
         auto.estimate(1, 1.0).load_s,
@@ -198,7 +199,7 @@ fn estimates_count_a_steady_servers_windows() {
         none.estimate(1, 1.0).load_s,
     );
     assert!((a - f).abs() < 1e-9, "{a} vs {f}");
-    assert!((a - n - 5.0).abs() < 1e-9, "{a} vs {n}");
+    assert!((a - n - 6.0).abs() < 1e-9, "{a} vs {n}");
 }
 
 #[test]
@@ -207,15 +208,15 @@ fn estimates_count_each_starts_owed_minimum_once() {
     let plain = auto.estimate(2, 1.0);
     let same = auto.estimate_for(&[Duration::ZERO, Duration::ZERO], 1.0);
     assert_eq!(plain, same);
-    // One of two targets owes 90 s: its first warm-up (5 s expected) is
-    // part of it, so the start adds 85 s, whatever the other target does.
+    // One of two targets owes 90 s: its first warm-up (6 s expected) is
+    // part of it, so the start adds 84 s, whatever the other target does.
     let owing = auto.estimate_for(&[Duration::from_secs(90), Duration::ZERO], 1.0);
     assert!(
-        (owing.total_s - plain.total_s - 85.0).abs() < 1e-9,
+        (owing.total_s - plain.total_s - 84.0).abs() < 1e-9,
         "{owing:?}"
     );
     assert!(
-        (owing.load_s - plain.load_s - 85.0).abs() < 1e-9,
+        (owing.load_s - plain.load_s - 84.0).abs() < 1e-9,
         "{owing:?}"
     );
     assert_eq!(owing.measurements, plain.measurements);
@@ -230,7 +231,7 @@ fn estimates_count_each_starts_owed_minimum_once() {
     .unwrap();
     let extra =
         reps.estimate_for(&[Duration::from_secs(90)], 1.0).total_s - reps.estimate(1, 1.0).total_s;
-    assert!((extra - 3.0 * 85.0).abs() < 1e-9, "{extra}");
+    assert!((extra - 3.0 * 84.0).abs() < 1e-9, "{extra}");
 }
 
 #[test]
