@@ -494,7 +494,9 @@ fn run_split(
 fn warmup_min(target: Option<&Target>, scale: f64) -> Duration {
     target
         .and_then(|t| t.warmup_min)
-        .map_or(Duration::ZERO, |d| d.mul_f64(scale))
+        .map_or(Duration::ZERO, |d| {
+            shootout_study::scale::scaled_min(d, scale)
+        })
 }
 
 /// Resolves the study's target names against the targets directory.

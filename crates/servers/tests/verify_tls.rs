@@ -6,22 +6,12 @@
 
 #![allow(clippy::unwrap_used)] // test setup: a failure should panic
 
-use shootout_servers::{
-    build, discover, verify_target, BuildOutcome, Column, Target, VerifyOptions,
-};
-use std::path::Path;
+mod common;
+
+use shootout_servers::{verify_target, Column, Target, VerifyOptions};
 
 fn go_nethttp() -> Option<Target> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../targets");
-    let found = discover(&root).unwrap();
-    let target = found.targets.into_iter().find(|t| t.name == "go-nethttp")?;
-    match build(&target).unwrap() {
-        BuildOutcome::Skipped { reason } => {
-            println!("SKIP verify TLS test: {reason}");
-            None
-        }
-        _ => Some(target),
-    }
+    common::built("go-nethttp", "verify TLS test")
 }
 
 /// The TLS column's failures of a verification, as text.

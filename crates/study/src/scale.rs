@@ -56,6 +56,12 @@ pub fn settle_after_for(scale: f64) -> Duration {
     settle_for(scale) / 4
 }
 
+/// A target's declared `warmup_min` at scale `scale`: scaled like every
+/// duration, so a `--quick` run owes its share of it.
+pub fn scaled_min(min: Duration, scale: f64) -> Duration {
+    min.mul_f64(scale)
+}
+
 /// The scale `--quick` uses for this study with `targets` targets.
 pub fn quick_scale(study: &Study, targets: usize) -> f64 {
     let full = study.estimate(targets, 1.0).load_s;

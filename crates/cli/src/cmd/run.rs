@@ -15,6 +15,7 @@ use shootout_store::{RunStatus, DEFAULT_DB_PATH};
 use shootout_study::{quick_scale, Study, TargetSelection};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Environment variable naming the studies directory.
 const STUDIES_ENV: &str = "SHOOTOUT_STUDIES";
@@ -143,12 +144,33 @@ fn find_study(spec: &str, dir: Option<&Path>) -> anyhow::Result<Study> {
 }
 
 fn target_count(study: &Study, targets_dir: Option<&Path>) -> usize {
+    target_minimums(study, targets_dir).len()
+}
+
+/// Each of the study's targets' declared `warmup_min` (zero for none, and
+/// for a target not found or broken), one per target, for estimates.
+fn target_minimums(study: &Study, targets_dir: Option<&Path>) -> Vec<Duration> {
+    let found = shootout_servers::locate_targets_dir(targets_dir)
+        .ok()
+        .and_then(|d| shootout_servers::discover(&d).ok());
+    let min_of = |name: &str| {
+        found
+            .as_ref()
+            .and_then(|d| d.targets.iter().find(|t| t.name == name))
+            .and_then(|t| t.warmup_min)
+            .unwrap_or_default()
+    };
     match &study.targets {
-        TargetSelection::List(l) => l.len(),
-        TargetSelection::All => shootout_servers::locate_targets_dir(targets_dir)
-            .ok()
-            .and_then(|d| shootout_servers::discover(&d).ok())
-            .map_or(1, |d| d.targets.len() + d.broken.len()),
+        TargetSelection::List(l) => l.iter().map(|n| min_of(n)).collect(),
+        TargetSelection::All => match &found {
+            Some(d) => d
+                .targets
+                .iter()
+                .map(|t| t.warmup_min.unwrap_or_default())
+                .chain(d.broken.iter().map(|_| Duration::ZERO))
+                .collect(),
+            None => vec![Duration::ZERO],
+        },
     }
 }
 
@@ -305,9 +327,14 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let n = target_count(&s, a.targets_dir.as_deref());
+        let mins = target_minimums(&s, a.targets_dir.as_deref());
+        let n = mins.len();
         let scale = if a.quick { quick_scale(&s, n) } else { 1.0 };
-        let est = s.scaled(scale).estimate(n, scale);
+        let scaled: Vec<Duration> = mins
+            .iter()
+            .map(|&m| shootout_study::scale::scaled_min(m, scale))
+            .collect();
+        let est = s.scaled(scale).estimate_for(&scaled, scale);
         let targets = match &s.targets {
             TargetSelection::All => format!("all ({n})"),
             TargetSelection::List(l) => l.join(", "),
