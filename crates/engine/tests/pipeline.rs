@@ -211,7 +211,9 @@ fn a_timeout_fails_every_request_on_its_connection() {
 
 /// At the deadline every request in flight is cut, however many a
 /// connection holds: here both connections stall with 3 to 8 each (a closed
-/// loop refills a connection to 8 once it falls to 2 in flight).
+/// loop refills a connection to 8 once it falls to 2 in flight, so one
+/// with 5 of the 10 answers keeps 3 and is not refilled: 6 cut when the
+/// answers split 5 and 5, 12 to 16 otherwise).
 #[test]
 fn the_deadline_cuts_every_request_in_flight() {
     let server = TestServer::start(|n| {
@@ -230,7 +232,10 @@ fn the_deadline_cuts_every_request_in_flight() {
     let r = run_within(p, Duration::from_secs(5));
     let s = &r.summary;
     assert_eq!(s.requests.cut, s.requests.sent - 10, "{s:?}");
-    assert!((10..=16).contains(&s.requests.cut), "{s:?}");
+    assert!(
+        s.requests.cut == 6 || (12..=16).contains(&s.requests.cut),
+        "{s:?}"
+    );
     assert_eq!(s.requests.completed, 10);
     assert_eq!(s.errors.total(), 0);
 }
