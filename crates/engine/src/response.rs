@@ -233,8 +233,8 @@ struct Head {
 
 /// Parses a head; a final (not 1xx) head is also shown to `check`.
 fn parse_head_bytes(buf: &[u8], check: Option<&mut Checker>) -> Result<Option<Head>, ReadFailure> {
-    // Uninitialised slots: zeroing all 100 (3.2 KB) for every response was
-    // most of this function's own time in a pipelined profile.
+    // Uninitialised slots: zeroing all MAX_HEADERS of them for every
+    // response was most of this function's own time in a pipelined profile.
     let mut headers = [const { MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut []);
     let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(
