@@ -13,6 +13,8 @@
 //! it, so the folder is worth nothing once the run is over. Keys are ECDSA
 //! P-256, valid from a day ago for a year; private keys are written mode 0600.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
     KeyUsagePurpose,

@@ -111,16 +111,24 @@ pub(crate) fn layout(mountinfo: &str, proc_cgroup: &str) -> Result<Layout> {
     match v1_hierarchies(&mounts, &own) {
         Ok(h) => Layout::v1(h),
         Err(e) => {
-            why.push(e);
+            why.push(e.to_string());
             Err(CgroupError::NotMounted(why.join("; ")))
         }
     }
 }
 
+/// No v1 hierarchy offers a controller the budget or counters need; one
+/// part of [`CgroupError::NotMounted`]'s reason.
+#[derive(Debug, thiserror::Error)]
+#[error("no v1 hierarchy with the `{controller}` controller")]
+pub(crate) struct MissingV1Controller {
+    controller: &'static str,
+}
+
 fn v1_hierarchies(
     mounts: &[Mount],
     own: &[(Vec<String>, String)],
-) -> Result<Vec<Hierarchy>, String> {
+) -> Result<Vec<Hierarchy>, MissingV1Controller> {
     let wanted = [
         Controller::Cpu,
         Controller::Cpuacct,
@@ -148,10 +156,9 @@ fn v1_hierarchies(
     }
     for want in Controller::REQUIRED_V1 {
         if !out.iter().any(|h| h.controllers.contains(&want)) {
-            return Err(format!(
-                "no v1 hierarchy with the `{}` controller",
-                want.name()
-            ));
+            return Err(MissingV1Controller {
+                controller: want.name(),
+            });
         }
     }
     Ok(out)

@@ -32,16 +32,19 @@ impl Arrival {
     }
 
     /// Parses `uniform` or `poisson`.
-    pub fn parse(s: &str) -> Result<Arrival, String> {
+    pub fn parse(s: &str) -> Result<Arrival, ArrivalError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "uniform" => Ok(Arrival::Uniform),
             "poisson" => Ok(Arrival::Poisson),
-            _ => Err(format!(
-                "'{s}' is not an arrival process: use uniform or poisson"
-            )),
+            _ => Err(ArrivalError(s.to_string())),
         }
     }
 }
+
+/// Text that names no arrival process (as written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not an arrival process: use uniform or poisson")]
+pub struct ArrivalError(pub String);
 
 impl fmt::Display for Arrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -305,7 +305,7 @@ impl Conn {
             match TlsSession::new(client, started) {
                 Ok(session) => self.tls = Some(Box::new(session)),
                 Err(why) => {
-                    self.tls_news.failed = Some((true, why));
+                    self.tls_news.failed = Some((true, why.to_string()));
                     return Err(ErrorClass::Tls);
                 }
             }

@@ -174,16 +174,19 @@ impl Expect {
 
 /// A media type (prefix) for `Expect::media_type` (`--expect-type`, a mix
 /// file's `expect_type`): `type/subtype`, visible ASCII.
-pub fn parse_media_type(s: &str) -> Result<String, String> {
+pub fn parse_media_type(s: &str) -> Result<String, MediaTypeError> {
     let t = s.trim();
     let visible = t.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
     match t.split_once('/') {
         Some((a, _)) if visible && !a.is_empty() => Ok(t.to_string()),
-        _ => Err(format!(
-            "'{s}' is not a media type such as text/plain or application/json"
-        )),
+        _ => Err(MediaTypeError(s.to_string())),
     }
 }
+
+/// Text that is not a media type (as written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a media type such as text/plain or application/json")]
+pub struct MediaTypeError(pub String);
 
 /// The first index where `got` differs from `want`, counting a length
 /// difference as a difference at the shorter length.

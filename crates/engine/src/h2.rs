@@ -110,6 +110,21 @@ pub(crate) fn put_window_update(out: &mut Vec<u8>, stream: u32, increment: u32) 
     );
 }
 
+/// Why the run's request cannot go over HTTP/2 (see [`H2Request::new`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum H2RequestError {
+    #[error(
+        "the request's headers take {bytes} bytes encoded; over HTTP/2 at most {}",
+        MIN_MAX_FRAME
+    )]
+    Headers { bytes: usize },
+    #[error(
+        "the request body has {bytes} bytes; over HTTP/2 at most {}",
+        MIN_MAX_FRAME
+    )]
+    Body { bytes: usize },
+}
+
 /// The run's request as HTTP/2 frames: HEADERS, then one DATA frame when
 /// it has a body, with the stream id left to patch.
 #[derive(Debug, Clone)]
@@ -125,19 +140,15 @@ impl H2Request {
     /// Encodes the request, or says why it cannot go over HTTP/2 here: a
     /// body or header block over one frame's size (16 KiB) would need
     /// CONTINUATION frames or flow-controlled DATA this engine does not send.
-    pub fn new(target: &Target<'_>, spec: &RequestSpec) -> Result<H2Request, String> {
+    pub fn new(target: &Target<'_>, spec: &RequestSpec) -> Result<H2Request, H2RequestError> {
         let block = header_block(target, spec);
         if block.len() > MIN_MAX_FRAME {
-            return Err(format!(
-                "the request's headers take {} bytes encoded; over HTTP/2 at most {MIN_MAX_FRAME}",
-                block.len()
-            ));
+            return Err(H2RequestError::Headers { bytes: block.len() });
         }
         if spec.body.len() > MIN_MAX_FRAME {
-            return Err(format!(
-                "the request body has {} bytes; over HTTP/2 at most {MIN_MAX_FRAME}",
-                spec.body.len()
-            ));
+            return Err(H2RequestError::Body {
+                bytes: spec.body.len(),
+            });
         }
         let mut frames = Vec::with_capacity(2 * HEAD_LEN + block.len() + spec.body.len());
         let mut ids = vec![5];
@@ -315,7 +326,7 @@ mod tests {
             headers: vec![],
             body: vec![b'x'; MIN_MAX_FRAME + 1],
         };
-        let why = H2Request::new(&endpoint, &spec).unwrap_err();
+        let why = H2Request::new(&endpoint, &spec).unwrap_err().to_string();
         assert!(why.contains("at most 16384"), "{why}");
     }
 }

@@ -69,7 +69,7 @@ mod tls_conn;
 mod url;
 mod worker;
 
-pub use url::check_request_target;
+pub use url::{check_request_target, UrlError};
 
 pub use control::Control;
 pub use report::{GeneratorUsage, LagSummary};

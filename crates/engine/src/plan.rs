@@ -55,7 +55,7 @@ impl Endpoint {
     /// a bad request line or header is accepted, and the fragment is dropped.
     pub fn parse_with(url: &str, reach: Reach) -> Result<Endpoint, PlanError> {
         let bad = |why: &str| PlanError::Url(printable(url), why.to_string());
-        let parts = crate::url::split(url).map_err(|why| bad(&why))?;
+        let parts = crate::url::split(url).map_err(|why| bad(&why.to_string()))?;
         let is_loopback_name = parts.host.eq_ignore_ascii_case("localhost");
         let addrs: Vec<SocketAddr> = (parts.host.trim_matches(['[', ']']), parts.port)
             .to_socket_addrs()
@@ -531,7 +531,7 @@ fn check_http2(plan: &Plan) -> Result<(), PlanError> {
     )?;
     crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
         .map(drop)
-        .map_err(|why| PlanError::invalid(PlanField::Streams, why))
+        .map_err(|why| PlanError::invalid(PlanField::Streams, why.to_string()))
 }
 
 /// The HTTP/2 load's rules, apart from the request (which a study checks

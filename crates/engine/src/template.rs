@@ -31,8 +31,11 @@ pub enum TemplateError {
     Empty { low: u64, high: u64 },
     #[error("a '}}' at byte {0} closes no range")]
     LoneBrace(usize),
-    #[error("{0}")]
-    Target(String),
+    #[error("a path must start with '/'")]
+    NoLeadingSlash,
+    /// What the template expands to is no request target.
+    #[error(transparent)]
+    Target(#[from] crate::url::UrlError),
 }
 
 impl Template {
@@ -72,11 +75,9 @@ impl Template {
         template.expand_with(&mut low, |low, _| low);
         let low = String::from_utf8_lossy(&low);
         if !low.starts_with('/') {
-            return Err(TemplateError::Target(
-                "a path must start with '/'".to_string(),
-            ));
+            return Err(TemplateError::NoLeadingSlash);
         }
-        crate::url::check_request_target(&low).map_err(TemplateError::Target)?;
+        crate::url::check_request_target(&low)?;
         Ok(template)
     }
 
@@ -193,7 +194,7 @@ mod tests {
         assert_eq!(err("/q={1-5}"), TemplateError::NotARange("1-5".into()));
         assert_eq!(err("/q={1..5"), TemplateError::Unclosed(3));
         assert_eq!(err("/q=}"), TemplateError::LoneBrace(3));
-        assert!(matches!(err("db"), TemplateError::Target(_)));
+        assert_eq!(err("db"), TemplateError::NoLeadingSlash);
         assert!(matches!(err("/a b{1..2}"), TemplateError::Target(_)));
         assert_eq!(
             err("/q={5..1}").to_string(),

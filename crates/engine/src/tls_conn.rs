@@ -42,9 +42,8 @@ pub(crate) struct TlsSession {
 
 impl TlsSession {
     /// A session whose TCP connect started at `started`.
-    pub fn new(client: &TlsClient, started: Instant) -> Result<TlsSession, String> {
-        let mut conn = ClientConnection::new(client.config.clone(), client.server_name.clone())
-            .map_err(|e| e.to_string())?;
+    pub fn new(client: &TlsClient, started: Instant) -> Result<TlsSession, rustls::Error> {
+        let mut conn = ClientConnection::new(client.config.clone(), client.server_name.clone())?;
         conn.set_buffer_limit(None);
         Ok(TlsSession {
             conn,

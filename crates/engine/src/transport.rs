@@ -72,14 +72,19 @@ impl fmt::Display for Io {
     }
 }
 
-impl FromStr for Io {
-    type Err = String;
+/// A name that is no transport (as written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a transport: epoll or uring")]
+pub struct ParseIoError(pub String);
 
-    fn from_str(s: &str) -> Result<Io, String> {
+impl FromStr for Io {
+    type Err = ParseIoError;
+
+    fn from_str(s: &str) -> Result<Io, ParseIoError> {
         match s {
             "epoll" => Ok(Io::Epoll),
             "uring" | "io_uring" | "io-uring" => Ok(Io::Uring),
-            other => Err(format!("{other:?} is not a transport: epoll or uring")),
+            other => Err(ParseIoError(other.to_string())),
         }
     }
 }

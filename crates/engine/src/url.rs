@@ -23,17 +23,47 @@ pub(crate) struct Parts<'a> {
     pub target: String,
 }
 
+/// Why a URL or request target is refused; the text is the reason that
+/// `PlanError::Url` and the front ends show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// A byte that is no visible ASCII (a CR, LF, space, control or
+    /// non-ASCII character), anywhere in the URL.
+    #[error("{} at byte {at}{}", describe(*.c), ENCODE_HINT)]
+    Invisible { c: char, at: usize },
+    #[error("expected a URL starting with http:// or https://")]
+    Scheme,
+    #[error(
+        "credentials in the URL (user:password@) are not supported; \
+         send them as a header instead, e.g. -H 'Authorization: Basic …'"
+    )]
+    Credentials,
+    #[error("missing host")]
+    MissingHost,
+    #[error("bad host or port")]
+    HostOrPort,
+    #[error("a '#' starts a fragment, which is never sent; percent-encode it as %23")]
+    Fragment,
+    #[error(
+        "'%' at byte {at} does not start a percent-escape such as %20 (write a literal % as %25)"
+    )]
+    BadEscape { at: usize },
+    /// A visible byte RFC 3986 does not allow in a path or query.
+    #[error("'{c}' at byte {at}{}", ENCODE_HINT)]
+    NotAllowed { c: char, at: usize },
+}
+
 /// Splits and checks `url`; the error says why, for `PlanError::Url`.
-pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
-    if let Some((i, c)) = url.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
-        return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
+pub(crate) fn split(url: &str) -> Result<Parts<'_>, UrlError> {
+    if let Some((at, c)) = url.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
+        return Err(UrlError::Invisible { c, at });
     }
     let (rest, tls) = if let Some(r) = url.strip_prefix("http://") {
         (r, false)
     } else if let Some(r) = url.strip_prefix("https://") {
         (r, true)
     } else {
-        return Err("expected a URL starting with http:// or https://".into());
+        return Err(UrlError::Scheme);
     };
     let scheme_len = url.len() - rest.len();
     let url = &url[..url.find('#').unwrap_or(url.len())];
@@ -44,17 +74,13 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
         None => (rest, "/".to_string()),
     };
     if authority.contains('@') {
-        return Err(
-            "credentials in the URL (user:password@) are not supported; \
-                    send them as a header instead, e.g. -H 'Authorization: Basic …'"
-                .into(),
-        );
+        return Err(UrlError::Credentials);
     }
     if authority.is_empty() {
-        return Err("missing host".into());
+        return Err(UrlError::MissingHost);
     }
     let default_port = if tls { 443 } else { 80 };
-    let (host, port) = split_host_port(authority, default_port).ok_or("bad host or port")?;
+    let (host, port) = split_host_port(authority, default_port).ok_or(UrlError::HostOrPort)?;
     check_target(&target, scheme_len + authority.len())?;
     Ok(Parts {
         url,
@@ -69,14 +95,12 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, String> {
 /// Checks a request target (`/path?query`) as [`split`] checks a URL's, for
 /// front ends that take a path apart from a host (a study's `path`), so
 /// they can refuse it where it is written. Positions count from its start.
-pub fn check_request_target(target: &str) -> Result<(), String> {
-    if let Some((i, c)) = target.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
-        return Err(format!("{} at byte {i}{}", describe(c), ENCODE_HINT));
+pub fn check_request_target(target: &str) -> Result<(), UrlError> {
+    if let Some((at, c)) = target.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
+        return Err(UrlError::Invisible { c, at });
     }
     if target.contains('#') {
-        return Err(
-            "a '#' starts a fragment, which is never sent; percent-encode it as %23".into(),
-        );
+        return Err(UrlError::Fragment);
     }
     check_target(target, 0)
 }
@@ -98,19 +122,20 @@ fn describe(c: char) -> String {
 /// Every byte of the path and query is one RFC 3986 allows there (`pchar`,
 /// `/` and `?`), and each `%` starts a two-hex-digit escape. `offset` is
 /// where the target starts in the URL, for the message.
-fn check_target(target: &str, offset: usize) -> Result<(), String> {
+fn check_target(target: &str, offset: usize) -> Result<(), UrlError> {
     let b = target.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         let pos = offset + i;
         if c == b'%' {
             let hex = |j: usize| b.get(j).is_some_and(u8::is_ascii_hexdigit);
             if !(hex(i + 1) && hex(i + 2)) {
-                return Err(format!(
-                    "'%' at byte {pos} does not start a percent-escape such as %20 (write a literal % as %25)"
-                ));
+                return Err(UrlError::BadEscape { at: pos });
             }
         } else if !allowed_in_target(c) {
-            return Err(format!("'{}' at byte {pos}{ENCODE_HINT}", c as char));
+            return Err(UrlError::NotAllowed {
+                c: c as char,
+                at: pos,
+            });
         }
     }
     Ok(())
@@ -151,7 +176,7 @@ mod tests {
     use super::*;
 
     fn why(url: &str) -> String {
-        split(url).unwrap_err()
+        split(url).unwrap_err().to_string()
     }
 
     #[test]
@@ -232,16 +257,11 @@ mod tests {
     #[test]
     fn a_bare_target_is_checked_alike() {
         assert_eq!(check_request_target("/queries?queries=20"), Ok(()));
-        assert!(check_request_target("/a b")
-            .unwrap_err()
-            .starts_with("a space at byte 2"));
-        assert!(check_request_target("/a\r\n").unwrap_err().contains("(CR)"));
-        assert!(check_request_target("/a#b")
-            .unwrap_err()
-            .contains("fragment"));
-        assert!(check_request_target("/100%")
-            .unwrap_err()
-            .contains("percent-escape"));
+        let why = |t: &str| check_request_target(t).unwrap_err().to_string();
+        assert!(why("/a b").starts_with("a space at byte 2"));
+        assert!(why("/a\r\n").contains("(CR)"));
+        assert!(why("/a#b").contains("fragment"));
+        assert!(why("/100%").contains("percent-escape"));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! [`Template::parse`]); this crate reads the file and says where a broken
 //! rule was written. The format is described in docs/mix.md.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use serde::Deserialize;
 use shootout_contract::located::{key_at, line_at, FileError};
 use shootout_engine::{BodyMatch, Expect, Mix, RequestKind, RequestSpec, StatusMatch, Template};

@@ -18,7 +18,7 @@ use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
 use shootout_contract::protocol::Protocol;
 use shootout_engine::{Control, LoadReport, Plan};
-use shootout_servers::{Limits, Server};
+use shootout_servers::{Limits, Server, StartError};
 use shootout_store::Measurement;
 use shootout_study::{Level, Resources, Scenario};
 use std::cell::Cell;
@@ -216,7 +216,7 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
             .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
     let ready = budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt)
-        .map_err(|e| e.to_string())
+        .map_err(NotReady::from)
         .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup));
     match ready {
         Ok(startup) => Ok(Running {
@@ -272,18 +272,28 @@ fn tls_port(
             env.extend(vars);
             (Some(port), None)
         }
-        Err(why) => (None, Some(why)),
+        Err(why) => (None, Some(why.to_string())),
     }
 }
 
+/// Why a started target is not ready to be measured.
+#[derive(Debug, thiserror::Error)]
+enum NotReady {
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// Its TLS port, which may open after the cleartext one, did not.
+    #[error("its TLS port {port} did not open within {secs} s")]
+    TlsPort { port: u16, secs: u64 },
+}
+
 /// Waits for the TLS port, which may open after the cleartext one.
-fn tls_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), String> {
+fn tls_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), NotReady> {
     match port {
         Some(p) if !crate::tls::wait_port(p, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
-            Err(format!(
-                "its TLS port {p} did not open within {} s",
-                READY_TIMEOUT.as_secs()
-            ))
+            Err(NotReady::TlsPort {
+                port: p,
+                secs: READY_TIMEOUT.as_secs(),
+            })
         }
         _ => Ok(()),
     }

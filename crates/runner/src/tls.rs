@@ -10,7 +10,7 @@
 
 use shootout_contract::protocol::Protocol;
 use shootout_engine::tls::{ClientCert, TlsOptions, Verify};
-use shootout_servers::{CertDir, CertDirError, Target};
+use shootout_servers::{CertDir, CertDirError, Target, Unsupported};
 use shootout_study::Study;
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -35,7 +35,11 @@ impl RunTls {
 
     /// The variables that start `target`'s TLS port on `port`, or why it
     /// cannot serve this run's TLS levels (its manifest's `protocols`).
-    pub fn server_env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
+    pub fn server_env(
+        &self,
+        target: &Target,
+        port: u16,
+    ) -> Result<Vec<(String, String)>, Unsupported> {
         self.certs.server_env(target, port)
     }
 

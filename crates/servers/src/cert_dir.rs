@@ -6,7 +6,7 @@
 //! `TLS_CLIENT_CA` when the folder is for mutual TLS. A run's TLS levels
 //! and verify's TLS column both start servers from one of these.
 
-use crate::{tls_env, Target, TlsFiles};
+use crate::{tls_env, Target, TlsFiles, Unsupported};
 use shootout_certs::CertPaths;
 use std::path::{Path, PathBuf};
 
@@ -57,13 +57,17 @@ impl CertDir {
 
     /// The variables that start `target`'s TLS port on `port`, or why it
     /// cannot serve them (its manifest's `protocols`).
-    pub fn server_env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
+    pub fn server_env(
+        &self,
+        target: &Target,
+        port: u16,
+    ) -> Result<Vec<(String, String)>, Unsupported> {
         let files = TlsFiles {
             cert: self.certs.server_cert.clone(),
             key: self.certs.server_key.clone(),
             client_ca: self.mutual.then(|| self.certs.ca.clone()),
         };
-        tls_env(&target.name, target.protocols, port, &files).map_err(|e| e.to_string())
+        tls_env(&target.name, target.protocols, port, &files)
     }
 }
 

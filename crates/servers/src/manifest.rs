@@ -140,11 +140,18 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
     }
     let protocols = match &raw.protocols {
         None => Protocols::default(),
-        Some(list) => Protocols::from_list(list)
-            .map_err(|msg| err(Some("protocols"), line_of_key(&text, "protocols"), msg))?,
+        Some(list) => Protocols::from_list(list).map_err(|e| {
+            let line = line_of_key(&text, "protocols");
+            err(Some("protocols"), line, e.to_string())
+        })?,
     };
-    let warmup_min = warmup_min(raw.warmup_min.as_deref())
-        .map_err(|msg| err(Some("warmup_min"), line_of_key(&text, "warmup_min"), msg))?;
+    let warmup_min = warmup_min(raw.warmup_min.as_deref()).map_err(|e| {
+        err(
+            Some("warmup_min"),
+            line_of_key(&text, "warmup_min"),
+            e.to_string(),
+        )
+    })?;
     let root = dir.parent().map(Path::to_path_buf).unwrap_or_default();
     Ok(Target {
         name: raw.name,
@@ -166,15 +173,24 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
 }
 
 /// `warmup_min` as written ("45s"): a duration of at most ten minutes.
-fn warmup_min(text: Option<&str>) -> Result<Option<Duration>, String> {
+fn warmup_min(text: Option<&str>) -> Result<Option<Duration>, WarmupMinError> {
     let Some(text) = text else {
         return Ok(None);
     };
-    let d = shootout_engine::units::parse_duration(text).map_err(|e| e.to_string())?;
+    let d = shootout_engine::units::parse_duration(text)?;
     if d > Duration::from_secs(600) {
-        return Err(format!("{text:?} is more than ten minutes"));
+        return Err(WarmupMinError::TooLong(text.to_owned()));
     }
     Ok(Some(d))
+}
+
+/// Why `warmup_min` is refused: the message for the key.
+#[derive(Debug, thiserror::Error)]
+enum WarmupMinError {
+    #[error(transparent)]
+    Duration(#[from] shootout_engine::units::UnitError),
+    #[error("{0:?} is more than ten minutes")]
+    TooLong(String),
 }
 
 /// Finds the key and line of a deserialisation error. A missing key has no

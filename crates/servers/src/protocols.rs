@@ -23,24 +23,19 @@ impl Protocols {
     /// Checks a manifest's list: `http/1.1` present (the cleartext port is
     /// never optional), no value twice, `mtls` and `h2` only with `tls`
     /// (both live on the TLS port). The error is the message for the key.
-    pub fn from_list(list: &[Protocol]) -> Result<Protocols, String> {
+    pub fn from_list(list: &[Protocol]) -> Result<Protocols, ProtocolsError> {
         for (i, p) in list.iter().enumerate() {
             if list[..i].contains(p) {
-                return Err(format!("lists {:?} twice", p.name()));
+                return Err(ProtocolsError::Twice(p.name()));
             }
         }
         if !list.contains(&Protocol::Http1) {
-            return Err(
-                "must list \"http/1.1\": every target serves cleartext HTTP/1.1 on PORT".into(),
-            );
+            return Err(ProtocolsError::NoHttp1);
         }
         let has = |p| list.contains(&p);
         for needs_tls in [Protocol::Mtls, Protocol::H2] {
             if has(needs_tls) && !has(Protocol::Tls) {
-                return Err(format!(
-                    "lists {:?} without \"tls\": it is served on the TLS port",
-                    needs_tls.name()
-                ));
+                return Err(ProtocolsError::WithoutTls(needs_tls.name()));
             }
         }
         Ok(Protocols {
@@ -64,6 +59,18 @@ impl Protocols {
     pub fn list(self) -> Vec<Protocol> {
         Protocol::ALL.into_iter().filter(|&p| self.has(p)).collect()
     }
+}
+
+/// Why a manifest's `protocols` list is refused: the message for the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolsError {
+    #[error("lists {0:?} twice")]
+    Twice(&'static str),
+    #[error("must list \"http/1.1\": every target serves cleartext HTTP/1.1 on PORT")]
+    NoHttp1,
+    /// `mtls` or `h2` without `tls`.
+    #[error("lists {0:?} without \"tls\": it is served on the TLS port")]
+    WithoutTls(&'static str),
 }
 
 /// The PEM files a TLS port is started with.
@@ -127,16 +134,11 @@ mod tests {
         assert_eq!(Protocols::from_list(&[Http1]), Ok(Protocols::default()));
         let all = Protocols::from_list(&[Http1, Tls, Mtls, H2]).unwrap();
         assert_eq!(all.list(), Protocol::ALL);
-        assert!(Protocols::from_list(&[Tls])
-            .unwrap_err()
-            .contains("http/1.1"));
-        assert!(Protocols::from_list(&[Http1, H2])
-            .unwrap_err()
-            .contains("\"h2\" without \"tls\""));
+        let why = |list: &[Protocol]| Protocols::from_list(list).unwrap_err().to_string();
+        assert!(why(&[Tls]).contains("http/1.1"));
+        assert!(why(&[Http1, H2]).contains("\"h2\" without \"tls\""));
         assert!(Protocols::from_list(&[Http1, Mtls]).is_err());
-        assert!(Protocols::from_list(&[Http1, Tls, Tls])
-            .unwrap_err()
-            .contains("twice"));
+        assert!(why(&[Http1, Tls, Tls]).contains("twice"));
     }
 
     #[test]

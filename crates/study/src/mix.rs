@@ -132,5 +132,5 @@ pub(crate) fn arrival(
     key: &str,
     raw: &Spanned<String>,
 ) -> Result<Arrival, StudyError> {
-    Arrival::parse(raw.get_ref()).map_err(|m| at.at(raw, key, m))
+    Arrival::parse(raw.get_ref()).map_err(|m| at.at(raw, key, m.to_string()))
 }

@@ -113,7 +113,9 @@ pub(crate) fn check(
     };
     let memory = match &r.memory {
         Some(m) => {
-            Some(parse_memory(m.get_ref()).map_err(|why| at.at(m, "resources.memory", why))?)
+            let bytes = parse_memory(m.get_ref())
+                .map_err(|why| at.at(m, "resources.memory", why.to_string()))?;
+            Some(bytes)
         }
         None => None,
     };
@@ -122,28 +124,40 @@ pub(crate) fn check(
 
 /// `"512MiB"`, `"1.5GiB"`, `"65536KiB"` in bytes: a number and one of the
 /// binary units, at least one page.
-pub fn parse_memory(text: &str) -> Result<u64, String> {
+pub fn parse_memory(text: &str) -> Result<u64, MemoryError> {
     let t = text.trim();
     let units = [("KiB", 1u64 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30)];
     let Some((number, scale)) = units
         .iter()
         .find_map(|(u, s)| t.strip_suffix(u).map(|n| (n.trim(), *s)))
     else {
-        return Err(format!(
-            "'{text}' needs a unit: KiB, MiB or GiB (for example \"512MiB\")"
-        ));
+        return Err(MemoryError::NoUnit(text.to_string()));
     };
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}': '{number}' is not a number"))?;
+    let n: f64 = number.parse().map_err(|_| MemoryError::NotANumber {
+        text: text.to_string(),
+        number: number.to_string(),
+    })?;
     let bytes = n * scale as f64;
     if !bytes.is_finite() || bytes < MIN_MEMORY as f64 {
-        return Err(format!("'{text}' is under one page (4KiB)"));
+        return Err(MemoryError::UnderOnePage(text.to_string()));
     }
     if bytes > (1u64 << 50) as f64 {
-        return Err(format!("'{text}' is more than 1 PiB"));
+        return Err(MemoryError::OverOnePib(text.to_string()));
     }
     Ok(bytes.round() as u64)
+}
+
+/// Why a memory size (as written) is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("'{0}' needs a unit: KiB, MiB or GiB (for example \"512MiB\")")]
+    NoUnit(String),
+    #[error("'{text}': '{number}' is not a number")]
+    NotANumber { text: String, number: String },
+    #[error("'{0}' is under one page (4KiB)")]
+    UnderOnePage(String),
+    #[error("'{0}' is more than 1 PiB")]
+    OverOnePib(String),
 }
 
 #[cfg(test)]

@@ -293,7 +293,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .map_err(flag_error)
 }
 
-fn parse_io(s: &str) -> Result<Io, String> {
+fn parse_io(s: &str) -> Result<Io, shootout_engine::transport::ParseIoError> {
     s.parse()
 }
 

@@ -58,7 +58,7 @@ enum Unstarted {
     #[error(transparent)]
     Start(#[from] crate::process::StartError),
     #[error("{0}")]
-    Tls(String),
+    Tls(crate::protocols::Unsupported),
 }
 
 /// Settings for `verify_target`.
@@ -112,9 +112,8 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     let tls = match setup.transpose() {
         Ok(tls) => tls,
         Err(why) => {
-            report
-                .checks
-                .push(Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why)));
+            let failed = Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why.to_string()));
+            report.checks.push(failed);
             return report;
         }
     };

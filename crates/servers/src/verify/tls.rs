@@ -10,12 +10,12 @@
 use super::failure::Failure;
 use super::model::{Aspect, Check, Column};
 use crate::http::{self, Request};
-use crate::{CertDir, Target};
+use crate::{CertDir, CertDirError, Target, Unsupported};
 use rustls::crypto::ring;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::pki_types::pem::{self, PemObject};
+use rustls::pki_types::{CertificateDer, InvalidDnsNameError, PrivateKeyDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
-use std::io::BufReader;
+use std::io::{self, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,51 +30,75 @@ pub(super) struct TlsSetup {
 impl TlsSetup {
     /// Certificates for `target` when it claims `tls`, else None; an
     /// error when they cannot be made.
-    pub fn for_target(target: &Target) -> Option<Result<TlsSetup, String>> {
+    pub fn for_target(target: &Target) -> Option<Result<TlsSetup, CertDirError>> {
         if !target.protocols.tls {
             return None;
         }
         let tag = format!("verify-tls-{}", target.name);
-        Some(
-            CertDir::new(&tag, target.protocols.mtls)
-                .map(|dir| TlsSetup { dir })
-                .map_err(|e| e.to_string()),
-        )
+        Some(CertDir::new(&tag, target.protocols.mtls).map(|dir| TlsSetup { dir }))
     }
 
     /// The variables that start the TLS port on `port`.
-    pub fn env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, String> {
+    pub fn env(&self, target: &Target, port: u16) -> Result<Vec<(String, String)>, Unsupported> {
         self.dir.server_env(target, port)
     }
 
     /// A client trusting the CA, offering `alpn`, with the client
     /// certificate when `with_cert`.
-    fn client(&self, alpn: &[&[u8]], with_cert: bool) -> Result<Arc<ClientConfig>, String> {
+    fn client(&self, alpn: &[&[u8]], with_cert: bool) -> Result<Arc<ClientConfig>, ClientError> {
         let certs = self.dir.certs();
         let mut roots = RootCertStore::empty();
-        for cert in CertificateDer::pem_file_iter(&certs.ca).map_err(|e| e.to_string())? {
-            roots
-                .add(cert.map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?;
+        for cert in CertificateDer::pem_file_iter(&certs.ca)? {
+            roots.add(cert?)?;
         }
         let builder = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
+            .with_safe_default_protocol_versions()?
             .with_root_certificates(roots);
         let mut config = if with_cert {
             let chain = CertificateDer::pem_file_iter(&certs.client_cert)
-                .and_then(|c| c.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| e.to_string())?;
-            let key = PrivateKeyDer::from_pem_file(&certs.client_key).map_err(|e| e.to_string())?;
-            builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| e.to_string())?
+                .and_then(|c| c.collect::<Result<Vec<_>, _>>())?;
+            let key = PrivateKeyDer::from_pem_file(&certs.client_key)?;
+            builder.with_client_auth_cert(chain, key)?
         } else {
             builder.with_no_client_auth()
         };
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Ok(Arc::new(config))
     }
+}
+
+/// Why the verifier's TLS client could not be configured: the run's own
+/// certificate files or rustls refused.
+#[derive(Debug, thiserror::Error)]
+enum ClientError {
+    #[error(transparent)]
+    Pem(#[from] pem::Error),
+    #[error(transparent)]
+    Rustls(#[from] rustls::Error),
+}
+
+/// The TLS port did not accept within the wait.
+#[derive(Debug, thiserror::Error)]
+#[error("the TLS port {port} did not open within {secs} s")]
+struct NotOpen {
+    port: u16,
+    secs: u64,
+}
+
+/// Why one TLS session ([`over_tls`]) failed.
+#[derive(Debug, thiserror::Error)]
+enum SessionError {
+    #[error(transparent)]
+    Name(#[from] InvalidDnsNameError),
+    #[error(transparent)]
+    Rustls(#[from] rustls::Error),
+    /// Connecting, setting timeouts or the exchange itself.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The cause is in the message and not also the source, so `{:#}`
+    /// prints it once.
+    #[error("handshake: {0}")]
+    Handshake(io::Error),
 }
 
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -88,7 +112,11 @@ pub(super) fn check_tls(
     wait: Duration,
 ) -> Vec<Check> {
     if let Err(why) = wait_open(tls, wait) {
-        return vec![Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why))];
+        return vec![Check::fail(
+            Column::Tls,
+            Aspect::Start,
+            Failure::Tls(why.to_string()),
+        )];
     }
     let mut checks = vec![Check::pass(Column::Tls, Aspect::Start)];
     checks.push(same_answers(setup, http, tls));
@@ -99,18 +127,17 @@ pub(super) fn check_tls(
     checks
 }
 
-fn wait_open(addr: SocketAddr, wait: Duration) -> Result<(), String> {
+fn wait_open(addr: SocketAddr, wait: Duration) -> Result<(), NotOpen> {
     let end = Instant::now() + wait;
     loop {
         if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
             return Ok(());
         }
         if Instant::now() >= end {
-            return Err(format!(
-                "the TLS port {} did not open within {} s",
-                addr.port(),
-                wait.as_secs()
-            ));
+            return Err(NotOpen {
+                port: addr.port(),
+                secs: wait.as_secs(),
+            });
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -122,26 +149,24 @@ fn over_tls(
     config: Arc<ClientConfig>,
     addr: SocketAddr,
     req: Option<&Request<'_>>,
-) -> Result<(Option<Vec<u8>>, Option<http::Response>), String> {
-    let name = ServerName::try_from("localhost").map_err(|e| e.to_string())?;
-    let conn = ClientConnection::new(config, name).map_err(|e| e.to_string())?;
-    let sock = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| e.to_string())?;
-    sock.set_read_timeout(Some(TIMEOUT))
-        .map_err(|e| e.to_string())?;
-    sock.set_write_timeout(Some(TIMEOUT))
-        .map_err(|e| e.to_string())?;
+) -> Result<(Option<Vec<u8>>, Option<http::Response>), SessionError> {
+    let name = ServerName::try_from("localhost")?;
+    let conn = ClientConnection::new(config, name)?;
+    let sock = TcpStream::connect_timeout(&addr, TIMEOUT)?;
+    sock.set_read_timeout(Some(TIMEOUT))?;
+    sock.set_write_timeout(Some(TIMEOUT))?;
     let mut stream = StreamOwned::new(conn, sock);
     while stream.conn.is_handshaking() {
         stream
             .conn
             .complete_io(&mut stream.sock)
-            .map_err(|e| format!("handshake: {e}"))?;
+            .map_err(SessionError::Handshake)?;
     }
     let alpn = stream.conn.alpn_protocol().map(<[u8]>::to_vec);
     let Some(req) = req else {
         return Ok((alpn, None));
     };
-    let resp = http::exchange(&mut BufReader::new(stream), addr, req).map_err(|e| e.to_string())?;
+    let resp = http::exchange(&mut BufReader::new(stream), addr, req)?;
     Ok((alpn, Some(resp)))
 }
 
@@ -150,7 +175,7 @@ fn same_answers(setup: &TlsSetup, http: SocketAddr, tls: SocketAddr) -> Check {
     let fail = |why: String| Check::fail(Column::Tls, Aspect::Body, Failure::Tls(why));
     let config = match setup.client(&[b"http/1.1"], setup.dir.mutual()) {
         Ok(c) => c,
-        Err(why) => return fail(why),
+        Err(why) => return fail(why.to_string()),
     };
     for path in ["/plaintext", "/json"] {
         let req = Request::get(path).closing();
@@ -181,7 +206,7 @@ fn alpn(target: &Target, setup: &TlsSetup, tls: SocketAddr) -> Check {
     let fail = |why: String| Check::fail(Column::Tls, Aspect::Alpn, Failure::Tls(why));
     let config = match setup.client(&[b"h2", b"http/1.1"], setup.dir.mutual()) {
         Ok(c) => c,
-        Err(why) => return fail(why),
+        Err(why) => return fail(why.to_string()),
     };
     let got = match over_tls(config, tls, None) {
         Ok((alpn, _)) => alpn,
@@ -209,7 +234,7 @@ fn refuses_without_cert(setup: &TlsSetup, tls: SocketAddr) -> Check {
     let fail = |why: String| Check::fail(Column::Tls, Aspect::ClientCert, Failure::Tls(why));
     let config = match setup.client(&[b"http/1.1"], false) {
         Ok(c) => c,
-        Err(why) => return fail(why),
+        Err(why) => return fail(why.to_string()),
     };
     let req = Request::get("/plaintext").closing();
     match over_tls(config, tls, Some(&req)) {
