@@ -1,49 +1,102 @@
 #!/usr/bin/env bash
 # The one test command (README "Quick start", CONTRIBUTING, CI). It installs
-# what the tests need, checks style, builds the tool and every reference server
-# whose toolchain is present, proves they answer alike (`shootout verify`),
+# what the tests need, checks style and the house's rules, builds the tool
+# and every reference server, proves they answer alike (`shootout verify`),
 # then runs the whole test suite. Any failure stops it with a non-zero exit.
+#
+# Its last line is `N passed, N failed, N skipped` (scripts/test-totals.py),
+# after the list of skipped tests with their reasons. Under CI=true (how CI
+# runs .ci/run) a test that finds something missing that scripts/setup.sh
+# installs fails instead of skipping (shootout-testkit), and so does a
+# reference server skipped for a missing toolchain. Each step's duration is
+# printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+strict=false
+case "${CI:-}" in true | 1) strict=true ;; esac
 
-step "setup (system packages for the nginx and browser tests)"
+steps=()
+step_name=""
+step_start=$SECONDS
+run_start=$SECONDS
+step() {
+    finish_step
+    step_name="$*"
+    step_start=$SECONDS
+    printf '\n==> %s\n' "$*" >&2
+}
+finish_step() {
+    if [ -n "$step_name" ]; then
+        steps+=("$(printf '%5ds  %s' $((SECONDS - step_start)) "$step_name")")
+    fi
+    step_name=""
+}
+times_shown=false
+show_times() {
+    $times_shown && return 0
+    times_shown=true
+    finish_step
+    printf '\nstep times (%ds in all):\n' $((SECONDS - run_start)) >&2
+    printf '  %s\n' "${steps[@]}" >&2
+}
+
+tmp=$(mktemp -d)
+# A step that fails still shows where the time went.
+trap 'show_times; rm -rf "$tmp"' EXIT
+
+step "setup (system packages, toolchains, the browser test's npm packages)"
 bash scripts/setup.sh
 
 step "python fixture is reproducible"
 python3 targets/data/make_titanic.py --check
 
-step "format and lints"
+step "format, lints and the house's rules"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # Each crate's files form a tree (docs/architecture.md): a circle fails here.
 python3 scripts/import-cycles.py
+# Typed errors, quiet libraries, an architecture document that is true.
+python3 scripts/house-rules.py
 
-step "build shootout"
-cargo build --release --locked
+# One profile for everything: the test build's `shootout` (dependencies
+# optimised, see Cargo.toml) builds and verifies the reference servers, so
+# the workspace is compiled twice (clippy, tests), not three times. The
+# benchmarks in bench/ build --release themselves.
+step "build shootout and every test binary"
+cargo test --workspace --locked --no-run
+shootout=target/debug/shootout
 
-step "build every reference server whose toolchain is present"
-./target/release/shootout build
+# A reference server skipped for a missing toolchain is a silent hole in
+# every test that uses it: CI fails on it, naming the toolchain.
+no_skipped_targets() {
+    if $strict && grep -q ': skipped: ' "$1"; then
+        grep ': skipped: ' "$1" | sed 's/^/error: CI=true: /' >&2
+        echo "error: CI=true: scripts/setup.sh should have installed every target's toolchain" >&2
+        return 1
+    fi
+}
+
+step "build every reference server"
+"$shootout" build 2>&1 | tee "$tmp/build.log"
+no_skipped_targets "$tmp/build.log"
 
 step "verify every reference server against targets/SPEC.md"
-./target/release/shootout verify --no-build
+"$shootout" verify --no-build 2>&1 | tee "$tmp/verify.log"
+no_skipped_targets "$tmp/verify.log"
 
 step "test suite"
-# cargo captures a skipped test's own message, so say here what will skip.
-[ -x /usr/sbin/nginx ] || echo "SKIP: the nginx load test (nginx is not installed)"
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || echo "SKIP: the browser test (no Chromium)"
-[ -d crates/report/tests/browser/node_modules/playwright-core ] || echo "SKIP: the browser test (playwright-core not installed)"
-# cargo's own last line is the last doc-test binary's, often "0 passed":
-# the closing line is the sum over every test binary, doc tests included,
-# printed even when a test fails (the script still exits non-zero then).
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Tests that cannot run record themselves here (shootout-testkit); the
+# totals move them from cargo's "passed" to "skipped".
+export SHOOTOUT_SKIP_LOG="$tmp/skips.tsv"
+: >"$SHOOTOUT_SKIP_LOG"
 status=0
 # --no-fail-fast: one failing binary must not hide the others' counts.
-cargo test --workspace --locked --no-fail-fast | tee "$log" || status=$?
-if [ "$status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$tmp/test.log" || status=$?
+if [ "$status" -ne 0 ] && ! grep -q '^test result: FAILED' "$tmp/test.log"; then
     echo "error: cargo test exited $status with no failing test (a build error?)" >&2
 fi
-bash scripts/test-totals.sh "$log"
+show_times
+# Last: every skipped test with its reason, then the closing line CI reads.
+python3 scripts/test-totals.py "$tmp/test.log" "$SHOOTOUT_SKIP_LOG"
 exit "$status"

@@ -145,28 +145,24 @@ mod tests {
     /// mounted (on a v1 machine, the empty unified tree: no controllers
     /// are needed to kill and remove).
     #[test]
-    #[allow(clippy::print_stdout)]
     fn cgroup_kill_empties_a_real_v2_group() {
         let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
         let v2 = crate::detect::cgroup_mounts(&mountinfo)
             .into_iter()
             .find(|m| m.fstype == "cgroup2");
         let Some(v2) = v2 else {
-            println!("SKIP cgroup_kill_empties_a_real_v2_group: no cgroup2 mount");
+            shootout_testkit::machine("no cgroup2 mount");
             return;
         };
         let dir = v2
             .point
             .join(format!("shootout-kill-test-{}", std::process::id()));
         if let Err(e) = std::fs::create_dir(&dir) {
-            println!(
-                "SKIP cgroup_kill_empties_a_real_v2_group: {}: {e}",
-                dir.display()
-            );
+            shootout_testkit::machine(format!("{}: {e}", dir.display()));
             return;
         }
         if !dir.join("cgroup.kill").exists() {
-            println!("SKIP cgroup_kill_empties_a_real_v2_group: no cgroup.kill (Linux < 5.14)");
+            shootout_testkit::machine("no cgroup.kill (Linux < 5.14)");
             rmdir(&dir).unwrap();
             return;
         }

@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{on_path, repo, Tmp};
+use common::{repo, Tmp};
 use shootout_store::{RunData, RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,10 +22,9 @@ use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Whether the test can run here; prints why not.
+/// Whether the test can run here; records why not (shootout-testkit).
 fn usable(test: &str, tools: &[&str]) -> bool {
-    if let Some(t) = tools.iter().find(|t| !on_path(t)) {
-        println!("SKIP {test}: `{t}` is not on PATH");
+    if !shootout_testkit::tools(tools) {
         return false;
     }
     if let Err(e) = shootout_servers::cgroup::probe() {
@@ -33,7 +32,7 @@ fn usable(test: &str, tools: &[&str]) -> bool {
             e.is_unavailable(),
             "cgroups usable but the probe failed: {e}"
         );
-        println!("SKIP {test}: no cgroup can be made here: {e}");
+        shootout_testkit::machine(format!("{test}: no cgroup can be made here: {e}"));
         return false;
     }
     true

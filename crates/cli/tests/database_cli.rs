@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn database_prints_a_working_url_and_leaves_nothing_behind() {
-    if !std::path::Path::new("/usr/lib/postgresql").is_dir() {
-        eprintln!("SKIP: PostgreSQL is not installed");
+    if shootout_servers::database::find_bin_dir().is_none() {
+        shootout_testkit::missing("PostgreSQL is not installed");
         return;
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))

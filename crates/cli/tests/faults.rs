@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{on_path, repo};
+use common::repo;
 use shootout_store::{RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -126,8 +126,7 @@ fn gone(pid: u32) -> bool {
 #[test]
 fn a_server_killed_mid_level_is_failed_with_the_signal_not_measured() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        eprintln!("SKIP: go is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let (code, err, db, pid) = run_with("kill", libc::SIGKILL);
@@ -143,8 +142,7 @@ fn a_server_killed_mid_level_is_failed_with_the_signal_not_measured() {
 #[test]
 fn a_server_frozen_for_a_level_is_failed_as_stopped_never_a_latency_of_0() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        eprintln!("SKIP: go is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let (code, err, db, pid) = run_with("stop", libc::SIGSTOP);
@@ -164,8 +162,7 @@ fn committed(db: &Path) -> usize {
 #[test]
 fn a_store_locked_past_the_wait_stops_the_run_and_keeps_the_measurement_in_json() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        eprintln!("SKIP: go is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let (tmp, path) = study("locked");

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{on_path, repo, Tmp};
+use common::{repo, Tmp};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Mutex;
@@ -115,7 +115,7 @@ fn assert_quoted(quoted: &str, output: &str) {
 #[test]
 fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let tmp = targets_dir("verify");
@@ -146,7 +146,7 @@ fn the_guides_target_verifies_and_its_failure_reads_as_quoted() {
 #[test]
 fn the_guides_one_target_study_runs() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let tmp = targets_dir("run");

@@ -1,7 +1,8 @@
 //! `shootout load --http2` against Debian's nginx: the JSON contract of an
 //! HTTP/2 run (exact `-n`, `protocol.http` "2", `streams`), h2c, an open
 //! loop, expect checks and their exit codes, and a server that refuses
-//! HTTP/2 as exit 2 with its reason. Without nginx a test prints SKIP.
+//! HTTP/2 as exit 2 with its reason. Without nginx a test is skipped
+//! (a failure under `CI=true`).
 
 #![allow(clippy::unwrap_used)]
 

@@ -390,7 +390,7 @@ fn an_absurd_rate_runs_bounded_and_says_so() {
 #[test]
 fn io_uring_transport_is_chosen_by_flag() {
     if let Some(why) = shootout_engine::transport::uring_unavailable() {
-        eprintln!("skipped: {why}");
+        shootout_testkit::machine(why);
         return;
     }
     let url = hello_server();

@@ -77,15 +77,13 @@ fn run(tmp: &Path, study: &Path) -> std::process::Output {
         .unwrap()
 }
 
-fn on_path(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
-
 #[test]
 fn a_study_with_a_mix_runs_levels_and_a_capacity_search_per_kind() {
-    if shootout_servers::database::find_bin_dir().is_none() || !on_path("go") {
-        eprintln!("SKIP mix study: needs PostgreSQL and go (for go-nethttp)");
+    if shootout_servers::database::find_bin_dir().is_none() {
+        shootout_testkit::missing("PostgreSQL is not installed");
+        return;
+    }
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let tmp = Tmp::new("mix-study");

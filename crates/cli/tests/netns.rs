@@ -4,8 +4,8 @@
 //! exec`, with one `--start-at`; `shootout merge` must then give the whole
 //! rate within 1%, exactly the summed counts (and the server's own count),
 //! and the percentiles of the two logs' histograms added here, in-process,
-//! with hdrhistogram alone. Needs root and `ip`; otherwise it prints a SKIP
-//! line. Every namespace and link is removed at the end, also on failure
+//! with hdrhistogram alone. Needs root (else skipped) and iproute2's `ip`
+//! (else skipped, and a failure under `CI=true`). Every namespace and link is removed at the end, also on failure
 //! (the [`Net`] guard's Drop). Traffic stays inside these namespaces.
 
 #![allow(clippy::unwrap_used)]
@@ -165,14 +165,11 @@ fn ms(us: u64) -> f64 {
 fn two_namespaced_shards_merge_exactly() {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    let has_ip = Command::new("ip")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !root || !has_ip {
-        eprintln!(
-            "SKIP two_namespaced_shards_merge_exactly: needs root and iproute2's `ip` (root: {root}, ip: {has_ip})"
-        );
+    if !root {
+        shootout_testkit::machine("network namespaces need root");
+        return;
+    }
+    if !shootout_testkit::tools(&["ip"]) {
         return;
     }
     let tag = std::process::id() % 100_000;

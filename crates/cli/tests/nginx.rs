@@ -1,6 +1,7 @@
 //! `shootout load` against a real nginx (Debian's package): the request count
 //! is checked against nginx's own access log. Without nginx installed the
-//! test prints a visible SKIP line (scripts/setup.sh installs it).
+//! test is counted as skipped, and fails under `CI=true` (scripts/setup.sh
+//! installs it).
 
 #![allow(clippy::unwrap_used)]
 
@@ -8,8 +9,6 @@ mod common;
 #[path = "../../engine/tests/nginx_tls/mod.rs"]
 mod nginx_tls;
 
-use nginx_tls::NGINX;
-use std::path::Path;
 use std::process::{Child, Command};
 use std::time::Duration;
 
@@ -58,8 +57,7 @@ impl Drop for Nginx {
 
 #[test]
 fn sends_exactly_n_requests_as_counted_by_nginx() {
-    if !Path::new(NGINX).exists() {
-        eprintln!("SKIP sends_exactly_n_requests_as_counted_by_nginx: {NGINX} not installed (apt-get install -y nginx)");
+    if !shootout_testkit::nginx() {
         return;
     }
     let nginx = Nginx::start();
@@ -89,8 +87,7 @@ fn sends_exactly_n_requests_as_counted_by_nginx() {
 /// to nginx's own count).
 #[test]
 fn two_shards_merged_offer_the_whole_rate() {
-    if !Path::new(NGINX).exists() {
-        eprintln!("SKIP two_shards_merged_offer_the_whole_rate: {NGINX} not installed (apt-get install -y nginx)");
+    if !shootout_testkit::nginx() {
         return;
     }
     let nginx = Nginx::start();
@@ -150,8 +147,7 @@ fn two_shards_merged_offer_the_whole_rate() {
 /// the connection, and the requests pipelined behind are lost (read errors).
 #[test]
 fn pipelined_requests_are_counted_exactly_by_nginx() {
-    if !Path::new(NGINX).exists() {
-        eprintln!("SKIP pipelined_requests_are_counted_exactly_by_nginx: {NGINX} not installed (apt-get install -y nginx)");
+    if !shootout_testkit::nginx() {
         return;
     }
     let nginx = Nginx::start();

@@ -25,7 +25,7 @@ fn target() -> Option<&'static str> {
         .into_iter()
         .find(|(name, tool)| on_path(tool) && repo().join("targets").join(name).is_dir());
     if found.is_none() {
-        eprintln!("SKIP quiet tests: neither go nor python3 is on PATH");
+        shootout_testkit::missing("neither go nor python3 is on PATH");
     }
     found.map(|(name, _)| name)
 }
@@ -141,7 +141,7 @@ fn study_with(
 fn two_cpus() -> Option<(usize, usize)> {
     let cpus = shootout_engine::affinity::allowed_cpus();
     if cpus.len() < 2 {
-        eprintln!("SKIP quiet tests: fewer than two CPUs ({cpus:?})");
+        shootout_testkit::machine(format!("fewer than two CPUs ({cpus:?})"));
         return None;
     }
     Some((cpus[0], cpus[1]))
@@ -180,12 +180,12 @@ fn the_same_study_without_the_loop_is_not_disturbed() {
     let others = m.others_cpu_share.expect("the CPUs' counters were read");
     let steal = m.steal_share.expect("the steal counter was read");
     if others > OTHERS_CPU_LIMIT || steal > shootout_store::STEAL_LIMIT {
-        println!(
-            "SKIP the quiet half: this machine is busy without our loop (other processes \
+        shootout_testkit::machine(format!(
+            "the quiet half: this machine is busy without our loop (other processes \
              {:.0}%, steal {:.0}% of CPUs {server},{generator}); the flag is right to say so",
             others * 100.0,
             steal * 100.0
-        );
+        ));
         assert!(m.disturbed, "over a limit yet not flagged");
         return;
     }
@@ -212,7 +212,7 @@ fn wait_quiet_waits_until_the_loop_is_gone() {
     drop(busy);
     assert!(saw_wait, "{stderr}");
     if m.others_cpu_share.unwrap_or(1.0) > OTHERS_CPU_LIMIT {
-        println!("SKIP the quiet half: this machine stayed busy without our loop");
+        shootout_testkit::machine("the quiet half: this machine stayed busy without our loop");
         return;
     }
     // Another process may still have disturbed the first measurement

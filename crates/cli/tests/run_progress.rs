@@ -82,8 +82,7 @@ fn built_seconds(line: &str) -> f64 {
 
 #[test]
 fn without_a_terminal_each_slow_phase_prints_its_start_and_end() {
-    if Command::new("python3").arg("-V").output().is_err() {
-        eprintln!("SKIP run_progress: python3 (the fixture's toolchain) is not on PATH");
+    if !shootout_testkit::tools(&["python3"]) {
         return;
     }
     let tmp = Tmp(std::env::temp_dir().join(format!("shootout-progress-{}", std::process::id())));

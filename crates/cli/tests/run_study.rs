@@ -32,7 +32,9 @@ fn available_targets() -> Vec<&'static str> {
         {
             out.push(name);
         } else {
-            eprintln!("SKIP {name}: `{tool}` is not on PATH (or the target is missing)");
+            shootout_testkit::missing(format!(
+                "{name}: `{tool}` is not on PATH (or the target is missing)"
+            ));
         }
     }
     out
@@ -207,7 +209,7 @@ load = { connections = 4, duration = "1s", pipeline = 4 }
             );
         }
     } else {
-        eprintln!("SKIP rotation check: fewer than two real targets available");
+        shootout_testkit::missing("rotation check: fewer than two real targets available");
     }
 }
 
@@ -219,7 +221,7 @@ load = { connections = 4, duration = "1s", pipeline = 4 }
 fn an_auto_warm_up_is_recorded_and_reported() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().first() else {
-        eprintln!("SKIP auto warm-up test: no real target can be built here");
+        shootout_testkit::missing("auto warm-up: no real target can be built here");
         return;
     };
     let tmp = Tmp::new("auto-warmup");
@@ -412,7 +414,7 @@ fn sigint(child: &std::process::Child) {
 fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().last() else {
-        eprintln!("SKIP ctrl-c test: no real target can be built here");
+        shootout_testkit::missing("ctrl-c: no real target can be built here");
         return;
     };
     let tmp = Tmp::new("sigint");
@@ -449,7 +451,7 @@ fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
 fn run_stopped_by(signal: i32, name: &str) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().first() else {
-        eprintln!("SKIP {name} test: no real target can be built here");
+        shootout_testkit::missing(format!("{name}: no real target can be built here"));
         return;
     };
     let tmp = Tmp::new(name);
@@ -502,7 +504,7 @@ fn run_sighup_stops_like_ctrl_c_and_exits_129() {
 fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().first() else {
-        eprintln!("SKIP second ctrl-c test: no real target can be built here");
+        shootout_testkit::missing("second ctrl-c: no real target can be built here");
         return;
     };
     let tmp = Tmp::new("sigint2");
@@ -543,7 +545,7 @@ fn group_members(pgid: i32) -> Vec<i32> {
 fn a_run_killed_with_sigkill_leaves_no_server_and_is_marked_interrupted_by_the_next_run() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().last() else {
-        eprintln!("SKIP kill -9 test: no real target can be built here");
+        shootout_testkit::missing("kill -9: no real target can be built here");
         return;
     };
     let tmp = Tmp::new("sigkill");
@@ -633,11 +635,11 @@ fn clusters_of(pid: u32) -> Vec<(PathBuf, Option<i32>)> {
 fn database_study_interrupted(presses: u32) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if shootout_servers::database::find_bin_dir().is_none() {
-        eprintln!("SKIP database ctrl-c test: PostgreSQL is not installed");
+        shootout_testkit::missing("PostgreSQL is not installed");
         return;
     }
     let Some(&target) = available_targets().first() else {
-        eprintln!("SKIP database ctrl-c test: no real target can be built here");
+        shootout_testkit::missing("database ctrl-c: no real target can be built here");
         return;
     };
     let tmp = Tmp::new(&format!("db-sigint{presses}"));
@@ -689,7 +691,7 @@ fn a_second_ctrl_c_in_a_database_study_still_removes_the_database() {
 fn without_postgresql_the_database_scenarios_are_skipped_in_one_line_and_the_rest_runs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(&target) = available_targets().first() else {
-        eprintln!("SKIP no-database test: no real target can be built here");
+        shootout_testkit::missing("no-database: no real target can be built here");
         return;
     };
     let tmp = Tmp::new("no-postgres");

@@ -2,7 +2,7 @@
 //! `shootout certs`' crate: exit codes, the JSON contract with its TLS
 //! figures, what a refused certificate and a missing client certificate
 //! say, the TLS flags' errors, and `shootout certs` itself. Without nginx
-//! the server tests print a SKIP line.
+//! the server tests are skipped (a failure under `CI=true`).
 
 #![allow(clippy::unwrap_used)]
 

@@ -67,15 +67,14 @@ fn of<'a>(data: &'a RunData, target: &str, level: &str) -> Option<&'a Measuremen
 #[test]
 fn tls_levels_are_measured_over_tls_or_skipped_with_the_manifests_reason() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        println!("SKIP tls run test: `go` is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let robyn = on_path("python3");
     let targets: &[&str] = if robyn {
         &["go-nethttp", "python-robyn"]
     } else {
-        println!("SKIP the skipped-target half: `python3` is not on PATH");
+        shootout_testkit::missing("the skipped-target half: `python3` is not on PATH");
         &["go-nethttp"]
     };
     let tmp = Tmp::new("tls-run");
@@ -140,8 +139,7 @@ fn tls_levels_are_measured_over_tls_or_skipped_with_the_manifests_reason() {
 #[test]
 fn mtls_levels_present_the_runs_client_certificate() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        println!("SKIP mtls run test: `go` is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let tmp = Tmp::new("mtls-run");
@@ -163,8 +161,7 @@ fn mtls_levels_present_the_runs_client_certificate() {
 #[test]
 fn a_resumed_level_resumes_and_a_full_handshake_level_does_not() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !on_path("go") {
-        println!("SKIP resumed-handshake run test: `go` is not on PATH");
+    if !shootout_testkit::tools(&["go"]) {
         return;
     }
     let tmp = Tmp::new("tls-resume-run");

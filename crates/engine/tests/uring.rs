@@ -27,7 +27,7 @@ fn plan(url: &str, connections: usize, stop: Stop, depth: usize) -> PlanBuilder 
 /// Runs over io_uring, or None (skipped) where the kernel refuses it.
 fn run(p: PlanBuilder) -> Option<LoadReport> {
     if let Some(why) = shootout_engine::transport::uring_unavailable() {
-        eprintln!("skipped: {why}");
+        shootout_testkit::machine(why);
         return None;
     }
     let r = shootout_engine::run(&p.build().unwrap(), &Control::new()).unwrap();

@@ -9,8 +9,7 @@
 //! `target/artifacts/`; with `SHOOTOUT_SCREENSHOT_DB=PATH` the latest run
 //! of that database is checked too (`report-real-*.png`, the README's
 //! picture). Without Chromium, Node or the npm package, the
-//! test prints a visible SKIP line and passes; set SHOOTOUT_REQUIRE_BROWSER=1
-//! to make that a failure instead.
+//! test is counted as skipped (shootout-testkit), and fails under `CI=true`.
 
 mod common;
 
@@ -101,12 +100,7 @@ fn expected_charts(data: &shootout_report::RunData) -> usize {
 fn skip_without_browser() -> Option<PathBuf> {
     let browser_dir = manifest_dir().join("tests/browser");
     if let Some(why) = missing_prerequisite(&browser_dir) {
-        assert!(
-            std::env::var_os("SHOOTOUT_REQUIRE_BROWSER").is_none(),
-            "browser test required: {why}"
-        );
-        eprintln!("SKIP browser test: {why}");
-        println!("SKIP browser test: {why}");
+        shootout_testkit::missing(why);
         return None;
     }
     Some(browser_dir)

@@ -699,7 +699,7 @@ mod tests {
     fn cgroup_or_skip(server: &Server, test: &str) -> Option<Vec<PathBuf>> {
         if let Some(why) = server.cgroup_unavailable() {
             assert!(why.is_unavailable(), "cgroups usable but failed: {why}");
-            println!("SKIP {test}: {why}");
+            shootout_testkit::machine(format!("{test}: {why}"));
             return None;
         }
         let paths = server.cgroup_paths();

@@ -2,7 +2,7 @@
 //! most others): a CPU quota set at start binds, a quota changed between
 //! levels binds at its new value, `SERVER_CPUS` follows the quota, and a
 //! memory limit below a process's need gets it OOM-killed and counted.
-//! Where no cgroup can be made, each test prints SKIP with the reason.
+//! Where no cgroup can be made, each test is skipped (a machine fact).
 
 #![allow(clippy::unwrap_used)] // test setup: a failed step should panic
 
@@ -59,7 +59,7 @@ fn limits(cpus: Option<f64>, memory: Option<u64>) -> Limits {
     }
 }
 
-/// Starts `run` under `limits`, or None after a SKIP line when this
+/// Starts `run` under `limits`, or None (skipped) when this
 /// machine cannot make cgroups.
 fn start(dir: &Path, run: &str, limits: &Limits, test: &str) -> Option<Server> {
     let t = target(dir, run);
@@ -78,7 +78,7 @@ fn start(dir: &Path, run: &str, limits: &Limits, test: &str) -> Option<Server> {
                 probe.as_ref().is_err_and(|p| p.is_unavailable()),
                 "cgroups usable ({probe:?}) but the start failed: {e}"
             );
-            println!("SKIP {test}: {e}");
+            shootout_testkit::machine(format!("{test}: {e}"));
             None
         }
     }

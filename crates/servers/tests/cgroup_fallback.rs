@@ -1,7 +1,7 @@
 //! Without permission to make cgroups (here: the test re-run as user
 //! `nobody`), a server still starts, has no group, and says why in a typed
 //! reason that counts as "unavailable"; the probe a run's header uses says
-//! the same. Skipped (with a SKIP line) where this process cannot switch
+//! the same. Skipped (shootout-testkit) where this process cannot switch
 //! users or where even `nobody` may make groups.
 
 #![allow(clippy::unwrap_used)] // test setup: a failure should panic
@@ -58,7 +58,7 @@ fn without_permission_a_server_runs_without_a_group_and_says_why() {
         return as_unprivileged();
     }
     if shootout_servers::cgroup::probe().is_err() {
-        println!("SKIP without_permission...: no cgroups here even for this user");
+        shootout_testkit::machine("no cgroups here even for this user");
         return;
     }
     let exe = std::env::current_exe().unwrap();
@@ -75,14 +75,14 @@ fn without_permission_a_server_runs_without_a_group_and_says_why() {
     let out = match out {
         Ok(o) => o,
         Err(e) => {
-            println!("SKIP without_permission...: cannot run setpriv: {e}");
+            shootout_testkit::missing(format!("cannot run util-linux's setpriv: {e}"));
             return;
         }
     };
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && text.contains("setpriv:") {
-        println!("SKIP without_permission...: cannot switch to nobody: {text}");
+        shootout_testkit::machine(format!("cannot switch to nobody: {text}"));
         return;
     }
     assert!(out.status.success(), "{text}");

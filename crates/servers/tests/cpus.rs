@@ -77,7 +77,7 @@ fn answer(stream: TcpStream) {
 #[test]
 fn one_thread_on_two_cpus_never_passes_and_a_thread_each_does() {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        eprintln!("skipped: one CPU here");
+        shootout_testkit::machine("one CPU here");
         return;
     }
     match measure_cpus(serve(true), 2, &process_cpu).unwrap() {

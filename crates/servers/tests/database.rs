@@ -9,12 +9,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A started cluster, or None (with a SKIP line) when PostgreSQL is absent.
+/// A started cluster, or None (skipped) when PostgreSQL is absent.
 fn cluster() -> Option<Cluster> {
     match Cluster::start(&ClusterOptions::for_pool(4, vec![0])) {
         Ok(c) => Some(c),
         Err(DatabaseError::NotInstalled { .. }) => {
-            eprintln!("SKIP: PostgreSQL is not installed (apt-get install postgresql)");
+            shootout_testkit::missing("PostgreSQL is not installed (apt-get install postgresql)");
             None
         }
         Err(e) => panic!("cluster did not start: {e}"),
@@ -108,7 +108,7 @@ fn held_by_a_child_process() {
 #[test]
 fn a_sigkilled_owner_leaves_no_server_and_the_next_start_removes_its_folder() {
     if shootout_servers::database::find_bin_dir().is_none() {
-        eprintln!("SKIP: PostgreSQL is not installed");
+        shootout_testkit::missing("PostgreSQL is not installed");
         return;
     }
     let report = std::env::temp_dir().join(format!("shootout-db-child-{}", std::process::id()));
@@ -149,7 +149,7 @@ fn as_root_the_cluster_also_works_for_an_unprivileged_user() {
         return;
     }
     if shootout_servers::database::find_bin_dir().is_none() {
-        eprintln!("SKIP: PostgreSQL is not installed");
+        shootout_testkit::missing("PostgreSQL is not installed");
         return;
     }
     let exe = std::env::current_exe().unwrap();
@@ -186,7 +186,7 @@ fn the_cluster_runs_in_its_own_cgroup_removed_at_stop() {
                 .is_some_and(shootout_cgroup::CgroupError::is_unavailable),
             "cgroups usable but the cluster has none: {why:?}"
         );
-        eprintln!("SKIP the_cluster_runs_in_its_own_cgroup: {why:?}");
+        shootout_testkit::machine(format!("{why:?}"));
         return;
     };
     assert!(!paths.is_empty());

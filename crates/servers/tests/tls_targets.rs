@@ -235,8 +235,7 @@ fn check_mtls(target: &Target, certs: &Certs, failures: &mut Vec<String>) {
 
 #[test]
 fn every_target_claiming_tls_serves_the_contract_over_it() {
-    if Command::new("curl").arg("--version").output().is_err() {
-        eprintln!("SKIP TLS targets test: curl is not installed");
+    if !shootout_testkit::tools(&["curl"]) {
         return;
     }
     let tmp = Tmp(std::env::temp_dir().join(format!("shootout-tls-{}", std::process::id())));
@@ -259,7 +258,7 @@ fn every_target_claiming_tls_serves_the_contract_over_it() {
         }
         match build(target) {
             Ok(BuildOutcome::Skipped { reason }) => {
-                eprintln!("SKIP {}: {reason}", target.name);
+                shootout_testkit::missing(format!("{}: {reason}", target.name));
                 continue;
             }
             Ok(_) => {}

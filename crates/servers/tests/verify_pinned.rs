@@ -66,7 +66,7 @@ fn a_runs_pinning_reaches_the_server_and_its_cpu_check() {
 
     let all = shootout_engine::affinity::allowed_cpus();
     if all.len() < 2 {
-        println!("SKIP the unpinned half: one CPU here");
+        shootout_testkit::machine("the unpinned half: one CPU here");
         return;
     }
     let (report, seen) = verify_on(&target, &[]);

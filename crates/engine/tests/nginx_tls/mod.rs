@@ -1,7 +1,8 @@
 //! Debian's nginx serving TLS with throw-away certificates from
 //! `shootout-certs`, on 127.0.0.1 and a free port, for the engine's and the
 //! CLI's TLS tests (the CLI's include this file). Without nginx a test
-//! prints one SKIP line and passes (scripts/setup.sh installs it).
+//! is counted as skipped, and fails under `CI=true` (scripts/setup.sh
+//! installs it).
 #![allow(dead_code, clippy::unwrap_used)]
 
 use shootout_certs::CertPaths;
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const NGINX: &str = "/usr/sbin/nginx";
+pub const NGINX: &str = shootout_testkit::NGINX;
 
 /// How the TLS server is set up.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,10 +38,10 @@ pub struct NginxTls {
     pub certs: CertPaths,
 }
 
-/// nginx when installed; otherwise prints `SKIP <test>: …` and gives None.
-pub fn start(test: &str, setup: Setup) -> Option<NginxTls> {
-    if !Path::new(NGINX).exists() {
-        eprintln!("SKIP {test}: {NGINX} not installed (apt-get install -y nginx)");
+/// nginx when installed; otherwise the test is skipped (shootout-testkit)
+/// and this gives None. `_test` names the test in the caller's source.
+pub fn start(_test: &str, setup: Setup) -> Option<NginxTls> {
+    if !shootout_testkit::nginx() {
         return None;
     }
     Some(NginxTls::start(setup))

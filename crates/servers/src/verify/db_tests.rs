@@ -37,7 +37,7 @@ fn test_database() -> Option<DatabaseAccess> {
     match cluster {
         Ok(c) => Some(c.access()),
         Err(e) if crate::database::find_bin_dir().is_none() => {
-            eprintln!("SKIP: {e}");
+            shootout_testkit::missing(e);
             None
         }
         Err(e) => panic!("the test database did not start: {e}"),

@@ -1,0 +1,158 @@
+//! What shootout's tests share, starting with the one way a test that cannot
+//! run says so. cargo's test harness has no runtime skip: a test that returns
+//! early is reported as passed. So a test that cannot do its work calls
+//! [`missing`] or [`machine`] (or a helper built on them, such as
+//! [`tool`]), which prints `SKIP <test>: <reason>` and appends a line to the
+//! file named by `SHOOTOUT_SKIP_LOG` (set by `scripts/test.sh`); the script's
+//! closing line then counts that test as skipped, not passed, and lists it
+//! with its reason (`scripts/test-totals.sh`).
+//!
+//! Two kinds of reason, as CONTRIBUTING.md explains:
+//! - **missing**: something `scripts/setup.sh` installs (nginx, PostgreSQL,
+//!   Chromium and the browser test's npm packages, the targets' toolchains,
+//!   peer tools such as curl or `ip`). Under `CI=true` this fails the test
+//!   with one line naming it: a green CI must not hide a missing install.
+//! - **machine**: a fact no install changes (a cgroup v1 host for a v2 test,
+//!   fewer CPUs than the test needs, a kernel without io_uring, not root).
+//!   It stays a skip everywhere.
+//!
+//! A test that skips only a part of its work counts as skipped too: it did
+//! not do all it says.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+use std::fmt::Display;
+use std::io::Write;
+use std::path::Path;
+
+/// Environment variable naming the file skips are appended to.
+pub const SKIP_LOG: &str = "SHOOTOUT_SKIP_LOG";
+
+/// Why a test could not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Something `scripts/setup.sh` installs is missing: strict in CI.
+    Missing,
+    /// A fact of the machine that no install changes.
+    Machine,
+}
+
+impl Why {
+    fn word(self) -> &'static str {
+        match self {
+            Why::Missing => "missing",
+            Why::Machine => "machine",
+        }
+    }
+}
+
+/// Whether this is CI (`CI=true`, as CI runs `.ci/run`), where a missing
+/// installed piece fails instead of skipping.
+pub fn strict() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The current test's name: libtest runs each test on a thread named after
+/// its path (`module::test`).
+fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_string()
+}
+
+/// The test binary's file name (`load_cli-0123abcd`), as cargo's
+/// "Running ... (target/debug/deps/NAME)" line names it.
+fn binary() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "<unknown binary>".to_string())
+}
+
+/// Records a skip of the current test (or of a part of it). With
+/// [`Why::Missing`] under [`strict`], panics instead: the test fails, naming
+/// what setup should have installed.
+#[track_caller]
+pub fn skip(why: Why, reason: impl Display) {
+    let test = test_name();
+    let reason = reason.to_string().replace(['\n', '\t'], " ");
+    if why == Why::Missing && strict() {
+        panic!("CI=true: {test} cannot run: {reason} (scripts/setup.sh should have installed it)");
+    }
+    // The one line this library writes: libtest shows a test's captured
+    // stderr only when it fails, and `--nocapture` readers want the reason.
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("SKIP {test}: {reason}");
+    }
+    if let Some(path) = std::env::var_os(SKIP_LOG) {
+        let line = format!("{}\t{test}\t{}\t{reason}\n", binary(), why.word());
+        // One write of one line with O_APPEND: lines of tests running in
+        // parallel (threads or binaries) never interleave.
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            panic!(
+                "cannot record the skip in {}: {e}",
+                Path::new(&path).display()
+            );
+        }
+    }
+}
+
+/// Something `scripts/setup.sh` installs is missing (see [`Why::Missing`]).
+#[track_caller]
+pub fn missing(reason: impl Display) {
+    skip(Why::Missing, reason);
+}
+
+/// A fact of this machine keeps the test (or a part) from running.
+#[track_caller]
+pub fn machine(reason: impl Display) {
+    skip(Why::Machine, reason);
+}
+
+/// Whether `name` is an executable on PATH.
+pub fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(name)))
+    })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// True when every tool is on PATH; otherwise records the test as skipped
+/// for the first missing one (a [`Why::Missing`]: setup installs the
+/// targets' toolchains and the peer tools tests use) and returns false.
+#[track_caller]
+pub fn tools(names: &[&str]) -> bool {
+    match names.iter().find(|n| !on_path(n)) {
+        None => true,
+        Some(n) => {
+            missing(format!("`{n}` is not on PATH"));
+            false
+        }
+    }
+}
+
+/// Debian's nginx, which every nginx test loads.
+pub const NGINX: &str = "/usr/sbin/nginx";
+
+/// True when nginx is installed; otherwise records the skip and returns false.
+#[track_caller]
+pub fn nginx() -> bool {
+    if Path::new(NGINX).exists() {
+        return true;
+    }
+    missing(format!(
+        "{NGINX} is not installed (scripts/setup.sh: apt-get install nginx)"
+    ));
+    false
+}
