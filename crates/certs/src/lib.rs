@@ -12,6 +12,11 @@
 //! The CA's private key is never written: nothing else can be signed by
 //! it, so the folder is worth nothing once the run is over. Keys are ECDSA
 //! P-256, valid from a day ago for a year; private keys are written mode 0600.
+//!
+//! A file is never written through a symbolic link (one planted in a shared
+//! folder would hand the key to its target): each is created anew, refusing
+//! whatever is at its path, and replacing one renames a new file over the
+//! path, which replaces a link itself and leaves its target alone.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -78,21 +83,35 @@ pub enum CertError {
     },
     #[error("{} exists already (refusing to overwrite it)", .0.display())]
     Exists(PathBuf),
+    #[error("{} is a symbolic link (refusing to write through it)", .0.display())]
+    Link(PathBuf),
 }
 
 /// Makes a new CA, server and client certificate and writes them into
 /// `dir` (created if missing). Refuses, before writing anything, when
-/// any of the files exists.
+/// any of the files exists or is a symbolic link (even one to nothing).
 pub fn write(dir: &Path) -> Result<CertPaths, CertError> {
     let paths = CertPaths::in_dir(dir);
-    if let Some(p) = paths.all().into_iter().find(|p| p.exists()) {
-        return Err(CertError::Exists(p.to_path_buf()));
+    for p in paths.all() {
+        if let Ok(meta) = std::fs::symlink_metadata(p) {
+            let p = p.to_path_buf();
+            return Err(if meta.file_type().is_symlink() {
+                CertError::Link(p)
+            } else {
+                CertError::Exists(p)
+            });
+        }
     }
-    write_over(dir)
+    write_files(dir, false)
 }
 
-/// Like [`write`], replacing files that exist.
+/// Like [`write`], replacing files that exist; a symbolic link is
+/// replaced by a file, its target left as it was.
 pub fn write_over(dir: &Path) -> Result<CertPaths, CertError> {
+    write_files(dir, true)
+}
+
+fn write_files(dir: &Path, replace: bool) -> Result<CertPaths, CertError> {
     let paths = CertPaths::in_dir(dir);
     let set = Set::new()?;
     std::fs::create_dir_all(dir).map_err(|source| CertError::Io {
@@ -107,24 +126,54 @@ pub fn write_over(dir: &Path) -> Result<CertPaths, CertError> {
         (&paths.client_key, &set.client_key, true),
     ];
     for (path, pem, secret) in files {
-        put(path, pem, secret)?;
+        if replace {
+            replace_file(path, pem, secret)?;
+        } else {
+            create(path, path, pem, secret)?;
+        }
     }
     Ok(paths)
 }
 
-fn put(path: &Path, pem: &str, secret: bool) -> Result<(), CertError> {
-    let io = |source| CertError::Io {
-        path: path.to_path_buf(),
-        source,
+/// Writes `pem` into a new file at `path` (named `shown` in errors):
+/// O_EXCL fails on anything there, a symbolic link included, and
+/// O_NOFOLLOW says so again; the mode is set as it is made.
+fn create(path: &Path, shown: &Path, pem: &str, secret: bool) -> Result<(), CertError> {
+    let io = |source: std::io::Error| match source.kind() {
+        std::io::ErrorKind::AlreadyExists => CertError::Exists(shown.to_path_buf()),
+        _ => CertError::Io {
+            path: shown.to_path_buf(),
+            source,
+        },
     };
     let mut file = OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .mode(if secret { 0o600 } else { 0o644 })
         .open(path)
         .map_err(io)?;
     file.write_all(pem.as_bytes()).map_err(io)
+}
+
+/// Writes `pem` into a new file beside `path` and renames it to `path`:
+/// what was there (a file or a symbolic link) is replaced, never written
+/// into, and a replaced key is as private as a new one.
+fn replace_file(path: &Path, pem: &str, secret: bool) -> Result<(), CertError> {
+    let mut temp = std::ffi::OsString::from(".");
+    temp.push(path.file_name().unwrap_or_default());
+    temp.push(format!(".{}.tmp", unique()));
+    let temp = path.with_file_name(temp);
+    let written = create(&temp, path, pem, secret).and_then(|()| {
+        std::fs::rename(&temp, path).map_err(|source| CertError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 /// One CA and the two certificates it signed, as PEM text.

@@ -8,19 +8,30 @@
 //! generator sent on time (its own `lag`); on a machine too busy for that,
 //! the test still holds the two processes apart and says what it skipped.
 //!
-//! One test in a binary of its own, so no other test of this suite shares
-//! the CPUs while it stamps arrivals: a stamp is taken when the server's
-//! thread wakes, and scheduling noise would blur the uniform gaps.
+//! Poisson arrivals at the highest rate a plan accepts (10^9 req/s, issue
+//! #39) end as uniform ones do: by `-z`, and within 5 s of SIGTERM.
+//!
+//! A binary of its own whose tests take turns ([`alone`]), so nothing else
+//! shares the CPUs while the first stamps arrivals: a stamp is taken when
+//! the server's thread wakes, and scheduling noise would blur the uniform
+//! gaps.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use common::{json_ok, shootout};
+use common::{json_ok, server, shootout, stderr};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Held by each test for its whole run: one at a time.
+fn alone() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 type Stamps = Arc<Mutex<Vec<Instant>>>;
 
@@ -126,6 +137,7 @@ const ON_TIME_MS: f64 = 1.0;
 
 #[test]
 fn poisson_arrivals_have_exponential_gaps_and_uniform_ones_do_not() {
+    let _turn = alone();
     let poisson = arrivals("poisson");
     let uniform = arrivals("uniform");
     // A Poisson count of mean 5000 has a standard deviation of about 71.
@@ -158,4 +170,102 @@ fn poisson_arrivals_have_exponential_gaps_and_uniform_ones_do_not() {
     }
     assert!(poisson.cv <= 1.15, "poisson: CV of gaps {:.3}", poisson.cv);
     assert!(uniform.cv < 0.3, "uniform: CV of gaps {:.3}", uniform.cv);
+}
+
+/// Runs shootout ARGS, sends `signal` `after` the start if given, and
+/// waits for it to exit, killing it (and failing) once `limit` has passed
+/// since the signal, or since the start without one. Returns its output and
+/// how long it ran from then.
+fn within(args: &[&str], signal: Option<(i32, Duration)>, limit: Duration) -> (Output, Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some((signal, after)) = signal {
+        std::thread::sleep(after);
+        // SAFETY: kill(2) on our own child, not yet waited for.
+        unsafe { libc::kill(child.id() as i32, signal) };
+    }
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "shootout {} still ran {limit:?} later (killed): {}",
+                args.join(" "),
+                stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child.wait_with_output().unwrap(), t0.elapsed())
+}
+
+#[test]
+fn poisson_arrivals_at_1e9_per_second_end_by_their_deadline() {
+    let _turn = alone();
+    let url = server(|| common::ok(None, "hi"));
+    let args = [
+        "load",
+        "-q",
+        "1e9",
+        "--arrival",
+        "poisson",
+        "-z",
+        "1s",
+        "-c",
+        "8",
+        "-t",
+        "2",
+        "--seed",
+        "39",
+        "-o",
+        "json",
+        &url,
+    ];
+    let (out, took) = within(&args, None, Duration::from_secs(3));
+    eprintln!("poisson at 1e9 req/s for 1 s took {took:?}");
+    let json = json_ok(&out);
+    assert_eq!(json["arrival"], "poisson");
+    assert!(json["requests"]["sent"].as_u64().unwrap() > 0, "{json}");
+    // What could not be sent is counted, about 10^9 of it.
+    let unsent = json["lag"]["unsent"].as_u64().unwrap();
+    assert!(unsent > 900_000_000, "{unsent} unsent");
+    assert!(stderr(&out).contains("were never sent"), "{}", stderr(&out));
+}
+
+#[test]
+fn sigterm_stops_poisson_arrivals_at_1e9_per_second_within_5_s() {
+    let _turn = alone();
+    let url = server(|| common::ok(None, "hi"));
+    let args = [
+        "load",
+        "-q",
+        "1e9",
+        "--arrival",
+        "poisson",
+        "-z",
+        "60s",
+        "-c",
+        "8",
+        "-t",
+        "2",
+        "-o",
+        "json",
+        &url,
+    ];
+    let term = Some((libc::SIGTERM, Duration::from_secs(1)));
+    let (out, took) = within(&args, term, Duration::from_secs(5));
+    eprintln!("poisson at 1e9 req/s ended {took:?} after SIGTERM");
+    let json = json_ok(&out);
+    assert!(json["duration_s"].as_f64().unwrap() < 10.0, "{json}");
+    assert!(
+        stderr(&out).contains("results cover the time until SIGTERM"),
+        "{}",
+        stderr(&out)
+    );
 }

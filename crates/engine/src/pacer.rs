@@ -242,7 +242,8 @@ impl Pacer {
     }
 
     /// Brings the count of this thread's due tickets up to `now` and returns
-    /// it (always 0 in closed loop). O(segments), however many fell due.
+    /// it (always 0 in closed loop). O(segments), however many fell due
+    /// (Poisson: one draw per block of them, see `crate::arrival`).
     pub fn release(&mut self, now: Instant) -> u64 {
         let Pacer::Open { t0, .. } = self else {
             return 0;
@@ -321,15 +322,21 @@ impl Pacer {
         };
         let t0 = *t0;
         if let Some(p) = poisson {
-            // A walk of its own, so the pacer's counting is not moved ahead.
+            // A walk of its own, so the pacer's counting is not moved ahead;
+            // a block whose last ticket is early is passed whole.
             let mut walk = p.walk();
-            while let Some(s) = curve.time_of_count(walk.position()).filter(|s| *s < 1e9) {
-                if t0 + Duration::from_secs_f64(s) >= at {
-                    break;
+            let time = |position| {
+                let s = curve.time_of_count(position).filter(|s| *s < 1e9)?;
+                Some(t0 + Duration::from_secs_f64(s))
+            };
+            loop {
+                if time(walk.block_end()).is_some_and(|t| t < at) {
+                    walk.finish_block();
+                } else if time(walk.position()).is_none_or(|t| t >= at) {
+                    return walk.ticket();
                 }
                 walk.advance();
             }
-            return walk.ticket();
         }
         let mut k = self.due_at_secs(at.saturating_duration_since(t0).as_secs_f64());
         // The integral and the times may round apart by a ticket.

@@ -1,7 +1,9 @@
 //! Poisson arrivals at the pacer, without a server: the gaps between the
 //! intended times of every thread's tickets have the mean 1/rate and a
 //! coefficient of variation near 1 (uniform: near 0), the same seed gives
-//! the same schedule, and a shard's threads draw apart.
+//! the same schedule, and a shard's threads draw apart. At the highest rate
+//! a plan accepts, a second's tickets are counted in one call and agree
+//! with their own times.
 
 use super::*;
 use crate::seed::{rng, Stream};
@@ -89,4 +91,31 @@ fn poisson_tickets_release_in_order_and_first_measured_is_exact() {
         assert!(due == 0 || p.intended(due - 1).is_some_and(|t| t <= now));
         assert!(p.intended(due).is_none_or(|t| t > now), "{ms} ms");
     }
+}
+
+#[test]
+fn at_the_highest_rate_a_second_is_counted_at_once_and_agrees_with_its_times() {
+    let load = Load::Open {
+        rate: crate::MAX_RATE,
+        connections: 8,
+    };
+    let t0 = Instant::now();
+    let mut total = 0;
+    for thread in 0..2 {
+        let stream = rng(39, Shard::WHOLE, thread, Stream::Arrivals);
+        let mut p = Pacer::new(&load, Duration::ZERO, t0, (thread, 2), 0.5, Some(stream));
+        for ms in [1, 2, 50, 300, 1000] {
+            let now = t0 + Duration::from_millis(ms);
+            let due = p.release(now);
+            assert!(due == 0 || p.intended(due - 1).is_some_and(|t| t <= now));
+            assert!(p.intended(due).is_none_or(|t| t > now), "{ms} ms");
+        }
+        // The worker takes them from the first, in order.
+        let taken: Vec<Instant> = (0..100).map(|k| p.intended(k).unwrap()).collect();
+        assert!(taken.windows(2).all(|w| w[0] <= w[1]));
+        total += p.due_count();
+    }
+    // A Poisson count of mean 10^9: sd 31,623; 5 sd.
+    let five_sd = 5.0 * 1e9f64.sqrt();
+    assert!((total as f64 - 1e9).abs() < five_sd, "{total} due");
 }

@@ -1,7 +1,8 @@
 //! `shootout certs DIR`: writes a throw-away CA, a server certificate for
 //! 127.0.0.1, ::1 and localhost and a client certificate signed by it as PEM
 //! files (`shootout_certs`), for loading a TLS server by hand. What it wrote
-//! goes to stderr, the paths to stdout.
+//! goes to stderr, the paths to stdout. A symbolic link where a file goes
+//! is refused, or with `--force` replaced, never written through.
 
 use crate::exit::Outcome;
 use anyhow::Context;
@@ -32,6 +33,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .map_err(|e| match e {
             shootout_certs::CertError::Exists(_) => {
                 anyhow::anyhow!("{e}; pass --force to replace it")
+            }
+            shootout_certs::CertError::Link(_) => {
+                anyhow::anyhow!("{e}; pass --force to replace the link itself")
             }
             e => anyhow::anyhow!(e),
         })
