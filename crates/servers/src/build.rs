@@ -137,7 +137,10 @@ fn run_commands(target: &Target) -> Result<(), BuildError> {
 
 /// A stable digest of the build commands and every input file's path, size
 /// and modification time. Missing inputs are recorded as such, so creating
-/// one changes the fingerprint.
+/// one changes the fingerprint. Paths are taken relative to the target's
+/// folder, so the same checkout reached by another path (`targets/` found
+/// from the working directory, or `crates/servers/../../targets` in a test)
+/// has the same fingerprint and is built once.
 pub fn fingerprint(target: &Target) -> String {
     let mut text = String::new();
     for cmd in &target.build {
@@ -148,12 +151,12 @@ pub fn fingerprint(target: &Target) -> String {
         if std::fs::symlink_metadata(&path).is_err() {
             text.push_str(&format!("missing {input}\n"));
         }
-        walk_inputs(&path, &mut text);
+        walk_inputs(&target.dir, &path, &mut text);
     }
     format!("fnv1a64 {:016x}\n", fnv1a64(text.as_bytes()))
 }
 
-fn walk_inputs(path: &Path, out: &mut String) {
+fn walk_inputs(base: &Path, path: &Path, out: &mut String) {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return;
     };
@@ -166,7 +169,7 @@ fn walk_inputs(path: &Path, out: &mut String) {
         for child in children {
             let name = child.file_name().map(|n| n.to_string_lossy().into_owned());
             if !name.is_some_and(|n| SKIP_DIRS.contains(&n.as_str()) && child.is_dir()) {
-                walk_inputs(&child, out);
+                walk_inputs(base, &child, out);
             }
         }
     } else {
@@ -175,7 +178,8 @@ fn walk_inputs(path: &Path, out: &mut String) {
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
         let nanos = mtime.map_or(0, |d| d.as_nanos());
-        out.push_str(&format!("{} {} {nanos}\n", path.display(), meta.len()));
+        let shown = path.strip_prefix(base).unwrap_or(path);
+        out.push_str(&format!("{} {} {nanos}\n", shown.display(), meta.len()));
     }
 }
 
@@ -294,5 +298,23 @@ mod tests {
         let b = target(root.path(), &["false"]);
         assert_ne!(fingerprint(&a), fingerprint(&b));
         assert_eq!(fingerprint(&a), fingerprint(&a));
+    }
+
+    /// `shootout build` finds `targets/` from the working directory, a test
+    /// as `crates/servers/../../targets`: one checkout, one fingerprint, so
+    /// what CI built once is not built again by the tests.
+    #[test]
+    fn fingerprint_is_the_same_through_another_path() {
+        let root = tempdir::Dir::new();
+        let a = target(root.path(), &["true"]);
+        std::fs::create_dir_all(root.path().join("crates/servers")).unwrap();
+        let mut b = target(root.path(), &["true"]);
+        b.dir = root.path().join("crates/servers/../../demo");
+        let before = fingerprint(&a);
+        assert_eq!(before, fingerprint(&b));
+        // Still a fingerprint of the inputs: a changed file changes both.
+        std::fs::write(a.dir.join("src/main.sh"), "echo changed, longer").unwrap();
+        assert_ne!(before, fingerprint(&b));
+        assert_eq!(fingerprint(&a), fingerprint(&b));
     }
 }
