@@ -2,10 +2,10 @@
 //! run says so. cargo's test harness has no runtime skip: a test that returns
 //! early is reported as passed. So a test that cannot do its work calls
 //! [`missing`] or [`machine`] (or a helper built on them, such as
-//! [`tool`]), which prints `SKIP <test>: <reason>` and appends a line to the
+//! [`tools`]), which prints `SKIP <test>: <reason>` and appends a line to the
 //! file named by `SHOOTOUT_SKIP_LOG` (set by `scripts/test.sh`); the script's
 //! closing line then counts that test as skipped, not passed, and lists it
-//! with its reason (`scripts/test-totals.sh`).
+//! with its reason (`scripts/test-totals.py`).
 //!
 //! Two kinds of reason, as CONTRIBUTING.md explains:
 //! - **missing**: something `scripts/setup.sh` installs (nginx, PostgreSQL,
