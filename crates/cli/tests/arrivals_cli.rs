@@ -205,28 +205,32 @@ fn within(args: &[&str], signal: Option<(i32, Duration)>, limit: Duration) -> (O
     (child.wait_with_output().unwrap(), t0.elapsed())
 }
 
-#[test]
-fn poisson_arrivals_at_1e9_per_second_end_by_their_deadline() {
-    let _turn = alone();
-    let url = server(|| common::ok(None, "hi"));
-    let args = [
+/// `load` of Poisson arrivals at 1e9 req/s for `duration` on 8
+/// connections and 2 threads, JSON out, with `extra` flags before the URL.
+fn poisson_at_1e9<'a>(url: &'a str, duration: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
         "load",
         "-q",
         "1e9",
         "--arrival",
         "poisson",
         "-z",
-        "1s",
+        duration,
         "-c",
         "8",
         "-t",
         "2",
-        "--seed",
-        "39",
-        "-o",
-        "json",
-        &url,
     ];
+    args.extend_from_slice(extra);
+    args.extend(["-o", "json", url]);
+    args
+}
+
+#[test]
+fn poisson_arrivals_at_1e9_per_second_end_by_their_deadline() {
+    let _turn = alone();
+    let url = server(|| common::ok(None, "hi"));
+    let args = poisson_at_1e9(&url, "1s", &["--seed", "39"]);
     let (out, took) = within(&args, None, Duration::from_secs(3));
     eprintln!("poisson at 1e9 req/s for 1 s took {took:?}");
     let json = json_ok(&out);
@@ -242,22 +246,7 @@ fn poisson_arrivals_at_1e9_per_second_end_by_their_deadline() {
 fn sigterm_stops_poisson_arrivals_at_1e9_per_second_within_5_s() {
     let _turn = alone();
     let url = server(|| common::ok(None, "hi"));
-    let args = [
-        "load",
-        "-q",
-        "1e9",
-        "--arrival",
-        "poisson",
-        "-z",
-        "60s",
-        "-c",
-        "8",
-        "-t",
-        "2",
-        "-o",
-        "json",
-        &url,
-    ];
+    let args = poisson_at_1e9(&url, "60s", &[]);
     let term = Some((libc::SIGTERM, Duration::from_secs(1)));
     let (out, took) = within(&args, term, Duration::from_secs(5));
     eprintln!("poisson at 1e9 req/s ended {took:?} after SIGTERM");

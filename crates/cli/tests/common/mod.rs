@@ -98,11 +98,9 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Whether `bin` is a file in a folder of PATH.
-pub fn on_path(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
+/// Whether `bin` is an executable in a folder of PATH (shootout-testkit's).
+#[allow(unused_imports)] // a re-export, used by some of the test files only
+pub use shootout_testkit::on_path;
 
 /// A folder under the system's temporary folder, removed on drop.
 pub struct Tmp(pub PathBuf);
