@@ -172,6 +172,7 @@ pub fn new_run() -> NewRun {
         scale: 1.0,
         study_text: STUDY_TEXT.into(),
         database: None,
+        order_seed: None,
     }
 }
 

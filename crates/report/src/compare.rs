@@ -1,18 +1,28 @@
 //! `shootout compare A B`: for each target × scenario × level present in
 //! both runs, the change in RPS and p99 from A (the baseline) to B with a
-//! significance test. Samples are the repetitions when both runs have two or
-//! more; otherwise the per-second timeline values (noted as such).
+//! verdict. When each run has a cell of two starts for the target, the
+//! verdict is the ranking's ([`crate::stats::starts`]): Welch's t on
+//! ln(value) with the target's start variance pooled in each run, and a
+//! difference within the A/A noise floor of the two runs (two starts of one
+//! server, in either run) is a tie; `--fail-if-slower` with no percentage
+//! gates on that verdict. Otherwise the samples are the repetitions when
+//! both have two or more, else the per-second timeline values (noted as
+//! such: seconds of one start know nothing of the next start, so such a
+//! verdict is weaker).
 
 use crate::escape::md;
-use crate::group::{groups, Column};
+use crate::group::{groups, start_cells, Column};
 use crate::metric::{num, second_rate, Metric};
-use crate::stats::{decide, median, Label, Verdict};
+use crate::stats::{decide, decide_starts, median, Floor, Label, Verdict};
+use shootout_store::Measurement;
 use shootout_store::RunData;
 use std::fmt::Write;
 
 /// What the samples of a row were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {
+    /// Starts, with pooled start variances and the A/A floor.
+    Starts,
     Repetitions,
     Seconds,
 }
@@ -37,10 +47,20 @@ pub struct Comparison {
     pub a: i64,
     pub b: i64,
     pub rows: Vec<Row>,
+    /// The A/A floor of throughput over both runs' pairs of starts.
+    pub floor: Option<Floor>,
 }
 
 /// Compares run `b` against the baseline `a`.
 pub fn compare(a: &RunData, b: &RunData) -> Comparison {
+    let rps = |m: &Measurement| crate::metric::value(Metric::Rps, m);
+    let p99 = |m: &Measurement| crate::metric::value(Metric::P99, m);
+    let floor_of = |f: &dyn Fn(&Measurement) -> f64| {
+        let mut cells = start_cells(&a.measurements, None, f);
+        cells.extend(start_cells(&b.measurements, None, f));
+        Floor::of(cells.iter().map(|c| &c[..]))
+    };
+    let floors = (floor_of(&rps), floor_of(&p99));
     let gb = groups(b);
     let mut rows = Vec::new();
     for ga in groups(a) {
@@ -52,7 +72,7 @@ pub fn compare(a: &RunData, b: &RunData) -> Comparison {
         };
         for ca in &ga.columns {
             if let Some(cb) = other.columns.iter().find(|c| c.target == ca.target) {
-                rows.push(row(ca, cb, ga.scenario, ga.level, ga.level_label));
+                rows.push(row(ca, cb, ga.scenario, ga.level, ga.level_label, floors));
             }
         }
     }
@@ -60,10 +80,36 @@ pub fn compare(a: &RunData, b: &RunData) -> Comparison {
         a: a.run.id,
         b: b.run.id,
         rows,
+        floor: floors.0,
     }
 }
 
-fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str) -> Row {
+/// The verdict on starts with each run's pooled variance; None when either
+/// run has no cell of two starts for the target.
+fn on_starts(a: &Column, b: &Column, metric: Metric, floor: Option<Floor>) -> Option<Verdict> {
+    let f = |m: &Measurement| crate::metric::value(metric, m);
+    decide_starts(
+        &a.values(metric),
+        a.pooled(f),
+        &b.values(metric),
+        b.pooled(f),
+        floor,
+        metric.higher_is_better(),
+    )
+}
+
+fn row(
+    a: &Column,
+    b: &Column,
+    scenario: &str,
+    level: u32,
+    label: &str,
+    floors: (Option<Floor>, Option<Floor>),
+) -> Row {
+    let starts = (
+        on_starts(a, b, Metric::Rps, floors.0),
+        on_starts(a, b, Metric::P99, floors.1),
+    );
     let by_reps = a.reps.len() >= 2 && b.reps.len() >= 2;
     let (basis, rps_a, rps_b, p99_a, p99_b) = if by_reps {
         let v = |c: &Column, m| c.values(m);
@@ -79,6 +125,14 @@ fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str) -> Row {
         let (rb, pb) = seconds(b);
         (Basis::Seconds, ra, rb, pa, pb)
     };
+    let (basis, rps_verdict, p99_verdict) = match starts {
+        (Some(r), Some(p)) => (Basis::Starts, r, p),
+        _ => (
+            basis,
+            decide(&rps_a, &rps_b, true),
+            decide(&p99_a, &p99_b, false),
+        ),
+    };
     Row {
         target: a.target.to_string(),
         scenario: scenario.to_string(),
@@ -89,12 +143,12 @@ fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str) -> Row {
             median(&a.values(Metric::Rps)),
             median(&b.values(Metric::Rps)),
         ),
-        rps_verdict: decide(&rps_a, &rps_b, true),
+        rps_verdict,
         p99: (
             median(&a.values(Metric::P99)),
             median(&b.values(Metric::P99)),
         ),
-        p99_verdict: decide(&p99_a, &p99_b, false),
+        p99_verdict,
     }
 }
 
@@ -115,6 +169,15 @@ fn seconds(c: &Column) -> (Vec<f64>, Vec<f64>) {
 }
 
 impl Comparison {
+    /// Rows whose RPS is lower in B by the verdict: significant and beyond
+    /// the A/A floor where the runs have starts to measure one.
+    pub fn slower(&self) -> Vec<&Row> {
+        self.rows
+            .iter()
+            .filter(|r| r.rps_verdict.label == Label::Slower)
+            .collect()
+    }
+
     /// Rows whose RPS is significantly lower in B by more than `pct` percent.
     pub fn slower_than(&self, pct: f64) -> Vec<&Row> {
         self.rows
@@ -158,9 +221,19 @@ impl Comparison {
             out.push_str("\nNo target × scenario × level is present in both runs.\n");
         }
         out.push_str(
-            "\nΔ is the change of the mean from A to B. A difference is called only at p < 0.05; \
-             \"faster\" means higher RPS or lower p99 in B.\n",
+            "\nΔ is the change of the mean from A to B (of ln(value) where the test is on starts). \
+             A difference is called only at p < 0.05; \"faster\" means higher RPS or lower p99 in B.\n",
         );
+        if let Some(f) = self.floor {
+            let _ = writeln!(
+                out,
+                "\nNoise floor (A/A): two starts of the same server differed in throughput by up to \
+                 {:.1}% (95th percentile of {} pairs of starts in the two runs); a smaller change \
+                 is a tie even when it is significant (docs/statistics.md).",
+                f.pct(),
+                f.pairs
+            );
+        }
         out
     }
 }
@@ -175,10 +248,17 @@ fn pct(v: f64) -> String {
 
 fn test_text(v: &Verdict, basis: Basis) -> String {
     let per = match basis {
+        Basis::Starts => "starts",
         Basis::Repetitions => "reps",
         Basis::Seconds => "per-second",
     };
     match v.p_value {
+        Some(p) if v.within_floor => format!(
+            "{}, {per}, p={}, within the {:.1}% floor",
+            v.test.as_str(),
+            p_text(p),
+            v.floor_pct.unwrap_or(f64::NAN)
+        ),
         Some(p) => format!("{}, {per}, p={}", v.test.as_str(), p_text(p)),
         None => format!("{} ({per})", v.test.as_str()),
     }

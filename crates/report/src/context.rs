@@ -162,3 +162,24 @@ pub fn palette(data: &RunData) -> Palette {
         .collect();
     Palette::new(&langs)
 }
+
+/// How the run ordered its server starts, e.g. `2 repetitions, each target
+/// started anew in each; order random (seed 42), a fresh permutation per
+/// repetition (randomized interleaved trials)`.
+pub fn order_line(study: &shootout_study::Study, seed: Option<u64>) -> String {
+    use shootout_study::Order;
+    let order = match (study.order, seed) {
+        (Order::Random, Some(s)) => format!(
+            "order random (seed {s}): a fresh permutation of the targets in each repetition \
+             (randomized interleaved trials)"
+        ),
+        (Order::Random, None) => "order random (seed not recorded)".to_string(),
+        (Order::Rotate, _) => "order rotated: each repetition starts at the next target".into(),
+        (Order::Fixed, _) => "order fixed: the listed order in each repetition".into(),
+    };
+    let n = study.repetitions;
+    format!(
+        "{n} repetition{}, each target started anew in each; {order}",
+        if n == 1 { "" } else { "s" }
+    )
+}

@@ -2,23 +2,18 @@
 //! the throughput ranking with ratios to the best and their 95% intervals
 //! (from [`crate::ranking`], the same rule the charts use), ties named as
 //! ties, the p99 spread, and every flag (generator-bound, wrong answers,
-//! noisy repetitions); per run the targets that failed, the largest and
+//! not steady, disturbed); per run what varied and why ([`crate::noise`]:
+//! the A/A floor, variation between starts, noisy warm-ups with their
+//! cause), the targets that failed, the largest and
 //! smallest TLS cost ([`crate::tls_cost`]) and whether the article's
 //! conclusion reproduced. The HTML report opens with this and the
 //! Markdown report starts with [`text`]; both render these same strings.
 
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
-use crate::group::{
-    disturbed_note, groups, noisy_warmup_note, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK,
-};
+use crate::group::{disturbed_note, groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
 use crate::ranking::{rank, ratio_num, ratio_text, ties, Entry, Measure};
-
-/// Above this coefficient of variation over repetitions a result is
-/// called noisy: at 5% the ratios between close frameworks are no longer
-/// worth quoting.
-pub const NOISY_CV: f64 = 0.05;
 
 /// The findings of one run.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +55,11 @@ pub fn findings(ctx: &Context) -> Findings {
     if single {
         run.push(SINGLE.to_string());
     }
+    // What varied and why, once for the run.
+    let order = crate::group::target_order(ctx.data);
+    run.extend(crate::noise::floor_line(ctx.data));
+    run.extend(crate::noise::starts_line(ctx.data, &order));
+    run.extend(crate::noise::warmup_line(&all));
     let mut all_agreements = Vec::new();
     let mut scenarios = Vec::new();
     for g in all {
@@ -119,8 +119,9 @@ pub fn markdown(f: &Findings) -> String {
 }
 
 /// What one repetition means for the ranking.
-const SINGLE: &str =
-    "One repetition: no confidence intervals, and the order is not tested for ties.";
+const SINGLE: &str = "One start per cell (repetitions = 1): no interval includes the variation \
+     between server starts, and the order is not tested for ties; run two or more repetitions \
+     to have both.";
 
 /// The sentences of one scenario × level, in reading order: the ranking
 /// and its ties, the p99 spread, every flag, the article's orders.
@@ -135,8 +136,7 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
     lines.extend(wrong_answers_line(g));
     lines.extend(not_steady_note(g));
     lines.extend(disturbed_note(g));
-    lines.extend(noisy_warmup_note(g));
-    lines.extend(noisy_line(&ranked));
+    lines.extend(crate::group::short_note(g));
     lines.extend(agreements.iter().map(agreement_text));
     lines
 }
@@ -147,15 +147,29 @@ fn throughput_lines(ranked: &[Entry], note_single: bool) -> Vec<String> {
     let mut lines = vec![format!("Throughput: {}.", ranking_text(ranked, "req/s"))];
     for run in ties(ranked) {
         let names: Vec<&str> = run.iter().map(|&i| ranked[i].target()).collect();
-        let ps: Vec<String> = run[1..]
+        let why: Vec<String> = run[1..]
             .iter()
             .filter_map(|&i| ranked[i].vs_above)
-            .map(|v| format!("{}, p = {:.2}", v.test.as_str(), v.p_value.unwrap_or(1.0)))
+            .map(|v| {
+                if v.test == crate::stats::TestKind::None {
+                    return "too short to rank".to_string();
+                }
+                let mut w = format!(
+                    "{:+.1}%, {} p = {:.2}",
+                    v.change_pct,
+                    v.test.as_str(),
+                    v.p_value.unwrap_or(1.0)
+                );
+                if let (true, Some(f)) = (v.within_floor, v.floor_pct) {
+                    w.push_str(&format!(", within the {f:.1}% noise floor"));
+                }
+                w
+            })
             .collect();
         lines.push(format!(
-            "Tie: {} do not differ significantly ({}).",
+            "Tie: {} are not told apart ({}).",
             and_list(&names),
-            ps.join("; ")
+            why.join("; ")
         ));
     }
     if note_single && ranked.iter().any(|e| e.spread.n < 2) {
@@ -206,31 +220,6 @@ fn wrong_answers_line(g: &Group) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("{MISMATCH_MARK} Wrong answers: {}.", wrong.join("; ")))
 }
 
-/// The targets whose repetitions vary by more than [`NOISY_CV`].
-fn noisy_line(ranked: &[Entry]) -> Option<String> {
-    let noisy: Vec<String> = ranked
-        .iter()
-        .filter_map(|e| {
-            let cv = e.spread.cv?;
-            (cv > NOISY_CV).then(|| {
-                format!(
-                    "{} (CV {:.0}% over {} repetitions)",
-                    e.target(),
-                    cv * 100.0,
-                    e.spread.n
-                )
-            })
-        })
-        .collect();
-    (!noisy.is_empty()).then(|| {
-        format!(
-            "Noisy: {}; above {:.0}% the ratios are not worth quoting without more repetitions.",
-            noisy.join(", "),
-            NOISY_CV * 100.0
-        )
-    })
-}
-
 /// `Capacity: a 9200 req/s [..]; 1.14× [..] b; none for c`: the rows of a
 /// capacity section are already best first.
 fn capacity_line(sec: &crate::capacity::Section) -> String {
@@ -277,7 +266,11 @@ pub fn ranking_text(ranked: &[Entry], unit: &str) -> String {
                 num(e.spread.median)
             ));
         } else {
-            let tie = if e.tied_above() { " (tie)" } else { "" };
+            let tie = if e.tied_above() {
+                format!(" (tied with {})", ranked[i - 1].target())
+            } else {
+                String::new()
+            };
             parts.push(format!("{} {}{tie}", ratio_text(&e.ratio), e.target()));
         }
     }

@@ -4,7 +4,7 @@
 //! ([`crate::protocol::label`]), so cleartext and TLS tables read apart.
 
 use crate::metric::{self, Metric};
-use crate::stats::Spread;
+use crate::stats::{Floor, Pooled, Spread};
 use shootout_store::{Measurement, RunData, TargetRecord};
 use shootout_study::{Aggregate, Level, Scope, Study};
 
@@ -15,6 +15,9 @@ pub struct Column<'a> {
     pub reps: Vec<&'a Measurement>,
     /// The run's record of the target (its build), for per-target metrics.
     pub record: Option<&'a TargetRecord>,
+    /// Every measurement of the run: the target's other cells give the
+    /// pooled start variance of its intervals.
+    pub all: &'a [Measurement],
 }
 
 impl Column<'_> {
@@ -31,16 +34,38 @@ impl Column<'_> {
         self.reps.iter().map(|m| metric::value(metric, m)).collect()
     }
 
-    /// The cell of a table: the repetitions aggregated as the catalogue says.
+    /// The cell of a table: the repetitions aggregated as the catalogue
+    /// says; a median has the interval of its starts with the target's
+    /// pooled start variance ([`crate::stats::starts`]).
     pub fn spread(&self, metric: Metric) -> Option<Spread> {
         let values = self.values(metric);
         match metric.aggregate() {
-            Aggregate::Median => Spread::of(&values),
+            Aggregate::Median if metric.info().scope == Scope::Target => Spread::of(&values),
+            Aggregate::Median => {
+                Spread::of_starts(&values, self.pooled(|m| metric::value(metric, m)))
+            }
             Aggregate::Max => {
                 let finite = values.iter().copied().filter(|v| v.is_finite());
                 Spread::of(&[finite.fold(f64::NAN, f64::max)])
             }
         }
+    }
+
+    /// The variance of ln(value) between this target's starts, pooled over
+    /// its cells in the run; None without a cell of two starts.
+    pub fn pooled(&self, value: impl Fn(&Measurement) -> f64) -> Option<Pooled> {
+        let cells = start_cells(self.all, Some(self.target), value);
+        Pooled::of(cells.iter().map(|c| &c[..]))
+    }
+
+    /// True when every repetition measured less than [`MIN_RANKED_S`]: too
+    /// short to carry its figure, so it ranks nothing on its own.
+    pub fn too_short(&self) -> bool {
+        !self.reps.is_empty()
+            && self
+                .reps
+                .iter()
+                .all(|m| m.summary.duration_s < MIN_RANKED_S)
     }
 
     /// True when any repetition was limited by the load generator.
@@ -72,7 +97,7 @@ impl Column<'_> {
     }
 
     /// The target's name with the marks of its flags: `‡` generator-bound,
-    /// `≠` wrong answers, `∿` not steady, `※` disturbed.
+    /// `≠` wrong answers, `∿` not steady, `※` disturbed, `⌛` too short.
     pub fn marked_name(&self) -> String {
         format!("{}{}", self.target, self.marks(" "))
     }
@@ -96,8 +121,47 @@ impl Column<'_> {
             s.push_str(sep);
             s.push_str(DISTURBED_MARK);
         }
+        if self.too_short() {
+            s.push_str(sep);
+            s.push_str(SHORT_MARK);
+        }
         s
     }
+}
+
+/// A measured phase shorter than this carries no ranking of its own: in a
+/// tenth of a second the first connections, a server's first allocations
+/// and one scheduler tick weigh as much as the steady rate (the Rust trio
+/// article's `n=10000, c=100` takes 0.1 s against today's Rust servers, and
+/// ranked them in reverse of 3 s measurements).
+pub const MIN_RANKED_S: f64 = 1.0;
+
+/// Marks a column too short to rank.
+pub const SHORT_MARK: &str = "⌛";
+
+/// The note of a group with columns too short to rank; None when none is.
+pub fn short_note(g: &Group) -> Option<String> {
+    let parts: Vec<String> = g
+        .columns
+        .iter()
+        .filter(|c| c.too_short())
+        .map(|c| {
+            let longest = c
+                .reps
+                .iter()
+                .map(|m| m.summary.duration_s)
+                .fold(0.0, f64::max);
+            format!("{} ({longest:.2} s)", c.target)
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{SHORT_MARK} Too short to rank: {}. Each measured under {MIN_RANKED_S:.0} s, where \
+             start-up costs weigh as much as the steady rate, so they are shown but tied with \
+             their neighbours; give the level a duration (or more requests) to rank them.",
+            parts.join("; ")
+        )
+    })
 }
 
 /// Marks a generator-bound column.
@@ -126,53 +190,6 @@ pub fn not_steady_note(g: &Group) -> Option<String> {
             parts.join("; ")
         )
     })
-}
-
-/// The largest coefficient of variation over the last warm-up windows of
-/// any repetition of a column (None without an auto warm-up).
-fn warmup_cv(c: &Column) -> Option<f64> {
-    c.reps.iter().filter_map(|m| m.warmup_cv).reduce(f64::max)
-}
-
-/// The note under a table whose auto warm-ups were noisy: their last
-/// windows varied more than the steady-state rule's bound, so the rule
-/// could not judge the server finer than the machine's noise; None when
-/// none was.
-pub fn noisy_warmup_note(g: &Group) -> Option<String> {
-    let rule = shootout_steady::Rule::default();
-    let noisy: Vec<(&str, f64)> = g
-        .columns
-        .iter()
-        .filter_map(|c| {
-            warmup_cv(c)
-                .filter(|cv| rule.is_noisy(*cv))
-                .map(|cv| (c.target, cv))
-        })
-        .collect();
-    if noisy.is_empty() {
-        return None;
-    }
-    let pct = |cv: f64| format!("{:.0}%", cv * 100.0);
-    let who = if noisy.len() == g.columns.len() && noisy.len() > 1 {
-        let (lo, hi) = noisy
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, cv)| {
-                (lo.min(*cv), hi.max(*cv))
-            });
-        format!("every target (windows varied {} to {})", pct(lo), pct(hi))
-    } else {
-        let parts: Vec<String> = noisy
-            .iter()
-            .map(|(t, cv)| format!("{t} (windows varied {})", pct(*cv)))
-            .collect();
-        parts.join(", ")
-    };
-    Some(format!(
-        "Noisy warm-up: {who}, over the steady-state rule's {} (docs/steady-state.md). \
-         The machine varied more than a warm server does, so differences of that size \
-         here are noise, not the servers; repeat the run or use quieter cores.",
-        pct(rule.max_cv)
-    ))
 }
 
 /// Marks a column measured while other processes or the hypervisor took
@@ -230,6 +247,31 @@ pub fn mismatch_note(g: &Group) -> Option<String> {
     })
 }
 
+/// The values of each target × scenario × level cell over its starts
+/// (repetitions), of one target or of all.
+pub fn start_cells(
+    all: &[Measurement],
+    target: Option<&str>,
+    value: impl Fn(&Measurement) -> f64,
+) -> Vec<Vec<f64>> {
+    let mut cells: std::collections::BTreeMap<(&str, &str, u32), Vec<f64>> = Default::default();
+    for m in all.iter().filter(|m| target.is_none_or(|t| m.target == t)) {
+        cells
+            .entry((m.target.as_str(), m.scenario.as_str(), m.level))
+            .or_default()
+            .push(value(m));
+    }
+    cells.into_values().collect()
+}
+
+/// The run's A/A noise floor of a value: how far apart two starts of the
+/// same target came in one cell ([`Floor`]); None below its minimum of
+/// pairs.
+pub fn floor(all: &[Measurement], value: impl Fn(&Measurement) -> f64) -> Option<Floor> {
+    let cells = start_cells(all, None, value);
+    Floor::of(cells.iter().map(|c| &c[..]))
+}
+
 /// One table: a scenario at one level.
 #[derive(Debug, Clone)]
 pub struct Group<'a> {
@@ -248,6 +290,9 @@ pub struct Group<'a> {
     /// The protocol label (`TLS 1.3`, `cleartext, new connections`) in a
     /// run with TLS levels; None in a cleartext-only run.
     pub protocol: Option<String>,
+    /// The window of the scenario's auto warm-up in seconds; None for a
+    /// fixed warm-up or a study that no longer parses.
+    pub warmup_window_s: Option<f64>,
 }
 
 impl Group<'_> {
@@ -379,10 +424,23 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
                     .unwrap_or_default(),
                 protocol: tls.then(|| crate::protocol::label(spec.as_ref(), &reps)),
                 spec,
+                warmup_window_s: study.as_ref().and_then(|st| warmup_window_s(st, scenario)),
             });
         }
     }
     out
+}
+
+/// The auto warm-up window of `scenario` in the stored study, in seconds.
+fn warmup_window_s(study: &Study, scenario: &str) -> Option<f64> {
+    let sc = study
+        .scenarios
+        .iter()
+        .find(|s| s.name.as_str() == scenario)?;
+    match sc.warmup {
+        shootout_study::Warmup::Auto { window, .. } => Some(window.as_secs_f64()),
+        shootout_study::Warmup::Fixed(_) => None,
+    }
 }
 
 /// Level `level` of `scenario` in the stored study.
@@ -414,6 +472,7 @@ fn columns<'a>(
                 target,
                 reps,
                 record,
+                all: &data.measurements,
             })
         })
         .collect()

@@ -24,6 +24,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod metric;
+pub mod noise;
 pub mod output;
 pub mod paths;
 pub mod protocol;

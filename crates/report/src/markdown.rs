@@ -5,8 +5,7 @@
 
 use crate::escape::md;
 use crate::group::{
-    disturbed_note, groups, mismatch_note, noisy_warmup_note, not_steady_note, Column, Group,
-    BOUND_MARK,
+    disturbed_note, groups, mismatch_note, not_steady_note, Column, Group, BOUND_MARK,
 };
 use crate::metric::{fixed, num, row_decimals, Metric};
 use crate::published::Published;
@@ -46,8 +45,9 @@ fn header(ctx: &Context) -> String {
     }
     s.push_str(
         "Each cell is the median over the repetitions, `± half-width of the 95% CI` \
-         (Student t) when there are two or more. **Bold** is the best value of a row, \
-         *italic* the worst.\n",
+         from the target's start variance pooled over its scenarios (docs/statistics.md) when \
+         there are two or more starts. **Bold** is the best value of a row and every value \
+         tied with it, *italic* the worst.\n",
     );
     s
 }
@@ -90,7 +90,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
 
 fn row(out: &mut String, ctx: &Context, g: &Group, metric: Metric, published: bool) {
     let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
-    let (best, worst) = extremes(&spreads, metric.higher_is_better());
+    let (best, worst) = crate::ranking::best_and_worst(g, metric);
     let digits = spread_decimals(&spreads);
     let _ = write!(out, "| {} |", metric.label());
     for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
@@ -175,7 +175,7 @@ fn footnotes(out: &mut String, g: &Group) {
     if let Some(note) = disturbed_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
-    if let Some(note) = noisy_warmup_note(g) {
+    if let Some(note) = crate::group::short_note(g) {
         let _ = writeln!(out, "\n{}", md(&note));
     }
 }

@@ -1,15 +1,17 @@
 //! The one ranking rule, read by the findings text and by every ranked
 //! chart: targets of a scenario × level ordered best first by their median,
 //! each with its ratio to the best (≥ 1, "the best is 1.15× this one") and
-//! that ratio's 95% interval, and a statistical tie with the target ranked
-//! just above it when the two samples do not differ at p < 0.05 (the same
-//! test as `compare`). With fewer than two repetitions on either side
-//! nothing is tested, so nothing is called a tie: the order is then only
-//! the order of single measurements, which the findings say.
+//! that ratio's 95% interval, and a tie with the target ranked just above
+//! it when the two do not differ at p < 0.05 on their pooled start
+//! variances or differ by no more than the run's A/A noise floor
+//! ([`crate::stats::starts`], the same test as `compare`). Without a cell
+//! of two starts for a target nothing is tested, so nothing is called a
+//! tie: the order is then only the order of single measurements, which the
+//! findings say.
 
-use crate::group::{Column, Group};
+use crate::group::{floor, Column, Group};
 use crate::metric::Metric;
-use crate::stats::{decide, Label, Spread, Verdict};
+use crate::stats::{decide, decide_starts, Label, Pooled, Spread, TestKind, Verdict};
 use shootout_store::Measurement;
 
 /// What a ranking orders by: a metric of the tables, or one derived for
@@ -90,14 +92,16 @@ impl Entry<'_> {
 /// The targets of `g` with a value of `measure`, best first. Equal medians
 /// keep the run's target order, so the ranking is deterministic.
 pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
-    let mut rows: Vec<(Column<'a>, Vec<f64>, Spread)> = g
+    let value = |m: &Measurement| measure.value(m);
+    let mut rows: Vec<(Column<'a>, Vec<f64>, Spread, Option<Pooled>)> = g
         .columns
         .iter()
         .filter_map(|c| {
             let v: Vec<f64> = c.reps.iter().map(|m| measure.value(m)).collect();
-            let s = Spread::of(&v)?;
+            let pooled = c.pooled(value);
+            let s = Spread::of_starts(&v, pooled)?;
             let v = v.into_iter().filter(|x| x.is_finite()).collect();
-            Some((c.clone(), v, s))
+            Some((c.clone(), v, s, pooled))
         })
         .collect();
     let hib = measure.higher_is_better();
@@ -112,10 +116,22 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
     let Some(best) = rows.first().map(|r| r.2) else {
         return Vec::new();
     };
+    let floor = g.columns.first().and_then(|c| floor(c.all, value));
     let mut out: Vec<Entry<'a>> = Vec::with_capacity(rows.len());
-    for (i, (column, values, spread)) in rows.iter().enumerate() {
-        let vs_above = (i > 0 && values.len() >= 2 && rows[i - 1].1.len() >= 2)
-            .then(|| decide(&rows[i - 1].1, values, hib));
+    for (i, (column, values, spread, pooled)) in rows.iter().enumerate() {
+        let vs_above = (i > 0).then(|| &rows[i - 1]).and_then(|above| {
+            if column.too_short() || above.0.too_short() {
+                // Too short to carry a ranking: tied with its neighbours.
+                return Some(Verdict {
+                    label: Label::Tie,
+                    test: TestKind::None,
+                    ..decide(&above.1, values, hib)
+                });
+            }
+            decide_starts(&above.1, above.3, values, *pooled, floor, hib).or_else(|| {
+                (values.len() >= 2 && above.1.len() >= 2).then(|| decide(&above.1, values, hib))
+            })
+        });
         out.push(Entry {
             column: column.clone(),
             spread: *spread,
@@ -131,6 +147,43 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
         });
     }
     out
+}
+
+/// The columns (indices into `g.columns`) a table marks best and worst for
+/// `metric`: by value, widened to every column the ranking ties with the
+/// best or with the worst (a chain of ties from either end), so a table
+/// never bolds one of two contestants it cannot tell apart. Empty when
+/// every column is tied with the best.
+pub fn best_and_worst(g: &Group, metric: Metric) -> (Vec<usize>, Vec<usize>) {
+    let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
+    let (mut best, mut worst) = crate::markdown::extremes(&spreads, metric.higher_is_better());
+    if metric.aggregate() != shootout_study::Aggregate::Median
+        || metric.info().scope == shootout_study::Scope::Target
+    {
+        return (best, worst);
+    }
+    let ranked = rank(g, Measure::Metric(metric));
+    let index = |e: &Entry| g.columns.iter().position(|c| c.target == e.target());
+    let top = ranked.iter().skip(1).take_while(|e| e.tied_above()).count();
+    if top + 1 >= ranked.len() && ranked.len() > 1 {
+        return (Vec::new(), Vec::new());
+    }
+    for e in &ranked[..=top.min(ranked.len().saturating_sub(1))] {
+        if let Some(i) = index(e) {
+            if !best.contains(&i) {
+                best.push(i);
+            }
+        }
+    }
+    let bottom = ranked.iter().rev().take_while(|e| e.tied_above()).count();
+    for e in ranked.iter().rev().take(bottom + 1) {
+        if let Some(i) = index(e) {
+            if !worst.contains(&i) && !best.contains(&i) {
+                worst.push(i);
+            }
+        }
+    }
+    (best, worst)
 }
 
 /// best/this (higher is better) or this/best (lower is better), with a 95%

@@ -53,7 +53,7 @@ fn an_article_whose_ranking_flips_is_said_not_to_reproduce() {
 }
 
 #[test]
-fn a_repetition_far_from_the_others_is_called_noisy() {
+fn a_start_far_from_the_others_is_named_between_starts() {
     let (db, ids) = common::fixture_db("findings-noisy", &[FixtureOptions::default()]);
     let mut data = common::load(&db, ids[0]);
     let m = data
@@ -63,6 +63,20 @@ fn a_repetition_far_from_the_others_is_called_noisy() {
         .expect("a rocket repetition");
     m.summary.rps *= 1.3;
     let t = text(&findings(&shootout_report::Context::new(&data)));
-    assert!(t.contains("Noisy: rust-rocket (CV "), "{t}");
-    assert_eq!(t.matches("Noisy:").count(), 1, "only simple: {t}");
+    // Said once for the run, of rust-rocket only (pooled over its cells).
+    assert!(t.contains("Between starts: rust-rocket "), "{t}");
+    assert_eq!(t.matches("Between starts:").count(), 1, "{t}");
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("Between starts:"))
+        .unwrap_or("");
+    assert!(
+        !line.contains("rust-actix") && !line.contains("rust-axum"),
+        "{line}"
+    );
+    // Without that start nobody is named.
+    let (db, ids) = common::fixture_db("findings-quiet", &[FixtureOptions::default()]);
+    let data = common::load(&db, ids[0]);
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    assert!(!t.contains("Between starts"), "{t}");
 }

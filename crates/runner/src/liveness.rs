@@ -169,6 +169,7 @@ mod tests {
             scale: 1.0,
             study_text: String::new(),
             database: None,
+            order_seed: None,
         };
         let mut server = std::process::Command::new("sleep")
             .arg("60")

@@ -175,6 +175,9 @@ fn open<'a>(
     }
     let tls = RunTls::for_study(&study)?;
     let database = crate::database::start_for(&mut study, &pinning, observer)?;
+    if study.order == shootout_study::Order::Random && study.seed.is_none() {
+        study.seed = Some(shootout_engine::seed::random_seed());
+    }
     let run_id = store.begin_run(&NewRun {
         study: study.name.clone(),
         started_at: shootout_store::now_rfc3339(),
@@ -185,6 +188,7 @@ fn open<'a>(
         scale: cfg.scale,
         study_text: cfg.study.text.clone(),
         database: database.as_ref().map(Database::record),
+        order_seed: study.seed,
     })?;
     let alive = crate::liveness::hold(&cfg.db, run_id).map_err(RunError::Lock)?;
     let mins: Vec<Duration> = entries
@@ -263,6 +267,7 @@ impl Run<'_> {
             study.repetitions,
             study.scenarios.len(),
             study.order,
+            study.seed.unwrap_or(0),
             study.restart,
         );
         let threads = study

@@ -2,7 +2,11 @@
 //! repetition, and the scenarios that server serves (one with
 //! `restart = "per-scenario"`, all with `"per-repetition"`). With
 //! `order = "rotate"` repetition `r` starts from target `r mod len`, so no
-//! target is always first or last. Also the ETA arithmetic for progress.
+//! target is always first or last; with `order = "random"` every repetition
+//! is a fresh permutation drawn from the run's seed (randomized multiple
+//! interleaved trials, Abedi and Brecht, ICPE 2017: a drift of the machine
+//! then falls on every target alike, and the same seed draws the same
+//! order again). Also the ETA arithmetic for progress.
 
 use shootout_study::{Order, Restart};
 
@@ -16,13 +20,21 @@ pub struct Session {
     pub scenarios: Vec<usize>,
 }
 
-/// The target order of repetition `rep` for `n` targets.
-pub fn target_order(n: usize, rep: u32, order: Order) -> Vec<usize> {
+/// The target order of repetition `rep` for `n` targets; `seed` is read
+/// only by `Order::Random`.
+pub fn target_order(n: usize, rep: u32, order: Order, seed: u64) -> Vec<usize> {
     let start = match order {
         Order::Rotate if n > 0 => rep as usize % n,
         _ => 0,
     };
-    (0..n).map(|i| (start + i) % n).collect()
+    let mut out: Vec<usize> = (0..n).map(|i| (start + i) % n).collect();
+    if order == Order::Random {
+        // One stream per repetition, derived from the seed (Weyl step), so
+        // repetition r's order does not depend on how many came before.
+        let stream = seed ^ u64::from(rep).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        fastrand::Rng::with_seed(stream).shuffle(&mut out);
+    }
+    out
 }
 
 /// Every session of a study, in run order: repetition-major, then target.
@@ -31,11 +43,12 @@ pub fn sessions(
     repetitions: u32,
     scenarios: usize,
     order: Order,
+    seed: u64,
     restart: Restart,
 ) -> Vec<Session> {
     let mut out = Vec::new();
     for rep in 0..repetitions {
-        for t in target_order(targets, rep, order) {
+        for t in target_order(targets, rep, order, seed) {
             match restart {
                 Restart::PerScenario => out.extend((0..scenarios).map(|s| Session {
                     repetition: rep,
@@ -84,17 +97,17 @@ mod tests {
 
     #[test]
     fn rotation_starts_each_repetition_at_the_next_target() {
-        assert_eq!(target_order(3, 0, Order::Rotate), [0, 1, 2]);
-        assert_eq!(target_order(3, 1, Order::Rotate), [1, 2, 0]);
-        assert_eq!(target_order(3, 2, Order::Rotate), [2, 0, 1]);
-        assert_eq!(target_order(3, 3, Order::Rotate), [0, 1, 2]);
-        assert_eq!(target_order(3, 1, Order::Fixed), [0, 1, 2]);
-        assert!(target_order(0, 1, Order::Rotate).is_empty());
+        assert_eq!(target_order(3, 0, Order::Rotate, 0), [0, 1, 2]);
+        assert_eq!(target_order(3, 1, Order::Rotate, 0), [1, 2, 0]);
+        assert_eq!(target_order(3, 2, Order::Rotate, 0), [2, 0, 1]);
+        assert_eq!(target_order(3, 3, Order::Rotate, 0), [0, 1, 2]);
+        assert_eq!(target_order(3, 1, Order::Fixed, 0), [0, 1, 2]);
+        assert!(target_order(0, 1, Order::Rotate, 0).is_empty());
     }
 
     #[test]
     fn no_target_is_always_first_or_last() {
-        let s = sessions(3, 3, 2, Order::Rotate, Restart::PerScenario);
+        let s = sessions(3, 3, 2, Order::Rotate, 0, Restart::PerScenario);
         assert_eq!(s.len(), 18);
         let firsts: Vec<usize> = (0..3).map(|r| s[r * 6].target).collect();
         let lasts: Vec<usize> = (0..3).map(|r| s[r * 6 + 5].target).collect();
@@ -106,10 +119,34 @@ mod tests {
 
     #[test]
     fn per_repetition_restart_serves_all_scenarios() {
-        let s = sessions(2, 2, 3, Order::Rotate, Restart::PerRepetition);
+        let s = sessions(2, 2, 3, Order::Rotate, 0, Restart::PerRepetition);
         assert_eq!(s.len(), 4);
         assert!(s.iter().all(|x| x.scenarios == [0, 1, 2]));
         assert_eq!(s.iter().map(|x| x.target).collect::<Vec<_>>(), [0, 1, 1, 0]);
+    }
+
+    #[test]
+    fn random_order_is_a_seeded_permutation_per_repetition() {
+        let a: Vec<Vec<usize>> = (0..6)
+            .map(|r| target_order(8, r, Order::Random, 42))
+            .collect();
+        let b: Vec<Vec<usize>> = (0..6)
+            .map(|r| target_order(8, r, Order::Random, 42))
+            .collect();
+        assert_eq!(a, b, "the same seed draws the same orders");
+        for o in &a {
+            let mut sorted = o.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..8).collect::<Vec<_>>(), "a permutation");
+        }
+        // Repetitions differ from each other and from another seed's.
+        assert!(a.windows(2).any(|w| w[0] != w[1]));
+        assert_ne!(a[0], target_order(8, 0, Order::Random, 43));
+        // Over many repetitions every target is sometimes first.
+        let firsts: std::collections::BTreeSet<usize> = (0..200)
+            .map(|r| target_order(8, r, Order::Random, 7)[0])
+            .collect();
+        assert_eq!(firsts.len(), 8);
     }
 
     #[test]

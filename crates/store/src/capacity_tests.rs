@@ -189,11 +189,15 @@ fn migrates_a_version_2_database() {
         .unwrap();
     }
     let store = Store::open(tmp.path()).unwrap();
-    assert_eq!(SCHEMA_VERSION, 9);
+    assert_eq!(SCHEMA_VERSION, 10);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let data = store.load_run(1).unwrap();
     assert_eq!(data.run.study, "old");
     assert!(data.capacity.is_empty());
+    assert_eq!(
+        data.run.order_seed, None,
+        "older runs have no recorded order"
+    );
     let s = CapacitySearch {
         target: "t".into(),
         scenario: "simple".into(),

@@ -100,8 +100,8 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (study, started_at, status, tool_version, git_commit,
                 host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
-                server_cpus, generator_cpus, scale, study_text, database)
-             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                server_cpus, generator_cpus, scale, study_text, database, order_seed)
+             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 run.study,
                 run.started_at,
@@ -120,6 +120,7 @@ impl Store {
                     .as_ref()
                     .map(serde_json::to_string)
                     .transpose()?,
+                run.order_seed.map(|s| s as i64),
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -221,7 +222,7 @@ impl Store {
             .query_row(
                 "SELECT id, study, started_at, finished_at, status, tool_version, git_commit,
                     host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
-                    server_cpus, generator_cpus, scale, study_text, database
+                    server_cpus, generator_cpus, scale, study_text, database, order_seed
                  FROM runs WHERE id = ?1",
                 [id],
                 |r| {
@@ -241,6 +242,7 @@ impl Store {
                         scale: r.get(14)?,
                         study_text: r.get(15)?,
                         database: opt_json_col(r, 16)?,
+                        order_seed: r.get::<_, Option<i64>>(17)?.map(|s| s as u64),
                     })
                 },
             )

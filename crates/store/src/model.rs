@@ -79,6 +79,9 @@ pub struct NewRun {
     pub study_text: String,
     /// The PostgreSQL the database scenarios ran against, if any.
     pub database: Option<DatabaseRecord>,
+    /// The seed of the random target order (`order = "random"`), if any.
+    #[serde(default)]
+    pub order_seed: Option<u64>,
 }
 
 /// The PostgreSQL cluster a run started for its database scenarios.
@@ -110,6 +113,9 @@ pub struct Run {
     pub study_text: String,
     #[serde(default)]
     pub database: Option<DatabaseRecord>,
+    /// The seed of the random target order (`order = "random"`), if any.
+    #[serde(default)]
+    pub order_seed: Option<u64>,
 }
 
 /// How a target fared in a run before any measurement.

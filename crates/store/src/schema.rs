@@ -173,6 +173,12 @@ ALTER TABLE capacity_levels ADD COLUMN routes TEXT;
     r#"
 ALTER TABLE measurements ADD COLUMN warmup_cv REAL;
 "#,
+    // 10: the seed of a study's random target order (`order = "random"`,
+    // randomized interleaved trials), so that the order can be drawn again.
+    // NULL for other orders and older runs.
+    r#"
+ALTER TABLE runs ADD COLUMN order_seed INTEGER;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -51,6 +51,7 @@ pub(crate) fn new_run() -> NewRun {
         scale: 1.0,
         study_text: "name = \"default\"\n".into(),
         database: None,
+        order_seed: None,
     }
 }
 
@@ -298,6 +299,23 @@ fn database_record() -> DatabaseRecord {
         cpus: vec![0],
         pool_size: 16,
     }
+}
+
+#[test]
+fn round_trips_the_order_seed() {
+    let tmp = TempDb::new("seed");
+    let store = Store::open(tmp.path()).unwrap();
+    // 2^53 − 1, the largest seed a study or a run picks.
+    let seed = (1u64 << 53) - 1;
+    let id = store
+        .begin_run(&NewRun {
+            order_seed: Some(seed),
+            ..new_run()
+        })
+        .unwrap();
+    assert_eq!(store.load_run(id).unwrap().run.order_seed, Some(seed));
+    let id = store.begin_run(&new_run()).unwrap();
+    assert_eq!(store.load_run(id).unwrap().run.order_seed, None);
 }
 
 #[test]

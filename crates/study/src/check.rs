@@ -9,7 +9,7 @@ use crate::locator::{Locator, StudyError};
 use crate::metric::Metric;
 use crate::mix::{self, ScenarioMix};
 use crate::model::{CpuSplit, Scenario, TargetSelection};
-use crate::raw::{RawCpus, RawLoad, RawScenario, RawTargets};
+use crate::raw::{Order, RawCpus, RawLoad, RawScenario, RawTargets};
 use crate::resources::{self, Resources};
 use crate::warmup::{self, Warmup};
 use shootout_contract::protocol::Protocol;
@@ -68,6 +68,24 @@ where
 {
     match raw {
         Some(v) if *v.get_ref() == T::from(0) => Err(at.at(v, key, "must be at least 1")),
+        v => Ok(v.map(|v| *v.get_ref())),
+    }
+}
+
+/// `seed`: the random order's seed, read only with `order = "random"`, and
+/// below 2^53 so that it reads back exactly from any JSON reader.
+pub(crate) fn seed(
+    at: &Locator<'_>,
+    raw: Option<&Spanned<u64>>,
+    order: Order,
+) -> Result<Option<u64>, StudyError> {
+    match raw {
+        Some(v) if order != Order::Random => Err(at.at(
+            v,
+            "seed",
+            "is read only with order = \"random\" (the order of targets it draws)",
+        )),
+        Some(v) if *v.get_ref() >= 1 << 53 => Err(at.at(v, "seed", "must be below 2^53")),
         v => Ok(v.map(|v| *v.get_ref())),
     }
 }

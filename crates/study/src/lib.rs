@@ -63,6 +63,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let name = check::name(&at, &raw.name)?;
     let targets = check::targets(&at, &raw.targets)?;
     let repetitions = check::at_least_one(&at, raw.repetitions.as_ref(), "repetitions")?;
+    let order = raw.order.unwrap_or_default();
+    let seed = check::seed(&at, raw.seed.as_ref(), order)?;
     let threads = check::at_least_one(&at, raw.threads.as_ref(), "threads")?;
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
@@ -87,7 +89,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         source: raw.source.trim().to_string(),
         targets,
         repetitions: repetitions.unwrap_or(1),
-        order: raw.order.unwrap_or_default(),
+        order,
+        seed,
         restart: raw.restart.unwrap_or_default(),
         threads,
         cpus,

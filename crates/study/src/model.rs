@@ -135,6 +135,8 @@ pub struct Study {
     pub targets: TargetSelection,
     pub repetitions: u32,
     pub order: Order,
+    /// The seed of `order = "random"`; None: the run picks one and records it.
+    pub seed: Option<u64>,
     pub restart: Restart,
     pub threads: Option<usize>,
     pub cpus: CpuSplit,

@@ -24,6 +24,8 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub order: Option<Order>,
     #[serde(default)]
+    pub seed: Option<Spanned<u64>>,
+    #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
     pub warmup: Option<Spanned<RawWarmup>>,
@@ -72,6 +74,11 @@ pub enum Order {
     Rotate,
     /// Always the listed order.
     Fixed,
+    /// A fresh random order of the targets in every repetition, drawn from
+    /// the study's `seed` (or one the run picks and records): randomized
+    /// multiple interleaved trials (Abedi and Brecht, ICPE 2017), so that a
+    /// slow drift of the machine lands on no target more than another.
+    Random,
 }
 
 /// How often a server is restarted.

@@ -493,3 +493,22 @@ fn two_scenarios_of_one_name_are_refused_at_the_second() {
         "{e}"
     );
 }
+
+#[test]
+fn a_random_order_takes_a_seed_and_only_it_does() {
+    let head = MINIMAL.replace(
+        "targets = [\"a\", \"b\"]\n",
+        "targets = [\"a\", \"b\"]\norder = \"random\"\nseed = 42\n",
+    );
+    let s = parse(Path::new("s.toml"), &head).expect("parses");
+    assert_eq!((s.order, s.seed), (Order::Random, Some(42)));
+    let s = parse(Path::new("s.toml"), &head.replace("seed = 42\n", "")).expect("parses");
+    assert_eq!((s.order, s.seed), (Order::Random, None));
+
+    let e = parse_err(&head.replace("order = \"random\"", "order = \"rotate\""));
+    assert!(e.to_string().contains("seed"), "{e}");
+    assert!(e.to_string().contains("order = \"random\""), "{e}");
+    assert_eq!(e.line, Some(6), "the seed's line: {e}");
+    let e = parse_err(&head.replace("seed = 42", "seed = 9007199254740992"));
+    assert!(e.to_string().contains("below 2^53"), "{e}");
+}

@@ -1,7 +1,9 @@
 //! `shootout history`, `report` and `compare`: read the SQLite history and
 //! hand the runs to the report crate. Reports go to stdout or `-o FILE`;
-//! `compare --fail-if-slower PCT` exits 1 when a target got significantly
-//! slower by more than PCT percent.
+//! `compare --fail-if-slower` exits 1 when a target got slower by the
+//! verdict (significant, and beyond the runs' measured A/A noise floor);
+//! `--fail-if-slower PCT` when it got significantly slower by more than PCT
+//! percent.
 
 use crate::exit::Outcome;
 use anyhow::Context as _;
@@ -55,9 +57,11 @@ pub struct CompareArgs {
     a: String,
     /// The run compared with it (an id, or `latest`).
     b: String,
-    /// Exit 1 when any target's RPS is significantly lower in B by more than PCT percent.
-    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
-    fail_if_slower: Option<f64>,
+    /// Exit 1 when any target's RPS is lower in B: with no PCT, significantly
+    /// and by more than the A/A noise floor the two runs measured (two or more
+    /// repetitions in each); with PCT, significantly and by more than PCT percent.
+    #[arg(long, value_name = "PCT", value_parser = parse_pct, num_args = 0..=1)]
+    fail_if_slower: Option<Option<f64>>,
     /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
@@ -159,13 +163,23 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
             a.run.study
         );
     }
-    let Some(pct) = args.fail_if_slower else {
+    let Some(gate) = args.fail_if_slower else {
         return Ok(Outcome::Ok);
     };
-    let slower = cmp.slower_than(pct);
+    let slower = match gate {
+        Some(pct) => cmp.slower_than(pct),
+        None => cmp.slower(),
+    };
     for r in &slower {
+        let by = match gate {
+            Some(pct) => format!("more than {pct}%"),
+            None => match r.rps_verdict.floor_pct {
+                Some(f) => format!("significant, beyond the {f:.1}% noise floor"),
+                None => "significant; no noise floor: the runs have too few starts".into(),
+            },
+        };
         eprintln!(
-            "slower: {} on {} (level {}) by {:.1}% (more than {pct}%)",
+            "slower: {} on {} (level {}) by {:.1}% ({by})",
             r.target,
             r.scenario,
             r.level + 1,

@@ -46,8 +46,9 @@ pub fn render(ctx: &Context) -> String {
     let _ = write!(
         out,
         "<footer>Made by shootout {} from the stored run alone. Bars show the median over \
-         repetitions with 95% Student-t confidence intervals; ties are Welch t-tests (Mann-Whitney U \
-         without spread) at p &lt; 0.05.</footer>\n{}</body>\n</html>\n",
+         repetitions (each its own server start) with 95% intervals from each target's start \
+         variance pooled over its scenarios; a tie (≈) is a difference not significant at \
+         p &lt; 0.05 or within the run's A/A noise floor (docs/statistics.md).</footer>\n{}</body>\n</html>\n",
         esc(&run.tool_version),
         csp::script_element()
     );

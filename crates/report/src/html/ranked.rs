@@ -69,19 +69,38 @@ fn tip(e: &Entry, measure: Measure) -> Vec<String> {
     t
 }
 
-/// Rows of a ranked chart for `measure`.
+/// Marks a bar tied with the one above it: the two are not told apart.
+pub const TIE_MARK: &str = "≈";
+
+/// Rows of a ranked chart for `measure`; a target tied with the one above
+/// it is labelled `≈ name`, and its tooltip says with which.
 pub fn rows(g: &Group, measure: Measure) -> Vec<Row> {
-    rank(g, measure)
+    let ranked = rank(g, measure);
+    ranked
         .iter()
-        .map(|e| Row {
+        .enumerate()
+        .map(|(i, e)| Row {
             target: e.target().to_string(),
-            label: e.column.marked_name(),
+            label: if e.tied_above() {
+                format!("{TIE_MARK} {}", e.column.marked_name())
+            } else {
+                e.column.marked_name()
+            },
             value: e.spread.median,
             ci: e
                 .spread
                 .half_ci
                 .map(|_| (e.spread.ci_low(), e.spread.ci_high())),
-            tip: tip(e, measure),
+            tip: {
+                let mut t = tip(e, measure);
+                if e.tied_above() {
+                    t.insert(
+                        1,
+                        format!("tied with {}: not told apart", ranked[i - 1].target()),
+                    );
+                }
+                t
+            },
         })
         .collect()
 }
@@ -109,7 +128,8 @@ pub fn render(out: &mut String, ctx: &Context, g: &Group) {
         g,
         "rps",
         "Requests per second",
-        "Throughput, best first: median with 95% CI whiskers (2+ repetitions)",
+        "Throughput, best first: median with 95% interval whiskers over server starts; \
+         ≈ marks a target tied with the one above",
         Measure::Metric(Metric::Rps),
     );
     if let Some(floor) = floor_ms(g.scenario) {

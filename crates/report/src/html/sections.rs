@@ -5,10 +5,8 @@ use super::charts::{self, ChartError, Line};
 use super::figure::{figure, rgb, tag_series};
 use crate::context::Context;
 use crate::escape::html as esc;
-use crate::group::{
-    disturbed_note, mismatch_note, noisy_warmup_note, not_steady_note, Column, Group,
-};
-use crate::markdown::{cell_text, extremes, spread_decimals};
+use crate::group::{disturbed_note, mismatch_note, not_steady_note, Column, Group};
+use crate::markdown::{cell_text, spread_decimals};
 use crate::metric::{num, second_rate, second_span, Metric};
 use shootout_store::TargetRecord;
 use std::fmt::Write;
@@ -41,6 +39,11 @@ pub fn header(out: &mut String, ctx: &Context) {
             out,
             "<p class=\"description\">{}</p>",
             esc(&study.description)
+        );
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">{}</p>",
+            esc(&crate::context::order_line(study, r.order_seed))
         );
     }
     if let Some(db) = crate::database::line(r) {
@@ -130,7 +133,7 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
     if let Some(note) = disturbed_note(g) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
-    if let Some(note) = noisy_warmup_note(g) {
+    if let Some(note) = crate::group::short_note(g) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     out.push_str("<div class=\"charts\">\n");
@@ -219,7 +222,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
     out.push_str("</tr></thead>\n<tbody>\n");
     for m in g.rows() {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
-        let (best, worst) = extremes(&spreads, m.higher_is_better());
+        let (best, worst) = crate::ranking::best_and_worst(g, m);
         let digits = spread_decimals(&spreads);
         let _ = write!(out, "<tr><td>{}</td>", esc(m.label()));
         for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {

@@ -3,16 +3,20 @@
 //! samples are compared and a faster/slower/tie decision taken in
 //! [`significance`]; the special functions both rest on are in
 //! [`special`]; the unit tests, against SciPy's values, in `tests.rs`.
+//! Repetitions are separate server starts: [`starts`] pools their spread
+//! per target and measures the run's A/A noise floor.
 //! This module only gathers their items under `stats::`.
 
 pub mod significance;
 pub mod special;
+pub mod starts;
 pub mod summary;
 
 #[cfg(test)]
 mod tests;
 
 pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict, ALPHA};
+pub use starts::{decide_starts, Floor, Pooled};
 pub use summary::{
     ci95_mean, ci95_median, cv, half_ci95, mean, median, stdev, t95, variance, Spread,
 };

@@ -15,6 +15,9 @@ pub const ALPHA: f64 = 0.05;
 pub enum TestKind {
     Welch,
     MannWhitney,
+    /// Welch's t on ln(value) with each target's start variance pooled
+    /// over its cells (`starts.rs`).
+    Starts,
     /// Not enough data for any test.
     None,
 }
@@ -24,6 +27,7 @@ impl TestKind {
         match self {
             TestKind::Welch => "Welch t",
             TestKind::MannWhitney => "Mann-Whitney U",
+            TestKind::Starts => "t on starts",
             TestKind::None => "no test",
         }
     }
@@ -55,6 +59,12 @@ pub struct Verdict {
     pub p_value: Option<f64>,
     pub test: TestKind,
     pub label: Label,
+    /// The A/A noise floor the difference was held to, in percent; None
+    /// when none was measured.
+    pub floor_pct: Option<f64>,
+    /// True when the label is a tie because the difference is within the
+    /// floor (it may still be significant).
+    pub within_floor: bool,
 }
 
 /// Welch's two-sided t-test: (t, df, p). None below two values per sample or
@@ -102,5 +112,7 @@ pub fn decide(base: &[f64], new: &[f64], higher_is_better: bool) -> Verdict {
         p_value: p,
         test,
         label,
+        floor_pct: None,
+        within_floor: false,
     }
 }

@@ -1,0 +1,188 @@
+//! What varied in a run, and why, said once: the A/A noise floor the run
+//! measured (two starts of the same server are an A/A pair), the targets
+//! whose throughput moved from one start to the next (a JIT's or a
+//! runtime's outcome at start), and the warm-ups whose windows varied more
+//! than the steady-state rule's bound, each with its cause: counting
+//! (a short window at a low rate holds few requests), the server's own
+//! variation, or other processes' CPU (the `disturbed` flag, whose note is
+//! [`crate::group::disturbed_note`]). No sentence here blames the machine
+//! unless the run saw others take its CPUs. docs/statistics.md has the
+//! methods.
+
+use crate::group::{floor, start_cells, Group};
+use crate::metric::{self, Metric};
+use crate::stats::Pooled;
+use shootout_store::{Measurement, RunData};
+
+/// Above this start-to-start variation (the pooled standard deviation of
+/// ln(throughput), about a relative standard deviation) a target's starts
+/// are said to differ, so its intervals are wide for that reason.
+pub const STARTS_NOTED: f64 = 0.03;
+
+/// Throughput of one measurement, the value every noise figure is of.
+fn rps(m: &Measurement) -> f64 {
+    metric::value(Metric::Rps, m)
+}
+
+/// The run's A/A floor in a sentence; None below its minimum of pairs.
+pub fn floor_line(data: &RunData) -> Option<String> {
+    let f = floor(&data.measurements, rps)?;
+    Some(format!(
+        "Noise floor (A/A): two starts of the same server differed in throughput by up to \
+         {:.1}% (95th percentile of {} pairs of starts in this run); a smaller difference \
+         between two contestants is called a tie even when it is significant \
+         (docs/statistics.md).",
+        f.pct(),
+        f.pairs
+    ))
+}
+
+/// The targets whose throughput varied between starts by more than
+/// [`STARTS_NOTED`], pooled over their cells; None when none did.
+pub fn starts_line(data: &RunData, targets: &[&str]) -> Option<String> {
+    let parts: Vec<String> = targets
+        .iter()
+        .filter_map(|&t| {
+            let cells = start_cells(&data.measurements, Some(t), rps);
+            let p = Pooled::of(cells.iter().map(|c| &c[..]))?;
+            let sd = p.var.sqrt();
+            (sd > STARTS_NOTED).then(|| {
+                format!(
+                    "{t} {:.1}% ({} cells)",
+                    sd.exp_m1() * 100.0,
+                    cells.iter().filter(|c| c.len() > 1).count()
+                )
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Between starts: {} (standard deviation of throughput from one start to the next, \
+             pooled over the target's scenarios). The server settles differently at each start \
+             (a JIT's choices, memory layout), so its intervals are wider; more repetitions \
+             narrow them.",
+            parts.join(", ")
+        )
+    })
+}
+
+/// Why one warm-up's last windows varied more than the rule's bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarmupCause {
+    /// No more than twice what counting the window's requests gives.
+    Counting,
+    /// More than counting explains, on CPUs nobody else took.
+    Server,
+    /// Others took the measured CPUs (the `disturbed` flag).
+    Others,
+}
+
+/// The relative standard deviation counting alone gives a window that
+/// holds `rps × window_s` requests (a Poisson count, 1/√N).
+pub fn counting_cv(rps: f64, window_s: f64) -> Option<f64> {
+    let n = rps * window_s;
+    (n >= 1.0 && n.is_finite()).then(|| 1.0 / n.sqrt())
+}
+
+/// The cause of a warm-up whose last windows varied by `cv`, of a
+/// measurement at `rps` (disturbed or not) with windows of `window_s`
+/// seconds (None: unknown, so counting is not claimed).
+pub fn warmup_cause(disturbed: bool, rps: f64, cv: f64, window_s: Option<f64>) -> WarmupCause {
+    if disturbed {
+        return WarmupCause::Others;
+    }
+    match window_s.and_then(|w| counting_cv(rps, w)) {
+        Some(c) if cv <= 2.0 * c => WarmupCause::Counting,
+        _ => WarmupCause::Server,
+    }
+}
+
+/// The warm-ups whose windows varied more than the steady-state rule's
+/// bound, by target, each with its cause; None when none did. Said once
+/// for the run.
+pub fn warmup_line(groups: &[Group]) -> Option<String> {
+    let rule = shootout_steady::Rule::default();
+    let mut counting: Vec<String> = Vec::new();
+    let mut server: Vec<String> = Vec::new();
+    for g in groups {
+        for c in &g.columns {
+            let worst = c
+                .reps
+                .iter()
+                .filter_map(|m| m.warmup_cv.map(|cv| (m, cv)))
+                .filter(|(_, cv)| rule.is_noisy(*cv))
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            let Some((m, cv)) = worst else { continue };
+            let what = format!("{} {} {:.0}%", c.target, g.scenario, cv * 100.0);
+            match warmup_cause(m.disturbed, rps(m), cv, g.warmup_window_s) {
+                WarmupCause::Counting => {
+                    let c = g
+                        .warmup_window_s
+                        .and_then(|w| counting_cv(rps(m), w))
+                        .unwrap_or(f64::NAN);
+                    counting.push(format!("{what} (counting alone {:.1}%)", c * 100.0));
+                }
+                WarmupCause::Server => server.push(what),
+                // Said by the disturbed note, with the shares.
+                WarmupCause::Others => {}
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    if !counting.is_empty() {
+        parts.push(format!(
+            "within twice what counting the requests of one window gives at that rate: {} — \
+             the window is short for the rate, not the server unsteady",
+            counting.join(", ")
+        ));
+    }
+    if !server.is_empty() {
+        parts.push(format!(
+            "more than counting explains, on CPUs no other process took: {} — the server's \
+             own variation from window to window (pauses, batching), which its interval carries",
+            server.join(", ")
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Warm-up windows varied over the steady-state rule's {:.0}% (docs/steady-state.md): {}.",
+            rule.max_cv * 100.0,
+            parts.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_noise_is_one_over_root_n() {
+        let c = counting_cv(6000.0, 0.25).expect("cv");
+        assert!((c - 1.0 / 1500f64.sqrt()).abs() < 1e-12);
+        assert!(counting_cv(0.0, 0.25).is_none());
+    }
+
+    #[test]
+    fn each_cause_is_named_from_its_figures() {
+        // 400 req/s in 250 ms windows: 100 requests, 10% by counting alone.
+        assert_eq!(
+            warmup_cause(false, 400.0, 0.06, Some(0.25)),
+            WarmupCause::Counting
+        );
+        assert_eq!(
+            warmup_cause(false, 400.0, 0.25, Some(0.25)),
+            WarmupCause::Server
+        );
+        // 12,000 req/s: 3,000 requests, 1.8%; 12% is the server's.
+        assert_eq!(
+            warmup_cause(false, 12e3, 0.12, Some(0.25)),
+            WarmupCause::Server
+        );
+        assert_eq!(
+            warmup_cause(true, 400.0, 0.06, Some(0.25)),
+            WarmupCause::Others
+        );
+        assert_eq!(warmup_cause(false, 400.0, 0.06, None), WarmupCause::Server);
+    }
+}

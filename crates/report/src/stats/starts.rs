@@ -1,0 +1,295 @@
+//! Uncertainty from repetitions on separate server starts, the level at which
+//! a server's figure varies most (a JIT's outcome, memory layout, which core
+//! the kernel settled threads on: Kalibera and Jones, "Rigorous Benchmarking
+//! in Reasonable Time", ISMM 2013; Barrett et al., OOPSLA 2017). Every
+//! repetition of a study is its own start, so a cell's repetitions are a
+//! sample of starts.
+//!
+//! Two or three starts per cell say little about their own spread (with two,
+//! Student's t at one degree of freedom is 12.7), so the spread is pooled:
+//! [`Pooled`] is the variance of ln(value) between starts, pooled over every
+//! cell of one target in one run (the one-way ANOVA within-group estimate,
+//! with Σ(nᵢ − 1) degrees of freedom). It assumes a target's relative
+//! start-to-start variation is the same across its scenarios, which is the
+//! runtime's property the pooling is after. On the log scale a ratio is a
+//! difference, so intervals of ratios come out right.
+//!
+//! [`Floor`] is the A/A noise floor: how far apart two starts of the same
+//! server came in this run (the 95th percentile of |ln(a/b)| over every pair
+//! of starts of one target in one cell). Two starts of one server are an A/A
+//! pair, measured under the same interleaved order as the contestants, so a
+//! run measures its own floor at no extra cost. [`decide_starts`] calls a
+//! difference only when the t-test on the pooled variances is significant at
+//! p < 0.05 *and* the difference exceeds the floor scaled to the number of
+//! starts (a practical margin, as Datadog's regression detector keeps one).
+//! docs/statistics.md explains both, with the references.
+
+use super::significance::{Label, TestKind, Verdict, ALPHA};
+use super::special::t_two_sided_p;
+use super::summary::{mean, t95};
+
+/// The variance of ln(value) between starts, pooled over cells.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pooled {
+    /// Pooled sample variance of ln(value) between starts.
+    pub var: f64,
+    /// Its degrees of freedom, Σ(nᵢ − 1) over the cells with two or more.
+    pub df: f64,
+}
+
+impl Pooled {
+    /// Pools the cells (each the values of one cell's starts). Cells with a
+    /// value that is not positive and finite are left out (no logarithm);
+    /// None when no cell has two starts.
+    pub fn of<'a>(cells: impl IntoIterator<Item = &'a [f64]>) -> Option<Pooled> {
+        let (mut ss, mut df) = (0.0, 0.0);
+        for cell in cells {
+            let Some(logs) = logs(cell) else { continue };
+            if logs.len() < 2 {
+                continue;
+            }
+            let m = mean(&logs);
+            ss += logs.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+            df += (logs.len() - 1) as f64;
+        }
+        (df >= 1.0).then_some(Pooled { var: ss / df, df })
+    }
+
+    /// The half-width, on the log scale, of the 95% interval of the mean
+    /// of `n` starts: t(0.975, df)·√(var/n).
+    pub fn half_log(&self, n: usize) -> f64 {
+        t95(self.df) * (self.var / n.max(1) as f64).sqrt()
+    }
+}
+
+/// The logarithms of a cell's values; None when one is not positive and
+/// finite.
+fn logs(cell: &[f64]) -> Option<Vec<f64>> {
+    cell.iter()
+        .map(|&x| (x > 0.0 && x.is_finite()).then(|| x.ln()))
+        .collect()
+}
+
+/// The A/A noise floor of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Floor {
+    /// The 95th percentile of |ln(a/b)| over pairs of starts of one target
+    /// in one cell.
+    pub pair_log: f64,
+    /// How many pairs it rests on.
+    pub pairs: usize,
+}
+
+/// Fewer pairs than this give no floor: a 95th percentile needs some.
+pub const MIN_FLOOR_PAIRS: usize = 8;
+
+impl Floor {
+    /// The floor of the cells (each the values of one target's starts in
+    /// one cell); None below [`MIN_FLOOR_PAIRS`] pairs.
+    pub fn of<'a>(cells: impl IntoIterator<Item = &'a [f64]>) -> Option<Floor> {
+        let mut d: Vec<f64> = Vec::new();
+        for cell in cells {
+            let Some(l) = logs(cell) else { continue };
+            for i in 0..l.len() {
+                for j in i + 1..l.len() {
+                    d.push((l[i] - l[j]).abs());
+                }
+            }
+        }
+        if d.len() < MIN_FLOOR_PAIRS {
+            return None;
+        }
+        d.sort_by(f64::total_cmp);
+        // The nearest-rank 95th percentile.
+        let k = ((0.95 * d.len() as f64).ceil() as usize).clamp(1, d.len()) - 1;
+        Some(Floor {
+            pair_log: d[k],
+            pairs: d.len(),
+        })
+    }
+
+    /// The floor for comparing the means of `na` and `nb` starts: a
+    /// difference of one start each varies as 2σ², of the means as
+    /// σ²(1/na + 1/nb), so the pair floor is scaled by √((1/na + 1/nb)/2).
+    pub fn for_means(&self, na: usize, nb: usize) -> f64 {
+        let (na, nb) = (na.max(1) as f64, nb.max(1) as f64);
+        self.pair_log * ((1.0 / na + 1.0 / nb) / 2.0).sqrt()
+    }
+
+    /// The floor as a percentage of the value, for sentences.
+    pub fn pct(&self) -> f64 {
+        self.pair_log.exp_m1() * 100.0
+    }
+}
+
+/// Compares `new` with `base` (each a cell's values over its starts) on
+/// the log scale with each target's pooled start variance: Welch's t with
+/// the Satterthwaite degrees of freedom of the two pooled estimates. A
+/// difference is called only when p < [`ALPHA`] and it exceeds the floor
+/// (when there is one). None when either side has no pooled variance or a
+/// value without a logarithm: the caller falls back to [`super::decide`].
+pub fn decide_starts(
+    base: &[f64],
+    base_pool: Option<Pooled>,
+    new: &[f64],
+    new_pool: Option<Pooled>,
+    floor: Option<Floor>,
+    higher_is_better: bool,
+) -> Option<Verdict> {
+    let (pb, pn) = (base_pool?, new_pool?);
+    let (lb, ln) = (logs(base)?, logs(new)?);
+    if lb.is_empty() || ln.is_empty() {
+        return None;
+    }
+    let (nb, nn) = (lb.len() as f64, ln.len() as f64);
+    let (vb, vn) = (pb.var / nb, pn.var / nn);
+    let se2 = vb + vn;
+    let diff = mean(&ln) - mean(&lb);
+    let p = if se2 > 0.0 && se2.is_finite() {
+        let df = se2 * se2 / (vb * vb / pb.df + vn * vn / pn.df);
+        t_two_sided_p(diff / se2.sqrt(), df)
+    } else if diff == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    let margin = floor.map(|f| f.for_means(lb.len(), ln.len()));
+    let within_floor = margin.is_some_and(|m| diff.abs() <= m);
+    let better = if higher_is_better {
+        diff > 0.0
+    } else {
+        diff < 0.0
+    };
+    let label = match (p < ALPHA && !within_floor, better) {
+        (false, _) => Label::Tie,
+        (true, true) => Label::Faster,
+        (true, false) => Label::Slower,
+    };
+    Some(Verdict {
+        change_pct: diff.exp_m1() * 100.0,
+        p_value: Some(p),
+        test: TestKind::Starts,
+        label,
+        floor_pct: margin.map(f64::exp_m1).map(|m| m * 100.0),
+        within_floor,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pooling_is_the_anova_within_variance() {
+        // ln values: cell 1 {0, 0.2}, cell 2 {1, 1.1, 1.3}.
+        let c1 = [1f64, 0.2f64.exp()];
+        let c2 = [1f64.exp(), 1.1f64.exp(), 1.3f64.exp()];
+        let p = Pooled::of([&c1[..], &c2[..], &[5.0][..]]).expect("pooled");
+        // SS: 0.02 (mean 0.1) + 0.046667 (mean 1.1333), over 1 + 2 df.
+        assert!((p.df - 3.0).abs() < 1e-12);
+        assert!((p.var - 0.066_667 / 3.0).abs() < 1e-6, "{p:?}");
+        assert!(Pooled::of([&[1.0][..]]).is_none());
+        assert!(Pooled::of([&[1.0, -1.0][..]]).is_none());
+    }
+
+    #[test]
+    fn the_floor_is_the_95th_percentile_of_pairs() {
+        let cells: Vec<[f64; 2]> = (1..=20)
+            .map(|i| [100.0, 100.0 * (i as f64 / 100.0).exp()])
+            .collect();
+        let f = Floor::of(cells.iter().map(|c| &c[..])).expect("floor");
+        assert_eq!(f.pairs, 20);
+        assert!((f.pair_log - 0.19).abs() < 1e-9, "{f:?}");
+        assert!((f.for_means(2, 2) - 0.19 / 2f64.sqrt()).abs() < 1e-9);
+        assert!(Floor::of(cells.iter().take(7).map(|c| &c[..])).is_none());
+    }
+
+    /// A/A: two contestants that are the same server, 13 targets × 4
+    /// cells × 2 starts each, start-to-start CV 3% and each target's own:
+    /// "different" must come out in under 5% of the comparisons.
+    #[test]
+    fn an_a_a_pair_is_called_different_in_under_5_percent() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let normal = |rng: &mut fastrand::Rng| {
+            // Box-Muller.
+            let (u, v) = (rng.f64().max(1e-300), rng.f64());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        let (mut called, mut total) = (0, 0);
+        for _trial in 0..400 {
+            let sigma = 0.01 + 0.04 * rng.f64();
+            // Two "contestants" A and B, each 4 cells × 2 starts.
+            let cells = |rng: &mut fastrand::Rng| -> Vec<Vec<f64>> {
+                (0..4)
+                    .map(|c| {
+                        (0..2)
+                            .map(|_| 1000.0 * (c as f64 + 1.0) * (sigma * normal(rng)).exp())
+                            .collect()
+                    })
+                    .collect()
+            };
+            let (a, b) = (cells(&mut rng), cells(&mut rng));
+            let pa = Pooled::of(a.iter().map(|c| &c[..]));
+            let pb = Pooled::of(b.iter().map(|c| &c[..]));
+            for c in 0..4 {
+                let v = decide_starts(&a[c], pa, &b[c], pb, None, true).expect("verdict");
+                total += 1;
+                called += usize::from(v.label != Label::Tie);
+            }
+        }
+        let rate = called as f64 / total as f64;
+        assert!(rate < 0.05, "A/A called different in {:.1}%", rate * 100.0);
+        assert!(
+            rate > 0.01,
+            "the test is not blind either: {:.1}%",
+            rate * 100.0
+        );
+    }
+
+    /// The expected width of a cell's interval falls as starts are added,
+    /// each time with the variance estimated anew from the starts (one
+    /// cell, so df = n − 1): t(0.975, n − 1)·s/√n.
+    #[test]
+    fn intervals_narrow_as_starts_are_added() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let mean_width = |n: usize, rng: &mut fastrand::Rng| {
+            let mut sum = 0.0;
+            for _ in 0..2000 {
+                let v: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let (u, w) = (rng.f64().max(1e-300), rng.f64());
+                        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * w).cos();
+                        1000.0 * (0.03 * z).exp()
+                    })
+                    .collect();
+                sum += Pooled::of([&v[..]]).expect("pooled").half_log(n);
+            }
+            sum / 2000.0
+        };
+        let w: Vec<f64> = [2, 3, 5, 8]
+            .iter()
+            .map(|&n| mean_width(n, &mut rng))
+            .collect();
+        assert!(w.windows(2).all(|p| p[1] < p[0]), "{w:?}");
+    }
+
+    #[test]
+    fn a_real_difference_is_told_apart_and_a_floor_can_hide_it() {
+        let a = [1000.0, 1010.0];
+        let b = [700.0, 705.0];
+        let pool = Some(Pooled {
+            var: 0.0001,
+            df: 4.0,
+        });
+        let v = decide_starts(&a, pool, &b, pool, None, true).expect("verdict");
+        assert_eq!(v.label, Label::Slower);
+        assert!((v.change_pct + 30.0).abs() < 1.0, "{v:?}");
+        let wide = Floor {
+            pair_log: 0.6,
+            pairs: 50,
+        };
+        let v = decide_starts(&a, pool, &b, pool, Some(wide), true).expect("verdict");
+        assert_eq!(v.label, Label::Tie);
+        assert!(v.within_floor);
+    }
+}
