@@ -8,8 +8,8 @@
 use crate::context::Context;
 use crate::group::Group;
 use crate::metric::Metric;
-use crate::ranking::{rank, Measure};
-use crate::stats::{decide, Label};
+use crate::ranking::{floor_of, rank, versus, Measure};
+use crate::stats::Label;
 
 /// The article beside our run for one scenario × level × metric: each
 /// target's published value and ours, both orders, and the pairs that
@@ -81,6 +81,7 @@ pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
             continue;
         }
         let hib = metric.higher_is_better();
+        let floor = floor_of(g, Measure::Metric(metric));
         let ours: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
         rows.sort_by(|a, b| {
             let o = a.1.total_cmp(&b.1);
@@ -101,9 +102,8 @@ pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
                 let (Some(ca), Some(cb)) = (col(&a.0), col(&b.0)) else {
                     continue;
                 };
-                let (va, vb) = (ca.values(metric), cb.values(metric));
-                let tie =
-                    va.len() >= 2 && vb.len() >= 2 && decide(&va, &vb, hib).label == Label::Tie;
+                let tie = versus(ca, cb, Measure::Metric(metric), floor)
+                    .is_some_and(|v| v.label == Label::Tie);
                 let pair = (a.0.clone(), b.0.clone());
                 if tie {
                     tied.push(pair);

@@ -11,7 +11,7 @@
 
 use crate::group::{floor, Column, Group};
 use crate::metric::Metric;
-use crate::stats::{decide, decide_starts, Label, Pooled, Spread, TestKind, Verdict};
+use crate::stats::{decide, decide_starts, Floor, Label, Spread, TestKind, Verdict};
 use shootout_store::Measurement;
 
 /// What a ranking orders by: a metric of the tables, or one derived for
@@ -93,45 +93,33 @@ impl Entry<'_> {
 /// keep the run's target order, so the ranking is deterministic.
 pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
     let value = |m: &Measurement| measure.value(m);
-    let mut rows: Vec<(Column<'a>, Vec<f64>, Spread, Option<Pooled>)> = g
+    let mut rows: Vec<(Column<'a>, Spread)> = g
         .columns
         .iter()
         .filter_map(|c| {
             let v: Vec<f64> = c.reps.iter().map(|m| measure.value(m)).collect();
-            let pooled = c.pooled(value);
-            let s = Spread::of_starts(&v, pooled)?;
-            let v = v.into_iter().filter(|x| x.is_finite()).collect();
-            Some((c.clone(), v, s, pooled))
+            let s = Spread::of_starts(&v, c.pooled(value))?;
+            Some((c.clone(), s))
         })
         .collect();
     let hib = measure.higher_is_better();
     rows.sort_by(|a, b| {
-        let o = a.2.median.total_cmp(&b.2.median);
+        let o = a.1.median.total_cmp(&b.1.median);
         if hib {
             o.reverse()
         } else {
             o
         }
     });
-    let Some(best) = rows.first().map(|r| r.2) else {
+    let Some(best) = rows.first().map(|r| r.1) else {
         return Vec::new();
     };
-    let floor = g.columns.first().and_then(|c| floor(c.all, value));
+    let floor = floor_of(g, measure);
     let mut out: Vec<Entry<'a>> = Vec::with_capacity(rows.len());
-    for (i, (column, values, spread, pooled)) in rows.iter().enumerate() {
-        let vs_above = (i > 0).then(|| &rows[i - 1]).and_then(|above| {
-            if column.too_short() || above.0.too_short() {
-                // Too short to carry a ranking: tied with its neighbours.
-                return Some(Verdict {
-                    label: Label::Tie,
-                    test: TestKind::None,
-                    ..decide(&above.1, values, hib)
-                });
-            }
-            decide_starts(&above.1, above.3, values, *pooled, floor, hib).or_else(|| {
-                (values.len() >= 2 && above.1.len() >= 2).then(|| decide(&above.1, values, hib))
-            })
-        });
+    for (i, (column, spread)) in rows.iter().enumerate() {
+        let vs_above = (i > 0)
+            .then(|| versus(&rows[i - 1].0, column, measure, floor))
+            .flatten();
         out.push(Entry {
             column: column.clone(),
             spread: *spread,
@@ -147,6 +135,41 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
         });
     }
     out
+}
+
+/// The verdict on `b` against `a` (ranked above it) for `measure`: tied
+/// when either is too short to rank; else the test on starts with each
+/// target's pooled start variance and the run's A/A `floor`; else, without
+/// pooled variances, Welch's t on two or more repetitions each; None when
+/// nothing can be tested.
+pub fn versus(a: &Column, b: &Column, measure: Measure, floor: Option<Floor>) -> Option<Verdict> {
+    let value = |m: &Measurement| measure.value(m);
+    let finite = |c: &Column| -> Vec<f64> {
+        c.reps
+            .iter()
+            .map(|m| measure.value(m))
+            .filter(|x| x.is_finite())
+            .collect()
+    };
+    let (va, vb) = (finite(a), finite(b));
+    let hib = measure.higher_is_better();
+    if a.too_short() || b.too_short() {
+        // Too short to carry a ranking: tied with its neighbours.
+        return Some(Verdict {
+            label: Label::Tie,
+            test: TestKind::None,
+            ..decide(&va, &vb, hib)
+        });
+    }
+    decide_starts(&va, a.pooled(value), &vb, b.pooled(value), floor, hib)
+        .or_else(|| (va.len() >= 2 && vb.len() >= 2).then(|| decide(&va, &vb, hib)))
+}
+
+/// The run's A/A floor of `measure` (over every target's starts).
+pub fn floor_of(g: &Group, measure: Measure) -> Option<Floor> {
+    g.columns
+        .first()
+        .and_then(|c| floor(c.all, |m: &Measurement| measure.value(m)))
 }
 
 /// The columns (indices into `g.columns`) a table marks best and worst for
