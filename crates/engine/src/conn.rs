@@ -183,6 +183,17 @@ impl Conn {
     }
 
     /// What TLS did since the last call (handshakes ended or failed).
+    /// Whether a TLS handshake is under way on this connection; when it
+    /// is, a request's timeout is the server's failure to complete one,
+    /// noted as a TLS failure with its cause.
+    pub fn handshake_timed_out(&mut self, timeout: std::time::Duration) -> bool {
+        let pending = self.tls.as_ref().is_some_and(|t| t.handshaking());
+        if pending {
+            self.tls_news.failed = Some((true, crate::tls_cause::silent(timeout)));
+        }
+        pending
+    }
+
     pub fn take_tls_news(&mut self) -> Option<TlsNews> {
         let news = &self.tls_news;
         (news.done.is_some() || news.failed.is_some()).then(|| std::mem::take(&mut self.tls_news))
@@ -305,7 +316,8 @@ impl Conn {
             match TlsSession::new(client, started) {
                 Ok(session) => self.tls = Some(Box::new(session)),
                 Err(why) => {
-                    self.tls_news.failed = Some((true, why.to_string()));
+                    let why = crate::tls_cause::sentence(&why, client.cause);
+                    self.tls_news.failed = Some((true, why));
                     return Err(ErrorClass::Tls);
                 }
             }

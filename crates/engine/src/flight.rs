@@ -243,11 +243,18 @@ impl Worker<'_> {
     }
 
     /// A request unanswered within the timeout fails its connection; the
-    /// front request is the oldest, so it is the one to check.
+    /// front request is the oldest, so it is the one to check. While a TLS
+    /// handshake is still under way, the failure is the handshake's (`tls`).
     pub(super) fn sweep_timeouts(&mut self, now: Instant) {
         for idx in 0..self.conns.len() {
             if self.conns[idx].front().is_some_and(|j| j.deadline <= now) {
-                self.fail_all(idx, ErrorClass::Timeout, now);
+                let cause = if self.conns[idx].handshake_timed_out(self.setup.timeout) {
+                    ErrorClass::Tls
+                } else {
+                    ErrorClass::Timeout
+                };
+                self.fail_all(idx, cause, now);
+                self.note_tls(idx);
             }
         }
     }

@@ -15,7 +15,10 @@ use shootout_engine::{
     ClientCert, Control, Endpoint, Load, LoadReport, Plan, PlanBuilder, PlanField, TlsOptions,
     Verify, Workload,
 };
-use std::path::Path;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 fn plan(url: &str, connections: usize, n: u64, tls: TlsOptions) -> PlanBuilder {
     let workload = Workload::new(Load::Closed { connections }, requests(n)).unwrap();
@@ -109,7 +112,9 @@ fn a_certificate_from_another_ca_fails_every_request_as_tls() {
     assert_eq!(s.protocol.tls, None, "no version was negotiated");
     let causes: Vec<&String> = tls.failures.keys().collect();
     assert!(
-        causes.iter().all(|c| c.contains("UnknownIssuer")),
+        causes.iter().all(|c| c.contains(
+            "the server's certificate is not trusted: it was not issued by a CA of --cacert"
+        )),
         "{causes:?}"
     );
     assert_eq!(nginx.logged_requests(), 0);
@@ -255,5 +260,185 @@ fn bad_tls_files_are_plan_errors_that_name_the_file() {
             .build()
             .is_ok()
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh directory for a test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shootout-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn certificates_made_with_openssl_are_trusted_and_sent_as_curl_does() {
+    // A self-signed server certificate (CA:TRUE) given as --cacert itself,
+    // and an X.509 v1 client certificate: before, the plan failed with
+    // UnsupportedCertVersion and every handshake with CaUsedAsEndEntity.
+    let dir = scratch("openssl-certs");
+    let certs = nginx_tls::openssl_certs(&dir);
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start_with("openssl_certs", setup, certs.clone()) else {
+        return;
+    };
+    let tls = TlsOptions {
+        client_cert: Some(ClientCert {
+            cert: certs.client_cert.clone(),
+            key: certs.client_key.clone(),
+        }),
+        ..trusting(&certs.ca)
+    };
+    let r = run(plan(&nginx.url("localhost"), 2, 100, tls));
+    let s = &r.summary;
+    assert_eq!((s.requests.sent, s.requests.ok), (100, 100), "{s:?}");
+    assert_eq!(s.errors.total(), 0, "{:?}", s.tls);
+    let tls = s.tls.as_ref().unwrap();
+    assert!(tls.verified && tls.client_cert, "{tls:?}");
+    assert_eq!(tls.handshakes.done, 2);
+    assert_eq!(
+        nginx.logged_requests(),
+        100,
+        "nginx accepted the v1 certificate"
+    );
+    // The exact match still checks the name: 127.0.0.1 is not localhost.
+    let r = run(plan(&nginx.url("127.0.0.1"), 1, 5, trusting(&certs.ca)));
+    let causes: Vec<&String> = r.summary.tls.as_ref().unwrap().failures.keys().collect();
+    assert_eq!(r.summary.errors.tls, 5);
+    assert!(
+        causes
+            .iter()
+            .all(|c| c.contains("not valid for the URL's host name")),
+        "{causes:?}"
+    );
+    drop(nginx);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn encrypted_keys_are_refused_with_how_to_decrypt_them() {
+    let dir = scratch("encrypted-keys");
+    let certs = nginx_tls::openssl_certs(&dir);
+    let pass = ["-pass", "pass:x"];
+    let mut pkcs8 = vec![
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-aes256",
+        "-out",
+        "pkcs8.key",
+    ];
+    pkcs8.extend(pass);
+    nginx_tls::openssl(&dir, &pkcs8);
+    nginx_tls::openssl(
+        &dir,
+        &[
+            "rsa",
+            "-in",
+            "client.key",
+            "-aes256",
+            "-passout",
+            "pass:x",
+            "-traditional",
+            "-out",
+            "legacy.key",
+        ],
+    );
+    for name in ["pkcs8.key", "legacy.key"] {
+        let key = dir.join(name);
+        let tls = TlsOptions {
+            client_cert: Some(ClientCert {
+                cert: certs.client_cert.clone(),
+                key: key.clone(),
+            }),
+            ..trusting(&certs.ca)
+        };
+        let e = plan("https://127.0.0.1:9/", 1, 1, tls).build().unwrap_err();
+        assert_eq!(e.field(), PlanField::ClientKey, "{e}");
+        let want = format!(
+            "{}: encrypted keys are not supported: decrypt it with openssl pkey -in {} -out PLAIN",
+            key.display(),
+            key.display()
+        );
+        assert!(e.to_string().contains(&want), "{name}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn https_to_a_plain_http_port_says_the_port_does_not_speak_tls() {
+    let setup = Setup {
+        cleartext: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("plain_port", setup) else {
+        return;
+    };
+    let r = run(plan(
+        &nginx.url("127.0.0.1"),
+        2,
+        10,
+        trusting(&nginx.certs.ca),
+    ));
+    let s = &r.summary;
+    assert_eq!((s.errors.tls, s.requests.completed), (10, 0), "{s:?}");
+    let causes: Vec<&String> = s.tls.as_ref().unwrap().failures.keys().collect();
+    assert_eq!(
+        causes,
+        ["this port does not speak TLS (the server answered in plain text; use http://)"]
+    );
+}
+
+/// A server that accepts connections and reads them, and never writes:
+/// no handshake ever completes. It stops after `life`.
+fn silent_server(life: Duration) -> (u16, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let end = Instant::now() + life;
+        let mut held = Vec::new();
+        let mut buf = [0u8; 4096];
+        while Instant::now() < end {
+            if let Ok((stream, _)) = listener.accept() {
+                stream.set_nonblocking(true).unwrap();
+                held.push(stream);
+            }
+            for s in &mut held {
+                let _ = s.read(&mut buf);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    (port, handle)
+}
+
+#[test]
+fn a_server_that_never_completes_a_handshake_fails_as_tls_and_is_not_verified() {
+    let (port, server) = silent_server(Duration::from_secs(8));
+    let dir = scratch("silent-server");
+    let certs = shootout_certs::write_over(&dir).unwrap();
+    let url = format!("https://127.0.0.1:{port}/");
+    let p = plan(&url, 2, 4, trusting(&certs.ca)).timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let r = run(p);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let s = &r.summary;
+    assert_eq!((s.errors.tls, s.errors.timeout), (4, 0), "{:?}", s.errors);
+    let tls = s.tls.as_ref().unwrap();
+    assert_eq!(tls.handshakes.done, 0);
+    assert!(tls.handshakes.failed >= 2, "{tls:?}");
+    assert!(!tls.verified, "no handshake, nothing verified");
+    let causes: Vec<&String> = tls.failures.keys().collect();
+    assert!(
+        causes
+            .iter()
+            .all(|c| c.starts_with("no TLS handshake completed")),
+        "{causes:?}"
+    );
+    server.join().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
