@@ -316,6 +316,43 @@ fn an_encrypted_key_is_refused_with_how_to_decrypt_it() {
 }
 
 #[test]
+fn a_client_certificate_the_server_rejects_exits_2_naming_it() {
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("client_certificate_rejected", setup) else {
+        return;
+    };
+    // Signed by a CA nginx does not trust: nginx answers 400 to every request.
+    let other = shootout_certs::write(&nginx.dir.join("other")).unwrap();
+    let out = shootout(&[
+        "load",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "--cacert",
+        nginx.certs.ca.to_str().unwrap(),
+        "--cert",
+        other.client_cert.to_str().unwrap(),
+        "--key",
+        other.client_key.to_str().unwrap(),
+        &nginx.url("127.0.0.1"),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the server rejected our client certificate {}",
+            other.client_cert.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("20 × 400"), "{err}");
+}
+
+#[test]
 fn https_to_a_plain_http_port_says_so_and_exits_2() {
     let setup = Setup {
         cleartext: true,
