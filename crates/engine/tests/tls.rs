@@ -18,6 +18,8 @@ use shootout_engine::{
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn plan(url: &str, connections: usize, n: u64, tls: TlsOptions) -> PlanBuilder {
@@ -392,17 +394,40 @@ fn https_to_a_plain_http_port_says_the_port_does_not_speak_tls() {
     );
 }
 
+/// A test server's thread, stopped when dropped (or after its life).
+struct Stopping(Option<std::thread::JoinHandle<()>>, Arc<AtomicBool>);
+
+impl Drop for Stopping {
+    fn drop(&mut self) {
+        self.1.store(true, Ordering::Relaxed);
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Runs `serve` on a thread with a flag that says when to stop (asked at
+/// the drop of the result, or after `life`).
+fn serving(life: Duration, serve: impl FnOnce(&dyn Fn() -> bool) + Send + 'static) -> Stopping {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let handle = std::thread::spawn(move || {
+        let end = Instant::now() + life;
+        serve(&|| flag.load(Ordering::Relaxed) || Instant::now() >= end);
+    });
+    Stopping(Some(handle), stop)
+}
+
 /// A server that accepts connections and reads them, and never writes:
-/// no handshake ever completes. It stops after `life`.
-fn silent_server(life: Duration) -> (u16, std::thread::JoinHandle<()>) {
+/// no handshake ever completes.
+fn silent_server(life: Duration) -> (u16, Stopping) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let handle = std::thread::spawn(move || {
-        let end = Instant::now() + life;
+    let server = serving(life, move |done| {
         let mut held = Vec::new();
         let mut buf = [0u8; 4096];
-        while Instant::now() < end {
+        while !done() {
             if let Ok((stream, _)) = listener.accept() {
                 stream.set_nonblocking(true).unwrap();
                 held.push(stream);
@@ -413,7 +438,7 @@ fn silent_server(life: Duration) -> (u16, std::thread::JoinHandle<()>) {
             std::thread::sleep(Duration::from_millis(5));
         }
     });
-    (port, handle)
+    (port, server)
 }
 
 #[test]
@@ -439,6 +464,99 @@ fn a_server_that_never_completes_a_handshake_fails_as_tls_and_is_not_verified() 
             .all(|c| c.starts_with("no TLS handshake completed")),
         "{causes:?}"
     );
-    server.join().unwrap();
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A rustls server (TLS 1.3) that requires a client certificate issued by
+/// `ca` and ends the handshake with an alert over any other, as many
+/// servers do (nginx answers 400 instead). It serves connections one at a
+/// time.
+fn alerting_server(
+    certs: &shootout_certs::CertPaths,
+    ca: &Path,
+    life: Duration,
+) -> (u16, Stopping) {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let pem = |p: &Path| std::fs::read(p).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_slice_iter(&pem(ca)) {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(&pem(&certs.server_cert))
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(&pem(&certs.server_key)).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(chain, key)
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = serving(life, move |done| {
+        while !done() {
+            let Ok((mut stream, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            stream.set_nonblocking(false).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let mut conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            // Ends with the alert written, or the connection closed.
+            while conn.complete_io(&mut stream).is_ok() && !done() {
+                if !conn.is_handshaking() {
+                    break;
+                }
+            }
+        }
+    });
+    (port, server)
+}
+
+#[test]
+fn a_handshake_alert_over_our_client_certificate_names_it() {
+    let dir = scratch("alerting-server");
+    let certs = shootout_certs::write_over(&dir.join("server")).unwrap();
+    let other = shootout_certs::write_over(&dir.join("other")).unwrap();
+    let (port, server) = alerting_server(&certs, &certs.ca, Duration::from_secs(6));
+    let tls = TlsOptions {
+        client_cert: Some(ClientCert {
+            cert: other.client_cert.clone(),
+            key: other.client_key.clone(),
+        }),
+        ..trusting(&certs.ca)
+    };
+    let url = format!("https://localhost:{port}/");
+    let r = run(plan(&url, 1, 3, tls).timeout(Duration::from_secs(2)));
+    let s = &r.summary;
+    assert_eq!(
+        (s.errors.tls, s.requests.completed),
+        (3, 0),
+        "{:?}",
+        s.errors
+    );
+    let causes: Vec<&String> = s.tls.as_ref().unwrap().failures.keys().collect();
+    assert!(
+        causes
+            .iter()
+            .all(|c| c.starts_with("the server rejected our client certificate (alert ")),
+        "{causes:?}"
+    );
+    drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
