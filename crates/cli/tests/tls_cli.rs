@@ -428,6 +428,19 @@ fn a_server_that_never_completes_a_handshake_exits_2_and_is_not_verified() {
     let text = stdout(&out);
     assert!(!text.contains("certificate verified"), "{text}");
     assert!(text.contains("no handshake completed"), "{text}");
+    // The run's end before any --timeout: the same, not a silent exit 0.
+    let out = shootout(&[
+        "load", "-c", "2", "-z", "1s", "--cacert", ca, "-o", "json", &url,
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no TLS handshake completed before the run ended"),
+        "{err}"
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"]["tls"], 2, "{json}");
+    assert_eq!(json["tls"]["verified"], false, "{json}");
     drop(listener);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -183,13 +183,14 @@ impl Conn {
     }
 
     /// What TLS did since the last call (handshakes ended or failed).
-    /// Whether a TLS handshake is under way on this connection; when it
-    /// is, a request's timeout is the server's failure to complete one,
-    /// noted as a TLS failure with its cause.
-    pub fn handshake_timed_out(&mut self, timeout: std::time::Duration) -> bool {
-        let pending = self.tls.as_ref().is_some_and(|t| t.handshaking());
+    /// Whether a TLS handshake is under way on this connection, its TCP
+    /// connect done; when it is, the server failed to complete one in
+    /// time (a request's timeout, or the run's end), noted as a TLS
+    /// failure with the cause `why` gives.
+    pub fn handshake_given_up(&mut self, why: impl FnOnce() -> String) -> bool {
+        let pending = !self.connecting && self.tls.as_ref().is_some_and(|t| t.handshaking());
         if pending {
-            self.tls_news.failed = Some((true, crate::tls_cause::silent(timeout)));
+            self.tls_news.failed = Some((true, why()));
         }
         pending
     }

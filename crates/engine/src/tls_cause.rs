@@ -203,6 +203,14 @@ pub(crate) fn silent(timeout: Duration) -> String {
     )
 }
 
+/// The run ended with the connection accepted and its handshake, never
+/// completed by the server, still under way.
+pub(crate) fn unfinished() -> String {
+    "no TLS handshake completed before the run ended: the server accepted the connection \
+     and never answered the handshake"
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
