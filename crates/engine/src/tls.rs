@@ -181,10 +181,7 @@ fn ca_file_verifier(
             bad(
                 PlanField::CaFile,
                 path,
-                &format!(
-                    "not a usable CA certificate: {}",
-                    tls_cause::sentence(&e, tls_cause::Context::default())
-                ),
+                &format!("not a usable CA certificate ({})", tls_cause::kind(&e)),
             )
         })?;
     }

@@ -49,7 +49,18 @@ pub(crate) fn sentence(e: &Error, cx: Context) -> String {
         Error::InappropriateMessage { .. } | Error::InappropriateHandshakeMessage { .. } => {
             "the server sent a TLS message out of order".to_string()
         }
-        other => format!("TLS failed: {other}"),
+        Error::General(why) => format!("TLS failed: {why}"),
+        other => format!("TLS failed ({})", kind(other)),
+    }
+}
+
+/// The kind of an error in words, for a sentence about something else
+/// than the server's certificate: `bad encoding`.
+pub(crate) fn kind(e: &Error) -> String {
+    match e {
+        Error::InvalidCertificate(CertificateError::Other(other)) => words(&other.to_string()),
+        Error::InvalidCertificate(c) => words(&format!("{c:?}")),
+        other => words(&format!("{other:?}")),
     }
 }
 
@@ -257,6 +268,15 @@ mod tests {
         assert_eq!(
             sentence(&other("SomethingNew"), cx),
             "the server's certificate was refused (something new)"
+        );
+        let crl = Error::InvalidCertRevocationList(rustls::CertRevocationListError::BadSignature);
+        assert_eq!(
+            sentence(&crl, cx),
+            "TLS failed (invalid cert revocation list)"
+        );
+        assert_eq!(
+            kind(&other("UnsupportedCertVersion")),
+            "unsupported cert version"
         );
     }
 
