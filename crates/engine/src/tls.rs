@@ -312,18 +312,16 @@ impl ServerCertVerifier for CaFileVerifier {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let refused =
-            match self
-                .webpki
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-            {
-                Ok(verified) => return Ok(verified),
-                Err(e) => e,
-            };
-        if !self.exact.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
-            return Err(refused);
+        let webpki =
+            self.webpki
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
+        match webpki {
+            Ok(verified) => Ok(verified),
+            Err(_) if self.exact.iter().any(|c| c.as_ref() == end_entity.as_ref()) => {
+                exact_match(end_entity, server_name, now)
+            }
+            Err(refused) => Err(refused),
         }
-        exact_match(end_entity, server_name, now)
     }
 
     fn verify_tls12_signature(
