@@ -92,7 +92,13 @@ fn another_ca_fails_every_handshake_and_exits_2() {
         err.contains("no TLS handshake succeeded (20 tls errors"),
         "{err}"
     );
-    assert!(err.contains("UnknownIssuer"), "{err}");
+    assert!(
+        err.contains(
+            "the server's certificate is not trusted: it was not issued by a CA of --cacert"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("UnknownIssuer"), "{err}");
     assert!(stdout(&out).contains("mismatch 0, tls 20"));
     // Not verifying: served, and the output says the certificate was not checked.
     let out = shootout(&["load", "-n", "20", "-c", "2", "--insecure", &url]);
@@ -224,5 +230,217 @@ fn certs_writes_five_pem_files_and_overwrites_only_with_force() {
     let out = shootout(&["certs", "--force", d]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_ne!(std::fs::read(dir.join("ca.pem")).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh directory for a test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shootout-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn certificates_made_with_openssl_load_as_with_curl() {
+    let dir = scratch("openssl-certs");
+    let c = nginx_tls::openssl_certs(&dir);
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start_with("openssl_certs_cli", setup, c.clone()) else {
+        return;
+    };
+    let p = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let (ca, cert, key) = (p(&c.ca), p(&c.client_cert), p(&c.client_key));
+    let url = nginx.url("localhost");
+    let out = shootout(&[
+        "load", "-n", "50", "-c", "2", "--cacert", &ca, "--cert", &cert, "--key", &key, &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("certificate verified, client certificate sent"),
+        "{text}"
+    );
+    assert_eq!(nginx.logged_requests(), 50);
+    // Without --cacert the self-signed certificate is not trusted, in words.
+    let out = shootout(&["load", "-n", "4", "-c", "1", &url]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not trusted: give its CA with --cacert, or --insecure"),
+        "{err}"
+    );
+    drop(nginx);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_encrypted_key_is_refused_with_how_to_decrypt_it() {
+    let dir = scratch("encrypted-key");
+    let c = nginx_tls::openssl_certs(&dir);
+    nginx_tls::openssl(
+        &dir,
+        &[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-aes256",
+            "-pass",
+            "pass:x",
+            "-out",
+            "enc.key",
+        ],
+    );
+    let key = dir.join("enc.key");
+    let out = shootout(&[
+        "load",
+        "-n",
+        "1",
+        "--cert",
+        c.client_cert.to_str().unwrap(),
+        "--key",
+        key.to_str().unwrap(),
+        "https://127.0.0.1:9/",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let want = format!(
+        "encrypted keys are not supported: decrypt it with openssl pkey -in {} -out PLAIN",
+        key.display()
+    );
+    assert!(err.contains("--key: ") && err.contains(&want), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_client_certificate_the_server_rejects_exits_2_naming_it() {
+    let setup = Setup {
+        require_client_cert: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("client_certificate_rejected", setup) else {
+        return;
+    };
+    // Signed by a CA nginx does not trust: nginx answers 400 to every request.
+    let other = shootout_certs::write(&nginx.dir.join("other")).unwrap();
+    let out = shootout(&[
+        "load",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "--cacert",
+        nginx.certs.ca.to_str().unwrap(),
+        "--cert",
+        other.client_cert.to_str().unwrap(),
+        "--key",
+        other.client_key.to_str().unwrap(),
+        &nginx.url("127.0.0.1"),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the server rejected our client certificate {}",
+            other.client_cert.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("20 × 400"), "{err}");
+}
+
+#[test]
+fn https_to_a_plain_http_port_says_so_and_exits_2() {
+    let setup = Setup {
+        cleartext: true,
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("plain_port_cli", setup) else {
+        return;
+    };
+    let out = shootout(&[
+        "load",
+        "-n",
+        "10",
+        "-c",
+        "2",
+        "--cacert",
+        nginx.certs.ca.to_str().unwrap(),
+        &nginx.url("127.0.0.1"),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "this port does not speak TLS (the server answered in plain text; use http://)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("InvalidContentType"), "{err}");
+}
+
+#[test]
+fn a_server_that_never_completes_a_handshake_exits_2_and_is_not_verified() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "https://127.0.0.1:{}/",
+        listener.local_addr().unwrap().port()
+    );
+    // Accepts (the kernel's backlog) and never answers; lives for the test.
+    let dir = scratch("silent");
+    let certs = shootout_certs::write_over(&dir).unwrap();
+    let ca = certs.ca.to_str().unwrap();
+    let args = |format: &'static str| {
+        vec![
+            "load",
+            "-n",
+            "4",
+            "-c",
+            "2",
+            "-z",
+            "10s",
+            "--timeout",
+            "300ms",
+            "--cacert",
+            ca,
+            "-o",
+            format,
+            &url,
+        ]
+    };
+    let started = std::time::Instant::now();
+    let out = shootout(&args("json"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no TLS handshake completed"), "{err}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(json["errors"]["tls"], 4, "{json}");
+    assert_eq!(json["errors"]["timeout"], 0, "{json}");
+    assert_eq!(json["tls"]["verified"], false, "{json}");
+    assert_eq!(json["tls"]["handshakes"]["done"], 0, "{json}");
+    let out = shootout(&args("text"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("certificate verified"), "{text}");
+    assert!(text.contains("no handshake completed"), "{text}");
+    // The run's end before any --timeout: the same, not a silent exit 0.
+    let out = shootout(&[
+        "load", "-c", "2", "-z", "1s", "--cacert", ca, "-o", "json", &url,
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no TLS handshake completed before the run ended"),
+        "{err}"
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"]["tls"], 2, "{json}");
+    assert_eq!(json["tls"]["verified"], false, "{json}");
+    drop(listener);
     std::fs::remove_dir_all(&dir).unwrap();
 }

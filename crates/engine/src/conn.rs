@@ -183,6 +183,18 @@ impl Conn {
     }
 
     /// What TLS did since the last call (handshakes ended or failed).
+    /// Whether a TLS handshake is under way on this connection, its TCP
+    /// connect done; when it is, the server failed to complete one in
+    /// time (a request's timeout, or the run's end), noted as a TLS
+    /// failure with the cause `why` gives.
+    pub fn handshake_given_up(&mut self, why: impl FnOnce() -> String) -> bool {
+        let pending = !self.connecting && self.tls.as_ref().is_some_and(|t| t.handshaking());
+        if pending {
+            self.tls_news.failed = Some((true, why()));
+        }
+        pending
+    }
+
     pub fn take_tls_news(&mut self) -> Option<TlsNews> {
         let news = &self.tls_news;
         (news.done.is_some() || news.failed.is_some()).then(|| std::mem::take(&mut self.tls_news))
@@ -305,7 +317,8 @@ impl Conn {
             match TlsSession::new(client, started) {
                 Ok(session) => self.tls = Some(Box::new(session)),
                 Err(why) => {
-                    self.tls_news.failed = Some((true, why.to_string()));
+                    let why = crate::tls_cause::sentence(&why, client.cause);
+                    self.tls_news.failed = Some((true, why));
                     return Err(ErrorClass::Tls);
                 }
             }

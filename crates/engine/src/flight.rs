@@ -243,18 +243,42 @@ impl Worker<'_> {
     }
 
     /// A request unanswered within the timeout fails its connection; the
-    /// front request is the oldest, so it is the one to check.
+    /// front request is the oldest, so it is the one to check. While a TLS
+    /// handshake is still under way, the failure is the handshake's (`tls`).
     pub(super) fn sweep_timeouts(&mut self, now: Instant) {
         for idx in 0..self.conns.len() {
             if self.conns[idx].front().is_some_and(|j| j.deadline <= now) {
-                self.fail_all(idx, ErrorClass::Timeout, now);
+                let timeout = self.setup.timeout;
+                let silent = || crate::tls_cause::silent(timeout);
+                let cause = if self.conns[idx].handshake_given_up(silent) {
+                    ErrorClass::Tls
+                } else {
+                    ErrorClass::Timeout
+                };
+                self.fail_all(idx, cause, now);
+                self.note_tls(idx);
             }
         }
     }
 
-    /// The deadline passed: every measured request in flight is cut.
+    /// The deadline passed: every measured request in flight is cut. When
+    /// this worker never completed a TLS handshake, the requests waiting
+    /// on one instead fail as `tls`: the server never answered one (a
+    /// healthy run's handshakes under way at its end are only cut).
     pub(super) fn cut_in_flight(&mut self) {
-        for (idx, conn) in self.conns.iter_mut().enumerate() {
+        let none_completed = self.rec.tls.as_ref().is_some_and(|t| !t.any_completed());
+        let now = Instant::now();
+        for idx in 0..self.conns.len() {
+            let waiting = self.conns[idx].outstanding() > 0;
+            if none_completed
+                && waiting
+                && self.conns[idx].handshake_given_up(crate::tls_cause::unfinished)
+            {
+                self.fail_all(idx, ErrorClass::Tls, now);
+                self.note_tls(idx);
+                continue;
+            }
+            let conn = &mut self.conns[idx];
             let (jobs, _) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
             for job in jobs.iter().filter(|j| j.measured) {
                 self.rec.cut(job.kind);

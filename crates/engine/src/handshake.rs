@@ -75,6 +75,11 @@ impl TlsRecorder {
         }
     }
 
+    /// Whether any handshake completed, warm-up included.
+    pub fn any_completed(&self) -> bool {
+        self.version.is_some()
+    }
+
     pub fn merge(&mut self, other: TlsRecorder) {
         self.counts.done += other.counts.done;
         self.counts.resumed += other.counts.resumed;
@@ -88,12 +93,14 @@ impl TlsRecorder {
     }
 
     /// The JSON figures; `cert_asked`: handshakes in which the server asked
-    /// for a client certificate the plan did not have.
-    pub fn summary(&self, verified: bool, client_cert: bool, cert_asked: u64) -> TlsSummary {
+    /// for a client certificate the plan did not have. `verify`: the plan
+    /// verifies the server; a certificate is reported verified only when a
+    /// handshake completed.
+    pub fn summary(&self, verify: bool, client_cert: bool, cert_asked: u64) -> TlsSummary {
         TlsSummary {
             version: self.version.map(str::to_string),
             cipher_suite: self.suite.map(str::to_string),
-            verified,
+            verified: verify && self.any_completed(),
             client_cert,
             client_cert_asked: cert_asked,
             handshakes: self.counts.clone(),

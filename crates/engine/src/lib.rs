@@ -46,6 +46,7 @@ pub use tls::{ClientCert, TlsOptions, Verify};
 pub use transport::Io;
 pub use workload::{Load, Stage, StageUnit, Stop, Workload, MAX_RATE};
 
+mod cert_der;
 mod checker;
 mod conn;
 mod control;
@@ -65,6 +66,7 @@ mod stats;
 mod stop;
 mod summary;
 mod sys;
+mod tls_cause;
 mod tls_conn;
 mod url;
 mod worker;

@@ -296,6 +296,13 @@ impl Plan {
     pub(crate) fn tls_client(&self) -> Option<&TlsClient> {
         self.tls_client.as_ref()
     }
+    /// Over TLS, the handshakes so far (of every run of this plan) in which
+    /// the server asked for a client certificate, whether the plan had one
+    /// or not; None over cleartext. With a certificate sent and no request
+    /// served, the server likely rejected it.
+    pub fn client_cert_requests(&self) -> Option<u64> {
+        self.tls_client.as_ref().map(TlsClient::cert_asked)
+    }
     /// The transport asked for; None takes the default ([`Io::resolve`]).
     pub fn io(&self) -> Option<Io> {
         self.io

@@ -56,7 +56,15 @@ pub(crate) fn build(
 /// The handshake figures of an https plan; None over cleartext.
 fn tls_summary(plan: &Plan, rec: &Recorder, cert_asked: u64) -> Option<TlsSummary> {
     let (client, tls) = (plan.tls_client()?, rec.tls.as_ref()?);
-    Some(tls.summary(!client.insecure, client.client_cert, cert_asked))
+    // The count is of asks the plan could not answer, in handshakes that
+    // got that far: with none completed (TLS 1.3 asks before the server's
+    // certificate is checked), the failures' causes say what went wrong.
+    let unanswered = if client.client_cert || !tls.any_completed() {
+        0
+    } else {
+        cert_asked
+    };
+    Some(tls.summary(!client.insecure, client.client_cert, unanswered))
 }
 
 /// One recorder holding every worker's counts and histograms (an empty one

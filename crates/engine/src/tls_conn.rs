@@ -12,6 +12,7 @@
 use crate::handshake::{Handshake, TlsNews};
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
+use crate::tls_cause::{self, Context};
 use rustls::{ClientConnection, HandshakeKind, ProtocolVersion};
 use socket2::Socket;
 use std::io::{self, Read, Write};
@@ -38,6 +39,8 @@ pub(crate) struct TlsSession {
     peer_closed: bool,
     /// The socket gave less than asked or would block in this event.
     drained: bool,
+    /// What a failure's sentence may say (with the server's first byte).
+    cause: Context,
 }
 
 impl TlsSession {
@@ -51,7 +54,13 @@ impl TlsSession {
             plain: 0,
             peer_closed: false,
             drained: false,
+            cause: client.cause,
         })
+    }
+
+    /// The handshake is still under way.
+    pub fn handshaking(&self) -> bool {
+        self.conn.is_handshaking()
     }
 
     /// A readiness event begins: the socket may hold new bytes.
@@ -110,7 +119,11 @@ impl TlsSession {
             if self.drained {
                 return Fill::Blocked;
             }
-            let mut probe = Probe { sock, short: false };
+            let mut probe = Probe {
+                sock,
+                short: false,
+                first: &mut self.cause.first_byte,
+            };
             let got = self.conn.read_tls(&mut probe);
             self.drained = probe.short;
             match got {
@@ -147,7 +160,7 @@ impl TlsSession {
             Err(e) => {
                 // Best effort: tell the server why (rustls queued the alert).
                 let _ = self.flush(sock);
-                news.failed = Some((handshaking, e.to_string()));
+                news.failed = Some((handshaking, tls_cause::sentence(&e, self.cause)));
                 return Some(Fill::Failed(ErrorClass::Tls));
             }
         }
@@ -192,16 +205,21 @@ impl TlsSession {
 }
 
 /// The socket as rustls's reader, noting whether it gave less than asked
-/// (then it is drained, and edge-triggered epoll will report new bytes).
+/// (then it is drained, and edge-triggered epoll will report new bytes)
+/// and the first byte the server ever sent.
 struct Probe<'a> {
     sock: &'a Socket,
     short: bool,
+    first: &'a mut Option<u8>,
 }
 
 impl Read for Probe<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let got = (&*self.sock).read(buf);
         self.short = got.as_ref().map_or(true, |&n| n < buf.len());
+        if self.first.is_none() && got.as_ref().is_ok_and(|&n| n > 0) {
+            *self.first = Some(buf[0]);
+        }
         got
     }
 }

@@ -211,6 +211,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // Nothing measured a server: an environment error (exit 2), not a pass.
     if let Some(hint) = load_output::nothing_connected(&report.summary)
         .or_else(|| load_output::no_tls_session(&report.summary))
+        .or_else(|| {
+            super::tls_args::client_cert_rejected(
+                args.tls.cert.as_deref(),
+                plan.client_cert_requests(),
+                &report.summary,
+            )
+        })
     {
         bail!("{hint}");
     }

@@ -47,3 +47,36 @@ impl TlsArgs {
         }
     }
 }
+
+/// A server that asked for our client certificate (`asked` handshakes,
+/// from the plan), was sent `cert`, and then served nothing, answering
+/// every request with a 4xx status (nginx with `ssl_verify_client on`
+/// answers 400 to every request over an expired or untrusted one): says
+/// so, for `shootout load` to exit 2, as it does when none was given.
+pub fn client_cert_rejected(
+    cert: Option<&std::path::Path>,
+    asked: Option<u64>,
+    s: &shootout_engine::Summary,
+) -> Option<String> {
+    let (cert, tls) = (cert?, s.tls.as_ref()?);
+    let statuses: Vec<String> = s
+        .status
+        .iter()
+        .map(|(code, n)| format!("{n} × {code}"))
+        .collect();
+    let all_4xx = s.status.keys().all(|code| code.starts_with('4'));
+    let rejected = tls.client_cert
+        && asked.is_some_and(|n| n > 0)
+        && s.requests.ok == 0
+        && s.requests.completed > 0
+        && all_4xx;
+    rejected.then(|| {
+        format!(
+            "the server rejected our client certificate {}: it asked for one and then answered \
+             every request with {} (nginx does so for an expired or untrusted one); check that \
+             it is valid and issued by a CA the server trusts",
+            cert.display(),
+            statuses.join(", ")
+        )
+    })
+}

@@ -44,7 +44,100 @@ pub fn start(_test: &str, setup: Setup) -> Option<NginxTls> {
     if !shootout_testkit::nginx() {
         return None;
     }
-    Some(NginxTls::start(setup))
+    Some(NginxTls::start(setup, None))
+}
+
+/// Like [`start`], serving `certs` (as [`openssl_certs`] makes them).
+pub fn start_with(_test: &str, setup: Setup, certs: CertPaths) -> Option<NginxTls> {
+    if !shootout_testkit::nginx() {
+        return None;
+    }
+    Some(NginxTls::start(setup, Some(certs)))
+}
+
+/// Runs `openssl` in `dir`, as a user would; panics on failure.
+pub fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Certificates made in `dir` the way most guides make them, with the
+/// `openssl` command: the server's self-signed by `openssl req -x509 -subj
+/// /CN=localhost` (CA:TRUE, no subject alternative name), served as is and
+/// given as its own CA; a CA the same way; and a client certificate
+/// signed by that CA with `openssl x509 -req` and no extensions (X.509
+/// v1). `ca` is the server's own certificate.
+pub fn openssl_certs(dir: &Path) -> CertPaths {
+    std::fs::create_dir_all(dir).unwrap();
+    let days = ["-days", "2"];
+    let mut req = vec!["req", "-x509", "-newkey", "rsa:2048", "-nodes"];
+    req.extend(days);
+    let mut server = req.clone();
+    server.extend([
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.pem",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    openssl(dir, &server);
+    let mut ca = req;
+    ca.extend([
+        "-keyout",
+        "clientca.key",
+        "-out",
+        "clientca.pem",
+        "-subj",
+        "/CN=Client CA",
+    ]);
+    openssl(dir, &ca);
+    openssl(
+        dir,
+        &[
+            "req",
+            "-new",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "client.key",
+            "-out",
+            "client.csr",
+            "-subj",
+            "/CN=client",
+        ],
+    );
+    let mut sign = vec![
+        "x509",
+        "-req",
+        "-in",
+        "client.csr",
+        "-CA",
+        "clientca.pem",
+        "-CAkey",
+        "clientca.key",
+        "-CAcreateserial",
+        "-out",
+        "client.pem",
+    ];
+    sign.extend(days);
+    openssl(dir, &sign);
+    CertPaths {
+        ca: dir.join("server.pem"),
+        server_cert: dir.join("server.pem"),
+        server_key: dir.join("server.key"),
+        client_cert: dir.join("client.pem"),
+        client_key: dir.join("client.key"),
+    }
 }
 
 /// A free port: the kernel's pick for a listener closed at once. Another
@@ -110,12 +203,16 @@ fn wait_ours(child: &mut Child, dir: &Path, port: u16) -> Result<(), String> {
 }
 
 impl NginxTls {
-    fn start(setup: Setup) -> NginxTls {
+    fn start(setup: Setup, certs: Option<CertPaths>) -> NginxTls {
         static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir =
             std::env::temp_dir().join(format!("shootout-nginx-tls-{}-{n}", std::process::id()));
-        let certs = shootout_certs::write(&dir.join("certs")).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let certs = match certs {
+            Some(c) => c,
+            None => shootout_certs::write(&dir.join("certs")).unwrap(),
+        };
         std::fs::write(dir.join(BIG_NAME), big_body()).unwrap();
         let (child, port) = spawn_ours(&dir, &|port| {
             std::fs::write(dir.join("nginx.conf"), conf(&dir, port, &certs, setup)).unwrap();
@@ -168,10 +265,13 @@ pub fn big_body() -> Vec<u8> {
 
 fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
     let d = dir.display();
+    // openssl_certs' client certificates have a CA of their own.
+    let own_ca = certs.client_cert.with_file_name("clientca.pem");
+    let client_ca = if own_ca.exists() { &own_ca } else { &certs.ca };
     let client = if setup.require_client_cert {
         format!(
             "ssl_client_certificate {}; ssl_verify_client on;",
-            certs.ca.display()
+            client_ca.display()
         )
     } else {
         String::new()

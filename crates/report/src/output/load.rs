@@ -69,15 +69,18 @@ pub fn no_tls_session(s: &Summary) -> Option<String> {
         ));
     }
     let refused = s.requests.completed == 0 && e.tls > 0 && e.total() == e.tls + e.connect;
-    refused.then(|| {
-        format!(
-            "no TLS handshake succeeded ({} tls errors{}): check the server's certificate \
+    // The causes are sentences that say what to do (shootout-engine's
+    // tls_cause); without one, the commonest cause is a certificate.
+    refused.then(|| match tls_causes(tls) {
+        Some(causes) => format!(
+            "no TLS handshake succeeded ({} tls errors): {causes}",
+            e.tls
+        ),
+        None => format!(
+            "no TLS handshake succeeded ({} tls errors): check the server's certificate \
              and --cacert, or the client certificate",
-            e.tls,
-            tls_causes(tls)
-                .map(|c| format!("; {c}"))
-                .unwrap_or_default()
-        )
+            e.tls
+        ),
     })
 }
 
@@ -96,22 +99,23 @@ fn tls_causes(tls: &TlsSummary) -> Option<String> {
 /// The TLS section of the text output.
 fn tls_text(o: &mut String, tls: &TlsSummary) {
     let h = &tls.handshakes;
-    let verified = if tls.verified {
-        "certificate verified"
-    } else {
-        "certificate NOT verified (--insecure)"
+    // A certificate is verified only in a completed handshake.
+    let verified = match (&tls.version, tls.verified) {
+        (None, _) => "no handshake completed, certificate not checked",
+        (Some(_), true) => "certificate verified",
+        (Some(_), false) => "certificate NOT verified (--insecure)",
     };
     let client = if tls.client_cert {
         ", client certificate sent"
     } else {
         ""
     };
-    let _ = writeln!(
-        o,
-        "\nTLS            {} {}, {verified}{client}",
-        tls.version.as_deref().unwrap_or("(no handshake)"),
-        tls.cipher_suite.as_deref().unwrap_or(""),
-    );
+    let spoken = match (&tls.version, &tls.cipher_suite) {
+        (Some(v), Some(suite)) => format!("{v} {suite}, "),
+        (Some(v), None) => format!("{v}, "),
+        (None, _) => String::new(),
+    };
+    let _ = writeln!(o, "\nTLS            {spoken}{verified}{client}");
     let _ = writeln!(
         o,
         "  handshakes   {} done, {} resumed, {} failed; p50 {:.3} ms, p99 {:.3} ms",
