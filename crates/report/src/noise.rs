@@ -25,23 +25,44 @@ fn rps(m: &Measurement) -> f64 {
 }
 
 /// The run's A/A floor in a sentence; None below its minimum of pairs.
+/// When other processes disturbed some measurements, it says how many:
+/// then much of the floor is their CPU, not the servers'.
 pub fn floor_line(data: &RunData) -> Option<String> {
     let f = floor(&data.measurements, rps)?;
+    let disturbed = data.measurements.iter().filter(|m| m.disturbed).count();
+    let cause = if disturbed > 0 {
+        format!(
+            " {disturbed} of the {} measurements were disturbed (※: other processes or the \
+             hypervisor took the measured CPUs), so much of this floor is their CPU, not the \
+             servers'; a quieter machine measures a lower one.",
+            data.measurements.len()
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
         "Noise floor (A/A): two starts of the same server differed in throughput by up to \
          {:.1}% (95th percentile of {} pairs of starts in this run); a smaller difference \
          between two contestants is called a tie even when it is significant \
-         (docs/statistics.md).",
+         (docs/statistics.md).{cause}",
         f.pct(),
         f.pairs
     ))
 }
 
 /// The targets whose throughput varied between starts by more than
-/// [`STARTS_NOTED`], pooled over their cells; None when none did.
+/// [`STARTS_NOTED`], pooled over their cells, on measurements nobody
+/// disturbed (a disturbed target's variation is said by the floor's and
+/// the ※ notes, with its cause); None when none did.
 pub fn starts_line(data: &RunData, targets: &[&str]) -> Option<String> {
     let parts: Vec<String> = targets
         .iter()
+        .filter(|&&t| {
+            !data
+                .measurements
+                .iter()
+                .any(|m| m.target == t && m.disturbed)
+        })
         .filter_map(|&t| {
             let cells = start_cells(&data.measurements, Some(t), rps);
             let p = Pooled::of(cells.iter().map(|c| &c[..]))?;

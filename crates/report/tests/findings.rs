@@ -80,3 +80,27 @@ fn a_start_far_from_the_others_is_named_between_starts() {
     let t = text(&findings(&shootout_report::Context::new(&data)));
     assert!(!t.contains("Between starts"), "{t}");
 }
+
+#[test]
+fn a_disturbed_run_puts_its_floor_on_others_cpu_not_on_the_servers() {
+    let (db, ids) = common::fixture_db("findings-disturbed", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    for m in data
+        .measurements
+        .iter_mut()
+        .filter(|m| m.target == "rust-rocket")
+    {
+        m.disturbed = true;
+        if m.scenario == "simple" && m.repetition == 0 {
+            m.summary.rps *= 1.3;
+        }
+    }
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    let floor = t
+        .lines()
+        .find(|l| l.starts_with("Noise floor (A/A)"))
+        .unwrap_or("");
+    assert!(floor.contains("measurements were disturbed"), "{t}");
+    // rust-rocket's spread is others' CPU (its ※ note), not its starts.
+    assert!(!t.contains("Between starts: rust-rocket"), "{t}");
+}
