@@ -233,6 +233,22 @@ fn certs_writes_five_pem_files_and_overwrites_only_with_force() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn certs_says_why_it_cannot_write_once() {
+    let dir = scratch("certs-notdir");
+    let file = dir.join("file");
+    std::fs::write(&file, "").unwrap();
+    let out = shootout(&["certs", file.join("sub").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.matches("Not a directory").count(), 1, "{err}");
+    assert!(
+        err.contains(&file.join("sub").display().to_string()),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A fresh directory for a test's files.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("shootout-cli-{name}-{}", std::process::id()));
