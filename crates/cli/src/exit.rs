@@ -16,6 +16,9 @@ pub enum Outcome {
     /// A stop signal (Ctrl-C, SIGTERM, SIGHUP) ended it; what was finished
     /// is kept.
     Interrupted,
+    /// It did what it could, but a usage error (a broken input, already
+    /// named on stderr) kept it from the rest: exit 2.
+    Usage,
 }
 
 pub fn finish(result: anyhow::Result<Outcome>) -> ExitCode {
@@ -23,6 +26,7 @@ pub fn finish(result: anyhow::Result<Outcome>) -> ExitCode {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
         Ok(Outcome::Interrupted) => ExitCode::from(crate::interrupt::exit_interrupted()),
+        Ok(Outcome::Usage) => ExitCode::from(2),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

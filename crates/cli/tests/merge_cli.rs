@@ -248,16 +248,81 @@ fn a_shard_stopped_by_sigterm_is_named_by_merge_and_merged_only_as_partial() {
     let out = shootout(&["merge", "--accept-partial", "-o", "json", a, b]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
-    let window = format!("partial window: {b} interrupted; every shard measured ");
-    assert!(
-        err.contains(&window) && err.contains("of the planned 4.0 s"),
-        "{err}"
-    );
     let merged: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    common::assert_load_json(&merged);
     let rows = merged["shards"].as_array().unwrap();
     assert_eq!(rows[1]["interrupted"], true);
     assert_eq!(rows[0]["interrupted"], false);
+
+    assert_counted_over_the_stated_window(&merged, &err, a, b, measured);
+    let w = measured.floor();
+
+    // The text report says the window too.
+    let out = shootout(&["merge", "--accept-partial", a, b]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("partial window: every count over the first {w} s")),
+        "{}",
+        stdout(&out)
+    );
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The window `merge --accept-partial` of shards `a` and `b` states (the
+/// whole seconds both measured, `measured` the shorter) is the one counted:
+/// every count taken from the interval logs' seconds in it.
+fn assert_counted_over_the_stated_window(
+    merged: &serde_json::Value,
+    err: &str,
+    a: &str,
+    b: &str,
+    measured: f64,
+) {
+    let rows = merged["shards"].as_array().unwrap();
+    let window = &merged["partial_window"];
+    let w = window["window_s"].as_f64().unwrap();
+    assert_eq!(w, measured.floor(), "{window}");
+    assert_eq!(window["shortest_s"], measured);
+    assert_eq!(window["planned_s"], 4.0);
+    assert_eq!(window["interrupted"][0], b);
+    assert!(
+        err.contains(&format!(
+            "partial window: {b} interrupted; counted over the first {w} s every shard measured"
+        )) && err.contains("of the planned 4.0 s"),
+        "{err}"
+    );
+    assert_eq!(merged["duration_s"], w, "the duration used is the window");
+    assert_eq!(merged["timeline"].as_array().unwrap().len(), w as usize);
+    let in_window = |p: &str| -> u64 {
+        let log = shootout_shards::read(Path::new(p)).unwrap();
+        let from = log.sidecar.measured_from_unix_s;
+        let kept: u64 = log
+            .seconds
+            .iter()
+            .filter(|(at, _)| at - from < w - 0.5)
+            .map(|(_, h)| h.len())
+            .sum();
+        let all: u64 = log.seconds.iter().map(|(_, h)| h.len()).sum();
+        assert!(kept < all, "{p}: the shard measured past the window");
+        kept
+    };
+    let expected = in_window(a) + in_window(b);
+    assert_eq!(merged["requests"]["completed"], expected);
+    assert_eq!(merged["status"]["200"], expected);
+    let errors: u64 = merged["errors"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(merged["requests"]["sent"], expected + errors);
+    let rps = merged["rps"].as_f64().unwrap();
+    assert!((rps - expected as f64 / w).abs() < 1e-6, "{rps}");
+    assert_eq!(rows[0]["duration_s"], w);
+    assert!(
+        merged["latency_uncorrected_ms"].is_null(),
+        "not in the window"
+    );
 }
 
 fn shootout_shards_sidecar(hlog: &Path) -> PathBuf {

@@ -282,3 +282,35 @@ fn capacity_of_a_mix_shows_each_kind_and_which_broke_first() {
     assert_eq!(json["broke_first"]["kind"], "queries", "{json}");
     cleanup(&file);
 }
+
+/// One kind past the limit is refused, and docs/mix.md states the limit.
+#[test]
+fn a_mix_of_more_than_1024_kinds_is_refused_as_docs_mix_md_says() {
+    let kinds = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("[[request]]\nname = \"k{i}\"\nweight = 1\npath = \"/{i}\"\n\n"))
+            .collect()
+    };
+    let path = mix_file(&kinds(1025), "too-many");
+    let out = shootout(&[
+        "load",
+        "--mix",
+        path.to_str().unwrap(),
+        "-n",
+        "1",
+        "http://127.0.0.1:9/",
+    ]);
+    cleanup(&path);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("key `request`: at most 1024 kinds"),
+        "{}",
+        stderr(&out)
+    );
+    let doc = include_str!("../../../docs/mix.md");
+    assert!(doc.contains("1 to 1,024 kinds"), "docs/mix.md: the limit");
+    assert!(
+        doc.contains("at most 1024 kinds"),
+        "docs/mix.md: the message"
+    );
+}

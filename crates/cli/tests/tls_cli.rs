@@ -233,6 +233,42 @@ fn certs_writes_five_pem_files_and_overwrites_only_with_force() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn certs_says_why_it_cannot_write_once() {
+    let dir = scratch("certs-notdir");
+    let file = dir.join("file");
+    std::fs::write(&file, "").unwrap();
+    let out = shootout(&["certs", file.join("sub").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.matches("Not a directory").count(), 1, "{err}");
+    assert!(
+        err.contains(&file.join("sub").display().to_string()),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// docs/bad-input.md's `https://127.0.0.1:9/` row, run: https is
+/// supported, so nothing listening is what is said.
+#[test]
+fn https_to_a_closed_port_is_refused_as_docs_bad_input_says() {
+    let out = shootout(&["load", "-n", "3", "-z", "2s", "https://127.0.0.1:9/"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no connection succeeded")
+            && err.contains("check that a server is listening on 127.0.0.1:9"),
+        "{err}"
+    );
+    let doc = include_str!("../../../docs/bad-input.md");
+    assert!(!doc.contains("https is not supported"), "docs/bad-input.md");
+    assert!(
+        doc.contains("| `https://127.0.0.1:9/` (nothing listening) | `no connection succeeded"),
+        "docs/bad-input.md"
+    );
+}
+
 /// A fresh directory for a test's files.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("shootout-cli-{name}-{}", std::process::id()));

@@ -55,6 +55,10 @@ pub enum RunError {
         dir: PathBuf,
         source: std::io::Error,
     },
+    /// A selected target's manifest is broken: a usage error, named with
+    /// its file, line and key, before anything runs.
+    #[error("bad target manifest: {0}")]
+    Manifest(shootout_servers::ManifestError),
     #[error("--targets: '{name}' is not a target of study {study} ({known})")]
     UnknownTarget {
         name: String,
@@ -510,7 +514,7 @@ fn select_targets(
     dir: &Path,
     only: Option<&[String]>,
 ) -> Result<Vec<Entry>, RunError> {
-    let found = shootout_servers::discover(dir).map_err(|source| RunError::TargetsDir {
+    let mut found = shootout_servers::discover(dir).map_err(|source| RunError::TargetsDir {
         dir: dir.to_path_buf(),
         source,
     })?;
@@ -532,6 +536,11 @@ fn select_targets(
             });
         }
         names.retain(|n| only.contains(n));
+    }
+    let selected =
+        |b: &shootout_servers::ManifestError| broken_name(b).is_some_and(|n| names.contains(&n));
+    if let Some(i) = found.broken.iter().position(selected) {
+        return Err(RunError::Manifest(found.broken.swap_remove(i)));
     }
     Ok(names
         .into_iter()
@@ -555,20 +564,8 @@ fn select_targets(
                 run_command: target.as_ref().map(|t| t.run.clone()),
             };
             if target.is_none() {
-                match found
-                    .broken
-                    .iter()
-                    .find(|b| broken_name(b).as_deref() == Some(&name))
-                {
-                    Some(b) => {
-                        record.status = TargetStatus::BuildFailed;
-                        record.reason = Some(format!("bad manifest: {b}"));
-                    }
-                    None => {
-                        record.status = TargetStatus::Skipped;
-                        record.reason = Some(format!("no target '{name}' in {}", dir.display()));
-                    }
-                }
+                record.status = TargetStatus::Skipped;
+                record.reason = Some(format!("no target '{name}' in {}", dir.display()));
             }
             Entry {
                 name,

@@ -148,10 +148,13 @@ fn at(unix_s: f64) -> String {
     crate::clock::format_time(t)
 }
 
-/// Each open-loop shard sent its share: sent / duration within 1% of its rate.
+/// Each open-loop shard sent its share: sent / duration within 1% of its
+/// rate. A shard a signal stopped is not judged: its duration runs to the
+/// stop, while it sends no more once the signal arrives (a partial merge
+/// keeps only its whole seconds before the stop).
 fn rates(logs: &[ShardLog]) -> Vec<String> {
     let mut out = Vec::new();
-    for log in logs {
+    for log in logs.iter().filter(|l| !l.sidecar.interrupted) {
         let s = &log.sidecar.summary;
         let (Some(share), "open") = (s.rate, s.mode.as_str()) else {
             continue;

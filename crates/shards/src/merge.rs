@@ -4,7 +4,12 @@
 //! HdrHistograms merge by adding counts); counters are summed. `rps` is the
 //! sum of the shards' rates, `duration_s` their mean measured duration.
 //! Shards stopped by a signal are merged only when a partial window is
-//! accepted; [`Merged::partial`] then says which and the shortened window.
+//! accepted; every shard is then trimmed to the whole seconds all of them
+//! measured ([`trim`]), so every count and rate belongs to the one window
+//! [`Merged::partial`] states. What the interval log does not place in time
+//! (latency from the actual send, send lag) is left out of such a merge;
+//! totals it cannot split exactly (several status codes or error classes)
+//! refuse the merge by name.
 
 use crate::check;
 use crate::clock::format_time;
@@ -12,8 +17,8 @@ use crate::log::ShardLog;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use shootout_engine::{
-    GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock, Second, Shard,
-    Summary,
+    ErrorCounts, GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, RunClock,
+    Second, Shard, Summary,
 };
 use std::collections::BTreeMap;
 use std::time::{Duration, UNIX_EPOCH};
@@ -43,17 +48,22 @@ pub struct ShardRow {
     pub interrupted: bool,
 }
 
-/// The window a merge with interrupted shards covers: where every shard
-/// was measuring, against the load's planned duration.
+/// The window a merge with interrupted shards covers: the first whole
+/// seconds every shard measured, against the load's planned duration.
+/// Every count of the merged report is over this window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PartialWindow {
     /// The interrupted shards' files.
     pub interrupted: Vec<String>,
-    /// Start of the window every shard measured, RFC 3339.
+    /// Start of the window (the earliest shard's start), RFC 3339.
     pub from: String,
-    /// Its end, RFC 3339.
+    /// Its end, `window_s` later, RFC 3339.
     pub until: String,
+    /// Whole seconds counted from each shard's start: the merged
+    /// `duration_s`.
     pub window_s: f64,
+    /// The shortest time a shard measured before its stop.
+    pub shortest_s: f64,
     /// The load's planned duration (None: stopped by a request count).
     pub planned_s: Option<f64>,
 }
@@ -81,6 +91,8 @@ pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mi
         .iter()
         .map(|l| l.sidecar.measured_from_unix_s)
         .fold(f64::INFINITY, f64::min);
+    let partial = partial_window(&logs, origin);
+    cut(&mut logs, partial.as_ref())?;
     let summaries: Vec<&Summary> = logs.iter().map(|l| &l.sidecar.summary).collect();
     let duration_s = summaries.iter().map(|s| s.duration_s).sum::<f64>() / logs.len() as f64;
     let n = (duration_s.ceil() as usize).max(1);
@@ -146,15 +158,31 @@ pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mi
             intervals: Intervals::default(),
             handshakes,
         },
-        partial: partial_window(&logs),
+        partial,
         shards,
         start_skew_ms,
     })
 }
 
-/// The common window of shards some of which were interrupted; None when
-/// none was.
-fn partial_window(logs: &[ShardLog]) -> Option<PartialWindow> {
+/// Cuts every shard to the partial window's whole seconds ([`trim`]).
+fn cut(logs: &mut [ShardLog], window: Option<&PartialWindow>) -> Result<(), Mismatch> {
+    let Some(w) = window else { return Ok(()) };
+    let seconds = w.window_s as usize;
+    let problems: Vec<String> = logs
+        .iter_mut()
+        .filter_map(|l| trim(l, seconds).err())
+        .map(|e| e.to_string())
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Mismatch(problems))
+    }
+}
+
+/// The common window of shards some of which were interrupted: the whole
+/// seconds every shard measured; None when none was interrupted.
+fn partial_window(logs: &[ShardLog], origin: f64) -> Option<PartialWindow> {
     let interrupted: Vec<String> = logs
         .iter()
         .filter(|l| l.sidecar.interrupted)
@@ -163,21 +191,137 @@ fn partial_window(logs: &[ShardLog]) -> Option<PartialWindow> {
     if interrupted.is_empty() {
         return None;
     }
-    let from = logs
+    let shortest_s = logs
         .iter()
-        .map(|l| l.sidecar.measured_from_unix_s)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let until = logs
-        .iter()
-        .map(|l| l.sidecar.measured_until_unix_s())
+        .map(|l| l.sidecar.summary.duration_s)
         .fold(f64::INFINITY, f64::min);
+    let window_s = whole_seconds(shortest_s) as f64;
     Some(PartialWindow {
         interrupted,
-        from: format_time(unix(from)),
-        until: format_time(unix(until)),
-        window_s: (until - from).max(0.0),
+        from: format_time(unix(origin)),
+        until: format_time(unix(origin + window_s)),
+        window_s,
+        shortest_s,
         planned_s: logs[0].sidecar.settings.duration_s,
     })
+}
+
+/// The whole seconds a shard that measured `duration_s` covered (a
+/// millisecond short of a second still counts it whole).
+fn whole_seconds(duration_s: f64) -> usize {
+    (duration_s + 0.001).floor().max(0.0) as usize
+}
+
+/// A shard that cannot be cut to the common window of a partial merge.
+#[derive(Debug, thiserror::Error)]
+pub enum Untrimmable {
+    #[error("{file} (shard {shard}) measured {measured:.2} s: the shards share no whole second to merge")]
+    NoWholeSecond {
+        file: String,
+        shard: Shard,
+        measured: f64,
+    },
+    /// `what`: the totals its log does not place in time.
+    #[error(
+        "{file} (shard {shard}) {what}, which its log does not place in time: \
+         its counts cannot be cut to the common window"
+    )]
+    NotInTime {
+        file: String,
+        shard: Shard,
+        what: &'static str,
+    },
+}
+
+/// Cuts a shard down to its first `seconds` whole seconds: its latency and
+/// error seconds past them are dropped and its sidecar's counts recounted
+/// from what is left. A request counts in the window it ended in (`sent`
+/// = completed + failed, none cut). Totals the log does not place in time
+/// are split only when exact: one status code, one error class; otherwise
+/// the shard cannot be trimmed. Bytes and generator CPU are scaled to the
+/// completed requests and the window kept; send lag and the latency from
+/// the actual send, logged over the whole phase only, are dropped.
+pub fn trim(log: &mut ShardLog, seconds: usize) -> Result<(), Untrimmable> {
+    let (file, shard) = (log.path.display().to_string(), log.sidecar.shard);
+    let not_in_time = |what| Untrimmable::NotInTime {
+        file: file.clone(),
+        shard,
+        what,
+    };
+    if seconds == 0 {
+        return Err(Untrimmable::NoWholeSecond {
+            file: file.clone(),
+            shard,
+            measured: log.sidecar.summary.duration_s,
+        });
+    }
+    let from = log.sidecar.measured_from_unix_s;
+    log.seconds.retain(|(at, _)| slot_of(*at, from) < seconds);
+    log.sidecar.errors_per_second.truncate(seconds);
+    log.uncorrected = None;
+    log.lag = None;
+    let completed: u64 = log.seconds.iter().map(|(_, h)| h.len()).sum();
+    let failed: u64 = log.sidecar.errors_per_second.iter().sum();
+    let s = &mut log.sidecar.summary;
+    let errors = split_errors(&s.errors, failed)
+        .ok_or_else(|| not_in_time("failed requests of several kinds"))?;
+    let answered = completed + errors.mismatch;
+    let status = match s.status.len() {
+        _ if answered == 0 => BTreeMap::new(),
+        1 => s.status.keys().map(|k| (k.clone(), answered)).collect(),
+        _ => return Err(not_in_time("was answered with several status codes")),
+    };
+    let ok = match s.requests.ok {
+        0 => 0,
+        n if n == s.requests.completed => completed,
+        _ => return Err(not_in_time("has completed responses both ok and not")),
+    };
+    let window = seconds as f64;
+    s.bytes_received =
+        share(s.bytes_received as f64, completed, s.requests.completed).round() as u64;
+    s.generator.cpu_seconds *= if s.duration_s > 0.0 {
+        window / s.duration_s
+    } else {
+        0.0
+    };
+    s.requests.sent = completed + failed;
+    s.requests.completed = completed;
+    s.requests.ok = ok;
+    s.requests.cut = 0;
+    s.errors = errors;
+    s.status = status;
+    s.duration_s = window;
+    s.rps = completed as f64 / window;
+    s.lag = None;
+    s.latency_uncorrected_ms = None;
+    Ok(())
+}
+
+/// `total` times `part / whole`; 0 for an empty whole.
+fn share(total: f64, part: u64, whole: u64) -> f64 {
+    if whole > 0 {
+        total * part as f64 / whole as f64
+    } else {
+        0.0
+    }
+}
+
+/// `failed` requests of a shard whose errors were `all`, by class: exact
+/// when there are none or they are all of one class; None otherwise.
+fn split_errors(all: &ErrorCounts, failed: u64) -> Option<ErrorCounts> {
+    let mut errors = all.clone();
+    if failed == 0 {
+        return Some(ErrorCounts::default());
+    }
+    if classes(&mut errors).iter().filter(|n| ***n > 0).count() != 1 {
+        return None;
+    }
+    for n in classes(&mut errors) {
+        if *n > 0 {
+            *n = failed;
+        }
+    }
+    Some(errors)
 }
 
 fn summary(
@@ -196,7 +340,7 @@ fn summary(
     requests.completed = sum(|x| x.requests.completed);
     requests.ok = sum(|x| x.requests.ok);
     requests.cut = sum(|x| x.requests.cut);
-    let mut errors = shootout_engine::ErrorCounts::default();
+    let mut errors = ErrorCounts::default();
     let mut status: BTreeMap<String, u64> = BTreeMap::new();
     for x in s {
         errors.add(&x.errors);
@@ -269,6 +413,21 @@ fn summary(
             io: first.generator.io.clone(),
         },
     }
+}
+
+/// Every error class's count, to split a shard's errors by class.
+fn classes(e: &mut ErrorCounts) -> [&mut u64; 9] {
+    [
+        &mut e.connect,
+        &mut e.write,
+        &mut e.read,
+        &mut e.timeout,
+        &mut e.parse,
+        &mut e.mismatch,
+        &mut e.tls,
+        &mut e.stream_reset,
+        &mut e.goaway,
+    ]
 }
 
 /// Latency in microseconds at the engine's precision (3 digits, lowest 1).

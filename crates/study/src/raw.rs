@@ -187,9 +187,23 @@ pub(super) struct RawStage {
     pub to: f64,
 }
 
-/// A duration written as `"5s"`, `"500ms"`, `"2m"`, `"1.5s"` or a number of seconds.
+/// A duration written as `"5s"`, `"500ms"`, `"2m"` or `"1.5s"`: a number
+/// needs its unit (`5` could be seconds or milliseconds), except 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dur(pub Duration);
+
+/// A number written as a duration without its unit.
+#[derive(Debug, thiserror::Error)]
+#[error("'{0}' needs a unit, e.g. \"{0}s\" or \"{0}ms\"")]
+pub struct NoUnit(String);
+
+/// A bare number as a duration: 0, or refused for want of a unit.
+fn unitless(v: f64, shown: &str) -> Result<Dur, NoUnit> {
+    if v == 0.0 {
+        return Ok(Dur(Duration::ZERO));
+    }
+    Err(NoUnit(shown.to_string()))
+}
 
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
@@ -197,20 +211,19 @@ impl<'de> Deserialize<'de> for Dur {
         impl Visitor<'_> for V {
             type Value = Dur;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a duration such as \"5s\", \"250ms\", \"2m\" or a number of seconds")
+                f.write_str("a duration such as \"5s\", \"250ms\" or \"2m\"")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                if let Ok(n) = v.trim().replace('_', "").parse::<f64>() {
+                    return unitless(n, v.trim()).map_err(E::custom);
+                }
                 units::parse_duration(v).map(Dur).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
-                units::seconds(v as f64, &v.to_string())
-                    .map(Dur)
-                    .map_err(E::custom)
+                unitless(v as f64, &v.to_string()).map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
-                units::seconds(v as f64, &v.to_string())
-                    .map(Dur)
-                    .map_err(E::custom)
+                unitless(v as f64, &v.to_string()).map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
                 // Show 1e30 as written, not as thirty-one digits.
@@ -219,7 +232,7 @@ impl<'de> Deserialize<'de> for Dur {
                 } else {
                     v.to_string()
                 };
-                units::seconds(v, &shown).map(Dur).map_err(E::custom)
+                unitless(v, &shown).map_err(E::custom)
             }
         }
         d.deserialize_any(V)

@@ -138,7 +138,11 @@ pub fn parse_memory(text: &str) -> Result<u64, MemoryError> {
         number: number.to_string(),
     })?;
     let bytes = n * scale as f64;
-    if !bytes.is_finite() || bytes < MIN_MEMORY as f64 {
+    // "inf" and "NaN" parse as floats but count no bytes.
+    if !n.is_finite() {
+        return Err(MemoryError::NotBytes(text.to_string()));
+    }
+    if bytes < MIN_MEMORY as f64 {
         return Err(MemoryError::UnderOnePage(text.to_string()));
     }
     if bytes > (1u64 << 50) as f64 {
@@ -154,6 +158,8 @@ pub enum MemoryError {
     NoUnit(String),
     #[error("'{text}': '{number}' is not a number")]
     NotANumber { text: String, number: String },
+    #[error("'{0}' is not a number of bytes")]
+    NotBytes(String),
     #[error("'{0}' is under one page (4KiB)")]
     UnderOnePage(String),
     #[error("'{0}' is more than 1 PiB")]
@@ -171,6 +177,14 @@ mod tests {
         assert_eq!(parse_memory("4KiB"), Ok(4096));
         for bad in ["512", "512MB", "1KiB", "xMiB", "-1GiB", "", "1e20GiB"] {
             assert!(parse_memory(bad).is_err(), "{bad} accepted");
+        }
+        // Floats that are no number of bytes are not "under one page".
+        for bad in ["inf GiB", "NaNMiB", "-infKiB", "infinityGiB"] {
+            assert_eq!(
+                parse_memory(bad),
+                Err(MemoryError::NotBytes(bad.to_string())),
+                "{bad}"
+            );
         }
     }
 
@@ -248,6 +262,21 @@ mod tests {
             let e = study(table, "load = { connections = 1, requests = 5 }").unwrap_err();
             assert_eq!(e.key.as_deref(), Some(key), "{table}: {e}");
             assert_eq!(e.line, Some(line), "{table}: {e}");
+        }
+        for memory in ["inf GiB", "NaNMiB"] {
+            let table = format!("resources = {{ memory = \"{memory}\" }}");
+            let e = study(&table, "load = { connections = 1, requests = 5 }").unwrap_err();
+            assert_eq!(
+                (e.key.as_deref(), e.line),
+                (Some("resources.memory"), Some(5)),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains(&format!("'{memory}' is not a number of bytes")),
+                "{e}"
+            );
+            assert!(!e.to_string().contains("under one page"), "{e}");
         }
         let e = study(
             "",

@@ -44,7 +44,6 @@ fn every_form_parses_at_study_and_scenario_level() {
         }
     );
     assert_eq!(warmup("warmup = \"2s\"", ""), Warmup::Fixed(ms(2000)));
-    assert_eq!(warmup("warmup = 3", ""), Warmup::Fixed(ms(3000)));
     assert_eq!(warmup("warmup = 0", ""), Warmup::Fixed(ms(0)));
     assert_eq!(warmup("warmup = \"2s\"", "warmup = \"auto\""), Warmup::AUTO);
     assert_eq!(
@@ -122,6 +121,30 @@ fn bad_warmups_name_file_line_and_key() {
         ),
         ("", "warmup = { window = \"soon\" }", 8, "window", "soon"),
         ("warmup = -1", "", 5, "warmup", ""),
+        // A number without its unit: seconds or milliseconds?
+        ("warmup = 5", "", 5, "warmup", "needs a unit, e.g. \"5s\""),
+        (
+            "warmup = \"5\"",
+            "",
+            5,
+            "warmup",
+            "needs a unit, e.g. \"5s\"",
+        ),
+        (
+            "warmup = 2.5",
+            "",
+            5,
+            "warmup",
+            "needs a unit, e.g. \"2.5s\"",
+        ),
+        (
+            "",
+            "warmup = { window = 1 }",
+            8,
+            "window",
+            "needs a unit, e.g. \"1s\"",
+        ),
+        ("timeout = 5", "", 5, "timeout", "needs a unit, e.g. \"5s\""),
     ];
     for (s, sc, line, key, words) in cases {
         let e = study(s, sc).unwrap_err();

@@ -37,7 +37,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             shootout_certs::CertError::Link(_) => {
                 anyhow::anyhow!("{e}; pass --force to replace the link itself")
             }
-            e => anyhow::anyhow!(e),
+            // Its message holds its cause already: flattened, so that
+            // the cause is not printed a second time as the chain's next.
+            e => anyhow::anyhow!("{e}"),
         })
         .with_context(|| format!("shootout certs {}", args.dir.display()))?;
     eprintln!(

@@ -4,7 +4,8 @@
 //! and JSON schema of `shootout load`, with a `shards` section; `--fail-if`
 //! applies to it as to a single load. A shard stopped by a signal (its
 //! sidecar says `interrupted`) is refused by name unless `--accept-partial`
-//! is given; then the shortened window is said on stderr.
+//! is given; then every shard is cut to the whole seconds all of them
+//! measured, the window said on stderr and as `partial_window` in JSON.
 
 use crate::exit::Outcome;
 use shootout_engine::Threshold;
@@ -23,7 +24,7 @@ pub struct Args {
     /// Each shard's interval log (--hdr-log FILE) or its sidecar (FILE.json), every shard once.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Merge shards that a signal stopped before their end too, over the shortened window (said on stderr).
+    /// Merge shards that a signal stopped before their end too, cut to the whole seconds every shard measured (said on stderr and in JSON).
     #[arg(long)]
     pub accept_partial: bool,
     /// Output format on stdout.
@@ -54,17 +55,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     ))
 }
 
-/// `partial window: shard-2.hlog interrupted; every shard measured 1.2 s
-/// of the planned 5.0 s (from ... until ...)`.
+/// `partial window: shard-2.hlog interrupted; counted over the first 1 s
+/// every shard measured (the shortest measured 1.2 s of the planned 5.0
+/// s), from ... until ...`.
 fn partial_line(p: &PartialWindow) -> String {
     let planned = p
         .planned_s
         .map(|s| format!(" of the planned {s:.1} s"))
         .unwrap_or_default();
     format!(
-        "partial window: {} interrupted; every shard measured {:.1} s{planned} (from {} until {})",
+        "partial window: {} interrupted; counted over the first {} s every shard measured \
+         (the shortest measured {:.2} s{planned}), from {} until {}",
         p.interrupted.join(", "),
         p.window_s,
+        p.shortest_s,
         p.from,
         p.until
     )

@@ -357,5 +357,7 @@ pub fn studies(a: StudiesArgs) -> anyhow::Result<Outcome> {
         });
     }
     outln!("{}", shootout_report::output::studies::render(&rows));
-    Ok(if broken { Outcome::Failed } else { Outcome::Ok })
+    // A broken study file is a usage error, as for `run` (exit 2); the
+    // others are still listed.
+    Ok(if broken { Outcome::Usage } else { Outcome::Ok })
 }

@@ -1,6 +1,7 @@
 //! Renders a merged sharded load: exactly `shootout load`'s output for the
 //! merged report, followed by the shards (a `shards` array and
-//! `start_skew_ms` in JSON; a table in text and Markdown; CSV stays one row
+//! `start_skew_ms` in JSON, and `partial_window` when interrupted shards were
+//! cut to a common window; a table in text and Markdown; CSV stays one row
 //! of the load's columns).
 
 use super::{load, Format};
@@ -26,6 +27,12 @@ fn json(m: &Merged) -> String {
             serde_json::to_value(&m.shards).unwrap_or_default(),
         );
         map.insert("start_skew_ms".into(), m.start_skew_ms.into());
+        if let Some(p) = &m.partial {
+            map.insert(
+                "partial_window".into(),
+                serde_json::to_value(p).unwrap_or_default(),
+            );
+        }
     }
     super::pretty(&value)
 }
@@ -38,6 +45,13 @@ fn text(m: &Merged) -> String {
         m.shards.len(),
         m.start_skew_ms
     );
+    if let Some(p) = &m.partial {
+        let _ = writeln!(
+            o,
+            "  partial window: every count over the first {} s every shard measured, {} to {}",
+            p.window_s, p.from, p.until
+        );
+    }
     for r in &m.shards {
         let _ = writeln!(
             o,
