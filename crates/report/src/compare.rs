@@ -247,20 +247,19 @@ fn pct(v: f64) -> String {
 }
 
 fn test_text(v: &Verdict, basis: Basis) -> String {
+    // "t on starts" already says what its samples were.
     let per = match basis {
-        Basis::Starts => "starts",
-        Basis::Repetitions => "reps",
-        Basis::Seconds => "per-second",
+        Basis::Starts => String::new(),
+        Basis::Repetitions => ", reps".into(),
+        Basis::Seconds => ", per-second".into(),
+    };
+    let floor = match (v.within_floor, v.floor_pct) {
+        (true, Some(f)) => format!(", within the {f:.1}% floor"),
+        _ => String::new(),
     };
     match v.p_value {
-        Some(p) if v.within_floor => format!(
-            "{}, {per}, p={}, within the {:.1}% floor",
-            v.test.as_str(),
-            p_text(p),
-            v.floor_pct.unwrap_or(f64::NAN)
-        ),
-        Some(p) => format!("{}, {per}, p={}", v.test.as_str(), p_text(p)),
-        None => format!("{} ({per})", v.test.as_str()),
+        Some(p) => format!("{}{per}, p={}{floor}", v.test.as_str(), p_text(p)),
+        None => format!("{} ({})", v.test.as_str(), per.trim_start_matches(", ")),
     }
 }
 

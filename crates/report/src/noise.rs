@@ -79,8 +79,10 @@ pub fn starts_line(data: &RunData, targets: &[&str]) -> Option<String> {
     (!parts.is_empty()).then(|| {
         format!(
             "Between starts: {} (standard deviation of throughput from one start to the next, \
-             pooled over the target's scenarios). The server settles differently at each start \
-             (a JIT's choices, memory layout), so its intervals are wider; more repetitions \
+             pooled over the target's scenarios, on CPUs no other process took). What differs \
+             between starts: a JIT's choices, memory layout, the core and caches the process \
+             settled on, and on a virtual machine the physical core behind the virtual one, \
+             which no counter here sees. Their intervals are wider for it; more repetitions \
              narrow them.",
             parts.join(", ")
         )
@@ -160,7 +162,8 @@ pub fn warmup_line(groups: &[Group]) -> Option<String> {
     if !server.is_empty() {
         parts.push(format!(
             "more than counting explains, on CPUs no other process took: {} — the server's \
-             own variation from window to window (pauses, batching), which its interval carries",
+             own variation on its CPU from window to window (pauses, batching, or on a virtual \
+             machine the physical core behind the virtual one, which no counter here sees)",
             server.join(", ")
         ));
     }
