@@ -189,5 +189,11 @@ fn a_copy_is_tied_and_less_quota_is_slower() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(text.matches("| faster |").count(), 2, "{text}");
+    // The RPS verdict is the seventh column of each target's row.
+    let rps_verdicts: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("| go-nethttp"))
+        .map(|l| l.split('|').nth(7).unwrap_or("").trim().to_string())
+        .collect();
+    assert_eq!(rps_verdicts, ["faster", "faster"], "{text}");
 }
