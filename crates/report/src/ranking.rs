@@ -186,12 +186,15 @@ pub fn best_and_worst(g: &Group, metric: Metric) -> (Vec<usize>, Vec<usize>) {
         return (best, worst);
     }
     let ranked = rank(g, Measure::Metric(metric));
+    if ranked.len() < 2 {
+        return (best, worst);
+    }
     let index = |e: &Entry| g.columns.iter().position(|c| c.target == e.target());
     let top = ranked.iter().skip(1).take_while(|e| e.tied_above()).count();
-    if top + 1 >= ranked.len() && ranked.len() > 1 {
+    if top + 1 >= ranked.len() {
         return (Vec::new(), Vec::new());
     }
-    for e in &ranked[..=top.min(ranked.len().saturating_sub(1))] {
+    for e in &ranked[..=top] {
         if let Some(i) = index(e) {
             if !best.contains(&i) {
                 best.push(i);
@@ -267,5 +270,43 @@ pub fn ratio_num(v: f64) -> String {
         format!("{v:.1}")
     } else {
         format!("{v:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A metric no column has (every value NaN) ranks nothing and marks
+    /// nothing, without indexing an empty ranking.
+    #[test]
+    fn a_metric_nobody_has_marks_nothing() {
+        let way = shootout_report_fixtures::tls::Way {
+            tls: None,
+            client_cert: false,
+            keepalive: true,
+            resumed: false,
+        };
+        let mut m = shootout_report_fixtures::tls::sample("a", way);
+        m.pss_peak_mib = None;
+        let all = vec![m];
+        let g = Group {
+            scenario: "json",
+            level: 0,
+            level_label: "",
+            sweep: false,
+            columns: vec![Column {
+                target: "a",
+                reps: all.iter().collect(),
+                record: None,
+                all: &all,
+            }],
+            listed: Vec::new(),
+            spec: None,
+            protocol: None,
+            warmup_window_s: None,
+        };
+        assert_eq!(best_and_worst(&g, Metric::PssPeak), (vec![], vec![]));
+        assert_eq!(best_and_worst(&g, Metric::Rps), (vec![], vec![]));
     }
 }
