@@ -128,33 +128,6 @@ pub fn cell_text(s: &Spread, digits: usize) -> String {
     }
 }
 
-/// Indices of the best and of the worst medians (all of them when tied);
-/// empty when fewer than two columns have values or all are equal.
-pub fn extremes(spreads: &[Option<Spread>], higher_is_better: bool) -> (Vec<usize>, Vec<usize>) {
-    let vals: Vec<(usize, f64)> = spreads
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.map(|s| (i, s.median)))
-        .collect();
-    let lo = vals.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
-    let hi = vals.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
-    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
-    if vals.len() < 2 || same(lo, hi) {
-        return (Vec::new(), Vec::new());
-    }
-    let at = |x: f64| {
-        vals.iter()
-            .filter(|v| same(v.1, x))
-            .map(|v| v.0)
-            .collect::<Vec<_>>()
-    };
-    if higher_is_better {
-        (at(hi), at(lo))
-    } else {
-        (at(lo), at(hi))
-    }
-}
-
 fn footnotes(out: &mut String, g: &Group) {
     if g.columns.iter().any(|c| c.generator_bound()) {
         let _ = writeln!(
@@ -200,6 +173,7 @@ fn failures(out: &mut String, ctx: &Context) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ranking::extremes;
 
     fn sp(median: f64) -> Option<Spread> {
         Spread::of(&[median])

@@ -179,7 +179,7 @@ pub fn floor_of(g: &Group, measure: Measure) -> Option<Floor> {
 /// every column is tied with the best.
 pub fn best_and_worst(g: &Group, metric: Metric) -> (Vec<usize>, Vec<usize>) {
     let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
-    let (mut best, mut worst) = crate::markdown::extremes(&spreads, metric.higher_is_better());
+    let (mut best, mut worst) = extremes(&spreads, metric.higher_is_better());
     if metric.aggregate() != shootout_study::Aggregate::Median
         || metric.info().scope == shootout_study::Scope::Target
     {
@@ -210,6 +210,33 @@ pub fn best_and_worst(g: &Group, metric: Metric) -> (Vec<usize>, Vec<usize>) {
         }
     }
     (best, worst)
+}
+
+/// Indices of the best and of the worst medians (all of them when tied);
+/// empty when fewer than two columns have values or all are equal.
+pub fn extremes(spreads: &[Option<Spread>], higher_is_better: bool) -> (Vec<usize>, Vec<usize>) {
+    let vals: Vec<(usize, f64)> = spreads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (i, s.median)))
+        .collect();
+    let lo = vals.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    if vals.len() < 2 || same(lo, hi) {
+        return (Vec::new(), Vec::new());
+    }
+    let at = |x: f64| {
+        vals.iter()
+            .filter(|v| same(v.1, x))
+            .map(|v| v.0)
+            .collect::<Vec<_>>()
+    };
+    if higher_is_better {
+        (at(hi), at(lo))
+    } else {
+        (at(lo), at(hi))
+    }
 }
 
 /// best/this (higher is better) or this/best (lower is better), with a 95%

@@ -106,21 +106,6 @@ impl Spread {
         })
     }
 
-    /// Summarises the values of a cell's starts with the target's pooled
-    /// start variance (`starts.rs`): the interval is the median ×
-    /// e^(±h), h the log half-width of the mean of n starts, written as a
-    /// half-width median·sinh(h) (within 0.1% of e^h − 1 below h = 0.1).
-    /// Without a pooled variance (or a value without a logarithm), as
-    /// [`Spread::of`].
-    pub fn of_starts(xs: &[f64], pooled: Option<super::starts::Pooled>) -> Option<Spread> {
-        let mut s = Spread::of(xs)?;
-        let positive = xs.iter().all(|&x| x > 0.0 && x.is_finite());
-        if let (Some(p), true) = (pooled, positive) {
-            s.half_ci = Some(s.median * p.half_log(s.n).sinh());
-        }
-        Some(s)
-    }
-
     pub fn ci_low(&self) -> f64 {
         self.median - self.half_ci.unwrap_or(0.0)
     }
