@@ -66,7 +66,8 @@ impl Spread {
     /// Summarises the values of a cell's starts with the target's pooled
     /// start variance (`starts.rs`): the interval is the median ×
     /// e^(±h), h the log half-width of the mean of n starts, written as a
-    /// half-width median·sinh(h) (within 0.1% of e^h − 1 below h = 0.1).
+    /// symmetric half-width median·sinh(h): the mean of the upper side
+    /// (e^h − 1) and the lower side (1 − e^−h), each off by about h²/2.
     /// Without a pooled variance (or a value without a logarithm), as
     /// [`Spread::of`].
     pub fn of_starts(xs: &[f64], pooled: Option<Pooled>) -> Option<Spread> {
