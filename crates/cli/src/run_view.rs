@@ -254,6 +254,44 @@ impl RunView {
         }
     }
 
+    /// More work than planned (`precision`'s extra starts).
+    fn extend(&self, measurements: u64, estimate_s: f64) {
+        let mut s = lock(&self.state);
+        s.remaining_estimate_s += estimate_s;
+        s.total += measurements;
+        if let Some(bar) = lock(&self.bar).as_ref() {
+            bar.set_length(bar.length().unwrap_or(0) + measurements);
+        }
+    }
+
+    /// What the `precision` stop rule decided, and the work it adds.
+    fn precision_note(&self, e: &Event<'_>) {
+        match *e {
+            Event::MoreStarts {
+                repetition,
+                wide,
+                width,
+                max,
+                measurements,
+                estimate_s,
+            } => {
+                self.extend(measurements, estimate_s);
+                self.println(&format!(
+                    "start {} of at most {max} for {}: wider than ±{} so far",
+                    repetition + 1,
+                    widths(wide),
+                    pct(width)
+                ));
+            }
+            Event::StillWide { wide, width, max } => self.println(&format!(
+                "note: still wider than ±{} after {max} starts: {}; shown as wide as they are",
+                pct(width),
+                widths(wide)
+            )),
+            _ => {}
+        }
+    }
+
     /// A capacity search starts: counted like a measurement, with no live
     /// counters (its levels say where it is).
     fn begin_search(&self, what: String, estimate_s: f64) {
@@ -339,11 +377,28 @@ impl Observer for RunView {
             | Event::NotQuiet { .. }
             | Event::Remeasure { .. }
             | Event::LevelSkipped { .. } => self.level_note(e),
+            Event::MoreStarts { .. } | Event::StillWide { .. } => self.precision_note(e),
             Event::StillBusy { target, waited_s } => self.println(&format!(
                 "warning: {target} was still busy {waited_s:.1} s after the load; the next level may include its backlog"
             )),
         }
     }
+}
+
+use shootout_report::precision::pct;
+
+/// `rust-axum (±12%), python-django (no interval yet)`.
+fn widths(wide: &[(String, f64)]) -> String {
+    wide.iter()
+        .map(|(t, h)| {
+            if h.is_finite() {
+                format!("{t} (±{})", pct(*h))
+            } else {
+                format!("{t} (no interval yet)")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl RunView {

@@ -59,6 +59,9 @@ pub fn findings(ctx: &Context) -> Findings {
     let order = crate::group::target_order(ctx.data);
     run.extend(crate::noise::floor_line(ctx.data));
     run.extend(crate::noise::starts_line(ctx.data, &order));
+    if let Ok(study) = &ctx.study {
+        run.extend(crate::precision::precision_line(ctx.data, study));
+    }
     run.extend(crate::noise::warmup_line(&all));
     let mut all_agreements = Vec::new();
     let mut scenarios = Vec::new();

@@ -27,6 +27,7 @@ pub mod metric;
 pub mod noise;
 pub mod output;
 pub mod paths;
+pub mod precision;
 pub mod protocol;
 pub mod published;
 pub mod ranking;

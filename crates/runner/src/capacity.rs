@@ -69,7 +69,7 @@ fn search(
     ensure_alive(cx, run)?;
     let label = LoadLabel {
         repetition: session.repetition,
-        repetitions: cx.study.repetitions,
+        repetitions: cx.study.repetitions.max(session.repetition + 1),
         target: &cx.target.name,
         scenario: sc.shown_name(),
         level: "capacity",

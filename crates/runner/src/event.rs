@@ -128,6 +128,25 @@ pub enum Event<'a> {
         load: &'a str,
         seen: &'a Disturbance,
     },
+    /// `precision`: after the planned starts, these targets' intervals are
+    /// still wider than `width` (each with its half-width, fractions of the
+    /// median), so each gets start number `repetition + 1` (of at most
+    /// `max`); `measurements` and `estimate_s` are the work it adds.
+    MoreStarts {
+        repetition: u32,
+        wide: &'a [(String, f64)],
+        width: f64,
+        max: u32,
+        measurements: u64,
+        estimate_s: f64,
+    },
+    /// `precision`: these targets reached `max` starts and are still wider
+    /// than `width`; their cells are shown as wide as they are.
+    StillWide {
+        wide: &'a [(String, f64)],
+        width: f64,
+        max: u32,
+    },
     /// Processes of a stopped server survived SIGKILL to its group.
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).

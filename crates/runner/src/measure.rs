@@ -312,7 +312,7 @@ impl Step<'_> {
     fn label<'a>(&'a self, cx: &'a SessionContext<'_>) -> LoadLabel<'a> {
         LoadLabel {
             repetition: self.session.repetition,
-            repetitions: cx.study.repetitions,
+            repetitions: cx.study.repetitions.max(self.session.repetition + 1),
             target: &cx.target.name,
             scenario: self.scenario.shown_name(),
             level: &self.level.label,

@@ -259,7 +259,8 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Runs every session in schedule order. Returns the engine's refusal,
+    /// Runs every session in schedule order, then (with `precision`) more
+    /// starts of the targets still too wide. Returns the engine's refusal,
     /// if it refused (the study stops there).
     fn measure(
         &mut self,
@@ -274,75 +275,179 @@ impl Run<'_> {
             study.seed.unwrap_or(0),
             study.restart,
         );
+        let mut taken = Vec::new();
+        for session in &plan {
+            match self.session(measured, session, &mut taken)? {
+                Flow::Go => {}
+                Flow::Stop => return Ok(None),
+                Flow::Refused(e) => return Ok(Some(e)),
+            }
+        }
+        self.more_starts(measured, &mut taken)
+    }
+
+    /// `precision`: rounds of one more start for every target whose
+    /// interval is still wider than the study's width, in a fresh seeded
+    /// order among them, until none is or they have the most starts
+    /// allowed (then said).
+    fn more_starts(
+        &mut self,
+        measured: &mut [Measured<'_>],
+        taken: &mut Vec<shootout_store::Measurement>,
+    ) -> Result<Option<EngineRefusal>, RunError> {
+        let Some(p) = self.study.precision else {
+            return Ok(None);
+        };
+        let (repetitions, seed) = (self.study.repetitions, self.study.seed.unwrap_or(0));
+        let (scenarios, order, restart) = (
+            self.study.scenarios.len(),
+            self.study.order,
+            self.study.restart,
+        );
+        let wide_now = |measured: &[Measured<'_>], taken: &[shootout_store::Measurement]| {
+            measured
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.failure.is_none())
+                .filter_map(|(i, m)| {
+                    let w = shootout_report::precision::target_width(taken, &m.entry.name)?;
+                    w.wider_than(p.width)
+                        .then(|| (i, m.entry.name.clone(), w.half))
+                })
+                .collect::<Vec<_>>()
+        };
+        for rep in repetitions..p.max_repetitions {
+            if self.interrupt.is_stopped() {
+                return Ok(None);
+            }
+            let wide = wide_now(measured, taken);
+            if wide.is_empty() {
+                return Ok(None);
+            }
+            let drawn =
+                crate::schedule::target_order(wide.len(), rep, shootout_study::Order::Random, seed);
+            let round: Vec<Session> = drawn
+                .into_iter()
+                .flat_map(|k| {
+                    let target = wide[k].0;
+                    sessions(1, 1, scenarios, order, 0, restart)
+                        .into_iter()
+                        .map(move |s| Session {
+                            repetition: rep,
+                            target,
+                            ..s
+                        })
+                })
+                .collect();
+            let one = self.study.estimate(1, self.cfg.scale);
+            let named: Vec<(String, f64)> = wide.iter().map(|(_, n, h)| (n.clone(), *h)).collect();
+            self.observer.event(&Event::MoreStarts {
+                repetition: rep,
+                wide: &named,
+                width: p.width,
+                max: p.max_repetitions,
+                measurements: (one.measurements / self.study.repetitions.max(1) as usize
+                    * wide.len()) as u64,
+                estimate_s: one.total_s / self.study.repetitions.max(1) as f64 * wide.len() as f64,
+            });
+            for session in &round {
+                match self.session(measured, session, taken)? {
+                    Flow::Go => {}
+                    Flow::Stop => return Ok(None),
+                    Flow::Refused(e) => return Ok(Some(e)),
+                }
+            }
+        }
+        let still: Vec<(String, f64)> = wide_now(measured, taken)
+            .into_iter()
+            .map(|(_, n, h)| (n, h))
+            .collect();
+        if !still.is_empty() && !self.interrupt.is_stopped() {
+            self.observer.event(&Event::StillWide {
+                wide: &still,
+                width: p.width,
+                max: p.max_repetitions,
+            });
+        }
+        Ok(None)
+    }
+
+    /// Runs one session, its measurements committed and kept in `taken`.
+    fn session(
+        &mut self,
+        measured: &mut [Measured<'_>],
+        session: &Session,
+        taken: &mut Vec<shootout_store::Measurement>,
+    ) -> Result<Flow, RunError> {
+        let study = &self.study;
+        if self.interrupt.is_stopped() {
+            return Ok(Flow::Stop);
+        }
+        let m = &mut measured[session.target];
+        if m.failure.is_some() {
+            return Ok(Flow::Go);
+        }
         let threads = study
             .threads
             .unwrap_or(self.pinning.generator_cpus.len().max(1));
         let estimate_of = |sc: &shootout_study::Scenario, l: &shootout_study::Level| {
             sc.warmup.expected().as_secs_f64() + level_seconds(l, sc.name.nominal_service_s())
         };
-        for session in &plan {
-            if self.interrupt.is_stopped() {
-                break;
+        let cx = SessionContext {
+            study,
+            target: m.target,
+            pinning: &self.pinning,
+            threads,
+            settle: settle_for(self.cfg.scale),
+            settle_after: settle_after_for(self.cfg.scale),
+            interrupt: self.interrupt,
+            observer: self.observer,
+            alive: &self.alive,
+            database: self.database.as_ref(),
+            wait_quiet: self.cfg.wait_quiet,
+            tls: self.tls.as_ref(),
+            warmup_min: warmup_min(Some(m.target), self.cfg.scale),
+        };
+        let mut sink = Sink {
+            store: &self.store,
+            db: &self.cfg.db,
+            run_id: self.run_id,
+            count: &mut self.measurements,
+            kept_in: None,
+            taken,
+        };
+        let result = run_split(&cx, session, &estimate_of, &mut sink);
+        let kept_in = sink.kept_in.take();
+        let levels: usize = session
+            .scenarios
+            .iter()
+            .map(|&i| study.scenarios[i].levels.len())
+            .sum();
+        self.observer.event(&Event::Credit {
+            estimate_s: START_S
+                + STOP_S
+                + cx.settle.as_secs_f64()
+                + levels as f64 * (cx.settle_after.as_secs_f64() + BETWEEN_LEVELS_S),
+        });
+        match result {
+            Ok(()) => {}
+            Err(SessionError::Interrupted) => return Ok(Flow::Stop),
+            Err(SessionError::Start { reason, log_tail }) => {
+                self.start_failed(m, reason, log_tail)?;
             }
-            let m = &mut measured[session.target];
-            if m.failure.is_some() {
-                continue;
+            Err(SessionError::Failed { reason, log_tail }) => {
+                self.target_failed(m, TargetStatus::Failed, reason, log_tail)?;
             }
-            let cx = SessionContext {
-                study,
-                target: m.target,
-                pinning: &self.pinning,
-                threads,
-                settle: settle_for(self.cfg.scale),
-                settle_after: settle_after_for(self.cfg.scale),
-                interrupt: self.interrupt,
-                observer: self.observer,
-                alive: &self.alive,
-                database: self.database.as_ref(),
-                wait_quiet: self.cfg.wait_quiet,
-                tls: self.tls.as_ref(),
-                warmup_min: warmup_min(Some(m.target), self.cfg.scale),
-            };
-            let mut sink = Sink {
-                store: &self.store,
-                db: &self.cfg.db,
-                run_id: self.run_id,
-                count: &mut self.measurements,
-                kept_in: None,
-            };
-            let result = run_split(&cx, session, &estimate_of, &mut sink);
-            let kept_in = sink.kept_in.take();
-            let levels: usize = session
-                .scenarios
-                .iter()
-                .map(|&i| study.scenarios[i].levels.len())
-                .sum();
-            self.observer.event(&Event::Credit {
-                estimate_s: START_S
-                    + STOP_S
-                    + cx.settle.as_secs_f64()
-                    + levels as f64 * (cx.settle_after.as_secs_f64() + BETWEEN_LEVELS_S),
-            });
-            match result {
-                Ok(()) => {}
-                Err(SessionError::Interrupted) => break,
-                Err(SessionError::Start { reason, log_tail }) => {
-                    self.start_failed(m, reason, log_tail)?;
-                }
-                Err(SessionError::Failed { reason, log_tail }) => {
-                    self.target_failed(m, TargetStatus::Failed, reason, log_tail)?;
-                }
-                Err(SessionError::Engine(e)) => return Ok(Some(e)),
-                Err(SessionError::Record(e)) => {
-                    self.unsaved = Some(Unsaved {
-                        error: e.to_string(),
-                        file: kept_in,
-                    });
-                    break;
-                }
+            Err(SessionError::Engine(e)) => return Ok(Flow::Refused(e)),
+            Err(SessionError::Record(e)) => {
+                self.unsaved = Some(Unsaved {
+                    error: e.to_string(),
+                    file: kept_in,
+                });
+                return Ok(Flow::Stop);
             }
         }
-        Ok(None)
+        Ok(Flow::Go)
     }
 
     /// Records that a measured target failed to start (or died) during
@@ -438,6 +543,14 @@ impl Run<'_> {
     }
 }
 
+/// What the schedule does after a session.
+enum Flow {
+    Go,
+    /// Interrupted, or the store refused a measurement.
+    Stop,
+    Refused(EngineRefusal),
+}
+
 /// Where a session's results go: committed to the store the moment each
 /// ends, or, when the store refuses one, kept in the run's unsaved file.
 struct Sink<'a> {
@@ -447,6 +560,8 @@ struct Sink<'a> {
     count: &'a mut usize,
     /// The unsaved file, once the store refused something.
     kept_in: Option<PathBuf>,
+    /// The run's measurements so far, for the `precision` stop rule.
+    taken: &'a mut Vec<shootout_store::Measurement>,
 }
 
 impl Sink<'_> {
@@ -487,7 +602,9 @@ fn run_split(
             ..session.clone()
         };
         run_session(cx, &loads, estimate_of, &mut |m| {
-            sink.commit(m, |st, id, m| st.record_measurement(id, m))
+            sink.commit(m, |st, id, m| st.record_measurement(id, m))?;
+            sink.taken.push(m.clone());
+            Ok(())
         })?;
     }
     if !searches.is_empty() {

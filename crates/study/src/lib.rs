@@ -18,6 +18,7 @@ mod locator;
 pub mod metric;
 pub mod mix;
 mod model;
+mod precision;
 mod published;
 mod raw;
 pub mod resources;
@@ -30,6 +31,7 @@ pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use mix::ScenarioMix;
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
+pub use precision::Precision;
 pub use raw::{Order, Restart};
 pub use resources::Resources;
 pub use scale::{quick_scale, Estimate};
@@ -65,6 +67,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let repetitions = check::at_least_one(&at, raw.repetitions.as_ref(), "repetitions")?;
     let order = raw.order.unwrap_or_default();
     let seed = check::seed(&at, raw.seed.as_ref(), order)?;
+    let precision = precision::check(&at, raw.precision.as_ref(), repetitions.unwrap_or(1))?;
     let threads = check::at_least_one(&at, raw.threads.as_ref(), "threads")?;
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
@@ -91,6 +94,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         repetitions: repetitions.unwrap_or(1),
         order,
         seed,
+        precision,
         restart: raw.restart.unwrap_or_default(),
         threads,
         cpus,

@@ -137,6 +137,8 @@ pub struct Study {
     pub order: Order,
     /// The seed of `order = "random"`; None: the run picks one and records it.
     pub seed: Option<u64>,
+    /// More starts while a target's interval is wide (`precision.rs`).
+    pub precision: Option<crate::precision::Precision>,
     pub restart: Restart,
     pub threads: Option<usize>,
     pub cpus: CpuSplit,

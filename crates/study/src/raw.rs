@@ -26,6 +26,8 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub seed: Option<Spanned<u64>>,
     #[serde(default)]
+    pub precision: Option<Spanned<crate::precision::RawPrecision>>,
+    #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
     pub warmup: Option<Spanned<RawWarmup>>,

@@ -85,6 +85,9 @@ impl Study {
             return s;
         }
         s.repetitions = ((self.repetitions as f64 * f).round() as u32).max(1);
+        if let Some(p) = &mut s.precision {
+            p.max_repetitions = ((p.max_repetitions as f64 * f).round() as u32).max(s.repetitions);
+        }
         for sc in &mut s.scenarios {
             sc.warmup = sc.warmup.scaled(f);
             for level in &mut sc.levels {

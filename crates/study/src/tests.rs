@@ -512,3 +512,58 @@ fn a_random_order_takes_a_seed_and_only_it_does() {
     let e = parse_err(&head.replace("seed = 42", "seed = 9007199254740992"));
     assert!(e.to_string().contains("below 2^53"), "{e}");
 }
+
+#[test]
+fn precision_asks_for_more_starts_within_a_cap() {
+    let with = |p: &str| {
+        MINIMAL.replace(
+            "targets = [\"a\", \"b\"]\n",
+            &format!("targets = [\"a\", \"b\"]\nrepetitions = 2\n{p}\n"),
+        )
+    };
+    let s = parse(
+        Path::new("s.toml"),
+        &with("precision = { width = \"5%\", max_repetitions = 4 }"),
+    )
+    .expect("parses");
+    let p = s.precision.expect("read");
+    assert!((p.width - 0.05).abs() < 1e-12);
+    assert_eq!(p.max_repetitions, 4);
+    // --quick halves both, never below the repetitions.
+    let q = s.scaled(0.5);
+    assert_eq!(
+        (q.repetitions, q.precision.unwrap().max_repetitions),
+        (1, 2)
+    );
+
+    for (bad, says) in [
+        ("width = \"5\"", "not a percentage"),
+        ("width = \"0%\"", "not a percentage"),
+        ("width = \"1500%\"", "not a percentage"),
+        ("width = \"NaN%\"", "not a percentage"),
+        (
+            "width = \"5%\", max_repetitions = 1",
+            "fewer than the study's repetitions (2)",
+        ),
+    ] {
+        let text = if bad.contains("max_") {
+            with(&format!("precision = {{ {bad} }}"))
+        } else {
+            with(&format!("precision = {{ {bad}, max_repetitions = 3 }}"))
+        };
+        let e = parse_err(&text);
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+        assert_eq!(e.line, Some(6), "{bad}: the precision line: {e}");
+        assert!(
+            e.to_string().contains("precision"),
+            "{bad}: names the key: {e}"
+        );
+    }
+    let one = with("precision = { width = \"5%\", max_repetitions = 3 }")
+        .replace("repetitions = 2\n", "");
+    let e = parse_err(&one);
+    assert!(
+        e.to_string().contains("needs repetitions = 2 or more"),
+        "{e}"
+    );
+}
