@@ -364,6 +364,7 @@ pub(crate) fn measurement(
         others_cpu_share: None,
         steal_share: None,
         disturbed: false,
+        parts: Default::default(),
     }
 }
 

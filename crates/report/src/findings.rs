@@ -74,6 +74,14 @@ pub fn findings(ctx: &Context) -> Findings {
         });
         all_agreements.extend(agreements.into_iter().map(|a| (g.title(), a)));
     }
+    let costs = crate::cost::findings(ctx.data);
+    if !costs.is_empty() {
+        scenarios.push(Scenario {
+            title: "cost per request and past the knee".to_string(),
+            slug: "cost".to_string(),
+            lines: costs,
+        });
+    }
     for sec in crate::capacity::sections(ctx.data) {
         scenarios.push(Scenario {
             title: format!("{} — capacity under {}", sec.scenario, sec.slo),

@@ -13,6 +13,7 @@ pub mod capacity;
 pub mod colour;
 pub mod compare;
 pub mod context;
+pub mod cost;
 pub mod cpus;
 pub mod csv;
 pub mod database;

@@ -23,6 +23,7 @@ pub fn render(ctx: &Context) -> String {
         table(&mut out, ctx, g);
     }
     crate::capacity::markdown(&mut out, ctx.data);
+    crate::cost::markdown(&mut out, ctx.data);
     failures(&mut out, ctx);
     out
 }

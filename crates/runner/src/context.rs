@@ -62,6 +62,17 @@ pub fn plan_for(
     level: &Level,
     port: u16,
 ) -> Result<Plan, shootout_engine::PlanError> {
+    builder_for(cx, sc, level, port)?.build()
+}
+
+/// [`plan_for`]'s plan before it is built, for a level that changes a
+/// setting (an overload level's warm-up and per-second histograms).
+pub(crate) fn builder_for(
+    cx: &SessionContext<'_>,
+    sc: &Scenario,
+    level: &Level,
+    port: u16,
+) -> Result<shootout_engine::PlanBuilder, shootout_engine::PlanError> {
     let path = sc.path_for(level);
     let scheme = if level.protocol.is_tls() {
         "https"
@@ -95,7 +106,7 @@ pub fn plan_for(
     if level.load().is_open_loop() {
         builder = builder.arrival(sc.arrival);
     }
-    builder
+    Ok(builder
         .request(RequestSpec {
             method: sc.method.clone(),
             headers,
@@ -107,8 +118,7 @@ pub fn plan_for(
         .cpus(cx.pinning.generator_cpus.clone())
         .keepalive(level.keepalive)
         .pipeline(level.pipeline)
-        .expect(expect)
-        .build()
+        .expect(expect))
 }
 
 /// What every response of a level must be: what SPEC.md says the

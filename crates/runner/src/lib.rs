@@ -5,7 +5,9 @@
 //! while its whole process tree is sampled from /proc, stopped, and every
 //! measurement is committed to the store the moment it ends. A scenario
 //! may instead ask for a capacity search ([`capacity`]), run per target on
-//! a pinned server start and recorded with all its levels. One measuring
+//! a pinned server start and recorded with all its levels, or a cost
+//! table: levels derived on the same start from its capacity ([`cost`]),
+//! each measurement's typed parts added by probes ([`probe`]). One measuring
 //! command at a time per machine holds the [`machine_lock`]. The runner
 //! never prints, exits or handles signals: it reports through an
 //! [`Observer`] ([`event`]) and is stopped through an [`Interrupt`].
@@ -15,6 +17,7 @@
 pub mod budget;
 pub mod capacity;
 pub mod context;
+mod cost;
 pub mod database;
 pub mod drain;
 pub mod error;
@@ -28,6 +31,7 @@ pub mod liveness;
 pub mod machine_lock;
 pub mod measure;
 pub mod prepare;
+mod probe;
 pub mod procfs;
 pub mod quiet;
 mod quiet_wait;

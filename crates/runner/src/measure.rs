@@ -41,8 +41,8 @@ pub(crate) struct Running {
     h2_refused: Option<String>,
     log: PathBuf,
     startup: Duration,
-    pgid: i32,
-    root: i32,
+    pub(crate) pgid: i32,
+    pub(crate) root: i32,
     /// Load this start has had so far (warm-ups and measured loads), to
     /// owe the target's `warmup_min` only once per start.
     loaded: Cell<Duration>,
@@ -90,8 +90,22 @@ pub fn run_session(
     let mut run = start(cx, &budget::limits(&budgets))?;
     cx.interrupt.sleep(cx.settle);
     let mut before = procfs::sample(run.pgid, run.root, true);
-    let mut result = Ok(());
-    'outer: for &si in &session.scenarios {
+    let result = session_levels(cx, &mut run, session, estimate_of, record, &mut before);
+    stop(cx, run)?;
+    result
+}
+
+/// Every level of a session's scenarios on its start, and the levels a
+/// cost scenario derives from its closed loop's throughput on this start.
+fn session_levels(
+    cx: &SessionContext<'_>,
+    run: &mut Running,
+    session: &Session,
+    estimate_of: &dyn Fn(&Scenario, &Level) -> f64,
+    record: &mut dyn FnMut(&Measurement) -> Result<(), shootout_store::StoreError>,
+    before: &mut procfs::TreeSample,
+) -> Result<(), SessionError> {
+    for &si in &session.scenarios {
         let sc = &cx.study.scenarios[si];
         for (li, level) in sc.levels.iter().enumerate() {
             // The first level of a start also pays the target's minimum.
@@ -103,29 +117,57 @@ pub fn run_session(
                 level,
                 estimate_s: estimate_of(sc, level)
                     + owed.saturating_sub(sc.warmup.expected()).as_secs_f64(),
+                derived: None,
             };
             if let Err(why) = run.port_for(level) {
                 skip_level(cx, why, &step);
                 continue;
             }
-            match measure_quietly(cx, &mut run, &step, before.rss_bytes) {
-                Ok((m, after_rss)) => {
-                    before.rss_bytes = after_rss;
-                    if let Err(e) = record(&m) {
-                        result = Err(SessionError::Record(e));
-                        break 'outer;
-                    }
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break 'outer;
-                }
+            let (mut m, after_rss) = measure_quietly(cx, run, &step, before.rss_bytes)?;
+            before.rss_bytes = after_rss;
+            let Some(cost) = &sc.cost else {
+                record(&m).map_err(SessionError::Record)?;
+                continue;
+            };
+            m.parts.standing = crate::cost::standing(run, cost.standing, cx.interrupt);
+            record(&m).map_err(SessionError::Record)?;
+            if cx.interrupt.is_stopped() {
+                return Err(SessionError::Interrupted);
+            }
+            let derived = crate::cost::derived(level, cost, m.summary.rps)
+                .map_err(|e| SessionError::Engine(EngineRefusal::from(e)))?;
+            let quick = derived_scenario(sc);
+            for (k, d) in derived.iter().enumerate() {
+                let step = Step {
+                    session,
+                    scenario: &quick,
+                    index: (li + 1 + k) as u32,
+                    level: &d.level,
+                    estimate_s: estimate_of(&quick, &d.level),
+                    derived: Some(d),
+                };
+                let (m, after_rss) = measure_quietly(cx, run, &step, before.rss_bytes)?;
+                before.rss_bytes = after_rss;
+                record(&m).map_err(SessionError::Record)?;
             }
         }
     }
-    stop(cx, run)?;
-    result
+    Ok(())
 }
+
+/// A cost scenario as its derived levels run it: the server is warm from
+/// the closed loop of this start, so each derived level warms up for a
+/// fixed half second at its own load inside its plan (an overload level
+/// not at all: its phases start with the measurement).
+fn derived_scenario(sc: &Scenario) -> Scenario {
+    Scenario {
+        warmup: shootout_study::Warmup::Fixed(DERIVED_WARMUP),
+        ..sc.clone()
+    }
+}
+
+/// The warm-up of a derived cost level (see [`derived_scenario`]).
+const DERIVED_WARMUP: Duration = Duration::from_millis(500);
 
 /// A level over a protocol the server does not serve: said, with the
 /// manifest's reason, and taken off the progress.
@@ -306,6 +348,8 @@ struct Step<'a> {
     index: u32,
     level: &'a Level,
     estimate_s: f64,
+    /// A level a cost scenario derived on this start (its probes' input).
+    derived: Option<&'a crate::cost::DerivedLevel>,
 }
 
 impl Step<'_> {
@@ -364,7 +408,14 @@ fn measure_level(
     budget::apply(&run.server, &step.level.resources)?;
     let oom_before = budget::oom_kills(&run.server);
     let port = run.port_for(step.level).unwrap_or(run.port);
-    let plan = plan_for(cx, step.scenario, step.level, port).map_err(EngineRefusal::from)?;
+    let plan = match step.derived.and_then(|d| d.overload) {
+        // An overload level's phases start with the measurement, and its
+        // goodput is counted per second.
+        Some(_) => crate::context::builder_for(cx, step.scenario, step.level, port)
+            .and_then(|b| b.warmup(Duration::ZERO).interval_histograms(true).build()),
+        None => plan_for(cx, step.scenario, step.level, port),
+    }
+    .map_err(EngineRefusal::from)?;
     let alive = || ensure_alive(cx, run);
     let label = step.label(cx);
     let owed = cx.warmup_min.saturating_sub(run.loaded.get());
@@ -388,6 +439,11 @@ fn measure_level(
     cx.interrupt.sleep(cx.settle_after);
     let after = procfs::sample(run.pgid, run.root, false);
     let oom_killed = oom_before.map(|_| budget::oom_since(&run.server, oom_before));
+    let parts = crate::probe::parts(&crate::probe::Seen {
+        report: &loaded.report,
+        server_cpu_s: loaded.usage.cpu_s,
+        derived: step.derived,
+    });
     let m = measurement(MeasurementParts {
         target: &cx.target.name,
         scenario: step.scenario.shown_name(),
@@ -410,6 +466,7 @@ fn measure_level(
         },
         oom_killed,
         warmed,
+        parts,
     });
     cx.observer.event(&Event::LoadEnded {
         estimate_s: step.estimate_s,
@@ -533,6 +590,7 @@ struct MeasurementParts<'a> {
     /// OOM kills over the whole level (None: no cgroup).
     oom_killed: Option<u64>,
     warmed: WarmedUp,
+    parts: shootout_store::parts::Parts,
 }
 
 fn measurement(p: MeasurementParts<'_>) -> Measurement {
@@ -587,6 +645,7 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         others_cpu_share: quiet.map(|d| d.others_cpu_share),
         steal_share: quiet.map(|d| d.steal_share),
         disturbed: quiet.is_some_and(|d| d.disturbed()),
+        parts: p.parts,
     }
 }
 

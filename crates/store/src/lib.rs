@@ -15,6 +15,7 @@ mod error;
 mod measurement_row;
 pub mod model;
 mod open;
+pub mod parts;
 mod schema;
 mod time;
 

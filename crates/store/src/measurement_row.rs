@@ -10,7 +10,7 @@ use crate::model::{decode_histogram, encode_histogram, Measurement};
 use rusqlite::{Connection, Row, ToSql};
 
 /// Every column of a measurement's row except its keys `id` and `run_id`.
-const COLUMNS: [&str; 33] = [
+const COLUMNS: [&str; 34] = [
     "target",
     "scenario",
     "level",
@@ -44,6 +44,7 @@ const COLUMNS: [&str; 33] = [
     "others_cpu_share",
     "steal_share",
     "disturbed",
+    "parts",
 ];
 
 /// Stores `m` as a row of run `run_id`, replacing one with the same key.
@@ -57,7 +58,12 @@ pub(crate) fn insert(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
     let timeline = serde_json::to_string(&m.timeline)?;
     let periods = m.throttled_periods.map(|p| p as i64);
     let oom = m.oom_killed.map(|k| k as i64);
-    let values: [(&str, &dyn ToSql); 33] = [
+    let parts = if m.parts.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(&m.parts)?)
+    };
+    let values: [(&str, &dyn ToSql); 34] = [
         ("target", &m.target),
         ("scenario", &m.scenario),
         ("level", &m.level),
@@ -91,6 +97,7 @@ pub(crate) fn insert(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
         ("others_cpu_share", &m.others_cpu_share),
         ("steal_share", &m.steal_share),
         ("disturbed", &m.disturbed),
+        ("parts", &parts),
     ];
     debug_assert!(values.iter().map(|v| v.0).eq(COLUMNS));
     let mut params: Vec<(&str, &dyn ToSql)> = vec![(":run_id", &run_id)];
@@ -161,6 +168,14 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Measurement> {
         others_cpu_share: r.get("others_cpu_share")?,
         steal_share: r.get("steal_share")?,
         disturbed: r.get("disturbed")?,
+        parts: {
+            let text: Option<String> = r.get("parts")?;
+            match text {
+                Some(t) => serde_json::from_str(&t)
+                    .map_err(|e| bad_col(col("parts").unwrap_or(0), e.to_string()))?,
+                None => crate::parts::Parts::default(),
+            }
+        },
     })
 }
 

@@ -283,6 +283,10 @@ pub struct Measurement {
     /// contestant's alone (flagged "disturbed").
     #[serde(default)]
     pub disturbed: bool,
+    /// What the level's probes added (cost at a fixed rate, standing cost,
+    /// overload and recovery: `parts.rs`).
+    #[serde(default, skip_serializing_if = "crate::parts::Parts::is_empty")]
+    pub parts: crate::parts::Parts,
 }
 
 /// A run in the history list.

@@ -179,6 +179,12 @@ ALTER TABLE measurements ADD COLUMN warmup_cv REAL;
     r#"
 ALTER TABLE runs ADD COLUMN order_seed INTEGER;
 "#,
+    // 11: the typed parts a level's probes add (JSON of `Parts`: cost at a
+    // fixed rate, standing cost, overload and recovery). NULL when a level
+    // has none and for older rows.
+    r#"
+ALTER TABLE measurements ADD COLUMN parts TEXT;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -136,6 +136,7 @@ pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement
         others_cpu_share: None,
         steal_share: None,
         disturbed: false,
+        parts: Default::default(),
     }
 }
 
@@ -449,4 +450,67 @@ fn a_target_failed_during_measurement_keeps_its_status() {
     let data = store.load_run(id).unwrap();
     assert_eq!(data.targets[0].status, TargetStatus::Failed);
     assert_eq!(data.targets[0].reason, rec.reason);
+}
+
+#[test]
+fn a_measurements_parts_round_trip_and_none_reads_as_empty() {
+    use crate::parts::{Cost, Derived, Overload, OverloadSecond, Parts, Standing};
+    let tmp = TempDb::new("parts");
+    let store = Store::open(tmp.path()).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let plain = measurement("a", 0, &[100, 200]);
+    let mut costed = measurement("a", 1, &[100, 200]);
+    costed.parts = Parts {
+        cost: Some(Cost {
+            offered_rps: 500.0,
+            achieved_rps: 499.5,
+            us_per_request: 42.5,
+            generator_share: 0.3,
+            invalid: Some("carried 400 of the 500 req/s offered".into()),
+        }),
+        standing: Some(Standing {
+            seconds: 10.0,
+            cpu_s: 0.02,
+            rss_mib: 16.5,
+        }),
+        overload: Some(Overload {
+            factor: 2.0,
+            capacity_rps: 200.0,
+            deadline_ms: 10.0,
+            overload_s: 3.0,
+            recover_s: 6.0,
+            offered_rps: 400.0,
+            throughput_rps: 199.0,
+            goodput_rps: 12.0,
+            errors: shootout_engine::ErrorCounts::default(),
+            unsent: 3,
+            recovery_s: Some(4.0),
+            seconds: vec![OverloadSecond {
+                t: 0,
+                completed: 199,
+                good: 12,
+                errors: 0,
+                p99_ms: 800.0,
+            }],
+        }),
+        derived: Some(Derived {
+            capacity_rps: 200.0,
+            fraction: Some(2.0),
+        }),
+    };
+    store.record_measurement(id, &plain).unwrap();
+    store.record_measurement(id, &costed).unwrap();
+    let back = store.measurements(id).unwrap();
+    assert!(back[0].parts.is_empty(), "a level without parts has none");
+    assert_eq!(back[1].parts, costed.parts);
+    // Stored as NULL when empty, so older readers and rows agree.
+    let nulls: i64 = rusqlite::Connection::open(tmp.path())
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM measurements WHERE parts IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(nulls, 1);
 }

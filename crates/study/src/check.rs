@@ -250,23 +250,18 @@ fn scenario(
         })
         .collect::<Result<Vec<_>, StudyError>>()?;
     queries_fit(at, raw, &levels)?;
+    let cost = s
+        .cost
+        .as_ref()
+        .map(|c| crate::cost::check(at, c, &levels))
+        .transpose()?;
     let (arrival, seed) = arrivals(at, raw, &levels)?;
     kind_rules(at, raw, mixed.as_ref())?;
     let timeout = s.timeout.map_or(defaults.timeout, |d| d.0);
     if timeout.is_zero() {
         return Err(at.at(raw, "timeout", "must be more than 0"));
     }
-    let path = match &s.path {
-        None => route.path.to_string(),
-        Some(p) if !p.get_ref().starts_with('/') => {
-            return Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref())))
-        }
-        // The engine's own rule for a request target, read where it is written.
-        Some(p) => match shootout_engine::check_request_target(p.get_ref()) {
-            Ok(()) => p.get_ref().clone(),
-            Err(why) => return Err(at.at(p, "path", format!("{:?}: {why}", p.get_ref()))),
-        },
-    };
+    let path = path_of(at, s.path.as_ref(), route.path)?;
     Ok(Scenario {
         name,
         mix: mixed,
@@ -285,8 +280,28 @@ fn scenario(
         timeout,
         levels,
         capacity,
+        cost,
         resources: budget,
     })
+}
+
+/// The scenario's `path`, or its route's.
+fn path_of(
+    at: &Locator<'_>,
+    path: Option<&Spanned<String>>,
+    route_path: &str,
+) -> Result<String, StudyError> {
+    match path {
+        None => Ok(route_path.to_string()),
+        Some(p) if !p.get_ref().starts_with('/') => {
+            Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref())))
+        }
+        // The engine's own rule for a request target, read where it is written.
+        Some(p) => match shootout_engine::check_request_target(p.get_ref()) {
+            Ok(()) => Ok(p.get_ref().clone()),
+            Err(why) => Err(at.at(p, "path", format!("{:?}: {why}", p.get_ref()))),
+        },
+    }
 }
 
 /// `queries` only on the routes that take it, within what SPEC.md serves

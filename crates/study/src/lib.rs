@@ -13,6 +13,7 @@
 
 pub mod capacity;
 mod check;
+pub mod cost;
 mod level;
 mod locator;
 pub mod metric;
@@ -26,6 +27,7 @@ pub mod scale;
 mod warmup;
 
 pub use capacity::Capacity;
+pub use cost::Cost;
 pub use level::{auto_label, Level};
 pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};

@@ -59,6 +59,9 @@ pub struct Scenario {
     pub levels: Vec<Level>,
     /// A capacity search instead of levels (`capacity = { slo = [..] }`).
     pub capacity: Option<Capacity>,
+    /// Cost at fixed rates, standing and overload after its one closed-loop
+    /// level (`cost = { .. }`, cost.rs).
+    pub cost: Option<crate::cost::Cost>,
     /// The scenario's budget (the study's filled in), used by a capacity
     /// search; each level carries its own merged budget.
     pub resources: Resources,

@@ -46,15 +46,9 @@ pub(crate) fn check(
             format!("'{text}' is not a percentage above 0 and at most 1000, e.g. \"5%\""),
         )
     };
-    let pct: f64 = text
-        .strip_suffix('%')
-        .ok_or_else(bad)?
-        .trim()
-        .parse()
-        .map_err(|_| bad())?;
-    if !(pct > 0.0 && pct <= 1000.0) {
-        return Err(bad());
-    }
+    let width = crate::cost::percent(text)
+        .filter(|w| *w <= 10.0)
+        .ok_or_else(bad)?;
     if repetitions < 2 {
         return Err(at.at(
             raw,
@@ -71,7 +65,7 @@ pub(crate) fn check(
         ));
     }
     Ok(Some(Precision {
-        width: pct / 100.0,
+        width,
         max_repetitions: max,
     }))
 }

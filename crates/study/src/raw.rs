@@ -117,6 +117,7 @@ pub(super) struct RawScenario {
     pub load: Option<Spanned<RawLoad>>,
     pub levels: Option<Vec<Spanned<RawLoad>>>,
     pub capacity: Option<Spanned<RawCapacity>>,
+    pub cost: Option<Spanned<crate::cost::RawCost>>,
     pub resources: Option<Spanned<RawResources>>,
 }
 

@@ -96,6 +96,9 @@ impl Study {
             if let Some(c) = &mut sc.capacity {
                 c.scaled(f);
             }
+            if let Some(c) = &mut sc.cost {
+                c.scaled(f);
+            }
         }
         s
     }
@@ -145,6 +148,13 @@ impl Study {
                 measurements += 1;
                 per_rep_load += sc.warmup.expected().as_secs_f64()
                     + level_seconds(level, sc.name.nominal_service_s());
+            }
+            // A cost scenario's derived levels, on the same start.
+            if let Some(c) = &sc.cost {
+                let derived = c.rates.len() + c.fractions.len() + c.overload.len();
+                measurements += derived;
+                per_rep_load +=
+                    c.expected_seconds() + derived as f64 * sc.warmup.expected().as_secs_f64();
             }
             // A search counts as one measurement; its levels run back to back.
             if let Some(c) = &sc.capacity {

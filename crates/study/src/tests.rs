@@ -567,3 +567,59 @@ fn precision_asks_for_more_starts_within_a_cap() {
         "{e}"
     );
 }
+
+#[test]
+fn a_cost_table_derives_from_one_closed_loop_and_names_bad_keys() {
+    let with = |cost: &str| {
+        MINIMAL.replace(
+            "load = { connections = 2, duration = \"1s\" }\n",
+            &format!("load = {{ connections = 2, duration = \"2s\" }}\ncost = {{ {cost} }}\n"),
+        )
+    };
+    let s = parse(
+        Path::new("s.toml"),
+        &with("rates = [500], fractions = [\"25%\", \"50%\"], overload = [\"150%\"], standing = \"5s\""),
+    )
+    .expect("parses");
+    let c = s.scenarios[0].cost.clone().expect("read");
+    assert_eq!(c.rates, [500.0]);
+    assert_eq!(c.fractions, [0.25, 0.5]);
+    assert_eq!(c.overload, [1.5]);
+    assert_eq!(
+        c.duration,
+        std::time::Duration::from_secs(2),
+        "the closed loop's"
+    );
+    assert_eq!(c.standing, std::time::Duration::from_secs(5));
+    // --quick keeps room for a recovery of three seconds in a row.
+    let q = s.scaled(0.1).scenarios[0].cost.clone().unwrap();
+    assert_eq!(q.recover_for, min_recover());
+    assert!(
+        s.estimate(1, 1.0).measurements >= 5,
+        "the derived levels are counted"
+    );
+
+    for (bad, says) in [
+        ("rates = [-5]", "not a positive rate"),
+        ("fractions = [\"150%\"]", "at most 100%"),
+        ("fractions = [\"half\"]", "not a percentage"),
+        ("overload = [\"90%\"]", "more than 100% of the capacity"),
+        ("rates = [1], deadline = \"0s\"", "must be more than 0"),
+        ("", "at least one of `rates`, `fractions` or `overload`"),
+        ("rates = [1], bogus = 1", "unknown field `bogus`"),
+    ] {
+        let e = parse_err(&with(bad));
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+        assert_eq!(e.line, Some(9), "{bad}: the cost line: {e}");
+    }
+    let open = MINIMAL.replace(
+        "load = { connections = 2, duration = \"1s\" }\n",
+        "load = { rate = 100, connections = 2, duration = \"1s\" }\ncost = { rates = [50] }\n",
+    );
+    let e = parse_err(&open);
+    assert!(e.to_string().contains("exactly one closed-loop"), "{e}");
+}
+
+fn min_recover() -> std::time::Duration {
+    crate::cost::MIN_RECOVER
+}

@@ -9,6 +9,7 @@
 mod bars;
 mod capacity;
 mod charts;
+mod cost;
 pub mod csp;
 mod figure;
 mod findings;
@@ -40,6 +41,7 @@ pub fn render(ctx: &Context) -> String {
         sections::group(&mut out, ctx, g);
     }
     capacity::render(&mut out, ctx);
+    cost::render(&mut out, ctx);
     sections::targets(&mut out, ctx);
     sections::environment(&mut out, ctx);
     out.push_str("</main>\n");

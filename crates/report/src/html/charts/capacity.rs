@@ -1,7 +1,8 @@
 //! Latency against offered load for capacity searches: p50 (top) and p99
 //! (bottom) over the target rate, one line per target, each latency SLO as
 //! a dashed horizontal line named on the chart. The capacity bars are
-//! the page's ranked HTML bars with the SLO in their title.
+//! the page's ranked HTML bars with the SLO in their title. Also a cost
+//! scenario's goodput against the offered rate, with its diagonal.
 
 use super::canvas::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
 use super::lines::draw_lines;
@@ -38,6 +39,37 @@ pub fn latency_curves(
             p99,
             &low_slo,
         )
+    })
+}
+
+/// Goodput against the offered rate, both as multiples of each target's
+/// capacity, with the diagonal (everything offered served in time) dashed.
+pub fn goodput_curves(title: &str, lines: &[Line]) -> Result<String, ChartError> {
+    let x_max = axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0))).max(1.0) * 1.05;
+    let y_max = x_max;
+    svg((SIZE.0, 400), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(10)
+            .x_label_area_size(46)
+            .y_label_area_size(84)
+            .margin_right(150)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart
+            .configure_mesh()
+            .x_desc("offered (× capacity)")
+            .y_desc("goodput (× capacity)")
+            .x_label_formatter(&|v| format!("{v:.2}"))
+            .y_label_formatter(&|v| format!("{v:.2}"))
+            .label_style((FONT, 15))
+            .draw()?;
+        chart.draw_series(DashedLineSeries::new(
+            vec![(0.0, 0.0), (x_max, y_max)],
+            6,
+            4,
+            ShapeStyle::from(&RGBColor(140, 140, 140)).stroke_width(1),
+        ))?;
+        draw_lines(&mut chart, lines)
     })
 }
 

@@ -12,5 +12,5 @@ mod capacity;
 mod lines;
 
 pub use canvas::{ChartError, Line};
-pub use capacity::{latency_curves, SloLine};
+pub use capacity::{goodput_curves, latency_curves, SloLine};
 pub use lines::{spectrum, spectrum_points, timeline};

@@ -1,0 +1,185 @@
+//! The levels a cost scenario derives on each start from its closed-loop
+//! level's throughput (that start's capacity), and the server's standing
+//! cost (`shootout_study::Cost`, docs/cost.md): open loops at each common
+//! rate and at each fraction of the capacity, then for each overload
+//! multiple a two-stage rate (the overload for `overload_for`, half the
+//! capacity for `recover_for`). The probes (`probe.rs`) turn each into its
+//! part of the measurement.
+
+use crate::measure::Running;
+use crate::procfs::{self, MIB};
+use shootout_engine::{Load, PlanError, Stage, StageUnit, Stop, Workload};
+use shootout_store::parts::{Derived, Standing};
+use shootout_study::cost::RECOVERY_FRACTION;
+use shootout_study::{Cost, Level};
+use std::time::{Duration, Instant};
+
+/// A level derived from the capacity, with what its probes need.
+#[derive(Debug, Clone)]
+pub(crate) struct DerivedLevel {
+    pub level: Level,
+    pub derived: Derived,
+    /// Overload levels: the multiple, the deadline and the phases.
+    pub overload: Option<OverloadPlan>,
+}
+
+/// What the overload probe reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OverloadPlan {
+    pub factor: f64,
+    pub capacity_rps: f64,
+    pub deadline: Duration,
+    pub overload_for: Duration,
+    pub recover_for: Duration,
+}
+
+/// The switch between two rates: short against any phase, so the rate is
+/// a step, not a ramp.
+const STEP: Duration = Duration::from_millis(1);
+
+/// The levels `cost` derives from `capacity_rps` (the throughput of
+/// `closed`, the scenario's closed-loop level, on this start). None of
+/// them when the capacity is not a positive rate; the engine's refusal of
+/// a derived load (a rate it cannot pace) is returned as such.
+pub(crate) fn derived(
+    closed: &Level,
+    cost: &Cost,
+    capacity_rps: f64,
+) -> Result<Vec<DerivedLevel>, PlanError> {
+    if !(capacity_rps.is_finite() && capacity_rps > 0.0) {
+        return Ok(Vec::new());
+    }
+    let connections = closed.load().max_connections();
+    let open = |rate: f64, label: String, fraction: Option<f64>| {
+        Ok::<_, PlanError>(DerivedLevel {
+            level: with_workload(
+                closed,
+                label,
+                Load::Open { rate, connections },
+                cost.duration,
+            )?,
+            derived: Derived {
+                capacity_rps,
+                fraction,
+            },
+            overload: None,
+        })
+    };
+    let mut out = Vec::new();
+    for &r in &cost.rates {
+        out.push(open(r, format!("{} req/s", whole(r)), None)?);
+    }
+    for &f in &cost.fractions {
+        let rate = f * capacity_rps;
+        out.push(open(
+            rate,
+            format!("{}% of capacity ({} req/s)", whole(f * 100.0), whole(rate)),
+            Some(f),
+        )?);
+    }
+    for &factor in &cost.overload {
+        let high = factor * capacity_rps;
+        let low = RECOVERY_FRACTION * capacity_rps;
+        let stages = vec![
+            Stage {
+                duration: STEP,
+                to: high,
+            },
+            Stage {
+                duration: cost.overload_for.saturating_sub(STEP),
+                to: high,
+            },
+            Stage {
+                duration: STEP,
+                to: low,
+            },
+            Stage {
+                duration: cost.recover_for.saturating_sub(STEP),
+                to: low,
+            },
+        ];
+        let load = Load::Stages {
+            unit: StageUnit::Rate,
+            stages,
+            connections,
+        };
+        let total = cost.overload_for + cost.recover_for;
+        out.push(DerivedLevel {
+            level: with_workload(
+                closed,
+                format!("{}% overload, then 50%", whole(factor * 100.0)),
+                load,
+                total,
+            )?,
+            derived: Derived {
+                capacity_rps,
+                fraction: Some(factor),
+            },
+            overload: Some(OverloadPlan {
+                factor,
+                capacity_rps,
+                deadline: cost.deadline,
+                overload_for: cost.overload_for,
+                recover_for: cost.recover_for,
+            }),
+        });
+    }
+    Ok(out)
+}
+
+/// `closed`'s request, protocol and budget with another load and length.
+fn with_workload(
+    closed: &Level,
+    label: String,
+    load: Load,
+    duration: Duration,
+) -> Result<Level, PlanError> {
+    let stop = Stop {
+        requests: None,
+        duration: Some(duration),
+    };
+    let mut level = closed.clone();
+    level.workload = Workload::new(load, stop)?;
+    level.label = label;
+    Ok(level)
+}
+
+/// `2000`, `12.5`.
+fn whole(x: f64) -> String {
+    if (x - x.round()).abs() < 0.05 || x >= 100.0 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// The server's CPU and memory over `seconds` of no load: from its cgroup's
+/// CPU counter when it has one, else from `/proc`.
+pub(crate) fn standing(
+    run: &Running,
+    seconds: Duration,
+    interrupt: &crate::interrupt::Interrupt,
+) -> Option<Standing> {
+    if seconds.is_zero() {
+        return None;
+    }
+    let cpu_now = || -> f64 {
+        match run.server.cgroup_counters() {
+            Some(Ok(c)) => c.cpu.as_secs_f64(),
+            _ => procfs::sample(run.pgid, run.root, false).cpu_s,
+        }
+    };
+    let before = cpu_now();
+    let t0 = Instant::now();
+    interrupt.sleep(seconds);
+    if interrupt.is_stopped() {
+        return None;
+    }
+    let cpu_s = (cpu_now() - before).max(0.0);
+    let rss = procfs::sample(run.pgid, run.root, false).rss_bytes;
+    Some(Standing {
+        seconds: t0.elapsed().as_secs_f64(),
+        cpu_s,
+        rss_mib: rss as f64 / MIB,
+    })
+}

@@ -1,0 +1,141 @@
+//! The typed parts a level's probes add to its measurement (the runner's
+//! `probe.rs`): what a request cost the server at a fixed rate, what the
+//! server cost standing idle, and how it fared past its knee. They are one
+//! JSON column, `parts`, so a new figure is a new field here and a probe in
+//! the runner, and no table, row or literal elsewhere changes. Each part is
+//! absent where its probe did not apply (a closed loop has no cost at a
+//! fixed rate) and in rows stored before it existed.
+
+use serde::{Deserialize, Serialize};
+use shootout_engine::ErrorCounts;
+
+/// Every part a measurement may carry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Parts {
+    /// Open loop: the server's CPU per request at the offered rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+    /// The server with no load for a while after this level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<Standing>,
+    /// An overload phase and the recovery after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overload: Option<Overload>,
+    /// What the level was, when the run derived it (a cost study's rates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<Derived>,
+}
+
+impl Parts {
+    pub fn is_empty(&self) -> bool {
+        *self == Parts::default()
+    }
+}
+
+/// How a run derived a level from an earlier one of the same start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Derived {
+    /// The capacity it was derived from (the saturated rate of this start).
+    pub capacity_rps: f64,
+    /// The fraction of that capacity offered (None: a common rate).
+    pub fraction: Option<f64>,
+}
+
+/// What a request cost the server at a fixed offered rate. Valid only when
+/// the rate was carried: achieved/offered at least [`Cost::MIN_CARRIED`],
+/// the send lag bounded and the generator below [`Cost::MAX_GENERATOR`]
+/// of its CPUs; otherwise `invalid` says why and nothing ranks by it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    pub offered_rps: f64,
+    /// Completed requests per second (errors are not carried).
+    pub achieved_rps: f64,
+    /// Server CPU microseconds per completed request (its own cgroup).
+    pub us_per_request: f64,
+    /// Share of its CPUs the generator used.
+    pub generator_share: f64,
+    /// Why the point is not a cost at this rate; None: valid.
+    pub invalid: Option<String>,
+}
+
+impl Cost {
+    /// Achieved over offered below this: the rate was not sustained.
+    pub const MIN_CARRIED: f64 = 0.99;
+    /// The generator above this share of its CPUs: it may have been what
+    /// limited the rate.
+    pub const MAX_GENERATOR: f64 = 0.8;
+    /// The 99th percentile of the send lag above this: requests left late,
+    /// so the rate offered was not the rate intended.
+    pub const MAX_LAG_P99_MS: f64 = 10.0;
+
+    pub fn valid(&self) -> bool {
+        self.invalid.is_none()
+    }
+}
+
+/// The server standing with no load: its CPU and memory over a fixed time
+/// after a warm level (a runtime that burns CPU while idle shows here).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    pub seconds: f64,
+    pub cpu_s: f64,
+    pub rss_mib: f64,
+}
+
+impl Standing {
+    /// CPU milliseconds per second of standing.
+    pub fn cpu_ms_per_s(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.cpu_s * 1e3 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// An overload phase at `factor` × the capacity, then a recovery phase at
+/// half of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overload {
+    pub factor: f64,
+    pub capacity_rps: f64,
+    /// A response later than this (from its intended send time) is not
+    /// good, whatever its status.
+    pub deadline_ms: f64,
+    /// How long the overload lasted, then the recovery phase.
+    pub overload_s: f64,
+    pub recover_s: f64,
+    /// The rate offered in the overload phase.
+    pub offered_rps: f64,
+    /// Responses per second in the overload phase, and those within the
+    /// deadline (goodput).
+    pub throughput_rps: f64,
+    pub goodput_rps: f64,
+    /// Failed requests over the whole level, by class (shed load: refused,
+    /// reset, timed out; never counted as latency).
+    pub errors: ErrorCounts,
+    /// Requests the generator could not send on time (due, never sent).
+    pub unsent: u64,
+    /// Seconds from the end of the overload until p99 stayed within the
+    /// deadline for [`Overload::RECOVERED_SECONDS`] seconds in a row; None:
+    /// it did not within the recovery phase.
+    pub recovery_s: Option<f64>,
+    /// Each second of the level.
+    pub seconds: Vec<OverloadSecond>,
+}
+
+impl Overload {
+    /// Consecutive seconds within the deadline that count as recovered.
+    pub const RECOVERED_SECONDS: usize = 3;
+}
+
+/// One second of an overload level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverloadSecond {
+    pub t: u32,
+    pub completed: u64,
+    /// Completed within the deadline.
+    pub good: u64,
+    pub errors: u64,
+    pub p99_ms: f64,
+}

@@ -1,0 +1,186 @@
+//! A scenario's `cost` table: what a request costs the server at fixed
+//! rates, what it costs standing idle, and what happens past its knee
+//! (docs/cost.md). The scenario's one closed-loop level is measured first;
+//! its throughput on that start is the server's capacity. Then, on the same
+//! start: the server with no load for `standing`, open-loop levels at each
+//! common rate of `rates` and at each of `fractions` of that capacity, and
+//! for each of `overload` a level offering that multiple of the capacity
+//! for `overload_for`, then half of it for `recover_for`. Checked here with
+//! file, line and key; the runner derives the levels.
+
+use crate::level::Level;
+use crate::locator::{Locator, StudyError};
+use crate::raw::Dur;
+use serde::{Deserialize, Serialize};
+use shootout_engine::Load;
+use std::time::Duration;
+use toml::Spanned;
+
+/// As written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCost {
+    #[serde(default)]
+    pub rates: Vec<Spanned<f64>>,
+    #[serde(default)]
+    pub fractions: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub overload: Vec<Spanned<String>>,
+    pub deadline: Option<Spanned<Dur>>,
+    pub duration: Option<Spanned<Dur>>,
+    pub standing: Option<Spanned<Dur>>,
+    pub overload_for: Option<Spanned<Dur>>,
+    pub recover_for: Option<Spanned<Dur>>,
+}
+
+/// What a cost scenario measures after its closed-loop level.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    /// Common rates offered to every target (requests per second).
+    pub rates: Vec<f64>,
+    /// Fractions of each target's own capacity.
+    pub fractions: Vec<f64>,
+    /// Multiples of the capacity offered in an overload phase.
+    pub overload: Vec<f64>,
+    /// A response later than this is not good (goodput), and recovery is
+    /// p99 back within it.
+    pub deadline: Duration,
+    /// Each fixed-rate level's measured time.
+    pub duration: Duration,
+    /// No load for this long after the closed-loop level; zero: not measured.
+    pub standing: Duration,
+    pub overload_for: Duration,
+    pub recover_for: Duration,
+}
+
+/// Where a [`Cost`] leaves a key out.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(10);
+pub const DEFAULT_STANDING: Duration = Duration::from_secs(10);
+pub const DEFAULT_OVERLOAD_FOR: Duration = Duration::from_secs(5);
+pub const DEFAULT_RECOVER_FOR: Duration = Duration::from_secs(10);
+/// The shortest recovery phase scaling gives: recovery is three good
+/// seconds in a row (`shootout_store::parts::Overload::RECOVERED_SECONDS`)
+/// and the first may take one.
+pub const MIN_RECOVER: Duration = Duration::from_secs(4);
+/// The recovery phase offers this fraction of the capacity.
+pub const RECOVERY_FRACTION: f64 = 0.5;
+
+impl Cost {
+    /// Seconds its derived levels and standing take on one start, without
+    /// warm-ups, for estimates.
+    pub fn expected_seconds(&self) -> f64 {
+        let fixed = (self.rates.len() + self.fractions.len()) as f64 * self.duration.as_secs_f64();
+        let over =
+            self.overload.len() as f64 * (self.overload_for + self.recover_for).as_secs_f64();
+        fixed + over + self.standing.as_secs_f64()
+    }
+
+    /// A copy with every duration multiplied by `f` (`--quick`, `--scale`),
+    /// none below 1 s, the recovery phase not below [`MIN_RECOVER`], and
+    /// the deadline as it is (a property of the service).
+    pub fn scaled(&mut self, f: f64) {
+        let s = |d: Duration| d.mul_f64(f).max(Duration::from_secs(1));
+        self.duration = s(self.duration);
+        if !self.standing.is_zero() {
+            self.standing = s(self.standing);
+        }
+        self.overload_for = s(self.overload_for);
+        self.recover_for = self
+            .recover_for
+            .mul_f64(f)
+            .max(MIN_RECOVER)
+            .min(self.recover_for);
+    }
+}
+
+/// `"25%"` as 0.25: a percentage above 0 (None otherwise).
+pub(crate) fn percent(text: &str) -> Option<f64> {
+    let v: f64 = text.trim().strip_suffix('%')?.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v / 100.0)
+}
+
+/// Checks the table against the scenario's levels (one closed loop).
+pub(crate) fn check(
+    at: &Locator<'_>,
+    raw: &Spanned<RawCost>,
+    levels: &[Level],
+) -> Result<Cost, StudyError> {
+    let c = raw.get_ref();
+    if levels.len() != 1 || !matches!(levels[0].load(), Load::Closed { .. }) {
+        return Err(at.at(
+            raw,
+            "cost",
+            "needs exactly one closed-loop `load` (its throughput is the capacity the \
+             fractions and overloads are of)",
+        ));
+    }
+    let mut rates = Vec::new();
+    for r in &c.rates {
+        let v = *r.get_ref();
+        if !(v.is_finite() && v > 0.0) {
+            return Err(at.at(r, "cost.rates", format!("{v} is not a positive rate")));
+        }
+        rates.push(v);
+    }
+    let pcts = |list: &[Spanned<String>], key: &str, max: f64| {
+        list.iter()
+            .map(|p| match percent(p.get_ref()) {
+                Some(v) if v <= max => Ok(v),
+                _ => Err(at.at(
+                    p,
+                    key,
+                    format!(
+                        "'{}' is not a percentage above 0 and at most {}%",
+                        p.get_ref(),
+                        max * 100.0
+                    ),
+                )),
+            })
+            .collect::<Result<Vec<f64>, StudyError>>()
+    };
+    let fractions = pcts(&c.fractions, "cost.fractions", 1.0)?;
+    let overload = pcts(&c.overload, "cost.overload", 10.0)?;
+    if let Some(o) = c.overload.iter().zip(&overload).find(|(_, v)| **v <= 1.0) {
+        return Err(at.at(
+            o.0,
+            "cost.overload",
+            "an overload is more than 100% of the capacity",
+        ));
+    }
+    if rates.is_empty() && fractions.is_empty() && overload.is_empty() {
+        return Err(at.at(
+            raw,
+            "cost",
+            "give at least one of `rates`, `fractions` or `overload`",
+        ));
+    }
+    let dur = |d: &Option<Spanned<Dur>>, key: &str, default: Duration, zero_ok: bool| match d {
+        None => Ok(default),
+        Some(v) if v.get_ref().0.is_zero() && !zero_ok => Err(at.at(v, key, "must be more than 0")),
+        Some(v) => Ok(v.get_ref().0),
+    };
+    let duration = match &c.duration {
+        Some(_) => dur(&c.duration, "cost.duration", Duration::ZERO, false)?,
+        None => levels[0].stop().duration.unwrap_or(Duration::from_secs(2)),
+    };
+    Ok(Cost {
+        rates,
+        fractions,
+        overload,
+        deadline: dur(&c.deadline, "cost.deadline", DEFAULT_DEADLINE, false)?,
+        duration,
+        standing: dur(&c.standing, "cost.standing", DEFAULT_STANDING, true)?,
+        overload_for: dur(
+            &c.overload_for,
+            "cost.overload_for",
+            DEFAULT_OVERLOAD_FOR,
+            false,
+        )?,
+        recover_for: dur(
+            &c.recover_for,
+            "cost.recover_for",
+            DEFAULT_RECOVER_FOR,
+            false,
+        )?,
+    })
+}
