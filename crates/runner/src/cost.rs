@@ -6,7 +6,6 @@
 //! capacity for `recover_for`). The probes (`probe.rs`) turn each into its
 //! part of the measurement.
 
-use crate::measure::Running;
 use crate::procfs::{self, MIB};
 use shootout_engine::{Load, PlanError, Stage, StageUnit, Stop, Workload};
 use shootout_store::parts::{Derived, Standing};
@@ -155,8 +154,10 @@ fn whole(x: f64) -> String {
 
 /// The server's CPU and memory over `seconds` of no load: from its cgroup's
 /// CPU counter when it has one, else from `/proc`.
+/// The server is `server`, its process tree `pgid` rooted at `root`.
 pub(crate) fn standing(
-    run: &Running,
+    server: &shootout_servers::Server,
+    (pgid, root): (i32, i32),
     seconds: Duration,
     interrupt: &crate::interrupt::Interrupt,
 ) -> Option<Standing> {
@@ -164,9 +165,9 @@ pub(crate) fn standing(
         return None;
     }
     let cpu_now = || -> f64 {
-        match run.server.cgroup_counters() {
+        match server.cgroup_counters() {
             Some(Ok(c)) => c.cpu.as_secs_f64(),
-            _ => procfs::sample(run.pgid, run.root, false).cpu_s,
+            _ => procfs::sample(pgid, root, false).cpu_s,
         }
     };
     let before = cpu_now();
@@ -176,7 +177,7 @@ pub(crate) fn standing(
         return None;
     }
     let cpu_s = (cpu_now() - before).max(0.0);
-    let rss = procfs::sample(run.pgid, run.root, false).rss_bytes;
+    let rss = procfs::sample(pgid, root, false).rss_bytes;
     Some(Standing {
         seconds: t0.elapsed().as_secs_f64(),
         cpu_s,

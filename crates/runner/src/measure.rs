@@ -41,8 +41,8 @@ pub(crate) struct Running {
     h2_refused: Option<String>,
     log: PathBuf,
     startup: Duration,
-    pub(crate) pgid: i32,
-    pub(crate) root: i32,
+    pgid: i32,
+    root: i32,
     /// Load this start has had so far (warm-ups and measured loads), to
     /// owe the target's `warmup_min` only once per start.
     loaded: Cell<Duration>,
@@ -129,7 +129,12 @@ fn session_levels(
                 record(&m).map_err(SessionError::Record)?;
                 continue;
             };
-            m.parts.standing = crate::cost::standing(run, cost.standing, cx.interrupt);
+            m.parts.standing = crate::cost::standing(
+                &run.server,
+                (run.pgid, run.root),
+                cost.standing,
+                cx.interrupt,
+            );
             record(&m).map_err(SessionError::Record)?;
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);

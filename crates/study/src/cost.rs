@@ -10,28 +10,11 @@
 
 use crate::level::Level;
 use crate::locator::{Locator, StudyError};
-use crate::raw::Dur;
-use serde::{Deserialize, Serialize};
+use crate::raw::{percent, Dur, RawCost};
+use serde::Serialize;
 use shootout_engine::Load;
 use std::time::Duration;
 use toml::Spanned;
-
-/// As written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawCost {
-    #[serde(default)]
-    pub rates: Vec<Spanned<f64>>,
-    #[serde(default)]
-    pub fractions: Vec<Spanned<String>>,
-    #[serde(default)]
-    pub overload: Vec<Spanned<String>>,
-    pub deadline: Option<Spanned<Dur>>,
-    pub duration: Option<Spanned<Dur>>,
-    pub standing: Option<Spanned<Dur>>,
-    pub overload_for: Option<Spanned<Dur>>,
-    pub recover_for: Option<Spanned<Dur>>,
-}
 
 /// What a cost scenario measures after its closed-loop level.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,12 +74,6 @@ impl Cost {
             .max(MIN_RECOVER)
             .min(self.recover_for);
     }
-}
-
-/// `"25%"` as 0.25: a percentage above 0 (None otherwise).
-pub(crate) fn percent(text: &str) -> Option<f64> {
-    let v: f64 = text.trim().strip_suffix('%')?.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0).then_some(v / 100.0)
 }
 
 /// Checks the table against the scenario's levels (one closed loop).

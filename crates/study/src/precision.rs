@@ -9,16 +9,9 @@
 //! shown wide. Checked here with file, line and key.
 
 use crate::locator::{Locator, StudyError};
-use serde::{Deserialize, Serialize};
+use crate::raw::RawPrecision;
+use serde::Serialize;
 use toml::Spanned;
-
-/// As written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPrecision {
-    pub width: Spanned<String>,
-    pub max_repetitions: Spanned<u32>,
-}
 
 /// The stop rule of a study's repetitions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -46,7 +39,7 @@ pub(crate) fn check(
             format!("'{text}' is not a percentage above 0 and at most 1000, e.g. \"5%\""),
         )
     };
-    let width = crate::cost::percent(text)
+    let width = crate::raw::percent(text)
         .filter(|w| *w <= 10.0)
         .ok_or_else(bad)?;
     if repetitions < 2 {

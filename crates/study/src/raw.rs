@@ -26,7 +26,7 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub seed: Option<Spanned<u64>>,
     #[serde(default)]
-    pub precision: Option<Spanned<crate::precision::RawPrecision>>,
+    pub precision: Option<Spanned<RawPrecision>>,
     #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
@@ -117,7 +117,7 @@ pub(super) struct RawScenario {
     pub load: Option<Spanned<RawLoad>>,
     pub levels: Option<Vec<Spanned<RawLoad>>>,
     pub capacity: Option<Spanned<RawCapacity>>,
-    pub cost: Option<Spanned<crate::cost::RawCost>>,
+    pub cost: Option<Spanned<RawCost>>,
     pub resources: Option<Spanned<RawResources>>,
 }
 
@@ -134,6 +134,37 @@ pub(super) struct RawCapacity {
     /// The search's arrival process (the scenario's unless given).
     pub arrival: Option<Spanned<String>>,
     pub seed: Option<Spanned<u64>>,
+}
+
+/// `cost = { rates = [500], fractions = ["25%"], ... }` as written (cost.rs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCost {
+    #[serde(default)]
+    pub rates: Vec<Spanned<f64>>,
+    #[serde(default)]
+    pub fractions: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub overload: Vec<Spanned<String>>,
+    pub deadline: Option<Spanned<Dur>>,
+    pub duration: Option<Spanned<Dur>>,
+    pub standing: Option<Spanned<Dur>>,
+    pub overload_for: Option<Spanned<Dur>>,
+    pub recover_for: Option<Spanned<Dur>>,
+}
+
+/// `precision = { width = "5%", max_repetitions = 4 }` as written (precision.rs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPrecision {
+    pub width: Spanned<String>,
+    pub max_repetitions: Spanned<u32>,
+}
+
+/// `"25%"` as 0.25: a percentage above 0 (None otherwise).
+pub(crate) fn percent(text: &str) -> Option<f64> {
+    let v: f64 = text.trim().strip_suffix('%')?.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v / 100.0)
 }
 
 /// `"2%"` or `0.02`.
