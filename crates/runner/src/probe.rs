@@ -96,7 +96,7 @@ fn why_not_carried(report: &LoadReport, offered: f64) -> Option<String> {
             ));
         }
     }
-    if s.generator.cpu_utilization > Cost::MAX_GENERATOR {
+    if s.generator.cpu_utilization >= Cost::MAX_GENERATOR {
         why.push(format!(
             "the generator used {:.0}% of its CPUs",
             s.generator.cpu_utilization * 100.0

@@ -59,14 +59,19 @@ pub struct Cost {
 }
 
 impl Cost {
-    /// Achieved over offered below this: the rate was not sustained.
-    pub const MIN_CARRIED: f64 = 0.99;
-    /// The generator above this share of its CPUs: it may have been what
-    /// limited the rate.
-    pub const MAX_GENERATOR: f64 = 0.8;
-    /// The 99th percentile of the send lag above this: requests left late,
-    /// so the rate offered was not the rate intended.
-    pub const MAX_LAG_P99_MS: f64 = 10.0;
+    /// Achieved over offered below this: the rate was not sustained (the
+    /// capacity search's own rule for a level that held its rate).
+    pub const MIN_CARRIED: f64 = shootout_capacity::judge::MIN_ACHIEVED;
+    /// The generator at or above this share of its CPUs: it may have been
+    /// what limited the rate (the capacity search's generator-limited
+    /// rule, and the reports' generator-bound ‡).
+    pub const MAX_GENERATOR: f64 = shootout_capacity::judge::CPU_SATURATED;
+    /// The 99th percentile of the send lag above this: requests left so
+    /// late that the generator was falling behind (a backlog that grows
+    /// over a level reaches hundreds of milliseconds; a busy machine's
+    /// scheduling hiccups stay within tens), so the rate offered was not
+    /// the rate intended.
+    pub const MAX_LAG_P99_MS: f64 = 50.0;
 
     pub fn valid(&self) -> bool {
         self.invalid.is_none()

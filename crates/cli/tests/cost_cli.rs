@@ -1,0 +1,158 @@
+//! Cost at a fixed rate and past the knee on a server whose capacity is
+//! known (issue #37): a copy of go-nethttp whose /json holds one lock for
+//! 5 ms per request serves at most 200 req/s. A cost study measures it:
+//! its closed loop finds about 200 req/s; at 100 req/s its CPU per request
+//! is a cost; at 400 req/s it is "cannot sustain 400 req/s" with what it
+//! carried and is never ranked; offered twice its capacity, it serves
+//! about its capacity, counts what came back after the deadline as late
+//! (goodput below throughput), and recovers once the rate drops to half.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{repo, Tmp};
+use shootout_store::Store;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A targets folder with `go-slow`: go-nethttp whose /json serves one
+/// request at a time, 5 ms each.
+fn targets(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("targets");
+    std::fs::create_dir_all(&dir).unwrap();
+    let real = repo().join("targets");
+    for name in ["data", "SPEC.md"] {
+        std::os::unix::fs::symlink(real.join(name), dir.join(name)).unwrap();
+    }
+    let slow = dir.join("go-slow");
+    std::fs::create_dir_all(&slow).unwrap();
+    for f in ["go.mod", "go.sum"] {
+        std::fs::copy(real.join("go-nethttp").join(f), slow.join(f)).unwrap();
+    }
+    let main = std::fs::read_to_string(real.join("go-nethttp/main.go")).unwrap();
+    let patched = main
+        .replacen("\t\"strings\"\n", "\t\"strings\"\n\t\"sync\"\n", 1)
+        .replacen(
+            "func jsonHandler(w http.ResponseWriter, r *http.Request) {\n",
+            "var one sync.Mutex\n\n\
+             func jsonHandler(w http.ResponseWriter, r *http.Request) {\n\
+             \tone.Lock()\n\ttime.Sleep(5 * time.Millisecond)\n\tone.Unlock()\n",
+            1,
+        );
+    assert_ne!(
+        main, patched,
+        "the json handler is where the test expects it"
+    );
+    assert!(patched.contains("\"sync\""), "sync imported");
+    std::fs::write(slow.join("main.go"), patched).unwrap();
+    let manifest = std::fs::read_to_string(real.join("go-nethttp/target.toml"))
+        .unwrap()
+        .replacen("name = \"go-nethttp\"", "name = \"go-slow\"", 1)
+        .replace("bin/go-nethttp", "bin/go-slow");
+    std::fs::write(slow.join("target.toml"), manifest).unwrap();
+    dir
+}
+
+#[test]
+fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
+    if !shootout_testkit::tools(&["go"]) {
+        return;
+    }
+    let tmp = Tmp::new("cost");
+    let dir = targets(&tmp.0);
+    let study = tmp.0.join("known.toml");
+    std::fs::write(
+        &study,
+        "name = \"known\"\ndescription = \"a server of known capacity\"\nsource = \"tests\"\n\
+         targets = [\"go-slow\"]\nwarmup = \"300ms\"\n\n\
+         [[scenario]]\nname = \"json\"\n\
+         load = { mode = \"closed\", connections = 8, duration = \"2s\" }\n\
+         cost = { rates = [100, 400], overload = [\"200%\"], deadline = \"100ms\", \
+         duration = \"2s\", standing = \"1s\", overload_for = \"2s\", recover_for = \"10s\" }\n",
+    )
+    .unwrap();
+    let db = tmp.0.join("t.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(&study)
+        .arg("--db")
+        .arg(&db)
+        .arg("--targets-dir")
+        .arg(&dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let store = Store::open(&db).unwrap();
+    let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
+    let ms = &data.measurements;
+    assert_eq!(ms.len(), 4, "closed, 100, 400, overload: {stderr}");
+
+    let capacity = ms[0].summary.rps;
+    eprintln!("capacity {capacity:.1} req/s");
+    assert!((150.0..=205.0).contains(&capacity), "about 200: {capacity}");
+    let standing = ms[0].parts.standing.as_ref().expect("standing measured");
+    assert!(
+        standing.seconds >= 1.0 && standing.rss_mib > 0.0,
+        "{standing:?}"
+    );
+
+    let at_100 = ms[1].parts.cost.as_ref().expect("costed");
+    assert_eq!(at_100.offered_rps, 100.0);
+    assert!(at_100.valid(), "100 req/s is carried: {at_100:?}");
+    assert!(at_100.us_per_request > 0.0, "{at_100:?}");
+
+    let at_400 = ms[2].parts.cost.as_ref().expect("costed");
+    assert!(!at_400.valid(), "400 req/s is not carried: {at_400:?}");
+    assert!(
+        at_400.achieved_rps <= 1.1 * 200.0,
+        "never shown as sustaining 400: {at_400:?}"
+    );
+    assert!(
+        at_400.invalid.as_deref().unwrap_or("").contains("carried"),
+        "{at_400:?}"
+    );
+
+    let o = ms[3].parts.overload.as_ref().expect("overload measured");
+    eprintln!(
+        "overload: offered {:.0}, served {:.0}, goodput {:.0}, recovery {:?}, seconds {:?}",
+        o.offered_rps,
+        o.throughput_rps,
+        o.goodput_rps,
+        o.recovery_s,
+        o.seconds
+            .iter()
+            .map(|s| (s.t, s.completed, s.good, s.p99_ms.round()))
+            .collect::<Vec<_>>()
+    );
+    assert!((o.offered_rps - 2.0 * capacity).abs() < 1.0, "{o:?}");
+    assert!(
+        (o.throughput_rps - capacity).abs() <= 0.1 * capacity,
+        "serves about its capacity, not what was offered: {:.0} of {:.0}",
+        o.throughput_rps,
+        capacity
+    );
+    assert!(
+        o.goodput_rps < o.throughput_rps,
+        "the late are not goodput: {o:?}"
+    );
+    assert!(o.recovery_s.is_some(), "recovers at half its capacity");
+
+    let report = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["report", "latest", "--format", "md", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        md.contains("go-slow cannot sustain 400 req/s: carried"),
+        "{md}"
+    );
+    assert!(md.contains("json at 100 req/s: go-slow costs"), "{md}");
+    assert!(md.contains("recovers"), "{md}");
+}
