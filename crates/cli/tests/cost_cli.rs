@@ -54,14 +54,10 @@ fn targets(tmp: &Path) -> PathBuf {
     dir
 }
 
-#[test]
-fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
-    if !shootout_testkit::tools(&["go"]) {
-        return;
-    }
-    let tmp = Tmp::new("cost");
-    let dir = targets(&tmp.0);
-    let study = tmp.0.join("known.toml");
+/// Runs the cost study on `go-slow`; returns the database.
+fn run(tmp: &Path) -> PathBuf {
+    let dir = targets(tmp);
+    let study = tmp.join("known.toml");
     std::fs::write(
         &study,
         "name = \"known\"\ndescription = \"a server of known capacity\"\nsource = \"tests\"\n\
@@ -72,7 +68,7 @@ fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
          duration = \"2s\", standing = \"1s\", overload_for = \"2s\", recover_for = \"10s\" }\n",
     )
     .unwrap();
-    let db = tmp.0.join("t.db");
+    let db = tmp.join("t.db");
     let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .arg("run")
         .arg(&study)
@@ -88,10 +84,20 @@ fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    db
+}
+
+#[test]
+fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
+    if !shootout_testkit::tools(&["go"]) {
+        return;
+    }
+    let tmp = Tmp::new("cost");
+    let db = run(&tmp.0);
     let store = Store::open(&db).unwrap();
     let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
     let ms = &data.measurements;
-    assert_eq!(ms.len(), 4, "closed, 100, 400, overload: {stderr}");
+    assert_eq!(ms.len(), 4, "closed, 100, 400, overload");
 
     let capacity = ms[0].summary.rps;
     eprintln!("capacity {capacity:.1} req/s");
