@@ -121,6 +121,9 @@ fn result(m: &Measurement) -> Value {
     }
     crate::budget::json(m, &mut v);
     protocol_json(m, &mut v);
+    if !m.parts.is_empty() {
+        v["parts"] = serde_json::to_value(&m.parts).unwrap_or(Value::Null);
+    }
     v
 }
 

@@ -89,3 +89,49 @@ fn auto_warm_up_json_report_matches_the_committed_schema() {
     bad["results"][0]["steady"] = Value::from("maybe");
     assert!(!errors_of(&bad).is_empty(), "the schema checks `steady`");
 }
+
+#[test]
+fn a_levels_parts_match_the_committed_schema() {
+    use shootout_store::parts::{Cost, Derived, Overload, Parts, Standing};
+    let (db, ids) = common::fixture_db("json-parts", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    data.measurements[0].parts = Parts {
+        cost: Some(Cost {
+            offered_rps: 500.0,
+            achieved_rps: 328.0,
+            us_per_request: 700.0,
+            generator_share: 0.3,
+            invalid: Some("carried 328 of the 500 req/s offered".into()),
+        }),
+        standing: Some(Standing {
+            seconds: 10.0,
+            cpu_s: 0.01,
+            rss_mib: 150.0,
+        }),
+        overload: Some(Overload {
+            factor: 2.0,
+            capacity_rps: 171.0,
+            deadline_ms: 100.0,
+            overload_s: 2.0,
+            recover_s: 10.0,
+            offered_rps: 342.0,
+            throughput_rps: 172.0,
+            goodput_rps: 15.0,
+            errors: shootout_engine::ErrorCounts::default(),
+            unsent: 0,
+            recovery_s: None,
+            seconds: Vec::new(),
+        }),
+        derived: Some(Derived {
+            capacity_rps: 171.0,
+            fraction: Some(2.0),
+        }),
+    };
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("report is JSON");
+    assert_eq!(errors_of(&doc), Vec::<String>::new());
+    assert_eq!(doc["results"][0]["parts"]["cost"]["us_per_request"], 700.0);
+    assert!(
+        doc["results"][1].get("parts").is_none(),
+        "only where a probe added one"
+    );
+}

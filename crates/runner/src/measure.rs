@@ -621,7 +621,8 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         level_label: p.level_label.to_string(),
         repetition: p.repetition,
         started_at: p.started_at,
-        generator_bound: report.summary.generator.cpu_utilization >= shootout_capacity::judge::CPU_SATURATED,
+        generator_bound: report.summary.generator.cpu_utilization
+            >= shootout_capacity::judge::CPU_SATURATED,
         summary: report.summary,
         histogram: report.histogram,
         histogram_uncorrected: report.uncorrected,
