@@ -19,6 +19,7 @@ pub mod metric;
 pub mod mix;
 mod model;
 mod published;
+mod quota;
 mod raw;
 pub mod resources;
 pub mod scale;
