@@ -139,3 +139,81 @@ fn a_bad_warmup_min_in_a_manifest_is_a_usage_error_with_file_line_and_key() {
     assert!(err.contains(&at), "{at} not in {err}");
     assert!(!err.contains("build"), "nothing was built: {err}");
 }
+
+/// Holds the machine lock file `path` (as a measuring shootout would)
+/// while the returned file is open.
+fn hold_lock(path: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::create(path).unwrap();
+    // SAFETY: flock on a descriptor this function owns.
+    assert_eq!(unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) }, 0);
+    file
+}
+
+#[test]
+fn cpus_the_machine_cannot_give_are_refused_before_the_lock() {
+    let tmp = Tmp::new("cpus");
+    manifest(&tmp.0, "");
+    let _held = hold_lock(&tmp.0.join("lock"));
+    let allowed = shootout_engine::affinity::allowed_cpus();
+    let db = tmp.0.join("t.db");
+    let run_no_wait = |s: &Path| {
+        let args = [
+            "run",
+            s.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "--no-wait",
+        ];
+        shootout(&tmp.0, &args)
+    };
+    // A quota above every CPU there is: file, line 5 and key, at once.
+    let quota = allowed.len() + 1;
+    let s = study(&tmp.0, "q", &format!("resources = {{ cpus = {quota} }}"));
+    let out = run_no_wait(&s);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let at = format!(
+        "{}:5: key `resources.cpus`: a quota of {quota} CPUs is more than the {} CPU(s) this machine",
+        s.display(),
+        allowed.len()
+    );
+    assert!(err.contains(&at), "{at} not in {err}");
+    assert!(
+        !err.contains("machine lock"),
+        "refused before the lock: {err}"
+    );
+    // Above the one CPU the servers are pinned to, within the machine:
+    // said, with its place, and the run goes on (to the held lock).
+    if allowed.len() >= 2 {
+        let c = allowed[0];
+        let split =
+            format!("cpus = {{ server = [{c}], generator = [{c}] }}\nresources = {{ cpus = 1.5 }}");
+        let s = study(&tmp.0, "over", &split);
+        let err = stderr(&run_no_wait(&s));
+        let at = format!(
+            "warning: {}:6: key `resources.cpus`: a quota of 1.5 CPUs is more than the 1 CPU(s) the servers run on here ([{c}])",
+            s.display()
+        );
+        assert!(err.contains(&at), "{at} not in {err}");
+        assert!(err.contains("machine lock"), "{err}");
+    } else {
+        shootout_testkit::machine("one CPU: no quota can be above the servers' CPUs alone");
+    }
+    // A split naming a CPU this process may not use, likewise.
+    let s = study(
+        &tmp.0,
+        "split",
+        "cpus = { server = [4000], generator = [0] }",
+    );
+    let err = stderr(&run_no_wait(&s));
+    assert!(err.contains("cpus: CPU 4000 is not available"), "{err}");
+    assert!(
+        !err.contains("machine lock"),
+        "refused before the lock: {err}"
+    );
+    // A quota that fits goes on to the lock, which is held.
+    let s = study(&tmp.0, "fits", "resources = { cpus = 0.5 }");
+    let err = stderr(&run_no_wait(&s));
+    assert!(err.contains("machine lock"), "{err}");
+}

@@ -512,6 +512,8 @@ impl Conn {
                 Fill::Data(n) => {
                     total += n;
                     if let Err(fail) = h2.feed(&buf[..n]) {
+                        // Best effort: the GOAWAY naming a broken rule.
+                        let _ = self.write(&Wire::empty());
                         return (Err(fail), total);
                     }
                     let more = match &self.tls {

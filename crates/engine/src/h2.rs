@@ -1,5 +1,6 @@
-//! HTTP/2 on the wire, without I/O: the one request a run sends, encoded
-//! once into ready frames whose stream id is patched per stream
+//! HTTP/2 on the wire, without I/O: the one request a run sends, its
+//! HEADERS encoded once into a ready frame whose stream id is patched per
+//! stream and its body cut into DATA frames as flow control allows
 //! ([`H2Request`]), the client's connection preface, and the frame header
 //! ([`FrameHead`]) that the session (`h2_conn`) reads. HPACK is the
 //! `httlib-hpack` crate's; everything here is RFC 9113's fixed layouts.
@@ -47,6 +48,15 @@ pub(crate) mod setting {
     pub const ENABLE_PUSH: u16 = 0x2;
     pub const MAX_CONCURRENT_STREAMS: u16 = 0x3;
     pub const INITIAL_WINDOW_SIZE: u16 = 0x4;
+    pub const MAX_FRAME_SIZE: u16 = 0x5;
+}
+
+/// The error codes the session sends (RFC 9113 §7).
+pub(crate) mod code {
+    pub const PROTOCOL_ERROR: u32 = 0x1;
+    pub const FLOW_CONTROL_ERROR: u32 = 0x3;
+    pub const FRAME_SIZE_ERROR: u32 = 0x6;
+    pub const CANCEL: u32 = 0x8;
 }
 
 /// A frame's 9-byte header.
@@ -100,6 +110,19 @@ pub(crate) fn put_preface(out: &mut Vec<u8>) {
     put_window_update(out, 0, WINDOW - 65_535);
 }
 
+/// RST_STREAM: we end `stream` with `code`.
+pub(crate) fn put_rst_stream(out: &mut Vec<u8>, stream: u32, code: u32) {
+    put_frame(out, kind::RST_STREAM, 0, stream, &code.to_be_bytes());
+}
+
+/// GOAWAY with `code`: the server opens no streams, so the last one we
+/// processed is 0.
+pub(crate) fn put_goaway(out: &mut Vec<u8>, code: u32) {
+    put_head(out, 8, kind::GOAWAY, 0, 0);
+    out.extend_from_slice(&0u32.to_be_bytes());
+    out.extend_from_slice(&code.to_be_bytes());
+}
+
 pub(crate) fn put_window_update(out: &mut Vec<u8>, stream: u32, increment: u32) {
     put_frame(
         out,
@@ -118,73 +141,69 @@ pub(crate) enum H2RequestError {
         MIN_MAX_FRAME
     )]
     Headers { bytes: usize },
-    #[error(
-        "the request body has {bytes} bytes; over HTTP/2 at most {}",
-        MIN_MAX_FRAME
-    )]
-    Body { bytes: usize },
 }
 
-/// The run's request as HTTP/2 frames: HEADERS, then one DATA frame when
-/// it has a body, with the stream id left to patch.
+/// The run's request over HTTP/2: its HEADERS frame, with the stream id
+/// left to patch, and its body, which goes out in DATA frames as the
+/// session's flow control lets it (`h2_flow`).
 #[derive(Debug, Clone)]
 pub(crate) struct H2Request {
-    frames: Vec<u8>,
-    /// Where each frame's stream id sits in `frames`.
-    ids: Vec<usize>,
-    /// The body's length: what a stream takes of the connection's send window.
-    pub body_len: u32,
+    headers: Vec<u8>,
+    body: Vec<u8>,
 }
 
 impl H2Request {
     /// Encodes the request, or says why it cannot go over HTTP/2 here: a
-    /// body or header block over one frame's size (16 KiB) would need
-    /// CONTINUATION frames or flow-controlled DATA this engine does not send.
+    /// header block over one frame's size (16 KiB) would need CONTINUATION
+    /// frames, which this engine does not send. A body of any size is cut
+    /// into DATA frames.
     pub fn new(target: &Target<'_>, spec: &RequestSpec) -> Result<H2Request, H2RequestError> {
         let block = header_block(target, spec);
         if block.len() > MIN_MAX_FRAME {
             return Err(H2RequestError::Headers { bytes: block.len() });
         }
-        if spec.body.len() > MIN_MAX_FRAME {
-            return Err(H2RequestError::Body {
-                bytes: spec.body.len(),
-            });
-        }
-        let mut frames = Vec::with_capacity(2 * HEAD_LEN + block.len() + spec.body.len());
-        let mut ids = vec![5];
-        let has_body = !spec.body.is_empty();
-        let end = if has_body { 0 } else { flag::END_STREAM };
+        let mut headers = Vec::with_capacity(HEAD_LEN + block.len());
+        let end = if spec.body.is_empty() {
+            flag::END_STREAM
+        } else {
+            0
+        };
         put_frame(
-            &mut frames,
+            &mut headers,
             kind::HEADERS,
             flag::END_HEADERS | end,
             0,
             &block,
         );
-        if has_body {
-            ids.push(frames.len() + 5);
-            put_frame(&mut frames, kind::DATA, flag::END_STREAM, 0, &spec.body);
-        }
         Ok(H2Request {
-            frames,
-            ids,
-            body_len: u32::try_from(spec.body.len()).unwrap_or(u32::MAX),
+            headers,
+            body: spec.body.clone(),
         })
     }
 
-    /// Appends this request's frames for `stream`.
-    pub fn put(&self, out: &mut Vec<u8>, stream: u32) {
-        let at = out.len();
-        out.extend_from_slice(&self.frames);
-        for &i in &self.ids {
-            out[at + i..at + i + 4].copy_from_slice(&stream.to_be_bytes());
-        }
+    /// The body's length: what a stream takes of the send windows.
+    pub fn body_len(&self) -> u32 {
+        u32::try_from(self.body.len()).unwrap_or(u32::MAX)
     }
 
-    /// The bytes one stream's frames take.
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.frames.len()
+    /// Appends the HEADERS frame for `stream` (it ends the stream when
+    /// there is no body).
+    pub fn put_headers(&self, out: &mut Vec<u8>, stream: u32) {
+        let at = out.len();
+        out.extend_from_slice(&self.headers);
+        out[at + 5..at + HEAD_LEN].copy_from_slice(&stream.to_be_bytes());
+    }
+
+    /// Appends one DATA frame for `stream` carrying `len` body bytes from
+    /// `from`; the last one ends the stream.
+    pub fn put_data(&self, out: &mut Vec<u8>, stream: u32, from: usize, len: usize) {
+        let end = if from + len == self.body.len() {
+            flag::END_STREAM
+        } else {
+            0
+        };
+        put_head(out, len, kind::DATA, end, stream);
+        out.extend_from_slice(&self.body[from..from + len]);
     }
 }
 
@@ -276,10 +295,12 @@ mod tests {
         };
         let req = H2Request::new(&endpoint, &spec).unwrap();
         let mut out = Vec::new();
-        req.put(&mut out, 1);
-        req.put(&mut out, 3);
-        assert_eq!(out.len(), 2 * req.len());
-        let second = &out[req.len()..];
+        req.put_headers(&mut out, 1);
+        let one = out.len();
+        req.put_headers(&mut out, 3);
+        req.put_data(&mut out, 3, 0, 2);
+        req.put_data(&mut out, 3, 2, 3);
+        let second = &out[one..];
         let head = FrameHead::parse(second);
         assert_eq!((head.kind, head.stream), (kind::HEADERS, 3));
         assert_eq!(head.flags, flag::END_HEADERS);
@@ -309,23 +330,34 @@ mod tests {
                 "content-length=5"
             ]
         );
-        let data = FrameHead::parse(&second[HEAD_LEN + head.len..]);
-        assert_eq!((data.kind, data.stream, data.len), (kind::DATA, 3, 5));
-        assert_eq!(data.flags, flag::END_STREAM);
+        // The body in two DATA frames: only the last ends the stream.
+        let data = &second[HEAD_LEN + head.len..];
+        let first = FrameHead::parse(data);
+        assert_eq!((first.kind, first.stream, first.len), (kind::DATA, 3, 2));
+        assert_eq!(first.flags, 0);
+        assert_eq!(&data[HEAD_LEN..HEAD_LEN + 2], b"he");
+        let last = FrameHead::parse(&data[HEAD_LEN + 2..]);
+        assert_eq!((last.kind, last.stream, last.len), (kind::DATA, 3, 3));
+        assert_eq!(last.flags, flag::END_STREAM);
+        assert_eq!(&data[2 * HEAD_LEN + 2..], b"llo");
     }
 
     #[test]
-    fn oversized_bodies_are_refused_with_the_reason() {
+    fn large_bodies_are_taken_and_oversized_headers_refused() {
         let endpoint = Target {
             tls: false,
             authority: "127.0.0.1:1",
             path: "/",
         };
-        let spec = RequestSpec {
+        let mut spec = RequestSpec {
             method: "POST".into(),
             headers: vec![],
-            body: vec![b'x'; MIN_MAX_FRAME + 1],
+            body: vec![b'x'; 4 * MIN_MAX_FRAME],
         };
+        let req = H2Request::new(&endpoint, &spec).unwrap();
+        assert_eq!(req.body_len(), 4 * MIN_MAX_FRAME as u32);
+        spec.headers
+            .push(("X-Big".into(), "v".repeat(MIN_MAX_FRAME + 1)));
         let why = H2Request::new(&endpoint, &spec).unwrap_err().to_string();
         assert!(why.contains("at most 16384"), "{why}");
     }

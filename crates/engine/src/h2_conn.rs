@@ -9,19 +9,28 @@
 //! deque indexed by `(id - first) / 2`: finding a stream is arithmetic, and
 //! its slot is freed when the server ends it, whatever the order.
 //!
+//! Request bodies go out as the server's flow control allows (the send
+//! side, `h2_send`, over the rules of `h2_flow`): a stream's HEADERS leave
+//! at once, its DATA as far as the connection's and its own window take.
+//!
 //! What the server says is trusted only as far as it must be: frames over
-//! the size we accept, a PUSH_PROMISE (push is disabled) or HPACK that
-//! does not decode fail the connection as a parse error. A server that does
-//! not answer the preface with SETTINGS does not speak HTTP/2 at all
+//! the size we accept, a PUSH_PROMISE (push is disabled), HPACK that does
+//! not decode or a flow-control rule broken fail the connection as a parse
+//! error (with a GOAWAY naming the rule when there is one). A server that
+//! does not answer the preface with SETTINGS does not speak HTTP/2 at all
 //! ([`H2Fail::Refused`]).
 
 use crate::checker::Checker;
 use crate::expect::{Expect, Mismatch};
 use crate::h2::{self, flag, kind, put_frame, FrameHead, H2Request, HEAD_LEN, MIN_MAX_FRAME};
+use crate::h2_flow::SendFlow;
 use crate::job::Job;
 use crate::stats::ErrorClass;
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+#[path = "h2_send.rs"]
+mod send;
 
 /// Why the session cannot go on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +64,10 @@ struct Stream {
     /// The final (non-1xx) status; 0 until its HEADERS came.
     status: u16,
     check: Option<Checker>,
+    /// The stream's send window (RFC 9113 §6.9).
+    window: i64,
+    /// Body bytes not yet sent: the body's tail from `body_len - unsent`.
+    unsent: u32,
 }
 
 /// A header block split over HEADERS and CONTINUATION frames.
@@ -80,10 +93,8 @@ pub(crate) struct H2Conn {
     first: u32,
     next: u32,
     live: usize,
-    /// The newest streams, queued but not written: the body waits for the
-    /// connection's send window.
-    blocked: usize,
-    send_window: i64,
+    /// The send windows and the server's frame size.
+    flow: SendFlow,
     /// Bytes received since the connection window was last topped up.
     consumed: u32,
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS; None before its
@@ -111,8 +122,7 @@ impl H2Conn {
             first: 1,
             next: 1,
             live: 0,
-            blocked: 0,
-            send_window: 65_535,
+            flow: SendFlow::default(),
             consumed: 0,
             peer_max: None,
             going_away: false,
@@ -160,7 +170,7 @@ impl H2Conn {
     pub fn drain(&mut self) -> VecDeque<Job> {
         let jobs = self.streams.drain(..).flatten().map(|s| s.job).collect();
         self.live = 0;
-        self.blocked = 0;
+        self.flow.waiting = 0;
         self.first = self.next;
         jobs
     }
@@ -176,36 +186,6 @@ impl H2Conn {
         if self.sent == self.out.len() {
             self.out.clear();
             self.sent = 0;
-        }
-    }
-
-    /// Queues a stream for `job`; its frames go out now, or once the
-    /// connection's send window has room for its body.
-    pub fn push(&mut self, job: Job) {
-        let id = self.next;
-        self.next += 2;
-        if self.streams.is_empty() {
-            self.first = id;
-        }
-        let check = self.expect.as_ref().and_then(Checker::for_expect);
-        self.streams.push_back(Some(Stream {
-            job,
-            status: 0,
-            check,
-        }));
-        self.live += 1;
-        self.blocked += 1;
-        self.unblock();
-    }
-
-    /// Writes the blocked streams' frames, oldest first, while the window allows.
-    fn unblock(&mut self) {
-        let body = i64::from(self.request.body_len);
-        while self.blocked > 0 && self.send_window >= body {
-            let id = self.next - 2 * self.blocked as u32;
-            self.request.put(&mut self.out, id);
-            self.send_window -= body;
-            self.blocked -= 1;
         }
     }
 
@@ -243,6 +223,7 @@ impl H2Conn {
                 return Err(refused(&data[at..]));
             }
             if head.len > MIN_MAX_FRAME {
+                h2::put_goaway(&mut self.out, h2::code::FRAME_SIZE_ERROR);
                 return Err(ErrorClass::Parse.into());
             }
             if data.len() - at - HEAD_LEN < head.len {
@@ -272,15 +253,17 @@ impl H2Conn {
             }
             kind::CONTINUATION => self.fragment(head, payload)?,
             kind::RST_STREAM => self.finish(head.stream, Err(ErrorClass::StreamReset)),
-            kind::SETTINGS if head.flags & flag::ACK == 0 => self.settings(payload)?,
+            kind::SETTINGS if head.flags & flag::ACK == 0 => {
+                let result = self.settings(payload);
+                self.breach(head.stream, result)?;
+            }
             kind::PING if head.flags & flag::ACK == 0 => {
                 put_frame(&mut self.out, kind::PING, flag::ACK, 0, payload);
             }
             kind::GOAWAY => self.goaway(payload)?,
-            kind::WINDOW_UPDATE if head.stream == 0 => {
-                let increment = u32_at(payload, 0)? & 0x7fff_ffff;
-                self.send_window += i64::from(increment);
-                self.unblock();
+            kind::WINDOW_UPDATE => {
+                let result = self.window_update(head.stream, payload);
+                self.breach(head.stream, result)?;
             }
             kind::PUSH_PROMISE => return Err(ErrorClass::Parse.into()),
             _ => {}
@@ -367,21 +350,6 @@ impl H2Conn {
         Ok(())
     }
 
-    fn settings(&mut self, payload: &[u8]) -> Result<(), H2Fail> {
-        if payload.len() % 6 != 0 {
-            return Err(ErrorClass::Parse.into());
-        }
-        let mut max = self.peer_max.unwrap_or(usize::MAX);
-        for pair in payload.chunks_exact(6) {
-            if u16::from_be_bytes([pair[0], pair[1]]) == h2::setting::MAX_CONCURRENT_STREAMS {
-                max = u32_at(pair, 2)? as usize;
-            }
-        }
-        self.peer_max = Some(max);
-        put_frame(&mut self.out, kind::SETTINGS, flag::ACK, 0, &[]);
-        Ok(())
-    }
-
     /// Streams above the GOAWAY's last id were never processed: they fail
     /// as `goaway`, and so do all when the server names an error. The rest
     /// may still end; no new stream starts.
@@ -396,18 +364,22 @@ impl H2Conn {
         for id in ids {
             self.finish(id, Err(ErrorClass::GoAway));
         }
-        self.blocked = 0;
         Ok(())
     }
 
-    /// The server ended the stream: whole, unless no HEADERS came.
+    /// The server ended the stream: whole, unless no HEADERS came. A
+    /// body not all sent is cancelled (RFC 9113 §8.1: a server may answer
+    /// before the whole request), so that the stream closes on its side too.
     fn end(&mut self, id: u32) {
-        let status = self.stream_mut(id).map_or(0, |s| s.status);
+        let (status, unsent) = self.stream_mut(id).map_or((0, 0), |s| (s.status, s.unsent));
         let outcome = if status == 0 {
             Err(ErrorClass::Parse)
         } else {
             Ok(status)
         };
+        if unsent > 0 {
+            h2::put_rst_stream(&mut self.out, id, h2::code::CANCEL);
+        }
         self.finish(id, outcome);
     }
 
@@ -417,6 +389,9 @@ impl H2Conn {
             return;
         };
         self.live -= 1;
+        if stream.unsent > 0 {
+            self.flow.waiting -= 1;
+        }
         let passed = outcome.is_err() || stream.check.as_ref().is_none_or(Checker::passed);
         let mismatch = (!passed)
             .then(|| stream.check.as_ref().and_then(Checker::mismatch))

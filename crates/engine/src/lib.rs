@@ -52,6 +52,7 @@ mod conn;
 mod control;
 mod h2;
 mod h2_conn;
+mod h2_flow;
 mod handshake;
 mod job;
 mod mixed;

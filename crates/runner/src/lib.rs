@@ -45,4 +45,4 @@ pub mod warmup;
 pub use error::{EngineRefusal, SessionError};
 pub use event::{Event, Observer, Silent};
 pub use interrupt::Interrupt;
-pub use runner::{run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};
+pub use runner::{check_cpus, run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};

@@ -23,7 +23,7 @@ use shootout_store::{NewRun, Pinning, RunStatus, Store, StoreError, TargetRecord
 use shootout_study::scale::{
     level_seconds, settle_after_for, settle_for, BETWEEN_LEVELS_S, START_S, STOP_S,
 };
-use shootout_study::{Study, TargetSelection};
+use shootout_study::{Study, StudyError, TargetSelection};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,9 @@ pub enum RunError {
     /// The study's CPU split does not fit this machine.
     #[error(transparent)]
     Cpus(#[from] crate::host::CpuError),
+    /// A CPU quota above every CPU of this machine, named where it is written.
+    #[error(transparent)]
+    Quota(StudyError),
     #[error("cannot read targets directory {}: {source}", .dir.display())]
     TargetsDir {
         dir: PathBuf,
@@ -160,6 +163,27 @@ pub fn run_study(
     Ok(outcome)
 }
 
+/// The study's CPUs on this machine: its split (servers and generator),
+/// no CPU quota above the CPUs there are, and the quotas above the
+/// servers' own CPUs (they cannot bind), each named with its place for the
+/// caller to say. The CLI calls it before it takes the machine lock, so
+/// that a plan this machine cannot honour fails at once instead of after
+/// a wait; the run checks again.
+pub fn check_cpus(study: &Study) -> Result<(Pinning, Vec<StudyError>), RunError> {
+    let allowed = shootout_engine::affinity::allowed_cpus();
+    let pinning = crate::host::split_cpus(&study.cpus, &allowed)?;
+    let which = if pinning.server_cpus.is_empty() {
+        format!("not pinned: {allowed:?}")
+    } else {
+        format!("{:?}", pinning.server_cpus)
+    };
+    let servers = shootout_servers::server_cpus(&pinning.server_cpus);
+    let named = study
+        .quotas_fit(allowed.len().max(1), servers, &which)
+        .map_err(RunError::Quota)?;
+    Ok((pinning, named))
+}
+
 /// Selects the targets, marks dead runs interrupted and records the run.
 fn open<'a>(
     cfg: &'a RunConfig,
@@ -167,8 +191,7 @@ fn open<'a>(
     observer: &'a dyn Observer,
 ) -> Result<(Run<'a>, Vec<Entry>), RunError> {
     let mut study = cfg.study.scaled(cfg.scale);
-    let allowed = shootout_engine::affinity::allowed_cpus();
-    let pinning = crate::host::split_cpus(&study.cpus, &allowed)?;
+    let (pinning, _) = check_cpus(&study)?;
     let entries = select_targets(&study, &cfg.targets_dir, cfg.only.as_deref())?;
     let store = Store::open(&cfg.db)?;
     for dead in crate::liveness::reap_dead_runs(&store, &cfg.db)? {

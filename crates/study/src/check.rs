@@ -341,7 +341,7 @@ fn queries_fit(
 
 /// A scenario's load tables: its one `load` or its non-empty `levels`
 /// (none for a capacity search).
-fn load_tables<'r>(
+pub(crate) fn load_tables<'r>(
     at: &Locator<'_>,
     raw: &'r Spanned<RawScenario>,
 ) -> Result<Vec<&'r Spanned<RawLoad>>, StudyError> {

@@ -21,6 +21,7 @@ pub mod mix;
 mod model;
 mod precision;
 mod published;
+mod quota;
 mod raw;
 pub mod resources;
 pub mod scale;

@@ -18,7 +18,13 @@
 //!
 //! A test that skips only a part of its work counts as skipped too: it did
 //! not do all it says.
+//!
+//! It also holds the test servers more than one crate's tests load: a
+//! strict HTTP/2 server that enforces the client's rules ([`h2_server`]).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod h2_rules;
+pub mod h2_server;
 
 use std::fmt::Display;
 use std::io::Write;

@@ -178,6 +178,11 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
     let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
     let scale = scale_for(&a, &study, &targets_dir);
+    // A plan this machine cannot honour fails before any wait for the lock.
+    let (_, cannot_bind) = shootout_runner::check_cpus(&study)?;
+    for why in cannot_bind {
+        eprintln!("warning: {why}");
+    }
     let _machine = crate::lock::take(&a.lock)?;
     let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
     let interrupt = Interrupt::new();
