@@ -55,16 +55,10 @@ impl Probe for CostProbe {
         let Some(offered) = s.rate.filter(|_| s.mode == "open") else {
             return;
         };
-        let completed = s.requests.completed;
-        let us = if completed > 0 {
-            seen.server_cpu_s * 1e6 / completed as f64
-        } else {
-            0.0
-        };
         parts.cost = Some(Cost {
             offered_rps: offered,
             achieved_rps: s.rps,
-            us_per_request: us,
+            us_per_request: Cost::us_per(seen.server_cpu_s, s.requests.completed),
             generator_share: s.generator.cpu_utilization,
             invalid: why_not_carried(seen.report, offered),
         });

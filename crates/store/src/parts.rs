@@ -76,6 +76,17 @@ impl Cost {
     pub fn valid(&self) -> bool {
         self.invalid.is_none()
     }
+
+    /// Server CPU microseconds per completed request: the one formula,
+    /// read by the cost probe and held to the kernel's own accounting by
+    /// the nginx test (`crates/runner/tests/cost_nginx.rs`). 0 without a
+    /// completed request.
+    pub fn us_per(cpu_s: f64, completed: u64) -> f64 {
+        if completed == 0 {
+            return 0.0;
+        }
+        cpu_s * 1e6 / completed as f64
+    }
 }
 
 /// The server standing with no load: its CPU and memory over a fixed time
