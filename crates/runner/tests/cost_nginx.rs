@@ -63,6 +63,27 @@ fn kernel_cpu_s(pid: u32) -> f64 {
     ticks / hz
 }
 
+/// 8,000 req/s for 4 s over 16 connections from CPU 1.
+fn fixed_rate(port: u16) -> Plan {
+    let workload = Workload::new(
+        Load::Open {
+            rate: 8000.0,
+            connections: 16,
+        },
+        Stop {
+            requests: None,
+            duration: Some(Duration::from_secs(4)),
+        },
+    )
+    .unwrap();
+    let url = format!("http://127.0.0.1:{port}/plaintext");
+    Plan::builder(Endpoint::parse(&url).unwrap(), workload)
+        .threads(1)
+        .cpus(vec![1])
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn cost_per_request_agrees_with_the_kernel_and_nginxs_log() {
     if !shootout_testkit::nginx() {
@@ -97,23 +118,7 @@ fn cost_per_request_agrees_with_the_kernel_and_nginxs_log() {
         .lines()
         .count();
 
-    let workload = Workload::new(
-        Load::Open {
-            rate: 8000.0,
-            connections: 16,
-        },
-        Stop {
-            requests: None,
-            duration: Some(Duration::from_secs(4)),
-        },
-    )
-    .unwrap();
-    let url = format!("http://127.0.0.1:{port}/plaintext");
-    let plan = Plan::builder(Endpoint::parse(&url).unwrap(), workload)
-        .threads(1)
-        .cpus(vec![1])
-        .build()
-        .unwrap();
+    let plan = fixed_rate(port);
     let control = Arc::new(Control::new());
     let sampler = Sampler::start(pgid, pid as i32, control.clone(), vec![1], Some(reader));
     let kernel_before = kernel_cpu_s(pid);
