@@ -10,7 +10,7 @@
 
 use crate::escape::md;
 use crate::metric::num;
-use crate::stats::{Pooled, Spread};
+use crate::stats::{decide_starts, Floor, Pooled, Spread};
 use shootout_store::parts::{Overload, Standing};
 use shootout_store::{Measurement, RunData};
 use std::collections::BTreeMap;
@@ -49,6 +49,19 @@ pub struct CostRow<'a> {
     /// pooled start variance).
     pub us: Spread,
     pub offered_rps: f64,
+    /// Against the row above (cheaper): the verdict on starts (Welch's t on
+    /// the pooled variances and the run's A/A floor of costs,
+    /// docs/statistics.md); None for the cheapest, or with one start each
+    /// (not tested).
+    pub vs_above: Option<crate::stats::Verdict>,
+}
+
+impl CostRow<'_> {
+    /// Not told apart from the cheaper row above it.
+    pub fn tied_above(&self) -> bool {
+        self.vs_above
+            .is_some_and(|v| v.label == crate::stats::Label::Tie)
+    }
 }
 
 /// A target at one overload multiple (median start by goodput).
@@ -58,12 +71,17 @@ pub struct OverloadRow<'a> {
     pub overload: &'a Overload,
 }
 
-/// The key a derived level is grouped by across targets: its common rate,
-/// or its fraction of capacity (the rates then differ by target).
+/// The key a fixed-rate level is grouped by across targets: its common
+/// rate, or its fraction of capacity (the rates then differ by target).
+/// Every open-loop level has a cost part (a study's own rates, as
+/// fastapi-vs-falcon's, count as common rates); an overload level is not a
+/// fixed rate.
 fn point_title(m: &Measurement) -> Option<String> {
-    let d = m.parts.derived.as_ref()?;
     let cost = m.parts.cost.as_ref()?;
-    Some(match d.fraction {
+    if m.parts.overload.is_some() {
+        return None;
+    }
+    Some(match m.parts.derived.as_ref().and_then(|d| d.fraction) {
         None => format!("{} req/s", num(cost.offered_rps)),
         Some(f) => format!("{}% of capacity", num(f * 100.0)),
     })
@@ -185,6 +203,7 @@ fn point<'a>(
                         target: t,
                         us,
                         offered_rps: offered,
+                        vs_above: None,
                     });
                 }
             }
@@ -207,6 +226,14 @@ fn point<'a>(
         }
     }
     costs.sort_by(|a, b| a.us.median.total_cmp(&b.us.median));
+    // Ties: each row against the cheaper one above it, on its starts.
+    let floor = Floor::of(cells.values().map(|v| &v[..]));
+    for i in 1..costs.len() {
+        let (a, b) = (costs[i - 1].target, costs[i].target);
+        let values = |t: &str| cells.get(&(t, title.clone())).cloned().unwrap_or_default();
+        costs[i].vs_above =
+            decide_starts(&values(a), pooled(a), &values(b), pooled(b), floor, false);
+    }
     Point {
         title,
         costs,
@@ -315,6 +342,9 @@ fn point_line(scenario: &str, p: &Point<'_>) -> Option<String> {
             best.target,
             num(best.us.median)
         );
+        if let Some(next) = p.costs.get(1).filter(|c| c.tied_above()) {
+            let _ = write!(line, " (tied with {})", next.target);
+        }
         if p.costs.len() > 1 && best.us.median > 0.0 {
             let _ = write!(
                 line,
@@ -358,7 +388,7 @@ pub fn findings(data: &RunData) -> Vec<String> {
                 num(o.factor * 100.0),
                 num(o.offered_rps),
                 r.target,
-                num(goodput_pct(o)),
+                format!("{:.1}", goodput_pct(o)),
                 num(o.deadline_ms),
                 num(o.goodput_rps),
                 errors_text(o),
@@ -437,7 +467,7 @@ pub fn markdown(out: &mut String, data: &RunData) {
                     num(o.offered_rps),
                     num(o.throughput_rps),
                     num(o.goodput_rps),
-                    num(goodput_pct(o)),
+                    format!("{:.1}", goodput_pct(o)),
                     errors_text(o),
                     o.unsent,
                     recovery_text(o)

@@ -118,7 +118,7 @@ fn tables(out: &mut String, sec: &Section<'_>) {
             esc(&num(o.offered_rps)),
             esc(&num(o.throughput_rps)),
             esc(&num(o.goodput_rps)),
-            esc(&num(goodput_pct(o))),
+            esc(&format!("{:.1}", goodput_pct(o))),
             esc(&errors_text(o)),
             o.unsent,
             esc(&recovery_text(o))
@@ -142,9 +142,16 @@ fn bars(p: &crate::cost::Point<'_>) -> Vec<Row> {
                 tip.push(format!("95% interval {}–{}", num(lo), num(hi)));
             }
             tip.push(format!("{} start(s)", c.us.n));
+            if c.tied_above() {
+                tip.push("tied with the cheaper one above: not told apart".into());
+            }
             Row {
                 target: c.target.to_string(),
-                label: c.target.to_string(),
+                label: if c.tied_above() {
+                    format!("{} {}", super::ranked::TIE_MARK, c.target)
+                } else {
+                    c.target.to_string()
+                },
                 value: c.us.median,
                 ci,
                 tip,
