@@ -382,13 +382,13 @@ pub fn findings(data: &RunData) -> Vec<String> {
         for r in &sec.overloads {
             let o = r.overload;
             out.push(format!(
-                "{} at {}% of its capacity ({} req/s offered): {} keeps {}% goodput within {} ms \
-                 ({} req/s), errors {}, and {}.",
+                "{} at {}% of its capacity ({} req/s offered): {} keeps {:.1}% goodput within {} \
+                 ms ({} req/s), errors {}, and {}.",
                 sec.scenario,
                 num(o.factor * 100.0),
                 num(o.offered_rps),
                 r.target,
-                format!("{:.1}", goodput_pct(o)),
+                goodput_pct(o),
                 num(o.deadline_ms),
                 num(o.goodput_rps),
                 errors_text(o),
