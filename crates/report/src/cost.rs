@@ -461,13 +461,13 @@ pub fn markdown(out: &mut String, data: &RunData) {
                 let o = r.overload;
                 let _ = writeln!(
                     out,
-                    "| {} | {}% ({} req/s) | {} | {} | {}% | {} | {} | {} |",
+                    "| {} | {}% ({} req/s) | {} | {} | {:.1}% | {} | {} | {} |",
                     md(r.target),
                     num(o.factor * 100.0),
                     num(o.offered_rps),
                     num(o.throughput_rps),
                     num(o.goodput_rps),
-                    format!("{:.1}", goodput_pct(o)),
+                    goodput_pct(o),
                     errors_text(o),
                     o.unsent,
                     recovery_text(o)

@@ -111,14 +111,14 @@ fn tables(out: &mut String, sec: &Section<'_>) {
         let o = r.overload;
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}% ({} req/s)</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td>\
+            "<tr><td>{}</td><td>{}% ({} req/s)</td><td>{}</td><td>{:.1}%</td><td>{}</td>\
              <td>{}</td><td>{}</td></tr>",
             esc(r.target),
             esc(&num(o.factor * 100.0)),
             esc(&num(o.offered_rps)),
             esc(&num(o.throughput_rps)),
             esc(&num(o.goodput_rps)),
-            esc(&format!("{:.1}", goodput_pct(o))),
+            goodput_pct(o),
             esc(&errors_text(o)),
             o.unsent,
             esc(&recovery_text(o))
