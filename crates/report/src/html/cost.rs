@@ -111,8 +111,8 @@ fn tables(out: &mut String, sec: &Section<'_>) {
         let o = r.overload;
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}% ({} req/s)</td><td>{}</td><td>{:.1}%</td><td>{}</td>\
-             <td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}% ({} req/s)</td><td>{}</td><td>{}</td><td>{:.1}%</td>\
+             <td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(r.target),
             esc(&num(o.factor * 100.0)),
             esc(&num(o.offered_rps)),
