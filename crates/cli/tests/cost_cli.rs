@@ -1,67 +1,81 @@
-//! Cost at a fixed rate and past the knee on a server whose capacity is
-//! known (issue #37): a copy of go-nethttp whose /json holds one lock for
-//! 5 ms per request serves at most 200 req/s. A cost study measures it:
-//! its closed loop finds about 200 req/s; at 100 req/s its CPU per request
-//! is a cost; at 400 req/s it is "cannot sustain 400 req/s" with what it
-//! carried and is never ranked; offered twice its capacity, it serves
-//! about its capacity, counts what came back after the deadline as late
-//! (goodput below throughput), and recovers once the rate drops to half.
+//! Cost at a fixed rate and past the knee on servers whose capacity is
+//! known (issue #37): copies of go-nethttp whose /json holds one lock for
+//! 5 ms per request serve at most 200 req/s. A cost study measures them:
+//! the closed loop finds about 200 req/s; at 100 req/s the CPU per request
+//! is a cost; at 400 req/s it is "cannot sustain 400 req/s" with what was
+//! carried and is never ranked. Offered twice its capacity, the copy that
+//! queues serves about its capacity, counts what came back after the
+//! deadline as late (goodput below throughput) and recovers once the rate
+//! drops to half; the copy that sheds (503 with four waiting) keeps its
+//! goodput within 10% of its capacity and counts the rest as failed.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
 use common::{repo, Tmp};
-use shootout_store::Store;
+use shootout_store::{Measurement, Store};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// A targets folder with `go-slow`: go-nethttp whose /json serves one
-/// request at a time, 5 ms each.
-fn targets(tmp: &Path) -> PathBuf {
+/// `go-slow`'s /json: one request at a time, 5 ms each; the rest wait.
+const QUEUES: &str = "var one sync.Mutex\n\n\
+     func jsonHandler(w http.ResponseWriter, r *http.Request) {\n\
+     \tone.Lock()\n\ttime.Sleep(5 * time.Millisecond)\n\tone.Unlock()\n";
+
+/// `go-shed`'s /json: the same, but with four already waiting it answers
+/// 503 at once (a bounded queue that sheds load).
+const SHEDS: &str = "var one sync.Mutex\n\nvar waiting = make(chan struct{}, 4)\n\n\
+     func jsonHandler(w http.ResponseWriter, r *http.Request) {\n\
+     \tselect {\n\tcase waiting <- struct{}{}:\n\tdefault:\n\
+     \t\thttp.Error(w, \"busy\", http.StatusServiceUnavailable)\n\t\treturn\n\t}\n\
+     \tone.Lock()\n\ttime.Sleep(5 * time.Millisecond)\n\tone.Unlock()\n\t<-waiting\n";
+
+/// A targets folder with go-nethttp copies whose /json starts with `body`.
+fn targets(tmp: &Path, copies: &[(&str, &str)]) -> PathBuf {
     let dir = tmp.join("targets");
     std::fs::create_dir_all(&dir).unwrap();
     let real = repo().join("targets");
     for name in ["data", "SPEC.md"] {
         std::os::unix::fs::symlink(real.join(name), dir.join(name)).unwrap();
     }
-    let slow = dir.join("go-slow");
-    std::fs::create_dir_all(&slow).unwrap();
-    for f in ["go.mod", "go.sum"] {
-        std::fs::copy(real.join("go-nethttp").join(f), slow.join(f)).unwrap();
-    }
     let main = std::fs::read_to_string(real.join("go-nethttp/main.go")).unwrap();
-    let patched = main
-        .replacen("\t\"strings\"\n", "\t\"strings\"\n\t\"sync\"\n", 1)
-        .replacen(
-            "func jsonHandler(w http.ResponseWriter, r *http.Request) {\n",
-            "var one sync.Mutex\n\n\
-             func jsonHandler(w http.ResponseWriter, r *http.Request) {\n\
-             \tone.Lock()\n\ttime.Sleep(5 * time.Millisecond)\n\tone.Unlock()\n",
-            1,
+    for (name, body) in copies {
+        let copy = dir.join(name);
+        std::fs::create_dir_all(&copy).unwrap();
+        for f in ["go.mod", "go.sum"] {
+            std::fs::copy(real.join("go-nethttp").join(f), copy.join(f)).unwrap();
+        }
+        let patched = main
+            .replacen("\t\"strings\"\n", "\t\"strings\"\n\t\"sync\"\n", 1)
+            .replacen(
+                "func jsonHandler(w http.ResponseWriter, r *http.Request) {\n",
+                body,
+                1,
+            );
+        assert_ne!(
+            main, patched,
+            "the json handler is where the test expects it"
         );
-    assert_ne!(
-        main, patched,
-        "the json handler is where the test expects it"
-    );
-    assert!(patched.contains("\"sync\""), "sync imported");
-    std::fs::write(slow.join("main.go"), patched).unwrap();
-    let manifest = std::fs::read_to_string(real.join("go-nethttp/target.toml"))
-        .unwrap()
-        .replacen("name = \"go-nethttp\"", "name = \"go-slow\"", 1)
-        .replace("bin/go-nethttp", "bin/go-slow");
-    std::fs::write(slow.join("target.toml"), manifest).unwrap();
+        assert!(patched.contains("\"sync\""), "sync imported");
+        std::fs::write(copy.join("main.go"), patched).unwrap();
+        let manifest = std::fs::read_to_string(real.join("go-nethttp/target.toml"))
+            .unwrap()
+            .replacen("name = \"go-nethttp\"", &format!("name = \"{name}\""), 1)
+            .replace("bin/go-nethttp", &format!("bin/{name}"));
+        std::fs::write(copy.join("target.toml"), manifest).unwrap();
+    }
     dir
 }
 
-/// Runs the cost study on `go-slow`; returns the database.
+/// Runs the cost study on `go-slow` and `go-shed`; returns the database.
 fn run(tmp: &Path) -> PathBuf {
-    let dir = targets(tmp);
+    let dir = targets(tmp, &[("go-slow", QUEUES), ("go-shed", SHEDS)]);
     let study = tmp.join("known.toml");
     std::fs::write(
         &study,
         "name = \"known\"\ndescription = \"a server of known capacity\"\nsource = \"tests\"\n\
-         targets = [\"go-slow\"]\nwarmup = \"300ms\"\n\n\
+         targets = [\"go-slow\", \"go-shed\"]\nwarmup = \"300ms\"\n\n\
          [[scenario]]\nname = \"json\"\n\
          load = { mode = \"closed\", connections = 8, duration = \"2s\" }\n\
          cost = { rates = [100, 400], overload = [\"200%\"], deadline = \"100ms\", \
@@ -96,7 +110,11 @@ fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
     let db = run(&tmp.0);
     let store = Store::open(&db).unwrap();
     let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
-    let ms = &data.measurements;
+    let ms: Vec<&Measurement> = data
+        .measurements
+        .iter()
+        .filter(|m| m.target == "go-slow")
+        .collect();
     assert_eq!(ms.len(), 4, "closed, 100, 400, overload");
 
     let capacity = ms[0].summary.rps;
@@ -161,4 +179,36 @@ fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
     );
     assert!(md.contains("json at 100 req/s: go-slow costs"), "{md}");
     assert!(md.contains("recovers"), "{md}");
+    shedding_keeps_goodput(&data);
+}
+
+/// The shedding copy, offered twice its capacity, answers about its
+/// capacity in time (goodput within 10% of it) and refuses the rest with
+/// 503, counted as failed requests, never as latency.
+fn shedding_keeps_goodput(data: &shootout_store::RunData) {
+    let ms: Vec<&Measurement> = data
+        .measurements
+        .iter()
+        .filter(|m| m.target == "go-shed")
+        .collect();
+    assert_eq!(ms.len(), 4, "closed, 100, 400, overload");
+    let capacity = ms[0].summary.rps;
+    let at_400 = ms[2].parts.cost.as_ref().expect("costed");
+    assert!(!at_400.valid(), "shedding is not carrying: {at_400:?}");
+    let o = ms[3].parts.overload.as_ref().expect("overload measured");
+    eprintln!(
+        "shedding: capacity {capacity:.0}, offered {:.0}, served {:.0}, goodput {:.0}, \
+         shed {}, recovery {:?}",
+        o.offered_rps, o.throughput_rps, o.goodput_rps, o.errors.mismatch, o.recovery_s
+    );
+    assert!(
+        (o.goodput_rps - capacity).abs() <= 0.1 * capacity,
+        "a server that sheds keeps its goodput: {:.0} of {capacity:.0}",
+        o.goodput_rps
+    );
+    assert!(
+        o.errors.mismatch as f64 >= 0.5 * capacity * o.overload_s,
+        "the shed 503s are failures: {o:?}"
+    );
+    assert!(o.recovery_s.is_some(), "{o:?}");
 }

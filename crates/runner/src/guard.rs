@@ -51,6 +51,15 @@ pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result
 
 /// The load answered: some completion, and some in its last seconds.
 pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
+    let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
+    if s.requests.sent == 0 && unsent > 0 {
+        // Nothing went out: the generator, not the server, fell behind.
+        return Err(format!(
+            "the generator sent none of the {unsent} requests due in the measured {:.0} s: \
+             the load machine could not offer the rate (the server is not to blame)",
+            s.duration_s
+        ));
+    }
     if s.requests.completed == 0 {
         return Err(format!(
             "no response for {:.0} s: not one of {} requests completed",
@@ -94,6 +103,35 @@ mod tests {
     use super::*;
     use std::net::TcpListener;
     use std::time::Duration;
+
+    /// A level in which nothing completed blames the server only when
+    /// requests went out; when none did, the generator is named.
+    #[test]
+    fn silence_is_blamed_on_who_was_silent() {
+        use shootout_report_fixtures::tls::{sample, Way};
+        let way = Way {
+            tls: None,
+            client_cert: false,
+            keepalive: true,
+            resumed: false,
+        };
+        let mut m = sample("go-nethttp", way);
+        m.summary.requests.completed = 0;
+        m.summary.requests.sent = 120;
+        let e = check_answered(&m.summary, &[]).unwrap_err();
+        assert!(e.starts_with("no response for"), "{e}");
+        m.summary.requests.sent = 0;
+        m.summary.lag = Some(shootout_engine::LagSummary {
+            unsent: 10_147,
+            ..Default::default()
+        });
+        let e = check_answered(&m.summary, &[]).unwrap_err();
+        assert!(
+            e.contains("the generator sent none of the 10147 requests due"),
+            "{e}"
+        );
+        assert!(e.contains("the server is not to blame"), "{e}");
+    }
 
     /// A target whose server is Python's http.server on `$PORT`.
     fn http_server(dir: &std::path::Path) -> shootout_servers::Target {
