@@ -68,17 +68,20 @@ pub fn render(out: &mut String, ctx: &Context) {
     out.push_str("</section>\n");
 }
 
+/// Per fixed rate, one line naming the targets not ranked there and why.
 fn notes(out: &mut String, sec: &Section<'_>) {
-    for p in &sec.points {
-        for (t, why) in &p.unsustained {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{} at {}: {} (not ranked by cost).</p>",
-                esc(t),
-                esc(&p.title),
-                esc(why)
-            );
-        }
+    for p in sec.points.iter().filter(|p| !p.unsustained.is_empty()) {
+        let who: Vec<String> = p
+            .unsustained
+            .iter()
+            .map(|(t, why)| format!("<b>{}</b> {}", esc(t), esc(why)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Not ranked at {}: {}.</p>",
+            esc(&p.title),
+            who.join("; ")
+        );
     }
 }
 
