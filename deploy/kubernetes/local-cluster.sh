@@ -8,6 +8,7 @@
 #   local-cluster.sh down   stop all of it, remove everything `up` made, then
 #                           check that nothing is left (exit 1 naming it if so)
 #   local-cluster.sh build  only build and cache the binaries and images
+#   local-cluster.sh images only build the images (OCI archives in the cache)
 #   local-cluster.sh env    print the KUBECONFIG line for this cluster
 #
 # Kubernetes' own sources at K8S_VERSION (default v1.34.4, the last minor
@@ -131,11 +132,14 @@ install_packages() {
 # The shootout release binary and go-nethttp, built from this checkout.
 build_release_binaries() {
     local target=${CARGO_TARGET_DIR:-$REPO/target}
-    if [ ! -x "$target/release/shootout" ] || [ -n "$(find "$REPO/crates" -newer "$target/release/shootout" -name '*.rs' -print -quit)" ]; then
-        log "cargo build --release -p shootout"
-        (cd "$REPO" && nice -n 19 cargo build --release --locked -p shootout)
+    # SHOOTOUT_BIN: a release binary built elsewhere, used as it is.
+    if [ -z "${SHOOTOUT_BIN:-}" ]; then
+        SHOOTOUT_BIN=$target/release/shootout
+        if [ ! -x "$SHOOTOUT_BIN" ] || [ -n "$(find "$REPO/crates" "$REPO/Cargo.lock" -newer "$SHOOTOUT_BIN" -print -quit)" ]; then
+            log "cargo build --release -p shootout"
+            (cd "$REPO" && nice -n 19 cargo build --release --locked -p shootout)
+        fi
     fi
-    SHOOTOUT_BIN=$target/release/shootout
     GONETHTTP_BIN=$CACHE/images/go-nethttp
     if [ ! -x "$GONETHTTP_BIN" ] || [ -n "$(find "$REPO/targets/go-nethttp" -newer "$GONETHTTP_BIN" -name '*.go' -print -quit)" ]; then
         log "go build targets/go-nethttp (static)"
@@ -579,6 +583,7 @@ build)
     build_k8s
     build_images
     ;;
+images) build_images ;;
 env) echo "export KUBECONFIG=$STATE/pki/admin.kubeconfig" ;;
 *)
     echo "usage: $0 up|down|build|env" >&2
