@@ -172,6 +172,14 @@ build_images() {
 
 # ------------------------------------------------------------- snapshot ---
 
+# Folders that Kubernetes or containerd make at fixed paths whatever their
+# configuration says: /var/log/containers (the kubelet's symlinks),
+# /run/containerd (containerd 1.6 puts its shims' sockets in
+# /run/containerd/s), and the usual others, checked in case.
+fixed_dirs="/var/log/containers /var/log/pods /var/lib/kubelet /etc/kubernetes
+/usr/libexec/kubernetes /etc/cni /opt/cni /var/lib/cni /run/containerd
+/var/lib/containerd /var/run/netns"
+
 # What the machine had before `up`, so that `down` can tell what it left.
 snapshot() {
     {
@@ -180,15 +188,13 @@ snapshot() {
         echo "## netns"
         ip netns list 2>/dev/null | awk '{print $1}' | sort
         echo "## iptables"
-        { iptables-save 2>/dev/null; ip6tables-save 2>/dev/null; } |
-            grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//' | sort
+        { iptables-save 2>/dev/null || true; ip6tables-save 2>/dev/null || true; } |
+            { grep -v '^#' || true; } | sed 's/\[[0-9]*:[0-9]*\]//' | sort
         echo "## dirs"
-        for d in /var/log/containers /var/log/pods /var/lib/kubelet /etc/kubernetes \
-            /usr/libexec/kubernetes /etc/cni /opt/cni /var/lib/cni /run/containerd \
-            /var/lib/containerd /var/run/netns; do
-            [ -e "$d" ] && echo "$d"
+        for d in $fixed_dirs; do
+            if [ -e "$d" ]; then echo "$d"; fi
         done
-    } | cat
+    }
 }
 
 # ------------------------------------------------------------------- pki ---
@@ -306,6 +312,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+        Root = "$RUN/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
@@ -459,11 +466,14 @@ our_pids() {
     for p in /proc/[0-9]*; do
         p=${p#/proc/}
         [ "$p" = $$ ] && continue
-        cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+        cmd=$({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null) || continue
         exe=$(readlink "/proc/$p/exe" 2>/dev/null || true)
-        case "$cmd $exe" in
-        *"$STATE"* | *"$RUN"* | *"$CACHE/bin"*) echo "$p" ;;
+        case "$cmd" in *"$STATE"* | *"$RUN"*)
+            echo "$p"
+            continue
+            ;;
         esac
+        case "$exe" in "$CACHE/bin/"*) echo "$p" ;; esac
     done
 }
 
@@ -542,10 +552,18 @@ down() {
             $ipt -t "$t" -X "$c" 2>/dev/null || true
         done
     done
-    # /var/log/containers is the kubelet's fixed path for its symlinks.
+    # The fixed folders: the kubelet's symlinks in /var/log/containers, and
+    # any of them that was not there before `up`.
     if [ -d /var/log/containers ]; then
         find /var/log/containers -maxdepth 1 -type l -lname "$STATE/*" -delete 2>/dev/null || true
-        if ! grep -qx /var/log/containers "$before" 2>/dev/null; then rmdir /var/log/containers 2>/dev/null || true; fi
+    fi
+    if [ -f "$before" ]; then
+        for d in $fixed_dirs; do
+            if [ -e "$d" ] && ! grep -qx "$d" "$before"; then
+                log "removing $d (made while the cluster was up)"
+                rm -rf "$d"
+            fi
+        done
     fi
     local saved=""
     [ -f "$before" ] && saved=$(cat "$before")
@@ -553,7 +571,7 @@ down() {
 
     # ---- the check: nothing of ours is left.
     local left=()
-    for pid in $(our_pids); do left+=("process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"); done
+    for pid in $(our_pids); do left+=("process $pid: $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"); done
     for m in $(our_mounts); do left+=("mount $m"); done
     for cg in $(our_cgroups); do left+=("cgroup $cg"); done
     for d in "$STATE" "$RUN"; do [ -e "$d" ] && left+=("folder $d"); done
