@@ -180,6 +180,13 @@ fixed_dirs="/var/log/containers /var/log/pods /var/lib/kubelet /etc/kubernetes
 /usr/libexec/kubernetes /etc/cni /opt/cni /var/lib/cni /run/containerd
 /var/lib/containerd /var/run/netns"
 
+# The kernel settings the kubelet sets at its start unless
+# protectKernelDefaults (which then refuses to start when they differ):
+# setupKernelTunables in pkg/kubelet/cm/container_manager_linux.go.
+# `down` puts back the values they had before `up`.
+kubelet_sysctls="vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops
+kernel/keys/root_maxkeys kernel/keys/root_maxbytes"
+
 # What the machine had before `up`, so that `down` can tell what it left.
 snapshot() {
     {
@@ -190,6 +197,8 @@ snapshot() {
         echo "## iptables"
         { iptables-save 2>/dev/null || true; ip6tables-save 2>/dev/null || true; } |
             { grep -v '^#' || true; } | sed 's/\[[0-9]*:[0-9]*\]//' | sort
+        echo "## sysctl"
+        for k in $kubelet_sysctls; do echo "$k=$(cat "/proc/sys/$k")"; done
         echo "## dirs"
         for d in $fixed_dirs; do
             if [ -e "$d" ]; then echo "$d"; fi
@@ -403,7 +412,7 @@ up() {
         --bind-address=127.0.0.1 --secure-port=10257 \
         --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
         --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
-        --use-service-account-credentials=false --leader-elect=false \
+        --use-service-account-credentials=true --leader-elect=false \
         --flex-volume-plugin-dir="$STATE/flex" --profiling=false
     start kube-scheduler "$bin/kube-scheduler" \
         --kubeconfig="$pki/scheduler.kubeconfig" \
@@ -419,6 +428,15 @@ up() {
     done
     log "images: $(ctr --address "$SOCK" -n k8s.io images ls -q | tr '\n' ' ')"
 
+    # The kubelet wants its cgroup root to exist in every hierarchy.
+    local h
+    for h in /sys/fs/cgroup/*/; do
+        mkdir -p "$h$CGROUP"
+        if [ -f "${h}cpuset.cpus" ]; then
+            cat "${h}cpuset.cpus" >"$h$CGROUP/cpuset.cpus"
+            cat "${h}cpuset.mems" >"$h$CGROUP/cpuset.mems"
+        fi
+    done
     start kubelet "$bin/kubelet" --config="$STATE/kubelet/config.yaml" \
         --kubeconfig="$pki/kubelet.kubeconfig" --root-dir="$STATE/kubelet" \
         --cert-dir="$STATE/kubelet/pki" --hostname-override="$NODE" \
@@ -552,6 +570,16 @@ down() {
             $ipt -t "$t" -X "$c" 2>/dev/null || true
         done
     done
+    # The kernel settings the kubelet changed, back as they were.
+    if [ -f "$before" ]; then
+        local kv
+        while IFS= read -r kv; do
+            if [ "$(cat "/proc/sys/${kv%%=*}")" != "${kv#*=}" ]; then
+                log "sysctl ${kv%%=*}: back to ${kv#*=}"
+                echo "${kv#*=}" >"/proc/sys/${kv%%=*}"
+            fi
+        done < <(sed -n '/^## sysctl/,/^## /{/=/p}' "$before")
+    fi
     # The fixed folders: the kubelet's symlinks in /var/log/containers, and
     # any of them that was not there before `up`.
     if [ -d /var/log/containers ]; then
