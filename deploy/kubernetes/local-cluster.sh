@@ -98,7 +98,7 @@ build_k8s() {
         for m in $staging_modules; do printf '\tk8s.io/%s => k8s.io/%s %s\n' "$m" "$m" "$staging_version"; done
         echo ")"
     } >"$src/go.mod"
-    local pkgs=""
+    local pkgs="" t0=$SECONDS
     for c in $k8s_commands; do pkgs="$pkgs k8s.io/kubernetes/cmd/$c@$K8S_VERSION"; done
     # shellcheck disable=SC2086
     (cd "$src" && GOFLAGS=-mod=mod go get $pkgs)
@@ -112,11 +112,12 @@ build_k8s() {
             -o "$CACHE/bin/$c.tmp" "k8s.io/kubernetes/cmd/$c")
         mv "$CACHE/bin/$c.tmp" "$CACHE/bin/$c"
     done
+    log "built$missing in $((SECONDS - t0))s"
 }
 
 install_packages() {
     local need="" p
-    for p in etcd-server containerd runc containernetworking-plugins kubectl busybox-static iptables; do
+    for p in etcd-server containerd runc containernetworking-plugins kubectl busybox-static iptables nftables; do
         dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
     done
     command -v openssl >/dev/null || need="$need openssl"
@@ -197,6 +198,8 @@ snapshot() {
         echo "## iptables"
         { iptables-save 2>/dev/null || true; ip6tables-save 2>/dev/null || true; } |
             { grep -v '^#' || true; } | sed 's/\[[0-9]*:[0-9]*\]//' | sort
+        echo "## nft-tables"
+        nft list tables 2>/dev/null | sort || true
         echo "## sysctl"
         for k in $kubelet_sysctls; do echo "$k=$(cat "/proc/sys/$k")"; done
         echo "## dirs"
@@ -314,6 +317,11 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   sandbox_image = "$PAUSE_IMAGE"
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
+  # Without CAP_SYS_RESOURCE (this machine's root lacks it) no process may
+  # lower its oom_score_adj, and runc fails every sandbox, whose score the
+  # kubelet sets to -998 ("nsexec: failed to update /proc/self/oom_score_adj:
+  # Permission denied"). This keeps each score at least containerd's own.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -570,6 +578,22 @@ down() {
             $ipt -t "$t" -X "$c" 2>/dev/null || true
         done
     done
+    # iptables-nft made the tables those chains were in; each one that was
+    # not there before `up` goes, if nothing but empty base chains is left
+    # in it (so nobody else's rules are dropped).
+    if [ -f "$before" ] && command -v nft >/dev/null; then
+        local table
+        while IFS= read -r table; do
+            [ -n "$table" ] || continue
+            grep -qx "$table" "$before" && continue
+            if nft list "$table" | grep -qvE '^\s*(table .*\{|chain .*\{|type .*;|\}|)$'; then
+                log "$table holds rules: left as it is"
+                continue
+            fi
+            # shellcheck disable=SC2086
+            nft delete $table
+        done < <(nft list tables 2>/dev/null)
+    fi
     # The kernel settings the kubelet changed, back as they were.
     if [ -f "$before" ]; then
         local kv
