@@ -480,7 +480,7 @@ stop_pid() {
         pid_alive "$pid" || return 0
         sleep 0.2
     done
-    log "$name (pid $pid) ignored TERM: KILL"
+    log "$name (pid $pid) still running 10s after TERM: KILL"
     kill -KILL "$pid" 2>/dev/null || true
     sleep 0.2
 }
