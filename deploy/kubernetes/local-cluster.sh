@@ -162,11 +162,24 @@ build_images() {
         log "cc -static pause.c (Kubernetes' own pause, $K8S_VERSION)"
         cc -Os -static -DVERSION="$K8S_VERSION" -o "$dir/pause" "$pausec"
     fi
-    python3 "$HERE/mkimage.py" --name "$PAUSE_IMAGE" --out "$dir/pause.tar" \
+    # Each archive is written again only when what goes in changed: its
+    # arguments, the binary (path, size, time) or mkimage.py.
+    image() {
+        local out=$1 bin=$2 key
+        shift 2
+        key="$* $(stat -c '%n %s %Y' "$bin" "$HERE/mkimage.py" /bin/busybox | tr '\n' ' ')"
+        if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+            log "$out is up to date"
+            return
+        fi
+        python3 "$HERE/mkimage.py" --out "$out" "$@"
+        echo "$key" >"$out.key"
+    }
+    image "$dir/pause.tar" "$dir/pause" --name "$PAUSE_IMAGE" \
         --file "$dir/pause:/pause" --entrypoint /pause
-    python3 "$HERE/mkimage.py" --name "$SHOOTOUT_IMAGE" --out "$dir/shootout.tar" \
+    image "$dir/shootout.tar" "$SHOOTOUT_BIN" --name "$SHOOTOUT_IMAGE" \
         --file "$SHOOTOUT_BIN:/usr/local/bin/shootout" --with-libs --busybox /bin/busybox
-    python3 "$HERE/mkimage.py" --name "$GONETHTTP_IMAGE" --out "$dir/go-nethttp.tar" \
+    image "$dir/go-nethttp.tar" "$GONETHTTP_BIN" --name "$GONETHTTP_IMAGE" \
         --file "$GONETHTTP_BIN:/usr/local/bin/go-nethttp" --busybox /bin/busybox \
         --env HOST=127.0.0.1 --env PORT=8080 --entrypoint /usr/local/bin/go-nethttp
 }
