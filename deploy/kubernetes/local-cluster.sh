@@ -11,9 +11,9 @@
 #   local-cluster.sh images only build the images (OCI archives in the cache)
 #   local-cluster.sh env    print the KUBECONFIG line for this cluster
 #
-# Kubernetes' own sources at K8S_VERSION (default v1.34.4, the last minor
-# release line whose kubelet still starts on a cgroup v1 host with
-# failCgroupV1: false) come from the Go module proxy; the binaries are cached
+# Kubernetes' own sources at K8S_VERSION (default v1.34.4, a release whose
+# kubelet still starts on a cgroup v1 host with failCgroupV1: false, as
+# this one has) come from the Go module proxy; the binaries are cached
 # in $SHOOTOUT_K8S_CACHE (default ~/.cache/shootout/k8s-$K8S_VERSION/bin), so
 # a second `up` builds nothing. etcd, containerd, runc, the CNI plugins and
 # kubectl are Debian's packages.
