@@ -85,6 +85,11 @@ step "verify every reference server against targets/SPEC.md"
 "$shootout" verify --no-build 2>&1 | tee "$tmp/verify.log"
 no_skipped_targets "$tmp/verify.log"
 
+# The quick half of deploy/kubernetes/ (the cluster itself, local-cluster.sh
+# and e2e.sh, takes minutes and root: it is run by hand, see its README).
+step "deploy/kubernetes: manifests render, N agrees, scripts parse"
+bash deploy/kubernetes/check.sh
+
 step "test suite"
 # Tests that cannot run record themselves here (shootout-testkit); the
 # totals move them from cargo's "passed" to "skipped".
