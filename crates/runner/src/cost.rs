@@ -184,3 +184,62 @@ pub(crate) fn standing(
         rss_mib: rss as f64 / MIB,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(cost: &str) -> shootout_study::Scenario {
+        let text = format!(
+            "name = \"c\"\ndescription = \"d\"\nsource = \"s\"\ntargets = [\"t\"]\n\
+             [[scenario]]\nname = \"json\"\n\
+             load = {{ mode = \"closed\", connections = 8, duration = \"2s\" }}\ncost = {{ {cost} }}\n"
+        );
+        let s = shootout_study::parse(std::path::Path::new("c.toml"), &text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.scenarios[0].clone()
+    }
+
+    #[test]
+    fn levels_are_derived_from_this_starts_capacity() {
+        let sc = scenario(
+            "rates = [100], fractions = [\"50%\"], overload = [\"200%\"], \
+             overload_for = \"3s\", recover_for = \"6s\"",
+        );
+        let cost = sc.cost.clone().unwrap_or_else(|| panic!("a cost table"));
+        let d = derived(&sc.levels[0], &cost, 1000.0).unwrap_or_else(|e| panic!("{e}"));
+        let labels: Vec<&str> = d.iter().map(|l| l.level.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "100 req/s",
+                "50% of capacity (500 req/s)",
+                "200% overload, then 50%"
+            ]
+        );
+        assert_eq!(
+            *d[1].level.load(),
+            Load::Open {
+                rate: 500.0,
+                connections: 8
+            }
+        );
+        assert_eq!(d[1].level.stop().duration, Some(Duration::from_secs(2)));
+        let Load::Stages { stages, .. } = d[2].level.load() else {
+            panic!("an overload is a two-stage rate")
+        };
+        let rates: Vec<f64> = stages.iter().map(|s| s.to).collect();
+        assert_eq!(rates, [2000.0, 2000.0, 500.0, 500.0]);
+        let total: Duration = stages.iter().map(|s| s.duration).sum();
+        assert_eq!(total, Duration::from_secs(9));
+        assert_eq!(d[2].level.stop().duration, Some(Duration::from_secs(9)));
+        let o = d[2].overload.unwrap_or_else(|| panic!("its plan"));
+        assert_eq!((o.factor, o.capacity_rps), (2.0, 1000.0));
+        assert!(d[..2].iter().all(|l| l.overload.is_none()));
+        // No capacity, nothing derived (a failed closed loop fails the
+        // target before this).
+        assert!(derived(&sc.levels[0], &cost, 0.0)
+            .unwrap_or_default()
+            .is_empty());
+    }
+}
