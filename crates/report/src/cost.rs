@@ -342,8 +342,14 @@ fn point_line(scenario: &str, p: &Point<'_>) -> Option<String> {
             best.target,
             num(best.us.median)
         );
-        if let Some(next) = p.costs.get(1).filter(|c| c.tied_above()) {
-            let _ = write!(line, " (tied with {})", next.target);
+        match p.costs.get(1) {
+            Some(next) if next.tied_above() => {
+                let _ = write!(line, " (tied with {})", next.target);
+            }
+            Some(next) if next.vs_above.is_none() => {
+                line.push_str(" (one start each: not tested for ties)");
+            }
+            _ => {}
         }
         if p.costs.len() > 1 && best.us.median > 0.0 {
             let _ = write!(
