@@ -166,13 +166,10 @@ fn session_levels(
 /// not at all: its phases start with the measurement).
 fn derived_scenario(sc: &Scenario) -> Scenario {
     Scenario {
-        warmup: shootout_study::Warmup::Fixed(DERIVED_WARMUP),
+        warmup: shootout_study::Warmup::Fixed(shootout_study::cost::DERIVED_WARMUP),
         ..sc.clone()
     }
 }
-
-/// The warm-up of a derived cost level (see [`derived_scenario`]).
-const DERIVED_WARMUP: Duration = Duration::from_millis(500);
 
 /// A level over a protocol the server does not serve: said, with the
 /// manifest's reason, and taken off the progress.

@@ -45,6 +45,9 @@ pub const DEFAULT_RECOVER_FOR: Duration = Duration::from_secs(10);
 /// seconds in a row (`shootout_store::parts::Overload::RECOVERED_SECONDS`)
 /// and the first may take one.
 pub const MIN_RECOVER: Duration = Duration::from_secs(4);
+/// The warm-up of a fixed-rate level derived on a start whose closed loop
+/// already warmed the server: at its own rate, inside its plan.
+pub const DERIVED_WARMUP: Duration = Duration::from_millis(500);
 /// The recovery phase offers this fraction of the capacity.
 pub const RECOVERY_FRACTION: f64 = 0.5;
 

@@ -153,8 +153,10 @@ impl Study {
             if let Some(c) = &sc.cost {
                 let derived = c.rates.len() + c.fractions.len() + c.overload.len();
                 measurements += derived;
+                // Fixed-rate levels warm up briefly; an overload not at all.
+                let fixed = c.rates.len() + c.fractions.len();
                 per_rep_load +=
-                    c.expected_seconds() + derived as f64 * sc.warmup.expected().as_secs_f64();
+                    c.expected_seconds() + fixed as f64 * crate::cost::DERIVED_WARMUP.as_secs_f64();
             }
             // A search counts as one measurement; its levels run back to back.
             if let Some(c) = &sc.capacity {
