@@ -13,10 +13,10 @@
 
 mod common;
 
-use common::{repo, Tmp};
+use common::Tmp;
 use shootout_store::{Measurement, Store};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// `go-slow`'s /json: one request at a time, 5 ms each; the rest wait.
 const QUEUES: &str = "var one sync.Mutex\n\n\
@@ -35,35 +35,22 @@ const SHEDS: &str = "var one sync.Mutex\n\nvar waiting = make(chan struct{}, 4)\
 fn targets(tmp: &Path, copies: &[(&str, &str)]) -> PathBuf {
     let dir = tmp.join("targets");
     std::fs::create_dir_all(&dir).unwrap();
-    let real = repo().join("targets");
-    for name in ["data", "SPEC.md"] {
-        std::os::unix::fs::symlink(real.join(name), dir.join(name)).unwrap();
-    }
-    let main = std::fs::read_to_string(real.join("go-nethttp/main.go")).unwrap();
     for (name, body) in copies {
-        let copy = dir.join(name);
-        std::fs::create_dir_all(&copy).unwrap();
-        for f in ["go.mod", "go.sum"] {
-            std::fs::copy(real.join("go-nethttp").join(f), copy.join(f)).unwrap();
-        }
-        let patched = main
-            .replacen("\t\"strings\"\n", "\t\"strings\"\n\t\"sync\"\n", 1)
-            .replacen(
-                "func jsonHandler(w http.ResponseWriter, r *http.Request) {\n",
-                body,
-                1,
+        common::go_nethttp_copy(&dir, name, |main| {
+            let patched = main
+                .replacen("\t\"strings\"\n", "\t\"strings\"\n\t\"sync\"\n", 1)
+                .replacen(
+                    "func jsonHandler(w http.ResponseWriter, r *http.Request) {\n",
+                    body,
+                    1,
+                );
+            assert_ne!(
+                main, patched,
+                "the json handler is where the test expects it"
             );
-        assert_ne!(
-            main, patched,
-            "the json handler is where the test expects it"
-        );
-        assert!(patched.contains("\"sync\""), "sync imported");
-        std::fs::write(copy.join("main.go"), patched).unwrap();
-        let manifest = std::fs::read_to_string(real.join("go-nethttp/target.toml"))
-            .unwrap()
-            .replacen("name = \"go-nethttp\"", &format!("name = \"{name}\""), 1)
-            .replace("bin/go-nethttp", &format!("bin/{name}"));
-        std::fs::write(copy.join("target.toml"), manifest).unwrap();
+            assert!(patched.contains("\"sync\""), "sync imported");
+            patched
+        });
     }
     dir
 }
@@ -83,19 +70,7 @@ fn run(tmp: &Path) -> PathBuf {
     )
     .unwrap();
     let db = tmp.join("t.db");
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&study)
-        .arg("--db")
-        .arg(&db)
-        .arg("--targets-dir")
-        .arg(&dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let out = common::run_study(&study, &db, &dir, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     db
@@ -187,7 +162,7 @@ fn a_200_req_s_server_is_costed_below_its_knee_and_seen_past_it() {
         "{at_100}"
     );
     assert!(at_100.contains("not tested for ties"), "{at_100}");
-    assert!(md.contains("recovers"), "{md}");
+    assert!(md.contains("recovered after"), "{md}");
     shedding_keeps_goodput(&data);
 }
 

@@ -39,6 +39,9 @@ pub struct Point<'a> {
     pub costs: Vec<CostRow<'a>>,
     /// Targets that could not carry the rate: what they did and why.
     pub unsustained: Vec<(&'a str, String)>,
+    /// Targets with a start at this point that other processes disturbed
+    /// (the measurement's ※ flag, docs/columns.md).
+    pub disturbed: Vec<&'a str>,
 }
 
 /// A target's cost at one rate.
@@ -186,6 +189,7 @@ fn point<'a>(
     };
     let mut costs = Vec::new();
     let mut unsustained = Vec::new();
+    let mut disturbed = Vec::new();
     for &t in order {
         let here: Vec<&Measurement> = ms
             .iter()
@@ -194,6 +198,9 @@ fn point<'a>(
             .collect();
         if here.is_empty() {
             continue;
+        }
+        if here.iter().any(|m| m.disturbed) {
+            disturbed.push(t);
         }
         match cells.get(&(t, title.clone())) {
             Some(v) if v.len() == here.len() => {
@@ -213,10 +220,16 @@ fn point<'a>(
                     .filter_map(|m| m.parts.cost.as_ref())
                     .find(|c| !c.valid());
                 if let Some(c) = bad {
+                    // The generator's shortfall is never the server's.
+                    let what = if c.not_offered {
+                        "was not offered"
+                    } else {
+                        "cannot sustain"
+                    };
                     unsustained.push((
                         t,
                         format!(
-                            "cannot sustain {} req/s: {}",
+                            "{what} {} req/s: {}",
                             num(c.offered_rps),
                             c.invalid.as_deref().unwrap_or("not carried")
                         ),
@@ -238,6 +251,7 @@ fn point<'a>(
         title,
         costs,
         unsustained,
+        disturbed,
     }
 }
 
@@ -375,6 +389,13 @@ fn point_line(scenario: &str, p: &Point<'_>) -> Option<String> {
                 .join("; ")
         );
     }
+    if !p.disturbed.is_empty() {
+        let _ = write!(
+            line,
+            " ※ Disturbed: {} (other processes took the measured CPUs; docs/columns.md).",
+            p.disturbed.join(", ")
+        );
+    }
     Some(line)
 }
 
@@ -385,27 +406,102 @@ pub fn findings(data: &RunData) -> Vec<String> {
         for p in &sec.points {
             out.extend(point_line(sec.scenario, p));
         }
-        for r in &sec.overloads {
-            let o = r.overload;
-            out.push(format!(
-                "{} at {}% of its capacity ({} req/s offered): {} keeps {:.1}% goodput within {} \
-                 ms ({} req/s), errors {}, and {}.",
-                sec.scenario,
-                num(o.factor * 100.0),
-                num(o.offered_rps),
-                r.target,
-                goodput_pct(o),
-                num(o.deadline_ms),
-                num(o.goodput_rps),
-                errors_text(o),
-                match o.recovery_s {
-                    Some(s) => format!("recovers {} s after the overload ends", num(s)),
-                    None => format!("does not recover within {} s", num(o.recover_s)),
-                }
-            ));
-        }
+        out.extend(overload_lines(sec.scenario, &sec.overloads));
     }
     out
+}
+
+/// One sentence per overload multiple: the best and worst goodput, who
+/// recovered and how fast, who did not, who failed requests, and where the
+/// generator fell behind (goodput is then of a rate not fully offered).
+fn overload_lines(scenario: &str, rows: &[OverloadRow<'_>]) -> Vec<String> {
+    let mut factors: Vec<f64> = rows.iter().map(|r| r.overload.factor).collect();
+    factors.dedup();
+    factors
+        .into_iter()
+        .filter_map(|f| {
+            let mut here: Vec<&OverloadRow<'_>> =
+                rows.iter().filter(|r| r.overload.factor == f).collect();
+            here.sort_by(|a, b| goodput_share(b.overload).total_cmp(&goodput_share(a.overload)));
+            overload_line(scenario, f, &here)
+        })
+        .collect()
+}
+
+/// The sentence of one multiple, its rows best goodput first.
+fn overload_line(scenario: &str, f: f64, here: &[&OverloadRow<'_>]) -> Option<String> {
+    let (best, worst) = (here.first()?, here.last()?);
+    let o = best.overload;
+    let mut line = format!(
+        "{scenario} at {}% of each target's capacity for {} s, then 50%: goodput within {} ms \
+         {} {:.1}% of the rate offered",
+        num(f * 100.0),
+        num(o.overload_s),
+        num(o.deadline_ms),
+        best.target,
+        goodput_pct(o)
+    );
+    if here.len() > 1 {
+        let _ = write!(
+            line,
+            " down to {} {:.1}%",
+            worst.target,
+            goodput_pct(worst.overload)
+        );
+    }
+    let mut recovered: Vec<(&str, f64)> = here
+        .iter()
+        .filter_map(|r| r.overload.recovery_s.map(|s| (r.target, s)))
+        .collect();
+    recovered.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let clauses = [
+        (
+            "recovered after",
+            recovered
+                .iter()
+                .map(|(t, s)| format!("{t} {} s", num(*s)))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            &*format!("did not recover within {} s:", num(o.recover_s)),
+            here.iter()
+                .filter(|r| r.overload.recovery_s.is_none())
+                .map(|r| r.target.to_string())
+                .collect(),
+        ),
+        (
+            "failed requests:",
+            here.iter()
+                .filter(|r| r.overload.errors.total() > 0)
+                .map(|r| format!("{} ({})", r.target, errors_text(r.overload)))
+                .collect(),
+        ),
+        (
+            "the rate was not fully offered to",
+            here.iter()
+                .filter(|r| unsent_share(r.overload) > 0.01)
+                .map(|r| {
+                    format!(
+                        "{} ({:.0}% of the requests due never sent)",
+                        r.target,
+                        unsent_share(r.overload) * 100.0
+                    )
+                })
+                .collect(),
+        ),
+    ];
+    for (head, who) in clauses.iter().filter(|(_, who)| !who.is_empty()) {
+        let _ = write!(line, "; {head} {}", who.join(", "));
+    }
+    line.push('.');
+    Some(line)
+}
+
+/// Requests due but never sent, over those due in the whole level (the
+/// overload, then the recovery at half the capacity).
+fn unsent_share(o: &Overload) -> f64 {
+    let due = o.offered_rps * o.overload_s + 0.5 * o.capacity_rps * o.recover_s;
+    o.unsent as f64 / due.max(1.0)
 }
 
 /// The Markdown cost sections.

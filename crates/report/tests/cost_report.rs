@@ -10,10 +10,67 @@ use shootout_report::RunData;
 use shootout_report_fixtures::FixtureOptions;
 use shootout_store::parts::{Cost, Derived, Overload, Parts};
 
+/// A cost point at `offered` req/s, refused with `invalid` when given.
+fn cost(offered: f64, us: f64, invalid: Option<&str>, not_offered: bool) -> Option<Cost> {
+    Some(Cost {
+        offered_rps: offered,
+        achieved_rps: if invalid.is_some() {
+            0.8 * offered
+        } else {
+            offered
+        },
+        us_per_request: us,
+        generator_share: 0.2,
+        invalid: invalid.map(str::to_string),
+        not_offered,
+    })
+}
+
+/// A point derived from a capacity of 1,000 req/s (`fraction` of it, or a
+/// common rate).
+fn derived(fraction: Option<f64>) -> Option<Derived> {
+    Some(Derived {
+        capacity_rps: 1000.0,
+        fraction,
+    })
+}
+
+/// An overload at twice a capacity of 1,000 req/s for 3 s, then 6 s at
+/// half of it.
+fn overload(goodput: f64, connect_errors: u64, unsent: u64, recovery_s: Option<f64>) -> Overload {
+    Overload {
+        factor: 2.0,
+        capacity_rps: 1000.0,
+        deadline_ms: 10.0,
+        overload_s: 3.0,
+        recover_s: 6.0,
+        offered_rps: 2000.0,
+        throughput_rps: 990.0,
+        goodput_rps: goodput,
+        errors: shootout_engine::ErrorCounts {
+            connect: connect_errors,
+            ..Default::default()
+        },
+        unsent,
+        recovery_s,
+        seconds: Vec::new(),
+    }
+}
+
+/// `m` moved `by` levels on, with `parts`.
+fn moved(m: &shootout_store::Measurement, by: u32, parts: Parts) -> shootout_store::Measurement {
+    let mut m = m.clone();
+    m.level += by;
+    m.parts = parts;
+    m
+}
+
 /// The fixture run with its targets' measurements turned into cost points
 /// at 500 req/s (`us` per start, `carried` false for a target that did not
-/// carry it), a point at 25% of capacity the last did not carry, and one
-/// overload.
+/// carry it); at 25% of capacity, a point the last did not carry and one
+/// the generator did not offer to the first; and two overloads, the
+/// first target's recovering, the last's shedding, never recovering and
+/// not fully offered.
 fn cost_run(us: &[(&str, [f64; 3], bool)]) -> RunData {
     let (db, ids) = common::fixture_db("cost", &[FixtureOptions::default()]);
     let mut data = common::load(&db, ids[0]);
@@ -28,63 +85,36 @@ fn cost_run(us: &[(&str, [f64; 3], bool)]) -> RunData {
             .expect("the fixture has the target")
             .clone();
         for (rep, v) in values.iter().enumerate() {
-            let mut m = base.clone();
+            let refused = (!carried).then_some("carried 328 of the 500 req/s offered");
+            let mut m = moved(
+                &base,
+                0,
+                Parts {
+                    cost: cost(500.0, *v, refused, false),
+                    derived: derived(None),
+                    ..Parts::default()
+                },
+            );
             m.repetition = rep as u32;
-            m.parts = Parts {
-                cost: Some(Cost {
-                    offered_rps: 500.0,
-                    achieved_rps: if *carried { 500.0 } else { 328.0 },
-                    us_per_request: *v,
-                    generator_share: 0.2,
-                    invalid: (!carried).then(|| "carried 328 of the 500 req/s offered".into()),
-                }),
-                derived: Some(Derived {
-                    capacity_rps: 1000.0,
-                    fraction: None,
-                }),
-                ..Parts::default()
-            };
             out.push(m);
         }
     }
-    // A second point, 25% of capacity, that the last target did not carry.
-    let mut quarter = out[out.len() - 1].clone();
-    quarter.level += 2;
-    quarter.parts = Parts {
-        cost: Some(Cost {
-            offered_rps: 250.0,
-            achieved_rps: 200.0,
-            us_per_request: 900.0,
-            generator_share: 0.2,
-            invalid: Some("carried 200 of the 250 req/s offered".into()),
-        }),
-        derived: Some(Derived {
-            capacity_rps: 1000.0,
-            fraction: Some(0.25),
-        }),
+    let (first, last) = (out[0].clone(), out[out.len() - 1].clone());
+    let quarter = |c| Parts {
+        cost: c,
+        derived: derived(Some(0.25)),
         ..Parts::default()
     };
-    out.push(quarter);
-    let mut over = out[0].clone();
-    over.level += 1;
-    over.parts = Parts {
-        overload: Some(Overload {
-            factor: 2.0,
-            capacity_rps: 1000.0,
-            deadline_ms: 10.0,
-            overload_s: 3.0,
-            recover_s: 6.0,
-            offered_rps: 2000.0,
-            throughput_rps: 990.0,
-            goodput_rps: 310.0,
-            errors: shootout_engine::ErrorCounts::default(),
-            unsent: 0,
-            recovery_s: Some(4.0),
-            seconds: Vec::new(),
-        }),
+    let refused = Some("carried 200 of the 250 req/s offered");
+    out.push(moved(&last, 2, quarter(cost(250.0, 900.0, refused, false))));
+    let silent = Some("the generator sent none of the 500 requests due");
+    out.push(moved(&first, 2, quarter(cost(250.0, 0.0, silent, true))));
+    let over = |o| Parts {
+        overload: Some(o),
         ..Parts::default()
     };
-    out.push(over);
+    out.push(moved(&last, 3, over(overload(20.0, 7, 1800, None))));
+    out.push(moved(&first, 1, over(overload(310.0, 0, 0, Some(4.0)))));
     data.measurements = out;
     data
 }
@@ -116,8 +146,16 @@ fn costs_rank_cheapest_first_tie_close_ones_and_never_rank_the_unsustained() {
     let q = &secs[0].points[1];
     assert_eq!(q.title, "25% of capacity");
     assert!(q.costs.is_empty(), "a point not carried ranks nothing");
-    assert_eq!(q.unsustained.len(), 1);
-    assert!(q.unsustained[0]
+    assert_eq!(q.unsustained.len(), 2);
+    assert_eq!(q.unsustained[0].0, a);
+    assert!(
+        q.unsustained[0]
+            .1
+            .starts_with("was not offered 250 req/s: the generator sent none"),
+        "the generator's shortfall is not the server's: {:?}",
+        q.unsustained[0]
+    );
+    assert!(q.unsustained[1]
         .1
         .starts_with("cannot sustain 250 req/s: carried 200"));
 
@@ -129,15 +167,19 @@ fn costs_rank_cheapest_first_tie_close_ones_and_never_rank_the_unsustained() {
     assert!(findings.contains(&format!("(tied with {b})")), "{findings}");
     assert!(
         findings.contains(&format!(
-            "at 25% of capacity: Not ranked: {c} cannot sustain 250 req/s"
+            "at 25% of capacity: Not ranked: {a} was not offered 250 req/s: the generator \
+             sent none of the 500 requests due; {c} cannot sustain 250 req/s"
         )),
         "{findings}"
     );
     assert!(
-        findings.contains(
-            "keeps 15.5% goodput within 10 ms (310 req/s), errors none, and recovers 4 s after"
-        ),
-        "{findings}"
+        findings.contains(&format!(
+            " at 200% of each target's capacity for 3 s, then 50%: goodput within 10 ms \
+             {a} 15.5% of the rate offered down to {c} 1.0%; recovered after {a} 4 s; did not \
+             recover within 6 s: {c}; failed requests: {c} (refused 7); the rate was not fully \
+             offered to {c} (20% of the requests due never sent)."
+        )),
+        "one sentence per multiple: {findings}"
     );
     let html = shootout_report::html(&data);
     assert!(html.contains(&format!("≈ {b}")), "the tie drawn");

@@ -102,6 +102,7 @@ fn a_levels_parts_match_the_committed_schema() {
             us_per_request: 700.0,
             generator_share: 0.3,
             invalid: Some("carried 328 of the 500 req/s offered".into()),
+            not_offered: false,
         }),
         standing: Some(Standing {
             seconds: 10.0,

@@ -231,11 +231,18 @@ fn measure_checked(
 /// Whether a measurement is the contestant's: it was alive, runnable and
 /// alone on its port through the level, it answered, and no process of it
 /// was killed for memory. Otherwise the level fails with the reason and is
-/// not recorded: a failure is never a number.
+/// not recorded: a failure is never a number. One exception: a cost level
+/// derived from the capacity (not an overload) that the generator did not
+/// offer at all is recorded, its cost part saying "not offered" and why,
+/// so the target keeps its other points and the server is not blamed.
 fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), SessionError> {
-    guard::check_server(&mut run.server, run.port, "during the level")
-        .and_then(|()| guard::check_answered(&m.summary, &m.timeline))
-        .map_err(|r| run.lost(r))?;
+    guard::check_server(&mut run.server, run.port, "during the level").map_err(|r| run.lost(r))?;
+    let unoffered_point = m.parts.derived.is_some()
+        && m.parts.overload.is_none()
+        && m.parts.cost.as_ref().is_some_and(|c| c.not_offered);
+    if !unoffered_point {
+        guard::check_answered(&m.summary, &m.timeline).map_err(|r| run.lost(r))?;
+    }
     if m.oom_killed.unwrap_or(0) > 0 {
         return Err(run.lost(budget::oom_reason(level.resources.memory)));
     }

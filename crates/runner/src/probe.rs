@@ -9,7 +9,7 @@
 //! cost is measured between levels, with no load: `cost::standing`.)
 
 use crate::cost::{DerivedLevel, OverloadPlan};
-use shootout_engine::LoadReport;
+use shootout_engine::{LoadReport, Summary};
 use shootout_store::parts::{Cost, Overload, OverloadSecond, Parts};
 
 /// What a level's load saw, for the probes.
@@ -55,54 +55,93 @@ impl Probe for CostProbe {
         let Some(offered) = s.rate.filter(|_| s.mode == "open") else {
             return;
         };
+        let refusal = why_not_carried(s, offered);
         parts.cost = Some(Cost {
             offered_rps: offered,
             achieved_rps: s.rps,
             us_per_request: Cost::us_per(seen.server_cpu_s, s.requests.completed),
             generator_share: s.generator.cpu_utilization,
-            invalid: why_not_carried(seen.report, offered),
+            not_offered: refusal.as_ref().is_some_and(|r| r.server.is_empty()),
+            invalid: refusal.map(Refusal::text),
         });
     }
 }
 
+/// Why an open loop's point is not a cost at its rate, split by side: what
+/// the server did (short of what it was sent, errors) and what the
+/// generator did (requests due never sent, sent late, its CPUs full).
+/// Requests due but never sent are the server's when the connections were
+/// all waiting on it, so they count on its side too unless nothing at all
+/// went out.
+struct Refusal {
+    server: Vec<String>,
+    generator: Vec<String>,
+}
+
+impl Refusal {
+    fn text(self) -> String {
+        let mut all = self.server;
+        all.extend(self.generator);
+        all.join("; ")
+    }
+}
+
 /// Why an open loop's point is not a cost at its rate; None: it is.
-fn why_not_carried(report: &LoadReport, offered: f64) -> Option<String> {
-    let s = &report.summary;
-    let mut why = Vec::new();
+fn why_not_carried(s: &Summary, offered: f64) -> Option<Refusal> {
+    let mut server = Vec::new();
+    let mut generator = Vec::new();
+    let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
+    let errors = s.errors.total();
+    if s.requests.sent == 0 && unsent > 0 && errors == 0 {
+        generator.push(format!(
+            "the generator sent none of the {unsent} requests due (the load machine fell \
+             behind; the server is not to blame)"
+        ));
+        return Some(Refusal { server, generator });
+    }
     if s.requests.completed == 0 {
-        return Some("no request completed".into());
+        server.push("no request completed".into());
+        return Some(Refusal { server, generator });
     }
     // Short of the rate by more than counting allows (one request).
     let due = offered * s.duration_s;
     if s.rps < Cost::MIN_CARRIED * offered && due - s.requests.completed as f64 > 1.0 {
-        why.push(format!(
-            "carried {:.0} of the {:.0} req/s offered",
-            s.rps, offered
+        server.push(format!(
+            "carried {} of the {} req/s offered",
+            rate(s.rps),
+            rate(offered)
         ));
     }
-    if let Some(lag) = &s.lag {
-        // A few due at the very end are the phase's edge, not a lag.
-        if lag.unsent as f64 > (0.001 * offered * s.duration_s).max(10.0) {
-            why.push(format!("{} requests due were never sent", lag.unsent));
-        }
-        if lag.p99_ms > Cost::MAX_LAG_P99_MS {
-            why.push(format!(
-                "requests left up to {:.1} ms late (p99 send lag)",
-                lag.p99_ms
-            ));
-        }
+    // A few due at the very end are the phase's edge, not a lag.
+    if unsent as f64 > (0.001 * due).max(10.0) {
+        server.push(format!("{unsent} requests due were never sent"));
+    }
+    if let Some(lag) = s.lag.as_ref().filter(|l| l.p99_ms > Cost::MAX_LAG_P99_MS) {
+        server.push(format!(
+            "requests left up to {:.1} ms late (p99 send lag)",
+            lag.p99_ms
+        ));
     }
     if s.generator.cpu_utilization >= Cost::MAX_GENERATOR {
-        why.push(format!(
+        generator.push(format!(
             "the generator used {:.0}% of its CPUs",
             s.generator.cpu_utilization * 100.0
         ));
     }
-    let errors = s.errors.total();
     if errors as f64 > 0.001 * s.requests.sent.max(1) as f64 {
-        why.push(format!("{errors} requests failed"));
+        server.push(format!("{errors} requests failed"));
     }
-    (!why.is_empty()).then(|| why.join("; "))
+    (!server.is_empty() || !generator.is_empty()).then_some(Refusal { server, generator })
+}
+
+/// A rate as a reader compares it: whole requests per second, with one
+/// decimal below 100 (36.2 of 36.5 is not "36 of 36").
+fn rate(r: f64) -> String {
+    if r < 100.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.0}")
+    }
 }
 
 /// Goodput, errors and recovery of an overload level.
@@ -182,6 +221,67 @@ mod tests {
             errors: 0,
             p99_ms,
         }
+    }
+
+    /// An open loop at 1,000 req/s for 2 s as `edit` leaves it.
+    fn open_loop(edit: impl Fn(&mut Summary)) -> Summary {
+        use shootout_report_fixtures::tls::{sample, Way};
+        let way = Way {
+            tls: None,
+            client_cert: false,
+            keepalive: true,
+            resumed: false,
+        };
+        let mut s = sample("go-nethttp", way).summary;
+        s.mode = "open".into();
+        s.rate = Some(1000.0);
+        s.duration_s = 2.0;
+        s.rps = 1000.0;
+        s.requests.sent = 2000;
+        s.requests.completed = 2000;
+        s.errors = Default::default();
+        s.generator.cpu_utilization = 0.3;
+        s.lag = Some(shootout_engine::LagSummary {
+            p99_ms: 1.0,
+            ..Default::default()
+        });
+        edit(&mut s);
+        s
+    }
+
+    /// Who fell short is said: nothing sent is the generator's, a server
+    /// short of what it was sent is the server's, and a rate carried by
+    /// a generator at its limit is "not offered", not a cost.
+    #[test]
+    fn a_refused_point_names_the_side_that_fell_short() {
+        assert!(why_not_carried(&open_loop(|_| {}), 1000.0).is_none());
+        let none_sent = open_loop(|s| {
+            s.rps = 0.0;
+            s.requests.sent = 0;
+            s.requests.completed = 0;
+            s.lag.get_or_insert_with(Default::default).unsent = 2000;
+        });
+        let r = why_not_carried(&none_sent, 1000.0).expect("refused");
+        assert!(r.server.is_empty(), "{:?}", r.server);
+        assert!(r.text().contains("the generator sent none of the 2000"));
+        let slow = open_loop(|s| {
+            s.rps = 600.0;
+            s.requests.completed = 1200;
+        });
+        let r = why_not_carried(&slow, 1000.0).expect("refused");
+        assert_eq!(r.server, ["carried 600 of the 1000 req/s offered"]);
+        let busy_generator = open_loop(|s| s.generator.cpu_utilization = 0.95);
+        let r = why_not_carried(&busy_generator, 1000.0).expect("refused");
+        assert!(r.server.is_empty());
+        assert_eq!(r.generator, ["the generator used 95% of its CPUs"]);
+        let small = open_loop(|s| {
+            s.rate = Some(36.5);
+            s.rps = 35.0;
+            s.requests.sent = 70;
+            s.requests.completed = 70;
+        });
+        let r = why_not_carried(&small, 36.5).expect("refused");
+        assert_eq!(r.server, ["carried 35.0 of the 36.5 req/s offered"]);
     }
 
     #[test]

@@ -56,6 +56,13 @@ pub struct Cost {
     pub generator_share: f64,
     /// Why the point is not a cost at this rate; None: valid.
     pub invalid: Option<String>,
+    /// The point was refused for the generator's reasons alone: it sent
+    /// none of the requests due, or the server carried the rate but the
+    /// generator used [`Cost::MAX_GENERATOR`] of its CPUs or more. The
+    /// rate was not offered as intended, so the point says nothing of the
+    /// server ("not offered", never "cannot sustain").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_offered: bool,
 }
 
 impl Cost {

@@ -467,6 +467,7 @@ fn a_measurements_parts_round_trip_and_none_reads_as_empty() {
             us_per_request: 42.5,
             generator_share: 0.3,
             invalid: Some("carried 400 of the 500 req/s offered".into()),
+            not_offered: false,
         }),
         standing: Some(Standing {
             seconds: 10.0,
