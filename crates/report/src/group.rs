@@ -383,7 +383,14 @@ fn target_order_in<'a>(data: &'a RunData, study: Option<&Study>) -> Vec<&'a str>
 /// appearance), levels ascending.
 pub fn groups(data: &RunData) -> Vec<Group<'_>> {
     let mut keys: Vec<(&str, u32, &str)> = Vec::new();
-    for m in &data.measurements {
+    // A cost level derived from each target's own capacity offers each a
+    // different rate: it is read in the cost sections, never ranked by
+    // throughput beside the others (`crate::cost`).
+    for m in data
+        .measurements
+        .iter()
+        .filter(|m| m.parts.derived.is_none())
+    {
         let k = (m.scenario.as_str(), m.level, m.level_label.as_str());
         if !keys.iter().any(|(s, l, _)| *s == k.0 && *l == k.1) {
             keys.push(k);

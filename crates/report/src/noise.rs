@@ -25,18 +25,41 @@ fn rps(m: &Measurement) -> f64 {
 }
 
 /// The run's A/A floor in a sentence; None below its minimum of pairs.
-/// When other processes disturbed some measurements, it says how many:
-/// then much of the floor is their CPU, not the servers'.
+/// When other processes disturbed some measurements, it says how many and
+/// what the floor is without them, so the cause named is the one the
+/// figures show: their CPU when the floor falls without them, the servers'
+/// own variation between starts when it does not.
 pub fn floor_line(data: &RunData) -> Option<String> {
     let f = floor(&data.measurements, rps)?;
     let disturbed = data.measurements.iter().filter(|m| m.disturbed).count();
     let cause = if disturbed > 0 {
-        format!(
+        let quiet: Vec<Measurement> = data
+            .measurements
+            .iter()
+            .filter(|m| !m.disturbed)
+            .cloned()
+            .collect();
+        let head = format!(
             " {disturbed} of the {} measurements were disturbed (※: other processes or the \
-             hypervisor took the measured CPUs), so much of this floor is their CPU, not the \
-             servers'; a quieter machine measures a lower one.",
+             hypervisor took the measured CPUs)",
             data.measurements.len()
-        )
+        );
+        match floor(&quiet, rps) {
+            // Half or less without them: theirs is most of it.
+            Some(q) if q.pct() <= 0.5 * f.pct() => format!(
+                "{head}; without their pairs the floor is {:.1}%, so much of it is their CPU, \
+                 not the servers'.",
+                q.pct()
+            ),
+            Some(q) => format!(
+                "{head}; without their pairs it is {:.1}%, so they do not explain it: the \
+                 servers' starts differ that much (the between-starts line says which).",
+                q.pct()
+            ),
+            None => format!(
+                "{head}, too many for a floor without them; a quieter machine measures its own."
+            ),
+        }
     } else {
         String::new()
     };

@@ -101,6 +101,35 @@ fn a_disturbed_run_puts_its_floor_on_others_cpu_not_on_the_servers() {
         .find(|l| l.starts_with("Noise floor (A/A)"))
         .unwrap_or("");
     assert!(floor.contains("measurements were disturbed"), "{t}");
+    assert!(floor.contains("so much of it is their CPU"), "{floor}");
     // rust-rocket's spread is others' CPU (its ※ note), not its starts.
     assert!(!t.contains("Between starts: rust-rocket"), "{t}");
+}
+
+/// One disturbed measurement does not take the blame for a floor the
+/// servers' own starts set: the floor without its pairs is as high.
+#[test]
+fn a_floor_the_disturbed_do_not_explain_is_not_put_on_them() {
+    let (db, ids) = common::fixture_db("findings-undisturbed", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    for m in data.measurements.iter_mut() {
+        if m.repetition == 0 {
+            m.summary.rps *= 1.4;
+        }
+    }
+    if let Some(m) = data
+        .measurements
+        .iter_mut()
+        .find(|m| m.target == "rust-rocket" && m.scenario == "simple")
+    {
+        m.disturbed = true;
+    }
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    let floor = t
+        .lines()
+        .find(|l| l.starts_with("Noise floor (A/A)"))
+        .unwrap_or("");
+    assert!(floor.contains("1 of the"), "{floor}");
+    assert!(floor.contains("so they do not explain it"), "{floor}");
+    assert!(!floor.contains("their CPU"), "{floor}");
 }
