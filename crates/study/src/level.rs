@@ -325,7 +325,9 @@ pub(crate) fn format_secs(s: f64) -> String {
     if s >= 1.0 && (s - s.round()).abs() < 1e-9 {
         format!("{}s", s.round() as u64)
     } else if s >= 1.0 {
-        format!("{s:.1}s")
+        // 1.25 s is "1.25s", not "1.2s": up to milliseconds, no trailing 0.
+        let ms = format!("{s:.3}");
+        format!("{}s", ms.trim_end_matches('0'))
     } else {
         format!("{}ms", (s * 1000.0).round() as u64)
     }

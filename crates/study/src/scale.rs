@@ -44,14 +44,17 @@ pub struct Estimate {
     pub total_s: f64,
 }
 
-/// The pause before idle memory is read, for a given scale (1 s at full scale).
+/// The pause before idle memory is read, for a given scale (0.5 s at full
+/// scale: a server that answers its ready check has allocated what it
+/// holds idle, and the default study's 26 starts keep its 12-minute
+/// budget).
 pub fn settle_for(scale: f64) -> Duration {
-    Duration::from_secs_f64((scale * 4.0).clamp(0.25, 1.0))
+    Duration::from_secs_f64((scale * 2.0).clamp(0.25, 0.5))
 }
 
 /// The pause after a load before the after-memory is read. Allocators
 /// rarely hand memory back within a second, so a short pause reads the same
-/// RSS as a long one, and `default` (36 loads) keeps its 5-minute budget.
+/// RSS as a long one, and `default` (104 loads) keeps its 12-minute budget.
 pub fn settle_after_for(scale: f64) -> Duration {
     settle_for(scale) / 4
 }

@@ -55,6 +55,11 @@ fn shipped_studies_parse() {
         .map(|l| l.label.as_str())
         .collect();
     assert_eq!(labels, ["n=1000 c=10", "n=2000 c=50", "n=3000 c=100"]);
+    let default = all.iter().flatten().find(|s| s.name == "default").unwrap();
+    assert_eq!(
+        default.scenarios[0].levels[0].label, "c=64 1.25s",
+        "a label says the duration to the millisecond"
+    );
     assert!(!avd.scenarios[0].levels[0].keepalive);
     assert_eq!(avd.published.len(), 6, "{:?}", avd.published);
     let grp = all
