@@ -12,7 +12,7 @@ mod common;
 use common::{repo, Tmp};
 use shootout_store::Store;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Runs go-nethttp with `precision = { width }`, at most three starts;
 /// returns the fewest starts of a cell, stderr and the Markdown report.
@@ -29,19 +29,7 @@ fn run(tmp: &Path, name: &str, width: &str) -> (usize, String, String) {
     let study = tmp.join(format!("{name}.toml"));
     std::fs::write(&study, text).unwrap();
     let db = tmp.join(format!("{name}.db"));
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&study)
-        .arg("--db")
-        .arg(&db)
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let out = common::run_study(&study, &db, &repo().join("targets"), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "run {name}: {stderr}");
     let store = Store::open(&db).unwrap();

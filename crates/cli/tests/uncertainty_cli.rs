@@ -17,7 +17,7 @@ use shootout_report::ranking::{rank, Measure};
 use shootout_report::stats::{Pooled, Spread};
 use shootout_store::{RunData, Store};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// Whether the test can run here; records why not (shootout-testkit).
 fn usable() -> bool {
@@ -40,20 +40,8 @@ fn usable() -> bool {
 fn targets(tmp: &Path) -> std::path::PathBuf {
     let dir = tmp.join("targets");
     std::fs::create_dir_all(&dir).unwrap();
-    let real = repo().join("targets");
-    for name in ["go-nethttp", "data", "SPEC.md"] {
-        std::os::unix::fs::symlink(real.join(name), dir.join(name)).unwrap();
-    }
-    let copy = dir.join("go-nethttp-copy");
-    std::fs::create_dir_all(&copy).unwrap();
-    for f in ["main.go", "go.mod", "go.sum", "target.toml"] {
-        std::fs::copy(real.join("go-nethttp").join(f), copy.join(f)).unwrap();
-    }
-    let manifest = copy.join("target.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    let renamed = text.replacen("name = \"go-nethttp\"", "name = \"go-nethttp-copy\"", 1);
-    assert_ne!(text, renamed, "the manifest names go-nethttp");
-    std::fs::write(&manifest, renamed).unwrap();
+    std::os::unix::fs::symlink(repo().join("targets/go-nethttp"), dir.join("go-nethttp")).unwrap();
+    common::go_nethttp_copy(&dir, "go-nethttp-copy", str::to_string);
     dir
 }
 
@@ -68,20 +56,7 @@ fn run(tmp: &Path, targets_dir: &Path, name: &str, cpus: f64) -> RunData {
     );
     let study = tmp.join(format!("{name}.toml"));
     std::fs::write(&study, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(targets_dir)
-        .arg("--quiet")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let out = common::run_study(&study, &tmp.join("t.db"), targets_dir, &["--quiet"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "run {name}: {stderr}");
     let store = Store::open(tmp.join("t.db")).unwrap();

@@ -105,31 +105,17 @@ fn time(tag: u8, text: &[u8]) -> Option<i64> {
     let text = std::str::from_utf8(text).ok()?.strip_suffix('Z')?;
     let (year, rest) = match (tag, text.len()) {
         (UTC_TIME, 12) => {
-            let yy: i64 = text[..2].parse().ok()?;
+            let yy: i32 = text[..2].parse().ok()?;
             (if yy >= 50 { 1900 + yy } else { 2000 + yy }, &text[2..])
         }
         (GENERALIZED_TIME, 14) => (text[..4].parse().ok()?, &text[4..]),
         _ => return None,
     };
-    let n = |i: usize| -> Option<i64> { rest.get(i..i + 2)?.parse().ok() };
-    let (month, day, hour, minute, second) = (n(0)?, n(2)?, n(4)?, n(6)?, n(8)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
-/// algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let n = |i: usize| -> Option<u8> { rest.get(i..i + 2)?.parse().ok() };
+    let month = ::time::Month::try_from(n(0)?).ok()?;
+    let date = ::time::Date::from_calendar_date(year, month, n(2)?).ok()?;
+    let at = date.with_hms(n(4)?, n(6)?, n(8)?).ok()?;
+    Some(at.assume_utc().unix_timestamp())
 }
 
 #[cfg(test)]

@@ -168,28 +168,12 @@ impl Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shootout_servers::{Server, Target, Toolchain};
+    use shootout_servers::{Server, Target};
     use std::path::Path;
     use std::time::Instant;
 
     fn fake(dir: &Path, run: &str) -> Target {
-        Target {
-            name: "busy".into(),
-            language: "sh".into(),
-            framework: "none".into(),
-            description: String::new(),
-            toolchain: Toolchain::Python3,
-            build: vec![],
-            run: run.into(),
-            ready: "/".into(),
-            footprint: vec![],
-            inputs: vec![],
-            sync_workers: None,
-            warmup_min: None,
-            protocols: shootout_servers::Protocols::default(),
-            dir: dir.to_path_buf(),
-            root: dir.to_path_buf(),
-        }
+        Target::command("busy", dir, run)
     }
 
     /// The user + system seconds a shell's `times` printed for itself

@@ -11,7 +11,7 @@
 
 use shootout_engine::{Control, Endpoint, Load, Plan, Stop, Workload};
 use shootout_runner::sampler::Sampler;
-use shootout_servers::{Limits, Server, Target, Toolchain};
+use shootout_servers::{Limits, Server, Target};
 use shootout_store::parts::Cost;
 use std::path::Path;
 use std::sync::Arc;
@@ -29,24 +29,18 @@ fn nginx_target(dir: &Path) -> Target {
     );
     std::fs::write(dir.join("nginx.conf.in"), conf).unwrap();
     Target {
-        name: "nginx".into(),
         language: "c".into(),
         framework: "nginx".into(),
         description: "test only: Debian's nginx, one process".into(),
-        toolchain: Toolchain::Python3,
-        build: vec![],
-        run: format!(
-            "sed \"s/@PORT@/$PORT/\" nginx.conf.in > nginx.conf && exec {} -c {d}/nginx.conf",
-            shootout_testkit::NGINX
-        ),
         ready: "/plaintext".into(),
-        footprint: vec![],
-        inputs: vec![],
-        sync_workers: None,
-        warmup_min: None,
-        protocols: shootout_servers::Protocols::default(),
-        dir: dir.to_path_buf(),
-        root: dir.to_path_buf(),
+        ..Target::command(
+            "nginx",
+            dir,
+            &format!(
+                "sed \"s/@PORT@/$PORT/\" nginx.conf.in > nginx.conf && exec {} -c {d}/nginx.conf",
+                shootout_testkit::NGINX
+            ),
+        )
     }
 }
 

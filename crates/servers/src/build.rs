@@ -225,23 +225,13 @@ mod tests {
         std::fs::create_dir_all(dir.join("src/__pycache__")).unwrap();
         std::fs::write(dir.join("src/main.sh"), "echo hi").unwrap();
         Target {
-            name: "demo".into(),
-            language: "sh".into(),
-            framework: "none".into(),
-            description: String::new(),
-            // sh is everywhere, but Toolchain has no variant for it; python3
-            // is on every machine that builds the Python targets.
+            // sh is everywhere, but Toolchain has no variant for it.
             toolchain: Toolchain::Cargo,
             build: build.iter().map(|s| s.to_string()).collect(),
-            run: "true".into(),
-            ready: "/".into(),
             footprint: vec!["out".into()],
             inputs: vec!["src".into()],
-            sync_workers: None,
-            warmup_min: None,
-            protocols: crate::Protocols::default(),
-            dir,
             root: root.to_path_buf(),
+            ..Target::command("demo", &dir, "true")
         }
     }
 

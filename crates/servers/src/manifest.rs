@@ -49,6 +49,31 @@ pub struct Target {
 }
 
 impl Target {
+    /// A target with no manifest: `run` started by the shell in `dir`, with
+    /// nothing to build, ready at `/`, in no language's toolchain (Python 3's
+    /// stands in, being on every machine that runs the shipped targets).
+    /// The one literal the tests' fake and borrowed servers (nginx, a busy
+    /// loop) start from; change a field with struct update syntax.
+    pub fn command(name: &str, dir: &Path, run: &str) -> Target {
+        Target {
+            name: name.into(),
+            language: "sh".into(),
+            framework: "none".into(),
+            description: String::new(),
+            toolchain: Toolchain::Python3,
+            build: vec![],
+            run: run.into(),
+            ready: "/".into(),
+            footprint: vec![],
+            inputs: vec![],
+            sync_workers: None,
+            warmup_min: None,
+            protocols: Protocols::default(),
+            dir: dir.to_path_buf(),
+            root: dir.to_path_buf(),
+        }
+    }
+
     /// Where build and server logs and stamps live: `targets/.build/`.
     pub fn build_dir(&self) -> PathBuf {
         self.root.join(".build")

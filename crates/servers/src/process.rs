@@ -531,7 +531,6 @@ fn live_members_in_proc(pgid: i32) -> Option<bool> {
 mod tests {
     use super::*;
     use crate::tempdir;
-    use crate::toolchain::Toolchain;
     use std::sync::Mutex;
 
     /// kill_all_servers touches every group in the registry, so the tests
@@ -544,21 +543,8 @@ mod tests {
 
     fn target(dir: &Path, run: &str) -> Target {
         Target {
-            name: "fake".into(),
-            language: "sh".into(),
-            framework: "none".into(),
-            description: String::new(),
-            toolchain: Toolchain::Python3,
-            build: vec![],
-            run: run.into(),
             ready: "/plaintext".into(),
-            footprint: vec![],
-            inputs: vec![],
-            sync_workers: None,
-            warmup_min: None,
-            protocols: crate::Protocols::default(),
-            dir: dir.to_path_buf(),
-            root: dir.to_path_buf(),
+            ..Target::command("fake", dir, run)
         }
     }
 

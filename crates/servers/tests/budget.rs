@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)] // test setup: a failed step should panic
 
 use shootout_cgroup::{Budget, Counters};
-use shootout_servers::{budget_cpus, free_port, Limits, Server, Target, Toolchain};
+use shootout_servers::{budget_cpus, free_port, Limits, Server, Target};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -29,23 +29,7 @@ impl Drop for Dir {
 }
 
 fn target(dir: &Path, run: &str) -> Target {
-    Target {
-        name: "budget-fake".into(),
-        language: "sh".into(),
-        framework: "none".into(),
-        description: String::new(),
-        toolchain: Toolchain::Python3,
-        build: vec![],
-        run: run.into(),
-        ready: "/".into(),
-        footprint: vec![],
-        inputs: vec![],
-        sync_workers: None,
-        warmup_min: None,
-        protocols: shootout_servers::Protocols::default(),
-        dir: dir.to_path_buf(),
-        root: dir.to_path_buf(),
-    }
+    Target::command("budget-fake", dir, run)
 }
 
 fn limits(cpus: Option<f64>, memory: Option<u64>) -> Limits {

@@ -6,30 +6,14 @@
 
 #![allow(clippy::unwrap_used)] // test setup: a failure should panic
 
-use shootout_servers::{Server, Target, Toolchain};
+use shootout_servers::{Server, Target};
 use std::path::Path;
 use std::process::Command;
 
 const CHILD: &str = "SHOOTOUT_CGROUP_FALLBACK_CHILD";
 
 fn fake(dir: &Path) -> Target {
-    Target {
-        name: "unprivileged".into(),
-        language: "sh".into(),
-        framework: "none".into(),
-        description: String::new(),
-        toolchain: Toolchain::Python3,
-        build: vec![],
-        run: "exec sleep 60".into(),
-        ready: "/".into(),
-        footprint: vec![],
-        inputs: vec![],
-        sync_workers: None,
-        warmup_min: None,
-        protocols: shootout_servers::Protocols::default(),
-        dir: dir.to_path_buf(),
-        root: dir.to_path_buf(),
-    }
+    Target::command("unprivileged", dir, "exec sleep 60")
 }
 
 /// The half that runs as `nobody`: no group, a typed reason, and the server

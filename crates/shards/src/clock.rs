@@ -5,6 +5,8 @@
 //! milliseconds, a wrong year), and would sleep silently for that long.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
 
 /// Text that is not a wall-clock instant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,100 +65,31 @@ pub fn parse_time(s: &str) -> Result<SystemTime, TimeError> {
     rfc3339(t).ok_or_else(bad)
 }
 
+/// An RFC 3339 date-time with its zone (a space for the `T`, as RFC 3339
+/// allows, is read too), by the `time` crate.
 fn rfc3339(t: &str) -> Option<SystemTime> {
-    let b = t.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
+    let mut text = t.to_string();
+    if text.as_bytes().get(10) == Some(&b' ') {
+        text.replace_range(10..11, "T");
     }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = t.get(r)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || min > 59 || sec > 60 {
-        return None;
-    }
-    let mut rest = &t[19..];
-    let mut nanos = 0u64;
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits > 9 {
-            return None;
-        }
-        nanos = frac[..digits].parse::<u64>().ok()? * 10u64.pow(9 - digits as u32);
-        rest = &frac[digits..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ => {
-            let sign = match rest.as_bytes().first()? {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            if rest.len() != 6 || rest.as_bytes()[3] != b':' {
-                return None;
-            }
-            let (h, m) = (num_in(rest, 1..3)?, num_in(rest, 4..6)?);
-            sign * (h * 3600 + m * 60)
-        }
-    };
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86_400 + hour * 3600 + min * 60 + sec - offset;
-    let secs = u64::try_from(secs).ok()?;
-    Some(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_nanos(nanos))
-}
-
-fn num_in(s: &str, r: std::ops::Range<usize>) -> Option<i64> {
-    let part = s.get(r)?;
-    if part.bytes().all(|c| c.is_ascii_digit()) {
-        part.parse().ok()
-    } else {
-        None
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    let at = OffsetDateTime::parse(&text, &Rfc3339).ok()?;
+    // Seconds and nanoseconds apart: nanoseconds alone pass u64 in 2554.
+    let secs = u64::try_from(at.unix_timestamp()).ok()?;
+    Some(UNIX_EPOCH + Duration::new(secs, at.nanosecond()))
 }
 
 /// `2025-01-01T00:00:00.250Z`.
 pub fn format_time(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (y, m, day) = civil_from_days(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
+    let at = OffsetDateTime::from(t);
+    let whole = at
+        .replace_nanosecond(0)
+        .unwrap_or(at)
+        .format(&Rfc3339)
+        .unwrap_or_default();
     format!(
-        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        s / 3600,
-        s % 3600 / 60,
-        s % 60,
-        d.subsec_millis()
+        "{}.{:03}Z",
+        whole.trim_end_matches('Z'),
+        at.nanosecond() / 1_000_000
     )
 }
 

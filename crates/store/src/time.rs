@@ -1,6 +1,9 @@
-//! RFC3339 UTC timestamps (`2026-01-02T03:04:05Z`) without a date crate:
-//! the civil-from-days conversion of Howard Hinnant's date algorithms.
+//! RFC3339 UTC timestamps (`2026-01-02T03:04:05Z`), formatted by the
+//! `time` crate: the one date arithmetic of the workspace (the shards'
+//! `--start-at` and the engine's certificate dates read it too).
 
+use ::time::format_description::well_known::Rfc3339;
+use ::time::OffsetDateTime;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The current time as RFC3339 UTC with second precision.
@@ -23,30 +26,13 @@ pub fn now_rfc3339_millis() -> String {
     format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms.rem_euclid(1000))
 }
 
-/// Formats seconds since the Unix epoch as RFC3339 UTC.
+/// Formats seconds since the Unix epoch as RFC3339 UTC (the epoch itself
+/// for an instant outside the years -9999 to 9999, which no clock gives).
 pub fn rfc3339_from_unix(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    OffsetDateTime::from_unix_timestamp(secs)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        .format(&Rfc3339)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into())
 }
 
 #[cfg(test)]

@@ -93,6 +93,55 @@ pub fn shootout_json(args: &[&str]) -> serde_json::Value {
     json_ok(&shootout(args))
 }
 
+/// `shootout run STUDY --db DB --targets-dir TARGETS EXTRA…` as a user
+/// would run it, without colour or stdin; stdout (the report path) is
+/// dropped and stderr (progress, errors) kept for the assertion message.
+#[allow(dead_code)] // used by the study tests only
+pub fn run_study(study: &Path, db: &Path, targets: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("run")
+        .arg(study)
+        .arg("--db")
+        .arg(db)
+        .arg("--targets-dir")
+        .arg(targets)
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// A copy of targets/go-nethttp named `name` in the targets folder `dir`:
+/// its go.mod and go.sum, its main.go as `patch` returns it, and its
+/// manifest with the name (and the binary's) changed. The shared `data`
+/// and `SPEC.md` are linked into `dir` once.
+#[allow(dead_code)] // used by the study tests only
+pub fn go_nethttp_copy(dir: &Path, name: &str, patch: impl Fn(&str) -> String) {
+    let real = repo().join("targets");
+    for shared in ["data", "SPEC.md"] {
+        if !dir.join(shared).exists() {
+            std::os::unix::fs::symlink(real.join(shared), dir.join(shared)).unwrap();
+        }
+    }
+    let from = real.join("go-nethttp");
+    let copy = dir.join(name);
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["go.mod", "go.sum"] {
+        std::fs::copy(from.join(f), copy.join(f)).unwrap();
+    }
+    let main = std::fs::read_to_string(from.join("main.go")).unwrap();
+    std::fs::write(copy.join("main.go"), patch(&main)).unwrap();
+    let text = std::fs::read_to_string(from.join("target.toml")).unwrap();
+    let renamed = text
+        .replacen("name = \"go-nethttp\"", &format!("name = \"{name}\""), 1)
+        .replace("bin/go-nethttp", &format!("bin/{name}"));
+    assert_ne!(text, renamed, "the manifest names go-nethttp");
+    std::fs::write(copy.join("target.toml"), renamed).unwrap();
+}
+
 /// The repository's root (targets/, studies/, docs/).
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

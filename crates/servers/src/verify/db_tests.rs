@@ -285,21 +285,13 @@ fn verify_target_gives_the_server_the_database_env() {
     let dir = root.path().join("env");
     std::fs::create_dir_all(&dir).unwrap();
     let target = Target {
-        name: "env".into(),
-        language: "sh".into(),
-        framework: "none".into(),
-        description: String::new(),
-        toolchain: crate::toolchain::Toolchain::Python3,
-        build: vec![],
-        run: r#"echo "$DATABASE_URL $DB_POOL_SIZE" > seen; exit 1"#.into(),
         ready: "/plaintext".into(),
-        footprint: vec![],
-        inputs: vec![],
-        sync_workers: None,
-        warmup_min: None,
-        protocols: crate::Protocols::default(),
-        dir: dir.clone(),
         root: root.path().to_path_buf(),
+        ..Target::command(
+            "env",
+            &dir,
+            r#"echo "$DATABASE_URL $DB_POOL_SIZE" > seen; exit 1"#,
+        )
     };
     let opts = VerifyOptions {
         database: Some(DatabaseAccess {

@@ -8,7 +8,6 @@ use std::time::Duration;
 use super::fake::{correct, serve, DateHeader, Keep, Reply, Req, Wire};
 use super::*;
 use crate::tempdir;
-use crate::toolchain::Toolchain;
 use shootout_contract::spec::ScenarioName;
 
 fn run(addr: SocketAddr) -> Vec<Check> {
@@ -506,21 +505,9 @@ fn verify_target_reports_a_server_that_dies_as_data() {
     let dir = root.path().join("dies");
     std::fs::create_dir_all(&dir).unwrap();
     let target = Target {
-        name: "dies".into(),
-        language: "sh".into(),
-        framework: "none".into(),
-        description: String::new(),
-        toolchain: Toolchain::Python3,
-        build: vec![],
-        run: "echo cannot bind >&2; exit 1".into(),
         ready: "/plaintext".into(),
-        footprint: vec![],
-        inputs: vec![],
-        sync_workers: None,
-        warmup_min: None,
-        protocols: crate::Protocols::default(),
-        dir,
         root: root.path().to_path_buf(),
+        ..Target::command("dies", &dir, "echo cannot bind >&2; exit 1")
     };
     let report = verify_target(&target, &VerifyOptions::default());
     assert!(!report.passed());
