@@ -67,12 +67,13 @@ impl Probe for CostProbe {
     }
 }
 
-/// Why an open loop's point is not a cost at its rate, split by side: what
-/// the server did (short of what it was sent, errors) and what the
-/// generator did (requests due never sent, sent late, its CPUs full).
-/// Requests due but never sent are the server's when the connections were
-/// all waiting on it, so they count on its side too unless nothing at all
-/// went out.
+/// Why an open loop's point is not a cost at its rate, split by side. The
+/// server's: short of the rate, requests failed, and requests due but
+/// never sent or sent late (the generator holds the closed level's
+/// connections and no more, so when all of them wait on the server the
+/// next request waits too). The generator's alone: it sent nothing at
+/// all, or its CPUs were full. With no reason on the server's side the
+/// point was not offered, whatever it says of the server.
 struct Refusal {
     server: Vec<String>,
     generator: Vec<String>,
