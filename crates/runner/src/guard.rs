@@ -49,16 +49,25 @@ pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result
     }
 }
 
-/// The load answered: some completion, and some in its last seconds.
-pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
+/// Why a load is the generator's failure, not the server's: it sent none
+/// of the requests due, and no connection was refused or failed (a
+/// refused connection is the server's news, not the generator's). The one
+/// rule the guard and the cost probe read.
+pub(crate) fn generator_silent(s: &Summary) -> Option<String> {
     let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
-    if s.requests.sent == 0 && unsent > 0 {
-        // Nothing went out: the generator, not the server, fell behind.
-        return Err(format!(
+    (s.requests.sent == 0 && unsent > 0 && s.errors.total() == 0).then(|| {
+        format!(
             "the generator sent none of the {unsent} requests due in the measured {:.0} s: \
              the load machine could not offer the rate (the server is not to blame)",
             s.duration_s
-        ));
+        )
+    })
+}
+
+/// The load answered: some completion, and some in its last seconds.
+pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
+    if let Some(why) = generator_silent(s) {
+        return Err(why);
     }
     if s.requests.completed == 0 {
         return Err(format!(
@@ -131,6 +140,10 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("the server is not to blame"), "{e}");
+        // Nothing sent because connections were refused: the server's.
+        m.summary.errors.connect = 64;
+        let e = check_answered(&m.summary, &[]).unwrap_err();
+        assert!(e.starts_with("no response for"), "{e}");
     }
 
     /// A target whose server is Python's http.server on `$PORT`.

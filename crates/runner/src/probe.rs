@@ -93,11 +93,8 @@ fn why_not_carried(s: &Summary, offered: f64) -> Option<Refusal> {
     let mut generator = Vec::new();
     let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
     let errors = s.errors.total();
-    if s.requests.sent == 0 && unsent > 0 && errors == 0 {
-        generator.push(format!(
-            "the generator sent none of the {unsent} requests due (the load machine fell \
-             behind; the server is not to blame)"
-        ));
+    if let Some(why) = crate::guard::generator_silent(s) {
+        generator.push(why);
         return Some(Refusal { server, generator });
     }
     if s.requests.completed == 0 {
