@@ -12,7 +12,6 @@ mod common;
 use common::repo;
 use shootout_store::{RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -78,19 +77,9 @@ fn run_with(name: &str, signal: i32) -> (Option<i32>, String, PathBuf, u32) {
 /// `shootout run STUDY --db DB` on the repository's targets, quiet, with
 /// `env` added; stderr piped.
 fn spawn_run(study: &Path, db: &Path, env: &[(&str, &str)]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(study)
-        .arg("--db")
-        .arg(db)
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
+    common::run_command(study, db, &repo().join("targets"))
         .arg("--quiet")
-        .env("NO_COLOR", "1")
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap()
 }

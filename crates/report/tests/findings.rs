@@ -96,10 +96,7 @@ fn a_disturbed_run_puts_its_floor_on_others_cpu_not_on_the_servers() {
         }
     }
     let t = text(&findings(&shootout_report::Context::new(&data)));
-    let floor = t
-        .lines()
-        .find(|l| l.starts_with("Noise floor (A/A)"))
-        .unwrap_or("");
+    let floor = floor_line(&t);
     assert!(floor.contains("measurements were disturbed"), "{t}");
     assert!(floor.contains("so much of it is their CPU"), "{floor}");
     // rust-rocket's spread is others' CPU (its ※ note), not its starts.
@@ -125,11 +122,16 @@ fn a_floor_the_disturbed_do_not_explain_is_not_put_on_them() {
         m.disturbed = true;
     }
     let t = text(&findings(&shootout_report::Context::new(&data)));
-    let floor = t
-        .lines()
-        .find(|l| l.starts_with("Noise floor (A/A)"))
-        .unwrap_or("");
+    let floor = floor_line(&t);
     assert!(floor.contains("1 of the"), "{floor}");
     assert!(floor.contains("so they do not explain it"), "{floor}");
     assert!(!floor.contains("their CPU"), "{floor}");
+}
+
+/// The findings' A/A floor sentence ("" when there is none).
+fn floor_line(findings: &str) -> &str {
+    findings
+        .lines()
+        .find(|l| l.starts_with("Noise floor (A/A)"))
+        .unwrap_or("")
 }

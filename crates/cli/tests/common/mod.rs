@@ -93,23 +93,31 @@ pub fn shootout_json(args: &[&str]) -> serde_json::Value {
     json_ok(&shootout(args))
 }
 
-/// `shootout run STUDY --db DB --targets-dir TARGETS EXTRA…` as a user
-/// would run it, without colour or stdin; stdout (the report path) is
-/// dropped and stderr (progress, errors) kept for the assertion message.
+/// `shootout run STUDY --db DB --targets-dir TARGETS` as a user would run
+/// it, without colour or stdin; stdout (the report path) dropped and
+/// stderr (progress, errors) piped for the assertion message. Spawn it,
+/// or run it to the end with [`run_study`].
 #[allow(dead_code)] // used by the study tests only
-pub fn run_study(study: &Path, db: &Path, targets: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
+pub fn run_command(study: &Path, db: &Path, targets: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shootout"));
+    c.arg("run")
         .arg(study)
         .arg("--db")
         .arg(db)
         .arg("--targets-dir")
         .arg(targets)
-        .args(extra)
         .env("NO_COLOR", "1")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// [`run_command`] with `extra` flags, run to the end.
+#[allow(dead_code)] // used by the study tests only
+pub fn run_study(study: &Path, db: &Path, targets: &Path, extra: &[&str]) -> Output {
+    run_command(study, db, targets)
+        .args(extra)
         .output()
         .unwrap()
 }
