@@ -55,7 +55,6 @@ mod h2_conn;
 mod h2_flow;
 mod handshake;
 mod job;
-mod mixed;
 mod pacer;
 #[cfg(test)]
 mod props;
