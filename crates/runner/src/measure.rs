@@ -96,7 +96,8 @@ pub fn run_session(
 }
 
 /// Every level of a session's scenarios on its start, and the levels a
-/// cost scenario derives from its closed loop's throughput on this start.
+/// cost scenario derives from its last level's (a closed loop's)
+/// throughput on this start, numbered after it.
 fn session_levels(
     cx: &SessionContext<'_>,
     run: &mut Running,
@@ -125,7 +126,9 @@ fn session_levels(
             }
             let (mut m, after_rss) = measure_quietly(cx, run, &step, before.rss_bytes)?;
             before.rss_bytes = after_rss;
-            let Some(cost) = &sc.cost else {
+            // A cost scenario's capacity is its last level (a closed loop);
+            // levels before it are measured as written.
+            let Some(cost) = sc.cost.as_ref().filter(|_| li + 1 == sc.levels.len()) else {
                 record(&m).map_err(SessionError::Record)?;
                 continue;
             };

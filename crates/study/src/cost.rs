@@ -1,7 +1,8 @@
 //! A scenario's `cost` table: what a request costs the server at fixed
 //! rates, what it costs standing idle, and what happens past its knee
-//! (docs/cost.md). The scenario's one closed-loop level is measured first;
-//! its throughput on that start is the server's capacity. Then, on the same
+//! (docs/cost.md). The scenario's last level is a closed loop; its
+//! throughput on that start is the server's capacity (levels before it, as
+//! an article's fixed-rate sweep, are measured as written). Then, on the same
 //! start: the server with no load for `standing`, open-loop levels at each
 //! common rate of `rates` and at each of `fractions` of that capacity, and
 //! for each of `overload` a level offering that multiple of the capacity
@@ -79,21 +80,24 @@ impl Cost {
     }
 }
 
-/// Checks the table against the scenario's levels (one closed loop).
+/// Checks the table against the scenario's levels (the last a closed loop).
 pub(crate) fn check(
     at: &Locator<'_>,
     raw: &Spanned<RawCost>,
     levels: &[Level],
 ) -> Result<Cost, StudyError> {
     let c = raw.get_ref();
-    if levels.len() != 1 || !matches!(levels[0].load(), Load::Closed { .. }) {
+    let Some(capacity) = levels
+        .last()
+        .filter(|l| matches!(l.load(), Load::Closed { .. }))
+    else {
         return Err(at.at(
             raw,
             "cost",
-            "needs exactly one closed-loop `load` (its throughput is the capacity the \
-             fractions and overloads are of)",
+            "needs a closed-loop `load`, or a closed loop as the last of `levels` (its \
+             throughput is the capacity the fractions and overloads are of)",
         ));
-    }
+    };
     let mut rates = Vec::new();
     for r in &c.rates {
         let v = *r.get_ref();
@@ -141,7 +145,7 @@ pub(crate) fn check(
     };
     let duration = match &c.duration {
         Some(_) => dur(&c.duration, "cost.duration", Duration::ZERO, false)?,
-        None => levels[0].stop().duration.unwrap_or(Duration::from_secs(2)),
+        None => capacity.stop().duration.unwrap_or(Duration::from_secs(2)),
     };
     Ok(Cost {
         rates,

@@ -574,7 +574,7 @@ fn precision_asks_for_more_starts_within_a_cap() {
 }
 
 #[test]
-fn a_cost_table_derives_from_one_closed_loop_and_names_bad_keys() {
+fn a_cost_table_derives_from_its_last_closed_loop_and_names_bad_keys() {
     let with = |cost: &str| {
         MINIMAL.replace(
             "load = { connections = 2, duration = \"1s\" }\n",
@@ -622,7 +622,32 @@ fn a_cost_table_derives_from_one_closed_loop_and_names_bad_keys() {
         "load = { rate = 100, connections = 2, duration = \"1s\" }\ncost = { rates = [50] }\n",
     );
     let e = parse_err(&open);
-    assert!(e.to_string().contains("exactly one closed-loop"), "{e}");
+    assert!(e.to_string().contains("needs a closed-loop `load`"), "{e}");
+    // A sweep before the capacity level (fastapi-vs-falcon) is measured as
+    // written; a sweep whose last level is open is refused.
+    let sweep = |last: &str| {
+        MINIMAL.replace(
+            "load = { connections = 2, duration = \"1s\" }\n",
+            &format!(
+                "levels = [{{ rate = 100, connections = 2, duration = \"1s\" }}, {last}]\n\
+                 cost = {{ overload = [\"150%\"] }}\n"
+            ),
+        )
+    };
+    let s = parse(
+        Path::new("s.toml"),
+        &sweep("{ connections = 2, duration = \"3s\" }"),
+    )
+    .expect("parses");
+    let c = s.scenarios[0].cost.clone().unwrap();
+    assert_eq!(s.scenarios[0].levels.len(), 2);
+    assert_eq!(
+        c.duration,
+        std::time::Duration::from_secs(3),
+        "the last level's"
+    );
+    let e = parse_err(&sweep("{ rate = 200, connections = 2, duration = \"1s\" }"));
+    assert!(e.to_string().contains("the last of `levels`"), "{e}");
 }
 
 fn min_recover() -> std::time::Duration {
