@@ -80,6 +80,25 @@ impl Cost {
     }
 }
 
+/// The level whose throughput is the capacity: the last, a closed loop.
+fn capacity_level<'l>(
+    at: &Locator<'_>,
+    raw: &Spanned<RawCost>,
+    levels: &'l [Level],
+) -> Result<&'l Level, StudyError> {
+    levels
+        .last()
+        .filter(|l| matches!(l.load(), Load::Closed { .. }))
+        .ok_or_else(|| {
+            at.at(
+                raw,
+                "cost",
+                "needs a closed-loop `load`, or a closed loop as the last of `levels` (its \
+                 throughput is the capacity the fractions and overloads are of)",
+            )
+        })
+}
+
 /// Checks the table against the scenario's levels (the last a closed loop).
 pub(crate) fn check(
     at: &Locator<'_>,
@@ -87,17 +106,7 @@ pub(crate) fn check(
     levels: &[Level],
 ) -> Result<Cost, StudyError> {
     let c = raw.get_ref();
-    let Some(capacity) = levels
-        .last()
-        .filter(|l| matches!(l.load(), Load::Closed { .. }))
-    else {
-        return Err(at.at(
-            raw,
-            "cost",
-            "needs a closed-loop `load`, or a closed loop as the last of `levels` (its \
-             throughput is the capacity the fractions and overloads are of)",
-        ));
-    };
+    let capacity = capacity_level(at, raw, levels)?;
     let mut rates = Vec::new();
     for r in &c.rates {
         let v = *r.get_ref();
