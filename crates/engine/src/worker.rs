@@ -9,7 +9,7 @@
 //! The requests in flight on each connection (one, or up to the pipeline
 //! depth) are kept by the `flight` part of the worker. With a mix, each
 //! request's kind is drawn as it is taken and its bytes written into its
-//! connection's own reusable wire (`mix::Mixed`). Over HTTP/2 a
+//! connection's own reusable wire (`request::Mixed`). Over HTTP/2 a
 //! connection's requests are streams that end in any order (the
 //! `flight_h2` part); the pacer and stop rule are the same.
 
@@ -18,9 +18,8 @@ use crate::conn::{Conn, Graveyard, Step, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
 use crate::h2::H2Request;
-use crate::mix::Mixed;
 use crate::pacer::Pacer;
-use crate::request::EncodedMix;
+use crate::request::{EncodedMix, Mixed};
 use crate::ring::Ring;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
