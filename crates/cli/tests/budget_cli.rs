@@ -17,7 +17,6 @@ mod common;
 use common::{repo, Tmp};
 use shootout_store::{RunData, RunStatus, Store, TargetStatus};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -49,18 +48,8 @@ fn run(tmp: &Path, targets: &[&str], body: &str) -> (RunData, String, u32) {
     );
     let study = tmp.join("budget-test.toml");
     std::fs::write(&study, text).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
+    let child = common::run_command(&study, &tmp.join("t.db"), &repo().join("targets"))
         .arg("--quiet")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let pid = child.id();

@@ -7,30 +7,12 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed setup should panic
 
+mod common;
+
+use common::{repo, Tmp};
 use shootout_store::{RunStatus, Store};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let p = std::env::temp_dir().join(format!("shootout-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(p.join("mixes")).unwrap();
-        Tmp(p)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Stdio;
 
 const MIX: &str = r#"[[request]]
 name = "db"
@@ -52,6 +34,7 @@ path = "/json"
 /// (`svc` and `svc-capacity`: a scenario is named by its mix file's stem,
 /// and a study may not name two scenarios alike).
 fn study(tmp: &Path, target: &str, scenarios: &str) -> PathBuf {
+    std::fs::create_dir_all(tmp.join("mixes")).unwrap();
     std::fs::write(tmp.join("mixes/svc.toml"), MIX).unwrap();
     std::fs::write(tmp.join("mixes/svc-capacity.toml"), MIX).unwrap();
     let text = format!(
@@ -64,15 +47,8 @@ fn study(tmp: &Path, target: &str, scenarios: &str) -> PathBuf {
 }
 
 fn run(tmp: &Path, study: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
+    common::run_command(study, &tmp.join("t.db"), &repo().join("targets"))
+        .stdout(Stdio::piped())
         .output()
         .unwrap()
 }

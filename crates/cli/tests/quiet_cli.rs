@@ -95,18 +95,9 @@ fn study_with(
     )
     .unwrap();
     let db = tmp.0.join("t.db");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&file)
-        .arg("--db")
-        .arg(&db)
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
+    let mut child = common::run_command(&file, &db, &repo().join("targets"))
         .args(extra)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdout = child.stdout.take().unwrap();

@@ -13,7 +13,6 @@ mod common;
 use common::Tmp;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// A targets directory holding `slow-build` and a study of it.
 fn fixture(tmp: &Path) -> (PathBuf, PathBuf) {
@@ -48,18 +47,7 @@ inputs = ["target.toml"]
 
 /// Runs the study with stderr on a pipe; its exit code and stderr lines.
 fn run(tmp: &Path, targets: &Path, study: &Path, extra: &[&str]) -> (Option<i32>, Vec<String>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(targets)
-        .args(extra)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = common::run_study(study, &tmp.join("t.db"), targets, extra);
     let err = common::stderr(&out);
     (out.status.code(), err.lines().map(str::to_string).collect())
 }

@@ -81,15 +81,9 @@ fn study_file(tmp: &Path, targets: &[&str], body: &str) -> PathBuf {
 }
 
 fn shootout(tmp: &Path, study: &Path, targets_dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_shootout"));
-    c.arg("run")
-        .arg(study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(targets_dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
+    // The report's tables on stdout are read.
+    let mut c = common::run_command(study, &tmp.join("t.db"), targets_dir);
+    c.stdout(Stdio::piped());
     c
 }
 

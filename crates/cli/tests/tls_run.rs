@@ -16,7 +16,6 @@ mod common;
 use common::{on_path, repo, Tmp};
 use shootout_store::{Measurement, RunData, Store};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -36,17 +35,7 @@ fn run(tmp: &Path, targets: &[&str], levels: &str) -> (RunData, String, u32) {
         ),
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("run")
-        .arg(&study)
-        .arg("--db")
-        .arg(tmp.join("t.db"))
-        .arg("--targets-dir")
-        .arg(repo().join("targets"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+    let child = common::run_command(&study, &tmp.join("t.db"), &repo().join("targets"))
         .spawn()
         .unwrap();
     let pid = child.id();
