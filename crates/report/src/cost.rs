@@ -191,10 +191,8 @@ fn point<'a>(
     let mut unsustained = Vec::new();
     let mut disturbed = Vec::new();
     for &t in order {
-        let here: Vec<&Measurement> = ms
-            .iter()
-            .copied()
-            .filter(|m| m.target == t && point_title(m).as_deref() == Some(&title))
+        let here: Vec<&Measurement> = of(ms, t)
+            .filter(|m| point_title(m).as_deref() == Some(&title))
             .collect();
         if here.is_empty() {
             continue;
@@ -255,14 +253,20 @@ fn point<'a>(
     }
 }
 
+/// The measurements of `target`.
+fn of<'a, 'm>(
+    ms: &'m [&'a Measurement],
+    target: &'m str,
+) -> impl Iterator<Item = &'a Measurement> + 'm {
+    ms.iter().copied().filter(move |m| m.target == target)
+}
+
 /// Each target's standing cost (its median start by CPU).
 fn standing<'a>(ms: &[&'a Measurement], order: &[&'a str]) -> Vec<(&'a str, Standing)> {
     order
         .iter()
         .filter_map(|&t| {
-            let s: Vec<&Standing> = ms
-                .iter()
-                .filter(|m| m.target == t)
+            let s: Vec<&Standing> = of(ms, t)
                 .filter_map(|m| m.parts.standing.as_ref())
                 .collect();
             median_by(&s, Standing::cpu_ms_per_s).map(|mid| (t, mid.clone()))
@@ -281,9 +285,7 @@ fn overloads<'a>(ms: &[&'a Measurement], order: &[&'a str]) -> Vec<OverloadRow<'
     let mut out = Vec::new();
     for f in factors {
         for &t in order {
-            let o: Vec<&Overload> = ms
-                .iter()
-                .filter(|m| m.target == t)
+            let o: Vec<&Overload> = of(ms, t)
                 .filter_map(|m| m.parts.overload.as_ref())
                 .filter(|o| o.factor == f)
                 .collect();

@@ -4,7 +4,7 @@
 //! the page's ranked HTML bars with the SLO in their title. Also a cost
 //! scenario's goodput against the offered rate, with its diagonal.
 
-use super::canvas::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
+use super::canvas::{axis_max, linear, svg, Axis, Chart, ChartError, Draw, Line, FONT, SIZE};
 use super::lines::draw_lines;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -47,22 +47,22 @@ pub fn latency_curves(
 pub fn goodput_curves(title: &str, lines: &[Line]) -> Result<String, ChartError> {
     let x_max = axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.0))).max(1.0) * 1.05;
     let y_max = x_max;
+    let two = |v: &f64| format!("{v:.2}");
     svg((SIZE.0, 400), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 20))
-            .margin(10)
-            .x_label_area_size(46)
-            .y_label_area_size(84)
-            .margin_right(150)
-            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
-        chart
-            .configure_mesh()
-            .x_desc("offered (× capacity)")
-            .y_desc("goodput (× capacity)")
-            .x_label_formatter(&|v| format!("{v:.2}"))
-            .y_label_formatter(&|v| format!("{v:.2}"))
-            .label_style((FONT, 15))
-            .draw()?;
+        let mut chart = linear(
+            root,
+            title,
+            &Axis {
+                max: x_max,
+                desc: "offered (× capacity)",
+                label: &two,
+            },
+            &Axis {
+                max: y_max,
+                desc: "goodput (× capacity)",
+                label: &two,
+            },
+        )?;
         chart.draw_series(DashedLineSeries::new(
             vec![(0.0, 0.0), (x_max, y_max)],
             6,
@@ -83,32 +83,26 @@ fn panel(
 ) -> Result<(), ChartError> {
     let values = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
     let y_max = 1.1 * axis_max(values.chain(slo.iter().map(|s| s.ms)));
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, 20))
-        .margin(10)
-        .x_label_area_size(46)
-        .y_label_area_size(84)
-        .margin_right(150)
-        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc("offered rate (req/s)")
-        .x_label_formatter(&|v| crate::metric::axis_num(*v))
-        .y_desc(y_desc)
-        .y_label_formatter(&|v| crate::metric::axis_num(*v))
-        .label_style((FONT, 15))
-        .draw()?;
+    let num = |v: &f64| crate::metric::axis_num(*v);
+    let mut chart = linear(
+        area,
+        title,
+        &Axis {
+            max: x_max,
+            desc: "offered rate (req/s)",
+            label: &num,
+        },
+        &Axis {
+            max: y_max,
+            desc: y_desc,
+            label: &num,
+        },
+    )?;
     for s in slo {
         draw_slo(&mut chart, x_max, s)?;
     }
     draw_lines(&mut chart, lines)
 }
-
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
 
 /// A dashed line across the panel at the SLO, named at its left end.
 fn draw_slo(chart: &mut Chart, x_max: f64, s: &SloLine) -> Result<(), ChartError> {

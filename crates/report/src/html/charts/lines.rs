@@ -2,7 +2,7 @@
 //! a log 1/(1−p) axis, and the per-second timeline of req/s and p99. Each
 //! line has its own marker shape and is named at its end and in a legend.
 
-use super::canvas::{axis_max, svg, ChartError, Draw, Line, FONT, SIZE};
+use super::canvas::{axis_max, linear, svg, Axis, ChartError, Draw, Line, FONT, SIZE};
 use hdrhistogram::Histogram;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -36,8 +36,8 @@ pub fn spectrum(title: &str, lines: &[Line]) -> Result<String, ChartError> {
     })
 }
 
-pub(super) fn draw_lines<'a, X, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+pub(super) fn draw_lines<'a, 'b, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
     lines: &[Line],
 ) -> Result<(), ChartError>
 where
@@ -112,21 +112,21 @@ fn panel(
     lines: &[Line],
 ) -> Result<(), ChartError> {
     let y_max = 1.1 * axis_max(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, 20))
-        .margin(10)
-        .x_label_area_size(46)
-        .y_label_area_size(84)
-        .margin_right(150)
-        .build_cartesian_2d(0.0..t_max, 0.0..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc("second of the measured phase")
-        .x_label_formatter(&|t| whole(*t))
-        .y_desc(y_desc)
-        .y_label_formatter(&|v| crate::metric::axis_num(*v))
-        .label_style((FONT, 15))
-        .draw()?;
+    let (seconds, num) = (|t: &f64| whole(*t), |v: &f64| crate::metric::axis_num(*v));
+    let mut chart = linear(
+        area,
+        title,
+        &Axis {
+            max: t_max,
+            desc: "second of the measured phase",
+            label: &seconds,
+        },
+        &Axis {
+            max: y_max,
+            desc: y_desc,
+            label: &num,
+        },
+    )?;
     if lines.iter().all(|l| l.points.is_empty()) {
         let style = (FONT, 17)
             .into_font()
@@ -178,8 +178,8 @@ fn short(s: &str, max: usize) -> String {
 
 /// Names each line at its last point, nudging labels apart vertically so
 /// that lines ending close together stay readable.
-fn end_labels<'a, X, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+fn end_labels<'a, 'b, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
     lines: &[Line],
 ) -> Result<(), ChartError>
 where
