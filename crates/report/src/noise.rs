@@ -168,13 +168,18 @@ pub fn warmup_cause(disturbed: bool, rps: f64, cv: f64, window_s: Option<f64>) -
     }
 }
 
+/// At most this many cells are named for each cause of a noisy warm-up,
+/// the largest first; the rest are counted (each cell's figure is the
+/// `warmup_cv` column of the CSV and JSON reports).
+pub const WARMUPS_NAMED: usize = 5;
+
 /// The warm-ups whose windows varied more than the steady-state rule's
-/// bound, by target, each with its cause; None when none did. Said once
-/// for the run.
+/// bound, counted by cause with the largest named; None when none did.
+/// Said once for the run.
 pub fn warmup_line(groups: &[Group]) -> Option<String> {
     let rule = shootout_steady::Rule::default();
-    let mut counting: Vec<String> = Vec::new();
-    let mut server: Vec<String> = Vec::new();
+    let mut counting: Vec<(f64, String)> = Vec::new();
+    let mut server: Vec<(f64, String)> = Vec::new();
     for g in groups {
         for c in &g.columns {
             let worst = c
@@ -191,9 +196,12 @@ pub fn warmup_line(groups: &[Group]) -> Option<String> {
                         .warmup_window_s
                         .and_then(|w| counting_cv(rps(m), w))
                         .unwrap_or(f64::NAN);
-                    counting.push(format!("{what} (counting alone {:.1}%)", c * 100.0));
+                    counting.push((
+                        cv,
+                        format!("{what} against {:.1}% from counting", c * 100.0),
+                    ));
                 }
-                WarmupCause::Server => server.push(what),
+                WarmupCause::Server => server.push((cv, what)),
                 // Said by the disturbed note, with the shares.
                 WarmupCause::Others => {}
             }
@@ -202,26 +210,52 @@ pub fn warmup_line(groups: &[Group]) -> Option<String> {
     let mut parts = Vec::new();
     if !counting.is_empty() {
         parts.push(format!(
-            "within twice what counting the requests of one window gives at that rate: {} — \
+            "in {} within twice what counting the requests of one window gives at that rate ({}) — \
              the window is short for the rate, not the server unsteady",
-            counting.join(", ")
+            cells(counting.len()),
+            largest(counting)
         ));
     }
     if !server.is_empty() {
         parts.push(format!(
-            "more than counting explains, on CPUs no other process took: {} — the server's \
+            "in {} by more than counting explains, on CPUs no other process took ({}) — the server's \
              own variation on its CPU from window to window (pauses, batching, or on a virtual \
              machine the physical core behind the virtual one, which no counter here sees)",
-            server.join(", ")
+            cells(server.len()),
+            largest(server)
         ));
     }
     (!parts.is_empty()).then(|| {
         format!(
-            "Warm-up windows varied over the steady-state rule's {:.0}% (docs/steady-state.md): {}.",
+            "Warm-up windows varied over the steady-state rule's {:.0}% (docs/steady-state.md; \
+             each cell's figure is the warmup_cv column of the CSV and JSON reports): {}.",
             rule.max_cv * 100.0,
             parts.join("; ")
         )
     })
+}
+
+/// "1 cell", "9 cells".
+fn cells(n: usize) -> String {
+    if n == 1 {
+        "1 cell".to_string()
+    } else {
+        format!("{n} cells")
+    }
+}
+
+/// The [`WARMUPS_NAMED`] largest, then how many more.
+fn largest(mut v: Vec<(f64, String)>) -> String {
+    v.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let more = v.len().saturating_sub(WARMUPS_NAMED);
+    let named: Vec<String> = v.into_iter().take(WARMUPS_NAMED).map(|(_, t)| t).collect();
+    let head = if more > 0 { "largest " } else { "" };
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("{head}{}{tail}", named.join(", "))
 }
 
 #[cfg(test)]
@@ -233,6 +267,16 @@ mod tests {
         let c = counting_cv(6000.0, 0.25).expect("cv");
         assert!((c - 1.0 / 1500f64.sqrt()).abs() < 1e-12);
         assert!(counting_cv(0.0, 0.25).is_none());
+    }
+
+    #[test]
+    fn the_largest_are_named_and_the_rest_counted() {
+        let v = |n: usize| -> Vec<(f64, String)> {
+            (0..n).map(|i| (i as f64, format!("c{i}"))).collect()
+        };
+        assert_eq!(largest(v(2)), "c1, c0");
+        assert_eq!(largest(v(7)), "largest c6, c5, c4, c3, c2 and 2 more");
+        assert_eq!((cells(1), cells(9)), ("1 cell".into(), "9 cells".into()));
     }
 
     #[test]

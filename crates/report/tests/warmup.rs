@@ -101,7 +101,10 @@ fn a_noisy_warm_up_is_noted_for_its_target_only() {
     // server's own variation, never the machine's.
     assert_eq!(md.matches(note).count(), 1, "{md}");
     assert!(
-        md.contains("rust-actix simple 12% — the server's own variation"),
+        md.contains(
+            "in 1 cell by more than counting explains, on CPUs no other process took \
+             (rust-actix simple 12%) — the server's own variation"
+        ),
         "{md}"
     );
     assert!(!md.contains("machine varied"), "{md}");
