@@ -7,7 +7,10 @@
 //! cause), the targets that failed, the largest and
 //! smallest TLS cost ([`crate::tls_cost`]) and whether the article's
 //! conclusion reproduced. The HTML report opens with this and the
-//! Markdown report starts with [`text`]; both render these same strings.
+//! Markdown report starts with [`text`]; both render these same strings:
+//! the run's headlines, then the rankings, then what varied (the noise
+//! sentences qualify every ranking, so they follow them once instead of
+//! standing between the reader and the results).
 
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
@@ -18,9 +21,13 @@ use crate::ranking::{rank, ratio_num, ratio_text, ties, Entry, Measure};
 /// The findings of one run.
 #[derive(Debug, Clone, Default)]
 pub struct Findings {
-    /// Run-wide sentences: failed targets, the article's verdict.
+    /// Run-wide sentences: failed targets, one start only, the TLS cost,
+    /// the article's verdict.
     pub run: Vec<String>,
     pub scenarios: Vec<Scenario>,
+    /// What varied and why, once for the run ([`crate::noise`], the
+    /// `precision` stop rule): after the rankings it qualifies.
+    pub noise: Vec<String>,
 }
 
 /// The findings of one scenario × level.
@@ -57,12 +64,13 @@ pub fn findings(ctx: &Context) -> Findings {
     }
     // What varied and why, once for the run.
     let order = crate::group::target_order(ctx.data);
-    run.extend(crate::noise::floor_line(ctx.data));
-    run.extend(crate::noise::starts_line(ctx.data, &order));
+    let mut noise = Vec::new();
+    noise.extend(crate::noise::floor_line(ctx.data));
+    noise.extend(crate::noise::starts_line(ctx.data, &order));
     if let Ok(study) = &ctx.study {
-        run.extend(crate::precision::precision_line(ctx.data, study));
+        noise.extend(crate::precision::precision_line(ctx.data, study));
     }
-    run.extend(crate::noise::warmup_line(&all));
+    noise.extend(crate::noise::warmup_line(&all));
     let mut all_agreements = Vec::new();
     let mut scenarios = Vec::new();
     for g in all {
@@ -92,7 +100,11 @@ pub fn findings(ctx: &Context) -> Findings {
     if let Some(v) = verdict(&all_agreements) {
         run.push(v);
     }
-    Findings { run, scenarios }
+    Findings {
+        run,
+        scenarios,
+        noise,
+    }
 }
 
 /// Plain text of the findings (Markdown-safe apart from target names,
@@ -109,10 +121,21 @@ pub fn text(f: &Findings) -> String {
             s.push_str(&format!("- {l}\n"));
         }
     }
+    if !f.noise.is_empty() {
+        s.push_str(&format!("\n{NOISE_TITLE}\n"));
+        for l in &f.noise {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
     s
 }
 
-/// The findings as Markdown: run-wide lines, then a list per scenario.
+/// The heading of the noise sentences, after the rankings.
+pub const NOISE_TITLE: &str = "What varied, and how far apart is a tie";
+
+/// The findings as Markdown: run-wide lines, a list per scenario, then
+/// what varied.
 pub fn markdown(f: &Findings) -> String {
     use crate::escape::md;
     let mut s = String::new();
@@ -125,6 +148,14 @@ pub fn markdown(f: &Findings) -> String {
             s.push_str(&format!("- {}\n", md(l)));
         }
         s.push('\n');
+    }
+    if !f.noise.is_empty() {
+        s.push_str(&format!("*{NOISE_TITLE}*\n\n"));
+        for l in &f.noise {
+            s.push_str(&format!("{}\n\n", md(l)));
+        }
+        // One blank line before what follows, as after a scenario's list.
+        s.pop();
     }
     s
 }

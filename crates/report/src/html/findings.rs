@@ -1,5 +1,5 @@
 //! The top of the page: the findings ([`crate::findings`]) with links to
-//! each scenario's section, the switches that hide a target from every
+//! each scenario's section, then what varied (once, after the rankings), the switches that hide a target from every
 //! chart, and, for a study with `[published]` figures, the article beside
 //! this run (per scenario × metric: the published value, ours, and which
 //! pair flipped).
@@ -31,6 +31,17 @@ pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
         out.push_str("</ul></div>\n");
     }
     out.push_str("</div>\n");
+    if !f.noise.is_empty() {
+        let _ = write!(
+            out,
+            "<div class=\"noise\"><h3>{}</h3>",
+            esc(crate::findings::NOISE_TITLE)
+        );
+        for l in &f.noise {
+            let _ = write!(out, "<p>{}</p>", esc(l));
+        }
+        out.push_str("</div>\n");
+    }
     switches(out, ctx);
     out.push_str("</section>\n");
     published(out, ctx);

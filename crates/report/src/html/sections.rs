@@ -11,6 +11,29 @@ use crate::metric::{num, second_rate, second_span, Metric};
 use shootout_store::TargetRecord;
 use std::fmt::Write;
 
+/// The study's description: its first sentence, the rest folded under it
+/// (the default study's is twenty lines of method that no one needs
+/// before the results).
+fn description(out: &mut String, text: &str) {
+    let cut = text
+        .char_indices()
+        .find(|&(i, c)| c == '.' && text[i + 1..].starts_with(char::is_whitespace))
+        .map(|(i, _)| i + 1);
+    match cut {
+        Some(i) if !text[i..].trim().is_empty() => {
+            let _ = writeln!(
+                out,
+                "<details class=\"description\"><summary>{}</summary><p>{}</p></details>",
+                esc(&text[..i]),
+                esc(text[i..].trim())
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "<p class=\"description\">{}</p>", esc(text));
+        }
+    }
+}
+
 pub fn header(out: &mut String, ctx: &Context) {
     let r = &ctx.data.run;
     let h = &r.host;
@@ -35,11 +58,7 @@ pub fn header(out: &mut String, ctx: &Context) {
         esc(&r.tool_version),
     );
     if let Ok(study) = &ctx.study {
-        let _ = writeln!(
-            out,
-            "<p class=\"description\">{}</p>",
-            esc(&study.description)
-        );
+        description(out, &study.description);
         let _ = writeln!(
             out,
             "<p class=\"meta\">{}</p>",
