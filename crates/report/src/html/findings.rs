@@ -1,8 +1,8 @@
 //! The top of the page: the findings ([`crate::findings`]) with links to
-//! each scenario's section, then what varied (once, after the rankings), the switches that hide a target from every
-//! chart, and, for a study with `[published]` figures, the article beside
-//! this run (per scenario × metric: the published value, ours, and which
-//! pair flipped).
+//! each scenario's section, then what varied (once, after the rankings),
+//! the switches that hide a target from every chart, and, for a study with
+//! `[published]` figures, the article beside this run (per scenario ×
+//! metric: the published value, ours, and which pair flipped).
 
 use crate::agreement::{agreements, Agreement};
 use crate::context::Context;
