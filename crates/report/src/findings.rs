@@ -150,12 +150,8 @@ pub fn markdown(f: &Findings) -> String {
         s.push('\n');
     }
     if !f.noise.is_empty() {
-        s.push_str(&format!("*{NOISE_TITLE}*\n\n"));
-        for l in &f.noise {
-            s.push_str(&format!("{}\n\n", md(l)));
-        }
-        // One blank line before what follows, as after a scenario's list.
-        s.pop();
+        let paragraphs: Vec<String> = f.noise.iter().map(|l| md(l)).collect();
+        s.push_str(&format!("*{NOISE_TITLE}*\n\n{}\n", paragraphs.join("\n\n")));
     }
     s
 }

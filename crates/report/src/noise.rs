@@ -11,7 +11,7 @@
 
 use crate::group::{floor, start_cells, Group};
 use crate::metric::{self, Metric};
-use crate::stats::Pooled;
+use crate::stats::{Floor, Pooled};
 use shootout_store::{Measurement, RunData};
 
 /// Above this start-to-start variation (the pooled standard deviation of
@@ -30,7 +30,8 @@ fn rps(m: &Measurement) -> f64 {
 /// figures show: their CPU when the floor falls without them, the servers'
 /// own variation between starts when it does not.
 pub fn floor_line(data: &RunData) -> Option<String> {
-    let f = floor(&data.measurements, rps)?;
+    let cells = start_cells(&data.measurements, None, rps);
+    let f = Floor::of(cells.iter().map(|c| &c[..]))?;
     let disturbed = data.measurements.iter().filter(|m| m.disturbed).count();
     let cause = if disturbed > 0 {
         let quiet: Vec<Measurement> = data
@@ -65,7 +66,7 @@ pub fn floor_line(data: &RunData) -> Option<String> {
     };
     // The margin two contestants' means are held to, at the usual number
     // of starts per cell: the figure every tie sentence names.
-    let n = usual_starts(&data.measurements);
+    let n = usual_starts(&cells);
     let margin = f.for_means(n, n).exp_m1() * 100.0;
     let held = if n > 1 {
         format!(
@@ -87,9 +88,9 @@ pub fn floor_line(data: &RunData) -> Option<String> {
 }
 
 /// The most common number of starts in a cell (the fewest on a tie).
-fn usual_starts(all: &[Measurement]) -> usize {
+fn usual_starts(cells: &[Vec<f64>]) -> usize {
     let mut counts: std::collections::BTreeMap<usize, usize> = Default::default();
-    for cell in start_cells(all, None, rps) {
+    for cell in cells {
         *counts.entry(cell.len()).or_default() += 1;
     }
     counts
