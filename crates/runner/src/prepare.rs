@@ -9,7 +9,7 @@
 
 use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
-use shootout_servers::{BuildOutcome, DatabaseAccess, Target, VerifyOptions};
+use shootout_servers::{BuildCache, BuildOutcome, DatabaseAccess, Target, VerifyOptions};
 use shootout_store::{TargetRecord, TargetStatus};
 use shootout_study::scale::{VERIFY_DB_S, VERIFY_S};
 use std::sync::Mutex;
@@ -33,6 +33,7 @@ pub fn prepare_all(
     entries: &mut [Entry],
     database: Option<&DatabaseAccess>,
     tls: bool,
+    cache: Option<&BuildCache>,
     cpus: &[usize],
     observer: &dyn Observer,
     interrupt: &Interrupt,
@@ -48,7 +49,7 @@ pub fn prepare_all(
             break;
         }
         observer.event(&Event::Phase(Phase::Building { target: &e.name }));
-        if build(e, observer) {
+        if build(e, cache, observer) {
             to_verify.push(e);
         } else {
             observer.event(&Event::Credit {
@@ -121,7 +122,7 @@ fn verify_all(
 }
 
 /// Builds one target if needed; true when it is ready to verify.
-fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
+fn build(e: &mut Entry, cache: Option<&BuildCache>, observer: &dyn Observer) -> bool {
     let Some(target) = &e.target else {
         let outcome = Prepared::Unusable {
             status: e.record.status,
@@ -134,7 +135,7 @@ fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
         return false;
     };
     let rec = &mut e.record;
-    match shootout_servers::build(target) {
+    match shootout_servers::build(target, cache) {
         Ok(BuildOutcome::Skipped { reason }) => {
             observer.event(&Event::Prepared {
                 target: &e.name,
@@ -144,8 +145,8 @@ fn build(e: &mut Entry, observer: &dyn Observer) -> bool {
             rec.reason = Some(reason);
             return false;
         }
-        Ok(BuildOutcome::Built { took }) => rec.build_s = Some(took.as_secs_f64()),
-        Ok(BuildOutcome::UpToDate) => {}
+        Ok(BuildOutcome::Built { took, .. }) => rec.build_s = Some(took.as_secs_f64()),
+        Ok(BuildOutcome::Restored { .. } | BuildOutcome::UpToDate) => {}
         Err(err) => {
             observer.event(&Event::Prepared {
                 target: &e.name,

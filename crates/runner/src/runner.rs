@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub repo_dir: PathBuf,
     /// `--wait-quiet`: the longest wait for quiet CPUs before a level.
     pub wait_quiet: Option<Duration>,
+    /// Where built targets are kept by content (`None`: `--no-cache`).
+    pub build_cache: Option<shootout_servers::BuildCache>,
 }
 
 /// Why a run could not be carried out.
@@ -264,6 +266,7 @@ impl Run<'_> {
             entries,
             access.as_ref(),
             tls,
+            self.cfg.build_cache.as_ref(),
             &self.pinning.server_cpus,
             self.observer,
             self.interrupt,

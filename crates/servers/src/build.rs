@@ -1,8 +1,11 @@
 //! Building a target: run its `build` commands with `sh -c` in its folder,
 //! output in `targets/.build/<name>.log`, and record a stamp of the inputs so
-//! an unchanged target is "up to date" in milliseconds. A missing toolchain
-//! is an outcome (skipped), not an error; a failing command is an error that
-//! carries the log's tail. Also measures the footprint of a built target.
+//! an unchanged target is "up to date" in milliseconds. Before running
+//! anything, a build cache keyed by the inputs' content (build_cache.rs)
+//! may restore what an identical build made elsewhere, in another clone or
+//! an earlier one. A missing toolchain is an outcome (skipped), not an
+//! error; a failing command is an error that carries the log's tail. Also
+//! measures the footprint of a built target.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -10,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
+use crate::build_cache::{self, BuildCache};
 use crate::manifest::Target;
 use crate::tail::log_tail;
 
@@ -22,12 +26,40 @@ const TAIL_LINES: usize = 20;
 /// What `build` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildOutcome {
-    /// The commands ran and succeeded.
-    Built { took: Duration },
+    /// The commands ran and succeeded; `cache` says what the build cache
+    /// did with the result.
+    Built { took: Duration, cache: CacheNote },
+    /// The build cache held this exact build: its artefacts were restored
+    /// and no command ran.
+    Restored { took: Duration, key: String },
     /// The stamp matched and the footprint exists: nothing ran.
     UpToDate,
     /// The toolchain is not on PATH, so nothing was attempted.
     Skipped { reason: String },
+}
+
+/// What the build cache did with a build that ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheNote {
+    /// No cache was given (`--no-cache`).
+    Off,
+    /// The artefacts were stored under this key.
+    Stored { key: String },
+    /// This kind of target is never cached, for this reason.
+    NotCacheable { reason: &'static str },
+    /// The cache could not be read or written (the build still ran).
+    Failed { reason: String },
+}
+
+impl std::fmt::Display for CacheNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheNote::Off => f.write_str("build cache off"),
+            CacheNote::Stored { key } => write!(f, "stored in the build cache as {key}"),
+            CacheNote::NotCacheable { reason } => write!(f, "not cached: {reason}"),
+            CacheNote::Failed { reason } => write!(f, "build cache not used: {reason}"),
+        }
+    }
 }
 
 /// A build command failed (or could not be started).
@@ -41,8 +73,9 @@ pub struct BuildError {
     pub tail: String,
 }
 
-/// Builds `target` unless its stamp says it is up to date.
-pub fn build(target: &Target) -> Result<BuildOutcome, BuildError> {
+/// Builds `target` unless its stamp says it is up to date or `cache` holds
+/// the same build (then restores it). `None` builds without a cache.
+pub fn build(target: &Target, cache: Option<&BuildCache>) -> Result<BuildOutcome, BuildError> {
     if let Some(binary) = target.toolchain.missing() {
         let reason = format!(
             "{binary} not found on PATH ({} toolchain)",
@@ -53,6 +86,35 @@ pub fn build(target: &Target) -> Result<BuildOutcome, BuildError> {
     let fingerprint = fingerprint(target);
     if is_current(target, &fingerprint) {
         return Ok(BuildOutcome::UpToDate);
+    }
+    // The cache's key, or why there is none; computed before the build so
+    // that what is stored is what these inputs made.
+    let keyed = match (cache, build_cache::uncacheable(target)) {
+        (None, _) => Err(CacheNote::Off),
+        (Some(_), Some(reason)) => Err(CacheNote::NotCacheable { reason }),
+        (Some(c), None) => {
+            build_cache::key(target)
+                .map(|k| (c, k))
+                .map_err(|e| CacheNote::Failed {
+                    reason: e.to_string(),
+                })
+        }
+    };
+    let mut note = None;
+    if let Ok((cache, key)) = &keyed {
+        match cache.restore(target, key) {
+            Ok(Some(took)) if missing_footprint(target).is_empty() => {
+                write_stamp(target, &fingerprint);
+                let key = key.short().to_string();
+                return Ok(BuildOutcome::Restored { took, key });
+            }
+            Ok(_) => {}
+            Err(e) => {
+                note = Some(CacheNote::Failed {
+                    reason: e.to_string(),
+                })
+            }
+        }
     }
     let start = Instant::now();
     run_commands(target)?;
@@ -67,9 +129,26 @@ pub fn build(target: &Target) -> Result<BuildOutcome, BuildError> {
             ),
         ));
     }
-    // A stamp that cannot be written only costs a rebuild next time.
+    let cache = match (note, keyed) {
+        (Some(note), _) => note,
+        (None, Err(note)) => note,
+        (None, Ok((cache, key))) => match cache.store(target, &key) {
+            Ok(()) => CacheNote::Stored {
+                key: key.short().to_string(),
+            },
+            Err(e) => CacheNote::Failed {
+                reason: e.to_string(),
+            },
+        },
+    };
+    write_stamp(target, &fingerprint);
+    Ok(BuildOutcome::Built { took, cache })
+}
+
+/// A stamp that cannot be written only costs a rebuild next time.
+fn write_stamp(target: &Target, fingerprint: &str) {
+    let _ = std::fs::create_dir_all(target.build_dir());
     let _ = std::fs::write(target.stamp_path(), fingerprint);
-    Ok(BuildOutcome::Built { took })
 }
 
 /// True when the stamp matches the current inputs and the footprint exists.
@@ -135,7 +214,8 @@ fn run_commands(target: &Target) -> Result<(), BuildError> {
     Ok(())
 }
 
-/// A stable digest of the build commands and every input file's path, size
+/// A stable digest of the build commands, the toolchain's version and every
+/// input file's path, size
 /// and modification time. Missing inputs are recorded as such, so creating
 /// one changes the fingerprint. Paths are taken relative to the target's
 /// folder, so the same checkout reached by another path (`targets/` found
@@ -146,17 +226,76 @@ pub fn fingerprint(target: &Target) -> String {
     for cmd in &target.build {
         text.push_str(&format!("cmd {cmd}\n"));
     }
+    // Another toolchain is another build, in this checkout as in the cache.
+    match build_cache::toolchain_version(target.toolchain) {
+        Ok(v) => text.push_str(&format!("version {v}\n")),
+        Err(e) => text.push_str(&format!("version unknown: {e}\n")),
+    }
     for input in &target.inputs {
-        let path = target.dir.join(input);
-        if std::fs::symlink_metadata(&path).is_err() {
-            text.push_str(&format!("missing {input}\n"));
+        for file in walk_files(&target.dir, &target.dir.join(input)) {
+            match file {
+                InputFile::Missing(rel) => text.push_str(&format!("missing {rel}\n")),
+                InputFile::Link { rel, .. } | InputFile::File { rel, .. } => {
+                    let path = target.dir.join(&rel);
+                    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                        continue;
+                    };
+                    let mtime = meta
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+                    let nanos = mtime.map_or(0, |d| d.as_nanos());
+                    text.push_str(&format!("{rel} {} {nanos}\n", meta.len()));
+                }
+            }
         }
-        walk_inputs(&target.dir, &path, &mut text);
     }
     format!("fnv1a64 {:016x}\n", fnv1a64(text.as_bytes()))
 }
 
-fn walk_inputs(base: &Path, path: &Path, out: &mut String) {
+/// One input as the stamp and the cache's key see it; `rel` is relative to
+/// the target's folder.
+pub(crate) enum InputFile {
+    /// A named input that does not exist (creating it changes both).
+    Missing(String),
+    /// A symbolic link, not followed.
+    Link { rel: String, to: String },
+    /// A regular file, and whether it is executable.
+    File {
+        rel: String,
+        path: PathBuf,
+        exec: bool,
+    },
+}
+
+/// Every file under `path` (itself if a file), in a stable order, skipping
+/// build outputs and caches (SKIP_DIRS).
+pub(crate) fn walk_files(base: &Path, path: &Path) -> Vec<InputFile> {
+    let mut out = Vec::new();
+    let rel = |p: &Path| p.strip_prefix(base).unwrap_or(p).display().to_string();
+    if std::fs::symlink_metadata(path).is_err() {
+        out.push(InputFile::Missing(rel(path)));
+    }
+    walk_inputs(path, &mut |p, meta| {
+        use std::os::unix::fs::PermissionsExt;
+        out.push(if meta.file_type().is_symlink() {
+            let to = std::fs::read_link(p).map(|t| t.display().to_string());
+            InputFile::Link {
+                rel: rel(p),
+                to: to.unwrap_or_default(),
+            }
+        } else {
+            InputFile::File {
+                rel: rel(p),
+                path: p.to_path_buf(),
+                exec: meta.permissions().mode() & 0o111 != 0,
+            }
+        });
+    });
+    out
+}
+
+fn walk_inputs(path: &Path, visit: &mut dyn FnMut(&Path, &std::fs::Metadata)) {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return;
     };
@@ -169,17 +308,11 @@ fn walk_inputs(base: &Path, path: &Path, out: &mut String) {
         for child in children {
             let name = child.file_name().map(|n| n.to_string_lossy().into_owned());
             if !name.is_some_and(|n| SKIP_DIRS.contains(&n.as_str()) && child.is_dir()) {
-                walk_inputs(base, &child, out);
+                walk_inputs(&child, visit);
             }
         }
     } else {
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
-        let nanos = mtime.map_or(0, |d| d.as_nanos());
-        let shown = path.strip_prefix(base).unwrap_or(path);
-        out.push_str(&format!("{} {} {nanos}\n", shown.display(), meta.len()));
+        visit(path, &meta);
     }
 }
 
@@ -201,7 +334,7 @@ pub fn footprint_bytes(target: &Target) -> u64 {
         .sum()
 }
 
-fn tree_size(path: &Path) -> u64 {
+pub(crate) fn tree_size(path: &Path) -> u64 {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return 0;
     };
@@ -240,15 +373,21 @@ mod tests {
         let root = tempdir::Dir::new();
         let t = target(root.path(), &["mkdir -p out && echo built >> out/count"]);
         assert!(!is_built(&t));
-        assert!(matches!(build(&t).unwrap(), BuildOutcome::Built { .. }));
+        assert!(matches!(
+            build(&t, None).unwrap(),
+            BuildOutcome::Built { .. }
+        ));
         assert!(is_built(&t));
-        assert_eq!(build(&t).unwrap(), BuildOutcome::UpToDate);
+        assert_eq!(build(&t, None).unwrap(), BuildOutcome::UpToDate);
         // Caches under skipped folders do not count as input changes.
         std::fs::write(t.dir.join("src/__pycache__/x.pyc"), "junk").unwrap();
-        assert_eq!(build(&t).unwrap(), BuildOutcome::UpToDate);
+        assert_eq!(build(&t, None).unwrap(), BuildOutcome::UpToDate);
         std::fs::write(t.dir.join("src/main.sh"), "echo changed size").unwrap();
         assert!(!is_built(&t));
-        assert!(matches!(build(&t).unwrap(), BuildOutcome::Built { .. }));
+        assert!(matches!(
+            build(&t, None).unwrap(),
+            BuildOutcome::Built { .. }
+        ));
         assert_eq!(footprint_bytes(&t), "built\nbuilt\n".len() as u64);
         // A deleted footprint means "not built" even with a matching stamp.
         std::fs::remove_dir_all(t.dir.join("out")).unwrap();
@@ -266,7 +405,7 @@ mod tests {
                 "echo never",
             ],
         );
-        let e = build(&t).unwrap_err();
+        let e = build(&t, None).unwrap_err();
         assert!(e.tail.contains("error: oh no"), "{e}");
         assert!(!e.tail.contains("never"), "{e}");
         assert!(e.what.contains("exit status: 7"), "{e}");
@@ -277,7 +416,7 @@ mod tests {
     fn missing_footprint_after_build_is_a_failure() {
         let root = tempdir::Dir::new();
         let t = target(root.path(), &["true"]);
-        let e = build(&t).unwrap_err();
+        let e = build(&t, None).unwrap_err();
         assert!(e.what.contains("out"), "{e}");
     }
 

@@ -1,5 +1,6 @@
 //! Contestants: reading `targets/<name>/target.toml` manifests, building
-//! targets with stamps so unchanged ones are not rebuilt, starting and
+//! targets with stamps so unchanged ones are not rebuilt and a cache keyed
+//! by content so a fresh clone restores what another built, starting and
 //! stopping servers in their own process groups, and the verifier that proves
 //! a running server honours `targets/SPEC.md`. The CLI and the runner are thin
 //! callers of this crate.
@@ -7,6 +8,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod build;
+pub mod build_cache;
 pub mod cert_dir;
 pub mod cgroup;
 pub mod cpustat;
@@ -22,7 +24,8 @@ mod tempdir;
 pub mod toolchain;
 pub mod verify;
 
-pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome};
+pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome, CacheNote};
+pub use build_cache::{BuildCache, CacheError};
 pub use cert_dir::{CertDir, CertDirError};
 pub use cgroup::{CgroupReader, Limits};
 pub use database::DatabaseAccess;

@@ -43,6 +43,20 @@ impl Toolchain {
         }
     }
 
+    /// The commands whose output names the toolchain's version, for the
+    /// build cache's key: the compiler or runtime, and the tool that
+    /// resolves packages where it is another program.
+    pub fn version_commands(self) -> &'static [&'static [&'static str]] {
+        match self {
+            Toolchain::Cargo => &[&["rustc", "-vV"], &["cargo", "-V"]],
+            Toolchain::Go => &[&["go", "version"]],
+            Toolchain::Python3 => &[&["python3", "-VV"]],
+            Toolchain::Node => &[&["node", "-v"], &["npm", "-v"]],
+            // `mvn -v` names Maven, the JDK it runs on and the platform.
+            Toolchain::Maven => &[&["mvn", "-v"], &["java", "-version"]],
+        }
+    }
+
     /// The first of the toolchain's executables that is not on PATH.
     pub fn missing(self) -> Option<&'static str> {
         let path = std::env::var_os("PATH").unwrap_or_default();

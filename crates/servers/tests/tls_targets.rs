@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used)] // test setup: a failed step should panic
 
 use shootout_servers::{
-    build, discover, free_port, tls_env, BuildOutcome, Server, Target, TlsFiles,
+    build, discover, free_port, tls_env, BuildCache, BuildOutcome, Server, Target, TlsFiles,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -256,7 +256,7 @@ fn every_target_claiming_tls_serves_the_contract_over_it() {
             eprintln!("{}: claims no TLS, not checked", target.name);
             continue;
         }
-        match build(target) {
+        match build(target, BuildCache::from_env().ok().as_ref()) {
             Ok(BuildOutcome::Skipped { reason }) => {
                 shootout_testkit::missing(format!("{}: {reason}", target.name));
                 continue;

@@ -123,9 +123,15 @@ pub fn machine(reason: impl Display) {
 
 /// Whether `name` is an executable on PATH.
 pub fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(name)))
-    })
+    which(name).is_some()
+}
+
+/// The first executable called `name` in a folder of PATH.
+pub fn which(name: &str) -> Option<std::path::PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -72,6 +72,8 @@ pub struct Args {
     )]
     wait_quiet: Option<std::time::Duration>,
     #[command(flatten)]
+    cache: crate::cmd::targets::CacheArgs,
+    #[command(flatten)]
     lock: crate::lock::LockArgs,
 }
 
@@ -189,6 +191,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     stop_on_ctrl_c(&interrupt, &view, &a.db)?;
     let studies_dir = study.file.parent().map(Path::to_path_buf);
     let needs_database = study.needs_database();
+    let build_cache = a.cache.open()?;
     let cfg = RunConfig {
         study,
         scale,
@@ -197,6 +200,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         only: a.targets,
         repo_dir: std::env::current_dir()?,
         wait_quiet: a.wait_quiet,
+        build_cache,
     };
     let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
     view.finish();

@@ -9,7 +9,7 @@ use shootout_report::output::targets::{self as table, StatusCell, StatusTable};
 use shootout_runner::database::POOL_PER_SERVER_CPU;
 use shootout_servers::database::{Cluster, ClusterOptions, DatabaseError};
 use shootout_servers::verify::{verify_target, Column, VerifyOptions, VerifyReport};
-use shootout_servers::{BuildError, BuildOutcome, Target};
+use shootout_servers::{BuildCache, BuildError, BuildOutcome, Target};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,8 +22,15 @@ pub struct ListArgs {
     pub targets_dir: Option<PathBuf>,
 }
 
-/// Build reference servers (all when none is named); unchanged ones are skipped.
+/// Build reference servers (all when none is named); unchanged ones are
+/// skipped, and one built before from the same inputs with the same
+/// toolchain (in any clone) is restored from the build cache.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "The build cache is $SHOOTOUT_CACHE_DIR/builds, else \
+    $XDG_CACHE_HOME/shootout/builds, else ~/.cache/shootout/builds; it keeps at most \
+    $SHOOTOUT_BUILD_CACHE_MAX_MB MiB (default 4096), the least recently used evicted first. \
+    Its key is a SHA-256 of the build commands, the toolchain's version and every input \
+    file's content.")]
 pub struct BuildArgs {
     /// Targets to build [default: all].
     #[arg(value_name = "TARGET")]
@@ -31,6 +38,30 @@ pub struct BuildArgs {
     /// The targets directory [default: $SHOOTOUT_TARGETS, else the nearest targets/ holding SPEC.md].
     #[arg(long, value_name = "DIR")]
     pub targets_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// The build cache's flag, shared by `build`, `verify` and `run`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct CacheArgs {
+    /// Build from source even where the build cache holds the same build
+    /// (and store nothing in it).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The build cache to use, `None` under `--no-cache`; a bad
+    /// `$SHOOTOUT_BUILD_CACHE_MAX_MB` or no home is an environment error.
+    pub fn open(self) -> anyhow::Result<Option<BuildCache>> {
+        if self.no_cache {
+            return Ok(None);
+        }
+        Ok(Some(BuildCache::from_env().context(
+            "the build cache (--no-cache builds without one)",
+        )?))
+    }
 }
 
 /// Check reference servers against targets/SPEC.md (all when none is named).
@@ -45,6 +76,8 @@ pub struct VerifyArgs {
     /// Do not build first; verify whatever is there.
     #[arg(long)]
     pub no_build: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
     /// Start no PostgreSQL and skip the database routes' checks (their
     /// columns show "-"): for a new target whose database routes are not
     /// written yet.
@@ -81,9 +114,10 @@ pub fn list(args: ListArgs) -> anyhow::Result<Outcome> {
 
 pub fn build(args: BuildArgs) -> anyhow::Result<Outcome> {
     let (targets, broken) = select(args.targets_dir, &args.targets)?;
+    let cache = args.cache.open()?;
     let mut failed = broken;
     for t in &targets {
-        match build_with_spinner(t) {
+        match build_with_spinner(t, cache.as_ref()) {
             Ok(outcome) => outln!("{}: {}", t.name, describe(&outcome)),
             Err(e) => {
                 outln!(
@@ -105,6 +139,7 @@ pub fn build(args: BuildArgs) -> anyhow::Result<Outcome> {
 
 pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
     let (targets, broken) = select(args.targets_dir, &args.targets)?;
+    let cache = args.cache.open()?;
     // Servers run in their own process groups, out of reach of the
     // terminal's SIGINT: kill them ourselves on Ctrl-C.
     crate::interrupt::on_stop(|_| {
@@ -131,7 +166,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<Outcome> {
             );
             continue;
         }
-        rows.push(verify_one(t, args.no_build, &opts));
+        rows.push(verify_one(t, args.no_build, cache.as_ref(), &opts));
     }
     drop(database);
     if !rows.is_empty() {
@@ -176,11 +211,11 @@ fn start_database() -> anyhow::Result<Option<Cluster>> {
     }
 }
 
-fn verify_one(t: &Target, no_build: bool, opts: &VerifyOptions) -> Row {
+fn verify_one(t: &Target, no_build: bool, cache: Option<&BuildCache>, opts: &VerifyOptions) -> Row {
     if !no_build {
-        match build_with_spinner(t) {
-            Ok(BuildOutcome::Built { took }) => {
-                eprintln!("{}: built in {:.1}s", t.name, took.as_secs_f64())
+        match build_with_spinner(t, cache) {
+            Ok(o @ (BuildOutcome::Built { .. } | BuildOutcome::Restored { .. })) => {
+                eprintln!("{}: {}", t.name, describe(&o))
             }
             Ok(_) => {}
             Err(e) => return Row::BuildFailed(t.name.clone(), e),
@@ -350,9 +385,9 @@ fn select(dir: Option<PathBuf>, names: &[String]) -> anyhow::Result<(Vec<Target>
     Ok((picked, !broken.is_empty()))
 }
 
-fn build_with_spinner(t: &Target) -> Result<BuildOutcome, BuildError> {
+fn build_with_spinner(t: &Target, cache: Option<&BuildCache>) -> Result<BuildOutcome, BuildError> {
     let spinner = spinner(format!("building {}", t.name));
-    let result = shootout_servers::build(t);
+    let result = shootout_servers::build(t, cache);
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
@@ -361,7 +396,13 @@ fn build_with_spinner(t: &Target) -> Result<BuildOutcome, BuildError> {
 
 fn describe(outcome: &BuildOutcome) -> String {
     match outcome {
-        BuildOutcome::Built { took } => format!("built in {:.1}s", took.as_secs_f64()),
+        BuildOutcome::Built { took, cache } => {
+            format!("built in {:.1}s ({cache})", took.as_secs_f64())
+        }
+        BuildOutcome::Restored { took, key } => format!(
+            "restored from the build cache ({key}) in {:.1}s",
+            took.as_secs_f64()
+        ),
         BuildOutcome::UpToDate => "up to date".into(),
         BuildOutcome::Skipped { reason } => format!("skipped: {reason}"),
     }

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // test setup: a failure should panic
 
-use shootout_servers::{build, discover, BuildOutcome, Target};
+use shootout_servers::{build, discover, BuildCache, BuildOutcome, Target};
 use std::path::Path;
 
 /// The shipped target `name`, built; `None` (the test skipped, a failure
@@ -13,7 +13,8 @@ pub fn built(name: &str, test: &str) -> Option<Target> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../targets");
     let found = discover(&root).unwrap();
     let target = found.targets.into_iter().find(|t| t.name == name)?;
-    match build(&target).unwrap() {
+    let cache = BuildCache::from_env().unwrap();
+    match build(&target, Some(&cache)).unwrap() {
         BuildOutcome::Skipped { reason } => {
             shootout_testkit::missing(format!("{test}: {reason}"));
             None
