@@ -5,14 +5,14 @@
 # report), the peer tools tests call (curl, iproute2's `ip`, util-linux's
 # `setpriv` and `taskset`), a toolchain for every reference server where one
 # is missing (go, python3 with venv, node and npm, Java with Maven, cargo),
-# and the browser test's npm packages.
+# cargo-nextest (the test runner) and the browser test's npm packages.
 #
 # Nothing here is fatal: what cannot be installed is said once, and each test
 # that needs it is counted as skipped, naming it. Under CI=true those tests
 # fail instead (shootout-testkit; CONTRIBUTING.md "Skipped tests"), so a
 # missing install step cannot hide behind a green run.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 has() { command -v "$1" >/dev/null 2>&1; }
@@ -25,6 +25,10 @@ ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_pkgs+=(postgresql)
 { has taskset && has setpriv; } || need_pkgs+=(util-linux)
 has curl || need_pkgs+=(curl)
 has ip || need_pkgs+=(iproute2)
+# deploy/kubernetes/check.sh lints its scripts with shellcheck; e2e.sh
+# (run by hand) reads the kubelet's state with jq.
+has shellcheck || need_pkgs+=(shellcheck)
+has jq || need_pkgs+=(jq)
 # The reference servers' toolchains (targets/*/target.toml `toolchain`),
 # from Debian where this machine lacks them.
 has go || need_pkgs+=(golang-go)
@@ -48,6 +52,17 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     else
         say "not root or no apt-get: cannot install ${need_pkgs[*]}; the tests that need them will be skipped (failed under CI=true)"
     fi
+fi
+
+# The test runner scripts/test.sh uses (test groups, per-test time-outs,
+# JUnit): built once from crates.io into ~/.cargo/bin, then kept. Without it
+# the suite cannot run, so its failure is said and test.sh stops on it.
+# 0.9.133 is the first with the group() filterset .config/nextest.toml needs.
+nextest=0.9.151
+have=$(cargo nextest --version 2>/dev/null | sed -n 's/^cargo-nextest \([0-9.]*\).*/\1/p')
+if [ -z "$have" ] || [ "$(printf '%s\n' 0.9.133 "$have" | sort -V | head -1)" != 0.9.133 ]; then
+    say "installing cargo-nextest $nextest from crates.io (once; a few minutes)"
+    cargo install --locked --quiet "cargo-nextest@$nextest" >&2 || say "cargo install cargo-nextest failed: the test suite cannot run"
 fi
 
 browser=crates/report/tests/browser

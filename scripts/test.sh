@@ -5,7 +5,8 @@
 # then runs the whole test suite. Any failure stops it with a non-zero exit.
 #
 # Its last line is `N passed, N failed, N skipped` (scripts/test-totals.py),
-# after the list of skipped tests with their reasons. Under CI=true (how CI
+# after the ten slowest test binaries and the list of skipped tests with
+# their reasons. Under CI=true (how CI
 # runs .ci/run) a test that finds something missing that scripts/setup.sh
 # installs fails instead of skipping (shootout-testkit), and so does a
 # reference server skipped for a missing toolchain. Each step's duration is
@@ -90,18 +91,40 @@ no_skipped_targets "$tmp/verify.log"
 step "deploy/kubernetes: manifests render, N agrees, scripts parse"
 bash deploy/kubernetes/check.sh
 
-step "test suite"
-# Tests that cannot run record themselves here (shootout-testkit); the
-# totals move them from cargo's "passed" to "skipped".
+# cargo-nextest (scripts/setup.sh installs it): each test its own process,
+# with a per-test time-out and a JUnit report. Two phases, sets defined once
+# in .config/nextest.toml: what checks behaviour runs on every core, then
+# what judges a measured figure runs alone, one test at a time.
 export SHOOTOUT_SKIP_LOG="$tmp/skips.tsv"
+export SHOOTOUT_TEST_TIMES="$tmp/times.tsv"
 : >"$SHOOTOUT_SKIP_LOG"
+: >"$SHOOTOUT_TEST_TIMES"
+# Every test process through scripts/test-runner.sh, which records its
+# wall and CPU time (for the slowest-binaries table below).
+runner_var="CARGO_TARGET_$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z-' 'A-Z_')_RUNNER"
+export "$runner_var=$PWD/scripts/test-runner.sh"
 status=0
-# --no-fail-fast: one failing binary must not hide the others' counts.
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$tmp/test.log" || status=$?
-if [ "$status" -ne 0 ] && ! grep -q '^test result: FAILED' "$tmp/test.log"; then
-    echo "error: cargo test exited $status with no failing test (a build error?)" >&2
-fi
+junit=()
+phase() {
+    local name=$1
+    shift
+    step "test suite: $name"
+    rm -f target/nextest/default/junit.xml
+    # --no-fail-fast: one failing test must not hide the others' counts.
+    cargo nextest run --workspace --locked --no-fail-fast "$@" || status=$?
+    if [ -f target/nextest/default/junit.xml ]; then
+        cp target/nextest/default/junit.xml "$tmp/junit-$name.xml"
+        junit+=("$tmp/junit-$name.xml")
+    else
+        echo "error: the $name phase wrote no report (a build error?)" >&2
+        [ "$status" -ne 0 ] || status=1
+    fi
+}
+phase parallel -E 'not group(timing)'
+phase timing -E 'group(timing)' --test-threads 1
+unset "$runner_var"
 show_times
-# Last: every skipped test with its reason, then the closing line CI reads.
-python3 scripts/test-totals.py "$tmp/test.log" "$SHOOTOUT_SKIP_LOG"
+# Last: the slowest binaries, every skipped test with its reason, then the
+# closing line CI reads.
+python3 scripts/test-totals.py --times "$SHOOTOUT_TEST_TIMES" --skips "$SHOOTOUT_SKIP_LOG" "${junit[@]}"
 exit "$status"

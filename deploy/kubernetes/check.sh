@@ -2,18 +2,19 @@
 # The quick checks of deploy/kubernetes/ (scripts/test.sh runs them; the
 # cluster itself, local-cluster.sh and e2e.sh, is too slow for CI): the
 # manifests render with a user's values, N agrees in its three places, every
-# pod uses hostNetwork, the shell scripts parse (and pass shellcheck where it
-# is installed), and mkimage.py writes the same image twice.
+# pod uses hostNetwork, the shell scripts parse and pass shellcheck
+# (scripts/setup.sh installs it; without it this fails, naming it), and
+# mkimage.py writes the same image twice.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for f in "$HERE"/*.sh; do bash -n "$f"; done
-if command -v shellcheck >/dev/null; then
-    shellcheck "$HERE"/*.sh
-else
-    echo "check.sh: shellcheck is not installed; shell syntax checked with bash -n only"
+if ! command -v shellcheck >/dev/null; then
+    echo "check.sh: shellcheck is not installed (apt-get install shellcheck; scripts/setup.sh does)" >&2
+    exit 2
 fi
+shellcheck "$HERE"/*.sh "$HERE"/../../scripts/*.sh
 python3 -m py_compile "$HERE/mkimage.py" "$HERE/hdrcheck.py"
 bash "$HERE/render.sh" "$tmp/shipped" >/dev/null
 SHOOTOUT_IMAGE=registry.example/shootout:1 SERVER_IMAGE=registry.example/go-nethttp:1 \

@@ -16,6 +16,9 @@
 # Exits non-zero on any failed check; always deletes what it created.
 # Usage: local-cluster.sh up && e2e.sh; local-cluster.sh down
 set -euo pipefail
+for tool in jq curl; do
+    command -v "$tool" >/dev/null || { echo "e2e.sh: needs $tool (apt-get install $tool; scripts/setup.sh does)" >&2; exit 2; }
+done
 HERE=$(cd "$(dirname "$0")" && pwd)
 STATE=/var/lib/shootout-k8s
 export KUBECONFIG=${KUBECONFIG:-$STATE/pki/admin.kubeconfig}

@@ -16,8 +16,42 @@ use std::os::unix::process::ExitStatusExt as _;
 /// Seconds at the end of a level without a completion that fail it.
 pub const SILENT_TAIL_S: usize = 3;
 
-/// Why a level is not the contestant's.
-pub(crate) type Lost = String;
+/// Why a level is not the contestant's; its sentence is the failed
+/// level's recorded reason.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Lost {
+    /// Another process holds the port, or the server's is not seen.
+    #[error(transparent)]
+    Port(ListenerError),
+    #[error("server exited {when}: {how}")]
+    Exited { when: String, how: String },
+    #[error("server exited {when}: no process of it is left")]
+    NoProcessLeft { when: String },
+    #[error(
+        "server stopped {when} (SIGSTOP or a debugger): none of its {count} process(es) can run"
+    )]
+    Stopped { when: String, count: usize },
+    #[error("server no longer listens on port {port} {when}")]
+    NotListening { port: u16, when: String },
+    #[error("{0}")]
+    GeneratorSilent(GeneratorSilent),
+    #[error("no response for {secs:.0} s: not one of {sent} requests completed")]
+    NoResponse { secs: f64, sent: u64 },
+    #[error("no response for the last {SILENT_TAIL_S} s of the level")]
+    SilentTail,
+}
+
+/// The generator sent none of the requests due: the load machine's
+/// failure, not the server's.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the generator sent none of the {unsent} requests due in the measured {secs:.0} s: \
+     the load machine could not offer the rate (the server is not to blame)"
+)]
+pub(crate) struct GeneratorSilent {
+    unsent: u64,
+    secs: f64,
+}
 
 /// The server holds `port` alone, is alive and is not stopped. The port's
 /// owner is asked first: a server that could not bind because another
@@ -26,24 +60,22 @@ pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result
     let pids = server.pids();
     let owner = listener::check_owner(port, &pids);
     if let Err(e @ (ListenerError::Foreign { .. } | ListenerError::Unseen { .. })) = owner {
-        return Err(e.to_string());
+        return Err(Lost::Port(e));
     }
+    let when = when.to_string();
     if let Some(status) = server.exit_status() {
-        return Err(format!("server exited {when}: {}", describe(status)));
+        let how = describe(status);
+        return Err(Lost::Exited { when, how });
     }
     if !shootout_servers::process::group_alive(server.pgid()) {
-        return Err(format!("server exited {when}: no process of it is left"));
+        return Err(Lost::NoProcessLeft { when });
     }
     if listener::all_stopped(&pids) {
-        return Err(format!(
-            "server stopped {when} (SIGSTOP or a debugger): none of its {} process(es) can run",
-            pids.len()
-        ));
+        let count = pids.len();
+        return Err(Lost::Stopped { when, count });
     }
     match owner {
-        Err(ListenerError::NotListening { port }) => {
-            Err(format!("server no longer listens on port {port} {when}"))
-        }
+        Err(ListenerError::NotListening { port }) => Err(Lost::NotListening { port, when }),
         // Ours, or /proc unreadable: then nothing is claimed either way.
         _ => Ok(()),
     }
@@ -53,27 +85,24 @@ pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result
 /// of the requests due, and no connection was refused or failed (a
 /// refused connection is the server's news, not the generator's). The one
 /// rule the guard and the cost probe read.
-pub(crate) fn generator_silent(s: &Summary) -> Option<String> {
+pub(crate) fn generator_silent(s: &Summary) -> Option<GeneratorSilent> {
     let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
-    (s.requests.sent == 0 && unsent > 0 && s.errors.total() == 0).then(|| {
-        format!(
-            "the generator sent none of the {unsent} requests due in the measured {:.0} s: \
-             the load machine could not offer the rate (the server is not to blame)",
-            s.duration_s
-        )
+    (s.requests.sent == 0 && unsent > 0 && s.errors.total() == 0).then_some(GeneratorSilent {
+        unsent,
+        secs: s.duration_s,
     })
 }
 
 /// The load answered: some completion, and some in its last seconds.
 pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
     if let Some(why) = generator_silent(s) {
-        return Err(why);
+        return Err(Lost::GeneratorSilent(why));
     }
     if s.requests.completed == 0 {
-        return Err(format!(
-            "no response for {:.0} s: not one of {} requests completed",
-            s.duration_s, s.requests.sent
-        ));
+        return Err(Lost::NoResponse {
+            secs: s.duration_s,
+            sent: s.requests.sent,
+        });
     }
     let tail = timeline;
     if tail.len() > SILENT_TAIL_S
@@ -81,9 +110,7 @@ pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Los
             .iter()
             .all(|sec| sec.completed == 0)
     {
-        return Err(format!(
-            "no response for the last {SILENT_TAIL_S} s of the level"
-        ));
+        return Err(Lost::SilentTail);
     }
     Ok(())
 }
@@ -127,14 +154,14 @@ mod tests {
         let mut m = sample("go-nethttp", way);
         m.summary.requests.completed = 0;
         m.summary.requests.sent = 120;
-        let e = check_answered(&m.summary, &[]).unwrap_err();
+        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
         assert!(e.starts_with("no response for"), "{e}");
         m.summary.requests.sent = 0;
         m.summary.lag = Some(shootout_engine::LagSummary {
             unsent: 10_147,
             ..Default::default()
         });
-        let e = check_answered(&m.summary, &[]).unwrap_err();
+        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
         assert!(
             e.contains("the generator sent none of the 10147 requests due"),
             "{e}"
@@ -142,7 +169,7 @@ mod tests {
         assert!(e.contains("the server is not to blame"), "{e}");
         // Nothing sent because connections were refused: the server's.
         m.summary.errors.connect = 64;
-        let e = check_answered(&m.summary, &[]).unwrap_err();
+        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
         assert!(e.starts_with("no response for"), "{e}");
     }
 
@@ -176,7 +203,9 @@ mod tests {
         let log = dir.join("squat.log");
         let mut server = Server::start(&target, port, &log).expect("start");
         std::thread::sleep(Duration::from_millis(800));
-        let why = check_server(&mut server, port, "at start").expect_err("not the server");
+        let why = check_server(&mut server, port, "at start")
+            .expect_err("not the server")
+            .to_string();
         let me = std::process::id();
         assert!(
             why.starts_with(&format!("port {port} is held by pid {me} ("))
@@ -189,11 +218,13 @@ mod tests {
         let port = shootout_servers::free_port().expect("port");
         let mut server = Server::start(&target, port, &dir.join("ok.log")).expect("start");
         server.wait_ready(Duration::from_secs(20)).expect("ready");
-        assert_eq!(check_server(&mut server, port, "before the level"), Ok(()));
+        check_server(&mut server, port, "before the level").expect("ours, running");
         // SAFETY: stopping the server this test started.
         unsafe { libc::kill(server.pid() as i32, libc::SIGSTOP) };
         std::thread::sleep(Duration::from_millis(200));
         let why = check_server(&mut server, port, "during the level").expect_err("frozen");
+        assert!(matches!(why, Lost::Stopped { count: 1.., .. }), "{why}");
+        let why = why.to_string();
         assert!(why.starts_with("server stopped during the level"), "{why}");
         server.stop();
         let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));

@@ -67,9 +67,9 @@ impl Running {
     }
 
     /// A failed measurement: `reason` and the server log's tail.
-    pub(crate) fn lost(&self, reason: String) -> SessionError {
+    pub(crate) fn lost(&self, reason: impl std::fmt::Display) -> SessionError {
         SessionError::Failed {
-            reason,
+            reason: reason.to_string(),
             log_tail: shootout_servers::tail::log_tail(&self.log, 20),
         }
     }

@@ -94,7 +94,7 @@ fn why_not_carried(s: &Summary, offered: f64) -> Option<Refusal> {
     let unsent = s.lag.as_ref().map_or(0, |l| l.unsent);
     let errors = s.errors.total();
     if let Some(why) = crate::guard::generator_silent(s) {
-        generator.push(why);
+        generator.push(why.to_string());
         return Some(Refusal { server, generator });
     }
     if s.requests.completed == 0 {
