@@ -82,9 +82,9 @@ def slowest(path, n=10):
     except FileNotFoundError:
         return
     rows = sorted(per.items(), key=lambda kv: -kv[1][0])[:n]
-    print(f"slowest test binaries (of {len(per)}; wall and CPU seconds summed over their tests):", file=sys.stderr)
+    print(f"slowest test binaries (of {len(per)}; wall and CPU seconds summed over their tests):")
     for name, (wall, cpu, tests) in rows:
-        print(f"  {wall:7.1f}s wall {cpu:7.1f}s cpu  {tests:4d} tests  {name}", file=sys.stderr)
+        print(f"  {wall:7.1f}s wall {cpu:7.1f}s cpu  {tests:4d} tests  {name}")
 
 
 def main():
@@ -103,7 +103,7 @@ def main():
             reasons = "; ".join(f"{r} ({k})" for k, r in dict.fromkeys(why))
             skipped.append((binary, test, reasons))
         elif (binary, test) not in status:
-            print(f"test-totals: a skip from {binary}::{test}, which no report names", file=sys.stderr)
+            print(f"test-totals: a skip from {binary}::{test}, which no report names")
     ignored = [(b, t, "#[ignore]") for (b, t), s in sorted(status.items()) if s == "ignored"]
     passed = sum(1 for s in status.values() if s == "ok") - len(skipped)
     failed = [(b, t) for (b, t), s in sorted(status.items()) if s == "failed"]
