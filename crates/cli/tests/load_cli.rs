@@ -85,6 +85,31 @@ fn pipelined_load_says_its_depth_in_every_output() {
     assert_eq!(lines[1].split(',').nth(column), Some("16"));
 }
 
+/// A measured phase under a second is said to be too short, in JSON and in
+/// text; one of 1.2 s is not.
+#[test]
+fn a_load_under_a_second_warns_that_it_is_too_short() {
+    let url = hello_server();
+    let out = shootout(&["load", "-n", "200", "-c", "2", "-o", "json", &url]);
+    let json: Value = common::json_ok(&out);
+    assert!(json["duration_s"].as_f64().unwrap() < 1.0, "{json}");
+    let warnings = json["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{json}");
+    assert!(warnings[0]
+        .as_str()
+        .unwrap()
+        .contains("too short to carry its figure"));
+    let text = common::stdout(&shootout(&["load", "-n", "200", "-c", "2", &url]));
+    assert!(
+        text.contains("  Warning      the measured phase lasted"),
+        "{text}"
+    );
+
+    let out = shootout(&["load", "-z", "1200ms", "-c", "2", "-o", "json", &url]);
+    let json: Value = common::json_ok(&out);
+    assert_eq!(json["warnings"], serde_json::json!([]), "{json}");
+}
+
 #[test]
 fn the_schema_rejects_a_broken_report() {
     let broken = serde_json::json!({ "mode": "sideways", "requests": { "sent": -1 } });

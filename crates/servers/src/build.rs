@@ -9,17 +9,15 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::build_cache::{self, BuildCache};
+use crate::inputs::{tree_size, walk_files, InputFile};
 use crate::manifest::Target;
 use crate::tail::log_tail;
 
-/// Folders never walked for the input fingerprint: build outputs, virtual
-/// environments and caches change without the sources changing.
-const SKIP_DIRS: &[&str] = &["target", ".venv", "__pycache__", "bin", ".build", ".git"];
 /// Log lines shown when a build fails.
 const TAIL_LINES: usize = 20;
 
@@ -253,69 +251,6 @@ pub fn fingerprint(target: &Target) -> String {
     format!("fnv1a64 {:016x}\n", fnv1a64(text.as_bytes()))
 }
 
-/// One input as the stamp and the cache's key see it; `rel` is relative to
-/// the target's folder.
-pub(crate) enum InputFile {
-    /// A named input that does not exist (creating it changes both).
-    Missing(String),
-    /// A symbolic link, not followed.
-    Link { rel: String, to: String },
-    /// A regular file, and whether it is executable.
-    File {
-        rel: String,
-        path: PathBuf,
-        exec: bool,
-    },
-}
-
-/// Every file under `path` (itself if a file), in a stable order, skipping
-/// build outputs and caches (SKIP_DIRS).
-pub(crate) fn walk_files(base: &Path, path: &Path) -> Vec<InputFile> {
-    let mut out = Vec::new();
-    let rel = |p: &Path| p.strip_prefix(base).unwrap_or(p).display().to_string();
-    if std::fs::symlink_metadata(path).is_err() {
-        out.push(InputFile::Missing(rel(path)));
-    }
-    walk_inputs(path, &mut |p, meta| {
-        use std::os::unix::fs::PermissionsExt;
-        out.push(if meta.file_type().is_symlink() {
-            let to = std::fs::read_link(p).map(|t| t.display().to_string());
-            InputFile::Link {
-                rel: rel(p),
-                to: to.unwrap_or_default(),
-            }
-        } else {
-            InputFile::File {
-                rel: rel(p),
-                path: p.to_path_buf(),
-                exec: meta.permissions().mode() & 0o111 != 0,
-            }
-        });
-    });
-    out
-}
-
-fn walk_inputs(path: &Path, visit: &mut dyn FnMut(&Path, &std::fs::Metadata)) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return;
-    };
-    if meta.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return;
-        };
-        let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        children.sort();
-        for child in children {
-            let name = child.file_name().map(|n| n.to_string_lossy().into_owned());
-            if !name.is_some_and(|n| SKIP_DIRS.contains(&n.as_str()) && child.is_dir()) {
-                walk_inputs(&child, visit);
-            }
-        }
-    } else {
-        visit(path, &meta);
-    }
-}
-
 /// FNV-1a: tiny, and stable across Rust releases (unlike DefaultHasher), so
 /// stamps survive a toolchain update.
 fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -334,24 +269,12 @@ pub fn footprint_bytes(target: &Target) -> u64 {
         .sum()
 }
 
-pub(crate) fn tree_size(path: &Path) -> u64 {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return 0;
-    };
-    if !meta.is_dir() {
-        return meta.len();
-    }
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return 0;
-    };
-    entries.flatten().map(|e| tree_size(&e.path())).sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tempdir;
     use crate::toolchain::Toolchain;
+    use std::path::Path;
 
     fn target(root: &Path, build: &[&str]) -> Target {
         let dir = root.join("demo");

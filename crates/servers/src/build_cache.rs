@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::build::{walk_files, InputFile};
+use crate::inputs::{tree_size, walk_files, InputFile};
 use crate::manifest::Target;
 use crate::toolchain::Toolchain;
 
@@ -188,7 +188,7 @@ impl BuildCache {
         for (i, rel) in artefacts(target).iter().enumerate() {
             let from = target.dir.join(rel);
             copy_tree(&from, &files.join(i.to_string())).map_err(io_at(&from))?;
-            size += crate::build::tree_size(&from);
+            size += tree_size(&from);
         }
         let meta = tmp.join("meta");
         let text = format!("target {}\nsize {size}\n", target.name);

@@ -14,6 +14,7 @@ pub mod cgroup;
 pub mod cpustat;
 pub mod database;
 pub mod http;
+mod inputs;
 pub mod lifeline;
 pub mod listener;
 pub mod manifest;

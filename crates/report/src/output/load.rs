@@ -8,6 +8,7 @@
 
 use super::Format;
 use crate::escape;
+use crate::group::MIN_RANKED_S;
 use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary, TlsSummary};
 use shootout_study::Metric;
 use std::fmt::Write;
@@ -35,8 +36,28 @@ pub fn json_value(report: &LoadReport) -> serde_json::Value {
             "timeline".into(),
             serde_json::to_value(&report.timeline).unwrap_or_default(),
         );
+        map.insert("warnings".into(), warnings(&report.summary).into());
     }
     value
+}
+
+/// What makes the figures weak, in sentences (text prints them under
+/// "Warning", JSON lists them in `warnings`).
+pub fn warnings(s: &Summary) -> Vec<String> {
+    too_short(s).into_iter().collect()
+}
+
+/// A measured phase under [`MIN_RANKED_S`] (the run's `⌛` rule): whatever
+/// else the machine does in that instant moves the figure.
+fn too_short(s: &Summary) -> Option<String> {
+    (s.duration_s < MIN_RANKED_S).then(|| {
+        format!(
+            "the measured phase lasted {:.2} s, under {MIN_RANKED_S:.0} s: too short to carry its \
+             figure (anything else running, even a program reading this output, moves it); \
+             load for longer (-z) or send more (-n)",
+            s.duration_s
+        )
+    })
 }
 
 /// When no request completed and every failure was a refused or failed
@@ -200,6 +221,9 @@ fn text(report: &LoadReport) -> String {
         r.sent, r.completed, r.ok, r.cut
     );
     let _ = writeln!(o, "  Duration     {:.2} s", s.duration_s);
+    for w in warnings(s) {
+        let _ = writeln!(o, "  Warning      {w}");
+    }
     let _ = writeln!(
         o,
         "  Received     {} ({}/s)",
