@@ -9,7 +9,12 @@ scripts/test.sh beside the import-circle check:
 2. print-lints: every library crate denies `clippy::print_stdout` and
    `clippy::print_stderr` at its root (`#![deny(...)]` in src/lib.rs):
    libraries don't talk to the terminal.
-3. architecture: every crate is named in docs/architecture.md (as
+   A `type X = String;` alias counts too (it hid `Result<(), Lost>`).
+3. layers: only the binary (crates/cli) depends on shootout-report, the
+   presentation: orchestration (runner) and everything below it never
+   import it (a normal dependency in a crate's Cargo.toml; dev-dependencies
+   are tests).
+4. architecture: every crate is named in docs/architecture.md (as
    `crates/NAME` or `shootout-NAME`), and every source file it names in
    backticks (`worker.rs`, `html/ranked.rs`, `crates/cli/src/exit.rs`, ...)
    exists: a bare name must be the end of some file's path under the
@@ -65,7 +70,8 @@ def string_error_results(code: str) -> list[int]:
             j += 1
         if len(args) == 2 and re.fullmatch(r"\s*(?:std::string::)?String\s*", args[1]):
             found.append(m.start())
-    return found
+    found += [m.start() for m in re.finditer(r"\btype\s+\w+\s*=\s*(?:std::string::)?String\s*;", code)]
+    return sorted(found)
 
 
 def check_typed_errors(root: str) -> list[str]:
@@ -79,7 +85,7 @@ def check_typed_errors(root: str) -> list[str]:
             for off in string_error_results(mod.code):
                 line = mod.code.count("\n", 0, off) + 1
                 rel = os.path.relpath(mod.file, root)
-                out.append(f"{rel}:{line}: typed-errors: Result<_, String> in a library crate (use a thiserror type)")
+                out.append(f"{rel}:{line}: typed-errors: Result<_, String> or a String alias in a library crate (use a thiserror type)")
     return out
 
 
@@ -95,6 +101,24 @@ def check_print_lints(root: str) -> list[str]:
         for lint in ("print_stdout", "print_stderr"):
             if lint not in denied:
                 out.append(f"{os.path.relpath(lib, root)}:1: print-lints: does not deny clippy::{lint}")
+    return out
+
+
+PRESENTATION = "shootout-report"
+
+
+def check_layers(root: str) -> list[str]:
+    out = []
+    for name in library_crates(root):
+        toml = os.path.join(root, "crates", name, "Cargo.toml")
+        section = ""
+        with open(toml, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if m := re.match(r"\s*\[([^\]]+)\]", line):
+                    section = m[1].strip()
+                elif section == "dependencies" and re.match(rf"\s*{re.escape(PRESENTATION)}\s*[=.]", line):
+                    rel = os.path.relpath(toml, root)
+                    out.append(f"{rel}:{lineno}: layers: crate {name} depends on {PRESENTATION} (only the CLI may)")
     return out
 
 
@@ -131,6 +155,7 @@ def check_architecture(root: str) -> list[str]:
 CHECKS = {
     "typed-errors": check_typed_errors,
     "print-lints": check_print_lints,
+    "layers": check_layers,
     "architecture": check_architecture,
 }
 

@@ -247,22 +247,7 @@ pub fn mismatch_note(g: &Group) -> Option<String> {
     })
 }
 
-/// The values of each target × scenario × level cell over its starts
-/// (repetitions), of one target or of all.
-pub fn start_cells(
-    all: &[Measurement],
-    target: Option<&str>,
-    value: impl Fn(&Measurement) -> f64,
-) -> Vec<Vec<f64>> {
-    let mut cells: std::collections::BTreeMap<(&str, &str, u32), Vec<f64>> = Default::default();
-    for m in all.iter().filter(|m| target.is_none_or(|t| m.target == t)) {
-        cells
-            .entry((m.target.as_str(), m.scenario.as_str(), m.level))
-            .or_default()
-            .push(value(m));
-    }
-    cells.into_values().collect()
-}
+pub use shootout_store::start_cells;
 
 /// The run's A/A noise floor of a value: how far apart two starts of the
 /// same target came in one cell ([`Floor`]); None below its minimum of

@@ -1,42 +1,10 @@
-//! How precise a target's throughput is so far in a run: the half-width of
-//! its cells' 95% interval as a fraction of the median, from the start-to-
-//! start variance pooled over its cells (`stats::starts`). The runner's
-//! stop rule (`precision = { width, max_repetitions }`, Laaber et al.)
-//! reads it to decide whether a target gets another start, and the report
-//! says which targets got more starts and which stayed wide: one definition
-//! for both.
+//! The `precision` stop rule in words: which targets got more starts than
+//! the study's repetitions and which stayed wider than its width at the
+//! cap. The width itself is `shootout_stats::Width` over
+//! `shootout_store::target_width`, which the runner's stop rule reads too.
 
-use crate::group::start_cells;
-use crate::stats::Pooled;
-use shootout_store::Measurement;
-
-/// A target's interval width so far.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Width {
-    /// The half-width of the interval of its throughput, as a fraction of
-    /// the median (the larger side, e^h − 1); infinite while there is no
-    /// pooled variance (fewer than two starts of any cell).
-    pub half: f64,
-    /// The fewest starts any of its cells has.
-    pub starts: usize,
-}
-
-impl Width {
-    /// Whether it is wider than `limit` (a fraction of the median).
-    pub fn wider_than(&self, limit: f64) -> bool {
-        self.half > limit
-    }
-}
-
-/// The width of `target`'s throughput interval over the measurements `all`
-/// (a run's); None when it has none.
-pub fn target_width(all: &[Measurement], target: &str) -> Option<Width> {
-    let cells = start_cells(all, Some(target), |m| m.summary.rps);
-    let starts = cells.iter().map(Vec::len).min()?;
-    let half = Pooled::of(cells.iter().map(|c| &c[..]))
-        .map_or(f64::INFINITY, |p| p.half_log(starts).exp_m1());
-    Some(Width { half, starts })
-}
+pub use shootout_stats::Width;
+pub use shootout_store::target_width;
 
 /// What the stop rule did, in a sentence: which targets got more starts
 /// than the study's repetitions and which are still wider than its width
@@ -108,6 +76,7 @@ pub fn pct(fraction: f64) -> String {
 mod tests {
     use super::*;
     use shootout_report_fixtures::tls::{sample, Way};
+    use shootout_store::Measurement;
 
     fn m(target: &str, scenario: &str, rps: f64) -> Measurement {
         let way = Way {
@@ -122,27 +91,23 @@ mod tests {
         m
     }
 
+    /// The stop rule's width over stored measurements: cells by target,
+    /// scenario and level, throughput, the fewest starts.
     #[test]
-    fn the_width_narrows_with_starts_and_is_unknown_with_one() {
+    fn a_targets_width_reads_its_own_throughput_cells() {
         let one = [m("a", "json", 100.0), m("a", "plaintext", 200.0)];
         let w = target_width(&one, "a").expect("measured");
         assert!(w.half.is_infinite() && w.starts == 1, "{w:?}");
-        assert!(w.wider_than(0.05));
         assert!(target_width(&one, "b").is_none());
-
-        let spread = |n: usize| -> Vec<Measurement> {
-            (0..n)
-                .flat_map(|i| {
-                    let f = if i % 2 == 0 { 1.04 } else { 0.96 };
-                    [m("a", "json", 100.0 * f), m("a", "plaintext", 200.0 / f)]
-                })
-                .collect()
-        };
-        let w2 = target_width(&spread(2), "a").unwrap();
-        let w6 = target_width(&spread(6), "a").unwrap();
-        assert_eq!((w2.starts, w6.starts), (2, 6));
-        assert!(w6.half < w2.half, "{w2:?} {w6:?}");
-        assert!(w2.wider_than(0.05) && !w6.wider_than(0.05), "{w2:?} {w6:?}");
+        let two = [
+            m("a", "json", 104.0),
+            m("a", "json", 96.0),
+            m("b", "json", 50.0),
+            m("b", "json", 150.0),
+        ];
+        let w = target_width(&two, "a").expect("measured");
+        assert_eq!(w, Width::of(&[vec![104.0, 96.0]]).unwrap());
+        assert!(target_width(&two, "b").unwrap().half > w.half);
     }
 
     #[test]

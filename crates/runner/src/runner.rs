@@ -336,7 +336,7 @@ impl Run<'_> {
                 .enumerate()
                 .filter(|(_, m)| m.failure.is_none())
                 .filter_map(|(i, m)| {
-                    let w = shootout_report::precision::target_width(taken, &m.entry.name)?;
+                    let w = shootout_store::target_width(taken, &m.entry.name)?;
                     w.wider_than(p.width)
                         .then(|| (i, m.entry.name.clone(), w.half))
                 })

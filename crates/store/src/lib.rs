@@ -17,6 +17,7 @@ pub mod model;
 mod open;
 pub mod parts;
 mod schema;
+mod starts;
 mod time;
 
 pub use capacity::CapacitySearch;
@@ -27,6 +28,7 @@ pub use model::{
 };
 pub use open::{busy_wait, BUSY_WAIT};
 pub use schema::SCHEMA_VERSION;
+pub use starts::{start_cells, target_width};
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
 
 use column::{bad_col, json_col, opt_json_col};

@@ -4,13 +4,18 @@
 //! [`significance`]; the special functions both rest on are in
 //! [`special`]; the unit tests, against SciPy's values, in `tests.rs`.
 //! Repetitions are separate server starts: [`starts`] pools their spread
-//! per target and measures the run's A/A noise floor.
-//! This module only gathers their items under `stats::`.
+//! per target and measures the run's A/A noise floor, and [`width`] says
+//! how wide a target's interval is so far (the stop rule's measure).
+//! Pure arithmetic, below both the runner and the report (which re-exports
+//! it as `shootout_report::stats`); each formula once, cited where it is.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod significance;
 pub mod special;
 pub mod starts;
 pub mod summary;
+pub mod width;
 
 #[cfg(test)]
 mod tests;
@@ -20,3 +25,4 @@ pub use starts::{decide_starts, Floor, Pooled};
 pub use summary::{
     ci95_mean, ci95_median, cv, half_ci95, mean, median, stdev, t95, variance, Spread,
 };
+pub use width::Width;
