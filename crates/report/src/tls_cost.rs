@@ -18,7 +18,7 @@ use shootout_study::Level;
 
 /// One target's cost at one TLS level.
 #[derive(Debug, Clone)]
-pub struct Cost {
+pub struct TlsCost {
     pub scenario: String,
     /// The TLS level's protocol label (`TLS 1.3`, `mTLS 1.3, new
     /// connections, full handshakes`).
@@ -38,7 +38,7 @@ pub struct Cost {
 
 /// Every target's cost at every TLS level that has a cleartext twin, in
 /// the groups' order, targets in the run's order.
-pub fn costs(groups: &[Group]) -> Vec<Cost> {
+pub fn costs(groups: &[Group]) -> Vec<TlsCost> {
     let mut out = Vec::new();
     for tls in groups {
         let Some(clear) = twin(groups, tls) else {
@@ -76,14 +76,14 @@ fn same_load(clear: &Level, tls: &Level) -> bool {
     &as_clear == clear
 }
 
-fn cost(clear: &Group, tls: &Group, c: &Column, t: &Column) -> Option<Cost> {
+fn cost(clear: &Group, tls: &Group, c: &Column, t: &Column) -> Option<TlsCost> {
     let (clear_rps, tls_rps) = (c.spread(Metric::Rps)?, t.spread(Metric::Rps)?);
     let (clear_p99, tls_p99) = (c.spread(Metric::P99), t.spread(Metric::P99));
     let p99 = match (&clear_p99, &tls_p99) {
         (Some(cp), Some(tp)) if cp.median > 0.0 => Some(ratio(cp, tp, false)),
         _ => None,
     };
-    (clear_rps.median > 0.0).then(|| Cost {
+    (clear_rps.median > 0.0).then(|| TlsCost {
         scenario: tls.scenario.to_string(),
         protocol: tls.protocol.clone().unwrap_or_else(|| "TLS".into()),
         load: clear.level_label.to_string(),
@@ -99,11 +99,11 @@ fn cost(clear: &Group, tls: &Group, c: &Column, t: &Column) -> Option<Cost> {
 
 /// The findings' sentence: the largest and the smallest TLS cost (the
 /// lowest and highest rps ratio); None without any.
-pub fn finding(costs: &[Cost]) -> Option<String> {
-    let by_ratio = |a: &&Cost, b: &&Cost| a.rps.value.total_cmp(&b.rps.value);
+pub fn finding(costs: &[TlsCost]) -> Option<String> {
+    let by_ratio = |a: &&TlsCost, b: &&TlsCost| a.rps.value.total_cmp(&b.rps.value);
     let most = costs.iter().min_by(by_ratio)?;
     let least = costs.iter().max_by(by_ratio)?;
-    let at = |c: &Cost| {
+    let at = |c: &TlsCost| {
         format!(
             "{} in {} · {} ({} of its cleartext req/s)",
             c.target,
@@ -147,7 +147,7 @@ pub const HEADER: [&str; 9] = [
 ];
 
 /// A row's cells, in [`HEADER`]'s order.
-pub fn cells(c: &Cost) -> [String; 9] {
+pub fn cells(c: &TlsCost) -> [String; 9] {
     use crate::metric::num;
     let p99 = match (&c.clear_p99, &c.tls_p99) {
         (Some(a), Some(b)) => format!("{} → {}", num(a.median), num(b.median)),

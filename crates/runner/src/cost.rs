@@ -1,6 +1,6 @@
 //! The levels a cost scenario derives on each start from its closed-loop
 //! level's throughput (that start's capacity), and the server's standing
-//! cost (`shootout_study::Cost`, docs/cost.md): open loops at each common
+//! cost (`shootout_study::CostPlan`, docs/cost.md): open loops at each common
 //! rate and at each fraction of the capacity, then for each overload
 //! multiple a two-stage rate (the overload for `overload_for`, half the
 //! capacity for `recover_for`). The probes (`probe.rs`) turn each into its
@@ -10,7 +10,7 @@ use crate::procfs::{self, MIB};
 use shootout_engine::{Load, PlanError, Stage, StageUnit, Stop, Workload};
 use shootout_store::parts::{Derived, Standing};
 use shootout_study::cost::RECOVERY_FRACTION;
-use shootout_study::{Cost, Level};
+use shootout_study::{CostPlan, Level};
 use std::time::{Duration, Instant};
 
 /// A level derived from the capacity, with what its probes need.
@@ -42,7 +42,7 @@ const STEP: Duration = Duration::from_millis(1);
 /// a derived load (a rate it cannot pace) is returned as such.
 pub(crate) fn derived(
     closed: &Level,
-    cost: &Cost,
+    cost: &CostPlan,
     capacity_rps: f64,
 ) -> Result<Vec<DerivedLevel>, PlanError> {
     if !(capacity_rps.is_finite() && capacity_rps > 0.0) {

@@ -19,7 +19,7 @@ use toml::Spanned;
 
 /// What a cost scenario measures after its closed-loop level.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cost {
+pub struct CostPlan {
     /// Common rates offered to every target (requests per second).
     pub rates: Vec<f64>,
     /// Fractions of each target's own capacity.
@@ -37,7 +37,7 @@ pub struct Cost {
     pub recover_for: Duration,
 }
 
-/// Where a [`Cost`] leaves a key out.
+/// Where a [`CostPlan`] leaves a key out.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(10);
 pub const DEFAULT_STANDING: Duration = Duration::from_secs(10);
 pub const DEFAULT_OVERLOAD_FOR: Duration = Duration::from_secs(5);
@@ -52,7 +52,7 @@ pub const DERIVED_WARMUP: Duration = Duration::from_millis(500);
 /// The recovery phase offers this fraction of the capacity.
 pub const RECOVERY_FRACTION: f64 = 0.5;
 
-impl Cost {
+impl CostPlan {
     /// Seconds its derived levels and standing take on one start, without
     /// warm-ups, for estimates.
     pub fn expected_seconds(&self) -> f64 {
@@ -104,7 +104,7 @@ pub(crate) fn check(
     at: &Locator<'_>,
     raw: &Spanned<RawCost>,
     levels: &[Level],
-) -> Result<Cost, StudyError> {
+) -> Result<CostPlan, StudyError> {
     let c = raw.get_ref();
     let capacity = capacity_level(at, raw, levels)?;
     let mut rates = Vec::new();
@@ -156,7 +156,7 @@ pub(crate) fn check(
         Some(_) => dur(&c.duration, "cost.duration", Duration::ZERO, false)?,
         None => capacity.stop().duration.unwrap_or(Duration::from_secs(2)),
     };
-    Ok(Cost {
+    Ok(CostPlan {
         rates,
         fractions,
         overload,

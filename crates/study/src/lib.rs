@@ -28,7 +28,7 @@ pub mod scale;
 mod warmup;
 
 pub use capacity::Capacity;
-pub use cost::Cost;
+pub use cost::CostPlan;
 pub use level::{auto_label, Level};
 pub use locator::StudyError;
 pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};

@@ -61,7 +61,7 @@ pub struct Scenario {
     pub capacity: Option<Capacity>,
     /// Cost at fixed rates, standing and overload after its one closed-loop
     /// level (`cost = { .. }`, cost.rs).
-    pub cost: Option<crate::cost::Cost>,
+    pub cost: Option<crate::cost::CostPlan>,
     /// The scenario's budget (the study's filled in), used by a capacity
     /// search; each level carries its own merged budget.
     pub resources: Resources,

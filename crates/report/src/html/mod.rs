@@ -59,7 +59,7 @@ pub fn render(ctx: &Context) -> String {
 
 /// The TLS-cost section, when some scenario has the same load in
 /// cleartext and over TLS.
-fn tls_cost(out: &mut String, costs: &[crate::tls_cost::Cost]) {
+fn tls_cost(out: &mut String, costs: &[crate::tls_cost::TlsCost]) {
     if costs.is_empty() {
         return;
     }
