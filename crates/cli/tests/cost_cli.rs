@@ -58,21 +58,20 @@ fn targets(tmp: &Path, copies: &[(&str, &str)]) -> PathBuf {
 /// Runs the cost study on `go-slow` and `go-shed`; returns the database.
 fn run(tmp: &Path) -> PathBuf {
     let dir = targets(tmp, &[("go-slow", QUEUES), ("go-shed", SHEDS)]);
-    let study = tmp.join("known.toml");
-    std::fs::write(
-        &study,
+    let db = tmp.join("t.db");
+    common::run_study_ok(
+        tmp,
+        "known",
         "name = \"known\"\ndescription = \"a server of known capacity\"\nsource = \"tests\"\n\
          targets = [\"go-slow\", \"go-shed\"]\nwarmup = \"300ms\"\n\n\
          [[scenario]]\nname = \"json\"\n\
          load = { mode = \"closed\", connections = 8, duration = \"2s\" }\n\
          cost = { rates = [100, 400], overload = [\"200%\"], deadline = \"100ms\", \
          duration = \"2s\", standing = \"1s\", overload_for = \"2s\", recover_for = \"10s\" }\n",
-    )
-    .unwrap();
-    let db = tmp.join("t.db");
-    let out = common::run_study(&study, &db, &dir, &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        &db,
+        &dir,
+        &[],
+    );
     db
 }
 

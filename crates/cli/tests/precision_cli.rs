@@ -10,7 +10,6 @@
 mod common;
 
 use common::{repo, Tmp};
-use shootout_store::Store;
 use std::path::Path;
 use std::process::Command;
 
@@ -26,14 +25,8 @@ fn run(tmp: &Path, name: &str, width: &str) -> (usize, String, String) {
          [[scenario]]\nname = \"simple\"\n{load}",
         load = "load = { mode = \"closed\", connections = 8, duration = \"1s\" }\n"
     );
-    let study = tmp.join(format!("{name}.toml"));
-    std::fs::write(&study, text).unwrap();
     let db = tmp.join(format!("{name}.db"));
-    let out = common::run_study(&study, &db, &repo().join("targets"), &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "run {name}: {stderr}");
-    let store = Store::open(&db).unwrap();
-    let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
+    let (data, stderr) = common::run_study_ok(tmp, name, &text, &db, &repo().join("targets"), &[]);
     let report = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .args(["report", "latest", "--format", "md", "--db"])
         .arg(&db)

@@ -21,7 +21,7 @@ use common::{repo, Tmp};
 use shootout_report::group::groups;
 use shootout_report::ranking::{rank, Measure};
 use shootout_report::stats::{Pooled, Spread};
-use shootout_store::{RunData, Store};
+use shootout_store::RunData;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -60,14 +60,8 @@ fn run(tmp: &Path, targets_dir: &Path, name: &str, cpus: f64) -> RunData {
          [[scenario]]\nname = \"plaintext\"\n\
          load = {{ mode = \"closed\", connections = 32, duration = \"1500ms\", pipeline = 8 }}\n"
     );
-    let study = tmp.join(format!("{name}.toml"));
-    std::fs::write(&study, text).unwrap();
-    let out = common::run_study(&study, &tmp.join("t.db"), targets_dir, &["--quiet"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "run {name}: {stderr}");
-    let store = Store::open(tmp.join("t.db")).unwrap();
-    let id = store.resolve("latest").unwrap();
-    store.load_run(id).unwrap()
+    let db = tmp.join("t.db");
+    common::run_study_ok(tmp, name, &text, &db, targets_dir, &["--quiet"]).0
 }
 
 /// True when the run's plaintext ranking calls the two a tie.

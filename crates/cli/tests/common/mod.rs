@@ -122,6 +122,28 @@ pub fn run_study(study: &Path, db: &Path, targets: &Path, extra: &[&str]) -> Out
         .unwrap()
 }
 
+/// Writes `text` as the study `tmp/NAME.toml`, runs it to the end into
+/// `db` with `extra` flags, which must succeed; the stored run (the
+/// latest in `db`) and the run's stderr.
+#[allow(dead_code)] // used by the study tests only
+pub fn run_study_ok(
+    tmp: &Path,
+    name: &str,
+    text: &str,
+    db: &Path,
+    targets: &Path,
+    extra: &[&str],
+) -> (shootout_store::RunData, String) {
+    let study = tmp.join(format!("{name}.toml"));
+    std::fs::write(&study, text).unwrap();
+    let out = run_study(&study, db, targets, extra);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "run {name}: {stderr}");
+    let store = shootout_store::Store::open(db).unwrap();
+    let data = store.load_run(store.resolve("latest").unwrap()).unwrap();
+    (data, stderr)
+}
+
 /// A copy of targets/go-nethttp named `name` in the targets folder `dir`:
 /// its go.mod and go.sum, its main.go as `patch` returns it, and its
 /// manifest with the name (and the binary's) changed. The shared `data`
