@@ -22,10 +22,17 @@ pub struct Context<'a> {
     pub colours: Palette,
 }
 
+/// The study as stored with the run, parsed: the one place the report
+/// reads it (`Context::study`; the groups' and capacity sections' own
+/// look-ups, which are given only the run, call this too).
+pub(crate) fn stored_study(data: &RunData) -> Result<Study, StudyError> {
+    let name = format!("study text of run {}", data.run.id);
+    shootout_study::parse(Path::new(&name), &data.run.study_text)
+}
+
 impl<'a> Context<'a> {
     pub fn new(data: &'a RunData) -> Context<'a> {
-        let name = format!("study text of run {}", data.run.id);
-        let study = shootout_study::parse(Path::new(&name), &data.run.study_text);
+        let study = stored_study(data);
         let published = match &study {
             Ok(s) => Published::from(s.published.clone()),
             Err(_) => Published::default(),
@@ -44,11 +51,7 @@ impl<'a> Context<'a> {
     /// whose mix file is not beside the stored text no longer parses, but
     /// has no figures to show), so it gets no note.
     pub fn study_note(&self) -> Option<String> {
-        let publishes = self.data.run.study_text.lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with("[published") || l.starts_with("published")
-        });
-        if !publishes {
+        if !shootout_study::declares_published(&self.data.run.study_text) {
             return None;
         }
         self.study.as_ref().err().map(|e| {

@@ -473,7 +473,7 @@ fn columns<'a>(
 /// The stored study, parsed by `shootout_study`; None when it no longer
 /// parses (the report says so, see `Context::study_note`).
 fn stored_study(data: &RunData) -> Option<Study> {
-    shootout_study::parse(std::path::Path::new("study"), &data.run.study_text).ok()
+    crate::context::stored_study(data).ok()
 }
 
 /// Names listed in the stored study: its `targets` list or its scenarios;

@@ -111,6 +111,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     })
 }
 
+/// Whether a study text has a `[published]` table, read as TOML only:
+/// true even when the study itself no longer parses (the report then says
+/// why its published figures are missing).
+pub fn declares_published(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("published"))
+}
+
 /// Every `*.toml` study in `dir`, sorted by name; unreadable ones as errors.
 pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
