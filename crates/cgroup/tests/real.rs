@@ -141,7 +141,16 @@ fn cpu_quota_caps_and_changes_live(machine: &Layout) {
         spawn_in(&a, "timeout", &TWO_BUSY_LOOPS),
         spawn_in(&b, "timeout", &TWO_BUSY_LOOPS),
     ];
-    std::thread::sleep(Duration::from_millis(300));
+    // The loops run in both groups, and the half CPU quota has already held
+    // `a` back once: what is measured below is the quotas at work.
+    shootout_testkit::wait_until(
+        "busy loops using CPU in both groups, the 0.5 CPU one throttled",
+        Duration::from_secs(5),
+        || {
+            let (ca, cb) = (a.counters().unwrap(), b.counters().unwrap());
+            ca.cpu > Duration::ZERO && cb.cpu > Duration::ZERO && ca.throttled_periods > 0
+        },
+    );
     for phase in 0..2 {
         // Phase 0: a has half a CPU and b one; phase 1 swaps the budgets of
         // the running groups.

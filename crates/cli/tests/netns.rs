@@ -267,10 +267,17 @@ fn two_namespaced_shards_merge_exactly() {
     );
     assert_eq!(merged["requests"]["completed"], sum("completed"));
     assert_eq!(merged["requests"]["ok"], sum("ok"));
-    std::thread::sleep(Duration::from_millis(200));
+    // The server counts a request as its thread gets to it, which may be
+    // just after the generator that sent it has exited.
+    let sent = sum("sent");
+    shootout_testkit::wait_until(
+        &format!("the server counting all {sent} requests sent"),
+        Duration::from_secs(5),
+        || served.load(Ordering::Relaxed) >= sent,
+    );
     assert_eq!(
         served.load(Ordering::Relaxed),
-        sum("sent"),
+        sent,
         "the server's own count"
     );
 

@@ -37,13 +37,9 @@ impl Nginx {
         Nginx { child, dir, port }
     }
 
+    /// Requests nginx logged, once its access log has settled.
     fn logged_requests(&self) -> usize {
-        // nginx writes its access log as requests finish; give it a moment.
-        std::thread::sleep(Duration::from_millis(200));
-        std::fs::read_to_string(self.dir.join("access.log"))
-            .unwrap_or_default()
-            .lines()
-            .count()
+        nginx_tls::settled_log_lines(&self.dir.join("access.log"))
     }
 }
 

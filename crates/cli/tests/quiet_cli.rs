@@ -55,6 +55,30 @@ impl Busy {
             .unwrap();
         Busy(child)
     }
+
+    /// The loop's user CPU time so far, in clock ticks (`utime`, field 14
+    /// of /proc/PID/stat), or None once it is gone.
+    fn utime(&self) -> Option<u64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.0.id())).ok()?;
+        // The command name may hold spaces: the fields follow the last ')'.
+        let rest = &stat[stat.rfind(')')? + 1..];
+        rest.split_whitespace().nth(11)?.parse().ok()
+    }
+}
+
+/// Waits until every loop of `busy` is spinning: its user CPU time grew
+/// since it was first read.
+fn wait_spinning(busy: &[Busy]) {
+    let start: Vec<Option<u64>> = busy.iter().map(Busy::utime).collect();
+    shootout_testkit::wait_until(
+        "the busy loops are using CPU time",
+        Duration::from_secs(5),
+        || {
+            busy.iter()
+                .zip(&start)
+                .all(|(b, s)| b.utime().is_some_and(|t| Some(t) > *s))
+        },
+    );
 }
 
 impl Drop for Busy {
@@ -147,7 +171,7 @@ fn a_busy_loop_on_the_server_cpu_disturbs_the_measurement() {
     // Two loops, so that they hold about two thirds of the CPU against the
     // server rather than half: clearly over the limit, not near it.
     let busy = [Busy::on(server), Busy::on(server)];
-    std::thread::sleep(Duration::from_millis(200));
+    wait_spinning(&busy);
     let (m, stdout) = study("busy", target, server, generator);
     drop(busy);
     // The loop competes with the server for its one CPU: about half of it,

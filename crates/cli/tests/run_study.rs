@@ -327,6 +327,18 @@ fn alive(pid: i32) -> bool {
     })
 }
 
+/// Waits until no process of `procs` (a run's servers, from [`descendants`])
+/// is alive, once the run has exited: it kills them on its way out, and a
+/// killed process takes a moment to be gone. Fails after 2 s naming them and
+/// the run's stderr `err`.
+fn wait_gone(procs: &[(i32, i32)], err: &str) {
+    shootout_testkit::wait_until(
+        &format!("the run's server processes {procs:?} gone (its stderr: {err})"),
+        Duration::from_secs(2),
+        || procs.iter().all(|&(pid, _)| !alive(pid)),
+    );
+}
+
 /// Starts a run of `target` whose second scenario loads for 60 s, and
 /// waits until the first measurement is committed and the second runs.
 fn start_long_run(tmp: &Path, target: &str) -> std::process::Child {
@@ -424,9 +436,7 @@ fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
         "stopped after {took:?}\n{err}"
     );
     assert_eq!(status.code(), Some(130), "{err}");
-    std::thread::sleep(Duration::from_millis(300));
-    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
-    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+    wait_gone(&procs, &err);
 
     let data = load(&tmp.0);
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
@@ -468,9 +478,7 @@ fn run_stopped_by(signal: i32, name: &str) {
     );
     assert_eq!(status.code(), Some(128 + signal), "{err}");
     assert!(err.contains(&format!("interrupted ({name})")), "{err}");
-    std::thread::sleep(Duration::from_millis(300));
-    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
-    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+    wait_gone(&procs, &err);
     assert!(!temp.exists(), "{} left behind", temp.display());
     let data = load(&tmp.0);
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
@@ -514,9 +522,7 @@ fn run_second_ctrl_c_exits_at_once_and_still_kills_servers() {
         "exited after {took:?}\n{err}"
     );
     assert_eq!(status.code(), Some(130), "{err}");
-    std::thread::sleep(Duration::from_millis(300));
-    let left: Vec<_> = procs.iter().filter(|(pid, _)| alive(*pid)).collect();
-    assert!(left.is_empty(), "processes left behind: {left:?}\n{err}");
+    wait_gone(&procs, &err);
     let data = load(&tmp.0);
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
     assert_eq!(data.measurements.len(), 1);

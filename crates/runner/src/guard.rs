@@ -202,7 +202,12 @@ mod tests {
         let port = squatter.local_addr().expect("addr").port();
         let log = dir.join("squat.log");
         let mut server = Server::start(&target, port, &log).expect("start");
-        std::thread::sleep(Duration::from_millis(800));
+        // The server finds the port taken and exits: the case checked.
+        shootout_testkit::wait_until(
+            "the server exited, unable to bind the held port",
+            Duration::from_secs(10),
+            || server.exit_status().is_some(),
+        );
         let why = check_server(&mut server, port, "at start")
             .expect_err("not the server")
             .to_string();
@@ -221,7 +226,11 @@ mod tests {
         check_server(&mut server, port, "before the level").expect("ours, running");
         // SAFETY: stopping the server this test started.
         unsafe { libc::kill(server.pid() as i32, libc::SIGSTOP) };
-        std::thread::sleep(Duration::from_millis(200));
+        shootout_testkit::wait_until(
+            "the server in state T (stopped) after SIGSTOP",
+            Duration::from_secs(5),
+            || listener::state(server.pid()) == Some('T'),
+        );
         let why = check_server(&mut server, port, "during the level").expect_err("frozen");
         assert!(matches!(why, Lost::Stopped { count: 1.., .. }), "{why}");
         let why = why.to_string();

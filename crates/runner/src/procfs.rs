@@ -199,7 +199,15 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = child.id() as i32;
-        std::thread::sleep(std::time::Duration::from_millis(400));
+        // sh has forked both sleeps, and its loop has used a clock tick.
+        shootout_testkit::wait_until(
+            "sh and its two sleeps in the group, sh on the CPU a tick",
+            std::time::Duration::from_secs(5),
+            || {
+                let m = members(pid, pid);
+                m.len() >= 3 && m.iter().any(|&(_, ticks, _)| ticks > 0)
+            },
+        );
         let s = sample(pid, pid, true);
         // SAFETY: kill(2) on our own child's group.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
@@ -210,22 +218,40 @@ mod tests {
         assert!(s.pss_bytes.is_some_and(|p| p > 0), "{s:?}");
     }
 
+    /// A child leading its own process group, which is SIGKILLed and
+    /// reaped on drop, also when the test fails first.
+    struct Group(std::process::Child);
+
+    impl Drop for Group {
+        fn drop(&mut self) {
+            // SAFETY: kill(2) on our own child's group.
+            unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+            let _ = self.0.wait();
+        }
+    }
+
     #[test]
     fn precise_cpu_counts_a_busy_child() {
         use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new("sh")
-            .arg("-c")
-            .arg("i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 30")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let pid = child.id() as i32;
+        // Busy until killed: it is on the CPU through both samples.
+        let child = Group(
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg("while :; do :; done")
+                .process_group(0)
+                .spawn()
+                .unwrap(),
+        );
+        let pid = child.0.id() as i32;
+        shootout_testkit::wait_until(
+            "the busy child has used CPU time",
+            std::time::Duration::from_secs(5),
+            || cpu_seconds_precise(pid, pid) > 0.0,
+        );
         let a = cpu_seconds_precise(pid, pid);
         std::thread::sleep(std::time::Duration::from_millis(300));
         let b = cpu_seconds_precise(pid, pid);
-        // SAFETY: kill(2) on our own child's group.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
-        let _ = child.wait();
+        drop(child);
         assert!(b > a && b > 0.0, "{a} -> {b}");
     }
 }

@@ -220,7 +220,17 @@ mod tests {
             }
             std::thread::sleep(Duration::from_millis(50));
         };
-        std::thread::sleep(Duration::from_millis(200));
+        // `times` is its last command: the worker exits next, leaving the
+        // server's own process alone in its tree.
+        shootout_testkit::wait_until(
+            "the orphaned worker gone from the server's tree",
+            Duration::from_secs(5),
+            || {
+                procfs::members(pgid, pid as i32)
+                    .iter()
+                    .all(|&(p, _, _)| p == pid as i32)
+            },
+        );
         let usage = sampler.finish();
         server.stop();
         let _ = std::fs::remove_dir_all(&dir);

@@ -558,11 +558,12 @@ mod tests {
         let cpu = shootout_engine::affinity::allowed_cpus()[0];
         let log = dir.path().join("s.log");
         let mut server = Server::start_pinned(&t, free_port().unwrap(), &log, &[cpu]).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !out.exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        std::thread::sleep(Duration::from_millis(50));
+        // The file exists as soon as the shell opens it: wait for its line.
+        shootout_testkit::wait_until(
+            &format!("the server writing $SERVER_CPUS to {}", out.display()),
+            Duration::from_secs(5),
+            || std::fs::read_to_string(&out).is_ok_and(|t| t.ends_with('\n')),
+        );
         server.stop();
         let told = std::fs::read_to_string(&out).unwrap();
         assert_eq!(told.trim(), "1");
@@ -635,10 +636,16 @@ mod tests {
         // A child that ignores SIGTERM forces the SIGKILL path.
         let run = "sh -c 'trap \"\" TERM; sleep 60' & trap '' TERM; echo started; wait";
         let t = target(dir.path(), run);
-        let mut server =
-            Server::start(&t, free_port().unwrap(), &dir.path().join("s.log")).unwrap();
+        let log = dir.path().join("s.log");
+        let mut server = Server::start(&t, free_port().unwrap(), &log).unwrap();
         let pgid = server.pgid();
-        std::thread::sleep(Duration::from_millis(200));
+        // The script says `started` once it has forked the child and set its
+        // own trap.
+        shootout_testkit::wait_until(
+            "the server's script logging `started`",
+            Duration::from_secs(5),
+            || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("started")),
+        );
         assert!(group_alive(pgid));
         let report = server.stop();
         assert!(!report.graceful);
@@ -675,7 +682,12 @@ mod tests {
         let server = Server::start(&t, free_port().unwrap(), &dir.path().join("b.log")).unwrap();
         let pgid = server.pgid();
         assert!(kill_all_servers() >= 1);
-        std::thread::sleep(Duration::from_millis(100));
+        // SIGKILLed, not yet reaped: gone before the drop reaps it.
+        shootout_testkit::wait_until(
+            "the server's process group gone after kill_all_servers",
+            Duration::from_secs(2),
+            || !group_alive(pgid),
+        );
         drop(server);
         assert!(!group_alive(pgid));
     }

@@ -89,7 +89,16 @@ fn a_cpu_quota_binds_at_start_and_when_changed() {
     let Some(mut s) = start(&dir.0, run, &limits(Some(0.25), None), "quota") else {
         return;
     };
-    std::thread::sleep(Duration::from_millis(300));
+    // The loops run and the quota has held them back once: what is measured
+    // below is the quota at work.
+    shootout_testkit::wait_until(
+        "the busy loops using CPU and throttled by the quota",
+        Duration::from_secs(5),
+        || {
+            let c = counters(&s);
+            c.cpu > Duration::ZERO && c.throttled_periods > 0
+        },
+    );
     let (used, throttled) = usage_over(&s, Duration::from_millis(1500));
     assert!(used <= 0.3, "quota 0.25 but {used:.3} CPUs used");
     assert!(used >= 0.15, "{used:.3} CPUs: the loops did not run");
@@ -118,11 +127,12 @@ fn server_cpus_follows_the_quota_and_pinning() {
     let Some(mut s) = start(&dir.0, &run, &limits(Some(0.5), None), "server_cpus") else {
         return;
     };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !out.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(50));
+    // The file exists as soon as the shell opens it: wait for its line.
+    shootout_testkit::wait_until(
+        &format!("the server writing $SERVER_CPUS to {}", out.display()),
+        Duration::from_secs(5),
+        || std::fs::read_to_string(&out).is_ok_and(|t| t.ends_with('\n')),
+    );
     s.stop();
     assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), "1");
     assert_eq!(budget_cpus(&[0, 1], Some(1.5)), 2);

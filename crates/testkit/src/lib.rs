@@ -21,6 +21,11 @@
 //!
 //! It also holds the test servers more than one crate's tests load: a
 //! strict HTTP/2 server that enforces the client's rules ([`h2_server`]).
+//!
+//! And the one way a test waits for a state (a process gone, a file written,
+//! a log line counted): [`wait_until`] polls it with a short interval up to a
+//! deadline and fails naming the state, where a fixed sleep would be either
+//! too long on a quiet machine or too short on a loaded one.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod h2_rules;
@@ -29,6 +34,7 @@ pub mod h2_server;
 use std::fmt::Display;
 use std::io::Write;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Environment variable naming the file skips are appended to.
 pub const SKIP_LOG: &str = "SHOOTOUT_SKIP_LOG";
@@ -167,4 +173,49 @@ pub fn nginx() -> bool {
         "{NGINX} is not installed (scripts/setup.sh: apt-get install nginx)"
     ));
     false
+}
+
+/// How often [`wait_until`] looks again.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Waits until `ready` returns true, asking it every few milliseconds for up
+/// to `limit`; past that, fails the test with `"{what}: not within {limit:?}"`.
+/// `what` names the state waited for ("the server's processes are gone").
+/// `ready` is asked once at the deadline, so a state reached during the last
+/// interval still counts.
+#[track_caller]
+pub fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    loop {
+        if ready() {
+            return;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            panic!("{what}: not within {limit:?}");
+        }
+        // Never past the deadline, so one look falls at (or just after) it.
+        std::thread::sleep(POLL.min(deadline - now));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_until_returns_once_the_state_holds() {
+        let mut looks = 0;
+        wait_until("the third look", Duration::from_secs(5), || {
+            looks += 1;
+            looks == 3
+        });
+        assert_eq!(looks, 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "never: not within 30ms")]
+    fn wait_until_fails_naming_the_state() {
+        wait_until("never", Duration::from_millis(30), || false);
+    }
 }
