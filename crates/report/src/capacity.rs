@@ -134,7 +134,7 @@ impl Section<'_> {
 /// study says the quota; it may no longer parse, then the pinning alone).
 fn search_cpus(data: &RunData, scenario: &str) -> f64 {
     let pinned = data.run.pinning.server_cpus.len().max(1);
-    let study = crate::context::stored_study(data).ok();
+    let study = crate::group::stored_study(data).ok();
     study
         .and_then(|s| {
             let sc = s.scenarios.iter().find(|sc| sc.shown_name() == scenario)?;

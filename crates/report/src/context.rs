@@ -8,7 +8,6 @@ use crate::cpus::cpu_list;
 use crate::published::Published;
 use shootout_store::{RunData, TargetRecord};
 use shootout_study::{Study, StudyError};
-use std::path::Path;
 
 /// A run ready to be rendered.
 #[derive(Debug)]
@@ -22,17 +21,9 @@ pub struct Context<'a> {
     pub colours: Palette,
 }
 
-/// The study as stored with the run, parsed: the one place the report
-/// reads it (`Context::study`; the groups' and capacity sections' own
-/// look-ups, which are given only the run, call this too).
-pub(crate) fn stored_study(data: &RunData) -> Result<Study, StudyError> {
-    let name = format!("study text of run {}", data.run.id);
-    shootout_study::parse(Path::new(&name), &data.run.study_text)
-}
-
 impl<'a> Context<'a> {
     pub fn new(data: &'a RunData) -> Context<'a> {
-        let study = stored_study(data);
+        let study = crate::group::stored_study(data);
         let published = match &study {
             Ok(s) => Published::from(s.published.clone()),
             Err(_) => Published::default(),

@@ -349,7 +349,7 @@ impl Group<'_> {
 /// only appear in measurements.
 /// Targets listed in the study's `targets` array come first, in its order.
 pub fn target_order(data: &RunData) -> Vec<&str> {
-    target_order_in(data, stored_study(data).as_ref())
+    target_order_in(data, stored_study(data).ok().as_ref())
 }
 
 fn target_order_in<'a>(data: &'a RunData, study: Option<&Study>) -> Vec<&'a str> {
@@ -387,7 +387,7 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
         }
         acc
     });
-    let study = stored_study(data);
+    let study = stored_study(data).ok();
     let listed = study_list(study.as_ref(), "scenario");
     let mut scenarios = scenarios;
     scenarios.sort_by_key(|s| listed.iter().position(|l| l == s).unwrap_or(usize::MAX));
@@ -470,10 +470,13 @@ fn columns<'a>(
         .collect()
 }
 
-/// The stored study, parsed by `shootout_study`; None when it no longer
-/// parses (the report says so, see `Context::study_note`).
-fn stored_study(data: &RunData) -> Option<Study> {
-    crate::context::stored_study(data).ok()
+/// The study as stored with the run, parsed: the one place the report
+/// reads it (`Context::study`; the groups' and capacity sections' own
+/// look-ups, which are given only the run, call this too). An error when
+/// it no longer parses (the report says so, see `Context::study_note`).
+pub(crate) fn stored_study(data: &RunData) -> Result<Study, shootout_study::StudyError> {
+    let name = format!("study text of run {}", data.run.id);
+    shootout_study::parse(std::path::Path::new(&name), &data.run.study_text)
 }
 
 /// Names listed in the stored study: its `targets` list or its scenarios;
