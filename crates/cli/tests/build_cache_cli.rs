@@ -197,12 +197,16 @@ fn another_toolchain_version_is_a_miss_in_the_cache_and_the_checkout() {
     let (out, _) = e.build(&c, None);
     assert!(line(&out, "go-one").contains("restored"), "{out}");
 
-    // --no-cache builds although the cache holds it.
-    let d = e.root.join("d");
-    clone(&d);
+    // --no-cache builds although the target is up to date and the cache
+    // holds it.
+    let (out, _) = e.build(&c, None);
+    assert_eq!(line(&out, "go-one"), "go-one: up to date", "{out}");
     let _ = std::fs::remove_file(&e.log);
-    let out = e.shootout(&["build", "--no-cache", "go-one"], &d, None);
+    let out = e.shootout(&["build", "--no-cache", "go-one"], &c, None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("built in"), "{}", stdout(&out));
     assert!(stdout(&out).contains("build cache off"), "{}", stdout(&out));
+    let calls = std::fs::read_to_string(&e.log).unwrap_or_default();
+    let builds = calls.lines().filter(|l| l.starts_with("build")).count();
+    assert_eq!(builds, 1, "{calls}");
 }

@@ -135,7 +135,7 @@ fn build(e: &mut Entry, cache: Option<&BuildCache>, observer: &dyn Observer) -> 
         return false;
     };
     let rec = &mut e.record;
-    match shootout_servers::build(target, cache) {
+    match shootout_servers::build_or_rebuild(target, cache) {
         Ok(BuildOutcome::Skipped { reason }) => {
             observer.event(&Event::Prepared {
                 target: &e.name,

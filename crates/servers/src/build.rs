@@ -149,6 +149,26 @@ fn write_stamp(target: &Target, fingerprint: &str) {
     let _ = std::fs::write(target.stamp_path(), fingerprint);
 }
 
+/// Builds `target` from its sources, whatever its stamp says and with no
+/// cache (`--no-cache`): the stamp is forgotten first, so the commands run.
+pub fn build_from_source(target: &Target) -> Result<BuildOutcome, BuildError> {
+    // A stamp that is already gone is what this wants.
+    let _ = std::fs::remove_file(target.stamp_path());
+    build(target, None)
+}
+
+/// [`build`] through `cache`, or [`build_from_source`] without one: what
+/// `--no-cache` means wherever a target is built.
+pub fn build_or_rebuild(
+    target: &Target,
+    cache: Option<&BuildCache>,
+) -> Result<BuildOutcome, BuildError> {
+    match cache {
+        Some(c) => build(target, Some(c)),
+        None => build_from_source(target),
+    }
+}
+
 /// True when the stamp matches the current inputs and the footprint exists.
 pub fn is_built(target: &Target) -> bool {
     is_current(target, &fingerprint(target))
@@ -312,6 +332,13 @@ mod tests {
             BuildOutcome::Built { .. }
         ));
         assert_eq!(footprint_bytes(&t), "built\nbuilt\n".len() as u64);
+        // From source: the commands run although the stamp is current.
+        assert!(is_built(&t));
+        assert!(matches!(
+            build_from_source(&t).unwrap(),
+            BuildOutcome::Built { .. }
+        ));
+        assert_eq!(footprint_bytes(&t), "built\nbuilt\nbuilt\n".len() as u64);
         // A deleted footprint means "not built" even with a matching stamp.
         std::fs::remove_dir_all(t.dir.join("out")).unwrap();
         assert!(!is_built(&t));

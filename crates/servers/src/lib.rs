@@ -25,7 +25,10 @@ mod tempdir;
 pub mod toolchain;
 pub mod verify;
 
-pub use build::{build, footprint_bytes, is_built, BuildError, BuildOutcome, CacheNote};
+pub use build::{
+    build, build_from_source, build_or_rebuild, footprint_bytes, is_built, BuildError,
+    BuildOutcome, CacheNote,
+};
 pub use build_cache::{BuildCache, CacheError};
 pub use cert_dir::{CertDir, CertDirError};
 pub use cgroup::{CgroupReader, Limits};

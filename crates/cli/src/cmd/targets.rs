@@ -45,8 +45,8 @@ pub struct BuildArgs {
 /// The build cache's flag, shared by `build`, `verify` and `run`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct CacheArgs {
-    /// Build from source even where the build cache holds the same build
-    /// (and store nothing in it).
+    /// Build from source: run the build commands even where the target is
+    /// up to date or the build cache holds the same build (store nothing).
     #[arg(long)]
     pub no_cache: bool,
 }
@@ -387,7 +387,7 @@ fn select(dir: Option<PathBuf>, names: &[String]) -> anyhow::Result<(Vec<Target>
 
 fn build_with_spinner(t: &Target, cache: Option<&BuildCache>) -> Result<BuildOutcome, BuildError> {
     let spinner = spinner(format!("building {}", t.name));
-    let result = shootout_servers::build(t, cache);
+    let result = shootout_servers::build_or_rebuild(t, cache);
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
