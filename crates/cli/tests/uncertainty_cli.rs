@@ -146,18 +146,35 @@ fn a_copy_is_tied_and_less_quota_is_slower() {
     }
 
     // The same server under 30% less CPU quota: every cell slower, exit 1.
-    let b = run(&tmp.0, &dir, "b", 0.35);
-    let out = compare(&tmp.0, a.run.id, b.run.id);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{text}");
-    assert_eq!(out.status.code(), Some(1), "{text}\n{err}");
-    for target in ["go-nethttp", "go-nethttp-copy"] {
-        assert!(
-            err.contains(&format!("slower: {target} on plaintext")),
-            "{target} not called slower:\n{text}\n{err}"
-        );
+    // Five starts give this test a power near 0.95 at the 10% start-to-
+    // start spread usually measured here, but this machine has noisier
+    // stretches (one CI run saw a 48% A/A floor and −16% at p = 0.066, a
+    // miss): then both runs are measured again, once. A second miss in a
+    // row is the rule failing; a rule that never calls a difference fails
+    // both.
+    let slower = |a: &RunData, b: &RunData| {
+        let out = compare(&tmp.0, a.run.id, b.run.id);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        eprintln!("{text}");
+        let both = ["go-nethttp", "go-nethttp-copy"]
+            .iter()
+            .all(|t| err.contains(&format!("slower: {t} on plaintext")));
+        (out.status.code() == Some(1) && both, text, err)
+    };
+    let mut a = a;
+    let mut b = run(&tmp.0, &dir, "b", 0.35);
+    let (mut told, mut text, mut err) = slower(&a, &b);
+    if !told {
+        eprintln!("30% less quota not told apart once: measuring both again");
+        a = run(&tmp.0, &dir, "a3", 0.5);
+        b = run(&tmp.0, &dir, "b2", 0.35);
+        (told, text, err) = slower(&a, &b);
     }
+    assert!(
+        told,
+        "30% less quota not called slower twice in a row:\n{text}\n{err}"
+    );
     assert!(text.contains("starts"), "the verdict is on starts:\n{text}");
 
     // The other way round nothing is slower (both faster): exit 0.
