@@ -5,10 +5,11 @@
 //! 1400 and 390 px, and fails on console errors, dialogs, network
 //! requests, overlapping text in a chart, sideways scrolling, a bar
 //! without a tooltip, a table that does not sort or a target that does not
-//! hide. Screenshots (`NAME-1400.png`, `NAME-390.png`) go to
-//! `target/artifacts/`; with `SHOOTOUT_SCREENSHOT_DB=PATH` the latest run
-//! of that database is checked too (`report-real-*.png`, the README's
-//! picture). Without Chromium, Node or the npm package, the
+//! hide. Screenshots of the first screen (`NAME-1400.png` at 1400 x 900,
+//! `NAME-390.png` at 390 x 844) go to `target/artifacts/`; with
+//! `SHOOTOUT_SCREENSHOT_DB=PATH` the latest run of that database is
+//! checked too, with whole pages (`report-real-full-*.png`) and the
+//! README's picture (`report-real-top.png`). Without Chromium, Node or the npm package, the
 //! test is counted as skipped (shootout-testkit), and fails under `CI=true`.
 
 mod common;
@@ -51,6 +52,17 @@ fn missing_prerequisite(browser_dir: &Path) -> Option<String> {
 }
 
 fn check_page(browser_dir: &Path, html: &str, name: &str, charts: usize, must_show: Option<&str>) {
+    check_page_with(browser_dir, html, name, charts, must_show, false)
+}
+
+fn check_page_with(
+    browser_dir: &Path,
+    html: &str,
+    name: &str,
+    charts: usize,
+    must_show: Option<&str>,
+    full_page: bool,
+) {
     let dir = artifacts();
     let page = dir.join(format!("{name}.html"));
     std::fs::write(&page, html).expect("write page");
@@ -62,6 +74,9 @@ fn check_page(browser_dir: &Path, html: &str, name: &str, charts: usize, must_sh
         .arg(charts.to_string());
     if let Some(text) = must_show {
         cmd.arg(text);
+    }
+    if full_page {
+        cmd.env("SHOOTOUT_FULL_PAGE", "1");
     }
     let out = cmd.output().expect("run node");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -106,8 +121,9 @@ fn skip_without_browser() -> Option<PathBuf> {
     Some(browser_dir)
 }
 
-#[test]
-fn html_report_opens_cleanly_in_chromium() {
+/// The three report pages of one fixture database, each its own test so
+/// that nextest runs them side by side.
+fn check_report(page: usize) {
     let Some(browser_dir) = skip_without_browser() else {
         return;
     };
@@ -116,24 +132,40 @@ fn html_report_opens_cleanly_in_chromium() {
         hostile_name: true,
         ..Default::default()
     };
-    let (db, ids) = common::fixture_db("browser", &[plain, hostile]);
+    let name = ["report", "report-xss", "report-default"][page];
+    let (db, ids) = common::fixture_db(&format!("browser-{name}"), &[plain, hostile]);
     shootout_report_fixtures::default_like::write_default_like_run(&db, true).expect("default run");
-    let mut pages = vec![
-        (ids[0], "report", None),
-        (ids[1], "report-xss", Some(HOSTILE)),
-        (3, "report-default", None),
-    ];
-    let real = std::env::var_os("SHOOTOUT_SCREENSHOT_DB").map(PathBuf::from);
-    for (id, name, must_show) in pages.drain(..) {
-        let data = common::load(&db, id);
-        check_page(
-            &browser_dir,
-            &shootout_report::html(&data),
-            name,
-            expected_charts(&data),
-            must_show,
-        );
-    }
+    let (id, must_show) = [(ids[0], None), (ids[1], Some(HOSTILE)), (3, None)][page];
+    let data = common::load(&db, id);
+    check_page(
+        &browser_dir,
+        &shootout_report::html(&data),
+        name,
+        expected_charts(&data),
+        must_show,
+    );
+}
+
+#[test]
+fn the_rust_trio_report_opens_cleanly_in_chromium() {
+    check_report(0);
+}
+
+#[test]
+fn a_hostile_target_name_stays_text_in_chromium() {
+    check_report(1);
+}
+
+#[test]
+fn a_default_study_report_opens_cleanly_in_chromium() {
+    check_report(2);
+}
+
+#[test]
+fn trend_pages_open_cleanly_in_chromium() {
+    let Some(browser_dir) = skip_without_browser() else {
+        return;
+    };
     // The trend page of five runs, one slower.
     let trend_db = common::five_runs("browser-trend");
     let (study, runs) = shootout_report::trend::load(&trend_db, None).expect("trend");
@@ -159,14 +191,25 @@ fn html_report_opens_cleanly_in_chromium() {
         t.scenarios.len(),
         None,
     );
-    if let Some(real) = real {
-        let data = shootout_report::load(&real, "latest").expect("the screenshot database");
-        check_page(
-            &browser_dir,
-            &shootout_report::html(&data),
-            "report-real",
-            expected_charts(&data),
-            None,
-        );
-    }
+}
+
+/// With `SHOOTOUT_SCREENSHOT_DB=PATH`, the latest run of that database,
+/// with whole-page screenshots and the README's picture.
+#[test]
+fn a_real_database_report_opens_cleanly_in_chromium() {
+    let Some(real) = std::env::var_os("SHOOTOUT_SCREENSHOT_DB").map(PathBuf::from) else {
+        return;
+    };
+    let Some(browser_dir) = skip_without_browser() else {
+        return;
+    };
+    let data = shootout_report::load(&real, "latest").expect("the screenshot database");
+    check_page_with(
+        &browser_dir,
+        &shootout_report::html(&data),
+        "report-real",
+        expected_charts(&data),
+        None,
+        true,
+    );
 }

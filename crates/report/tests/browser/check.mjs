@@ -6,10 +6,17 @@
 // scrolling of the page; hovering the first bar of every ranked chart
 // shows a tooltip; a sortable table sorts on click; the first "hide"
 // switch hides that target from every chart; printing leaves the switches
-// and toggles out and fits the width. Saves a screenshot per width.
+// and toggles out and fits the width. Saves what a visitor sees first at
+// each width.
 // Usage: node check.mjs PAGE.html SCREENSHOT_PREFIX EXPECTED_CHARTS [TEXT_THAT_MUST_SHOW]
-// Screenshots: PREFIX-1400.png and PREFIX-390.png (full pages) and
-// PREFIX-top.png (the top down to the end of the first chart).
+// Screenshots: PREFIX-1400.png (1400 x 900) and PREFIX-390.png (390 x 844),
+// the first screen of each. With SHOOTOUT_FULL_PAGE=1 also
+// PREFIX-full-1400.png and PREFIX-full-390.png (whole pages) and
+// PREFIX-top.png (the top down to the end of the first chart, the README's
+// picture): a whole page of a thirteen-target report takes Chromium about
+// 20 s to raster, so the fixture pages do without.
+// Each width is loaded afresh from about:blank: resizing a loaded page of
+// that size re-lays it out for about 15 s.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,15 +29,19 @@ const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shootout-chromium-'));
 const problems = [];
 const url = pathToFileURL(path.resolve(htmlPath)).href;
+const fullPage = process.env.SHOOTOUT_FULL_PAGE === '1';
+const SCREENS = { 390: 844, 1400: 900 };
 
 const context = await chromium.launchPersistentContext(userDataDir, {
   executablePath,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1400, height: 900 },
+  viewport: { width: 390, height: SCREENS[390] },
 });
-context.on('request', (r) => { if (r.url() !== url) problems.push(`network request: ${r.url()}`); });
+context.on('request', (r) => {
+  if (r.url() !== url && r.url() !== 'about:blank') problems.push(`network request: ${r.url()}`);
+});
 
 // Every pair of text boxes (one per line of each text node, SVG text
 // included) inside one chart that intersect by more than a pixel.
@@ -62,7 +73,8 @@ function overlaps() {
 }
 
 async function checkWidth(page, width) {
-  await page.setViewportSize({ width, height: 900 });
+  await page.goto('about:blank');
+  await page.setViewportSize({ width, height: SCREENS[width] });
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForTimeout(200);
   const charts = await page.$$eval('figure.chart', (figs) => figs.map((f) => {
@@ -100,6 +112,10 @@ async function checkWidth(page, width) {
     }
   }
   await page.mouse.move(0, 0);
+  // What a visitor sees first at this width.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: `${pngPrefix}-${width}.png`, timeout: 60000 });
+  if (fullPage) await page.screenshot({ path: `${pngPrefix}-full-${width}.png`, fullPage: true, timeout: 180000 });
   return charts.length;
 }
 
@@ -110,6 +126,7 @@ try {
   page.on('pageerror', (e) => problems.push(`page error: ${e}`));
   page.on('dialog', async (d) => { problems.push(`dialog opened: ${d.message()}`); await d.dismiss(); });
 
+  await checkWidth(page, 390);
   count = await checkWidth(page, 1400);
   const scripts = await page.$$eval('script', (s) => s.length);
   if (scripts !== 1) problems.push(`${scripts} script elements in the page, expected the one sorting script`);
@@ -117,14 +134,14 @@ try {
     const text = await page.evaluate(() => document.body.innerText);
     if (!text.includes(mustShow)) problems.push(`the text ${JSON.stringify(mustShow)} is not shown`);
   }
-  await page.screenshot({ path: `${pngPrefix}-1400.png`, fullPage: true, timeout: 180000 });
-  // The top of the page down to the end of its first chart: what a
-  // visitor sees first (the README's picture).
-  const end = await page.evaluate(() => {
-    const f = document.querySelector('figure.chart');
-    return f ? Math.min(f.getBoundingClientRect().bottom + window.scrollY + 16, 2400) : 900;
-  });
-  await page.screenshot({ path: `${pngPrefix}-top.png`, fullPage: true, clip: { x: 0, y: 0, width: 1400, height: end }, timeout: 180000 });
+  if (fullPage) {
+    // The top of the page down to the end of its first chart: the README's picture.
+    const end = await page.evaluate(() => {
+      const f = document.querySelector('figure.chart');
+      return f ? Math.min(f.getBoundingClientRect().bottom + window.scrollY + 16, 2400) : 900;
+    });
+    await page.screenshot({ path: `${pngPrefix}-top.png`, fullPage: true, clip: { x: 0, y: 0, width: 1400, height: end }, timeout: 180000 });
+  }
 
   // A sortable table sorts: its first column, clicked twice, ends descending.
   const sortable = await page.$('table.sortable');
@@ -148,11 +165,7 @@ try {
     await hide.uncheck();
   }
 
-  await checkWidth(page, 390);
-  await page.screenshot({ path: `${pngPrefix}-390.png`, fullPage: true, timeout: 180000 });
-
   // Print: the switches and toggles are screen-only, and nothing is cut off sideways.
-  await page.setViewportSize({ width: 1400, height: 900 });
   await page.emulateMedia({ media: 'print' });
   const printed = await page.evaluate(() => ({
     controls: [...document.querySelectorAll('.switches, .axis-toggle')].filter((e) => e.getClientRects().length > 0).length,
