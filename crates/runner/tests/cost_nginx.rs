@@ -15,7 +15,7 @@ use shootout_servers::{Limits, Server, Target};
 use shootout_store::parts::Cost;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn nginx_target(dir: &Path) -> Target {
     let d = dir.display();
@@ -55,32 +55,6 @@ fn kernel_cpu_s(pid: u32) -> f64 {
     // SAFETY: sysconf reads a constant of the system.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     ticks / hz
-}
-
-/// The lines of nginx's access log at `log` once they stop changing: nginx
-/// writes a request's line as the request finishes, which may be just after
-/// the client has its answer, so the count is read until it has not moved
-/// for 100 ms (fails if it keeps moving for 10 s).
-fn settled_log_lines(log: &Path) -> usize {
-    let count = || {
-        std::fs::read_to_string(log)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
-    let mut last = (count(), Instant::now());
-    shootout_testkit::wait_until(
-        &format!("{} unchanged for 100 ms", log.display()),
-        Duration::from_secs(10),
-        || {
-            let n = count();
-            if n != last.0 {
-                last = (n, Instant::now());
-            }
-            last.1.elapsed() >= Duration::from_millis(100)
-        },
-    );
-    last.0
 }
 
 /// 8,000 req/s for 4 s over 16 connections from CPU 1.
@@ -133,7 +107,7 @@ fn cost_per_request_agrees_with_the_kernel_and_nginxs_log() {
     let (pgid, pid) = (server.pgid(), server.pid());
     // The readiness probe's requests are in the log: count from here.
     let access_log = dir.join("access.log");
-    let logged_before = settled_log_lines(&access_log);
+    let logged_before = shootout_testkit::settled_log_lines(&access_log);
 
     let plan = fixed_rate(port);
     let control = Arc::new(Control::new());
@@ -142,7 +116,7 @@ fn cost_per_request_agrees_with_the_kernel_and_nginxs_log() {
     let report = shootout_engine::run(&plan, &control).unwrap();
     let usage = sampler.finish();
     let kernel_after = kernel_cpu_s(pid);
-    let logged = settled_log_lines(&access_log) - logged_before;
+    let logged = shootout_testkit::settled_log_lines(&access_log) - logged_before;
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 

@@ -199,6 +199,32 @@ pub fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) 
     }
 }
 
+/// The lines of nginx's access log at `log` once they stop changing: nginx
+/// writes a request's line as the request finishes, which may be just after
+/// the client has its answer, so the count is read until it has not moved
+/// for 100 ms (fails if it keeps moving for 10 s).
+pub fn settled_log_lines(log: &std::path::Path) -> usize {
+    let count = || {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let mut last = (count(), Instant::now());
+    wait_until(
+        &format!("{} unchanged for 100 ms", log.display()),
+        Duration::from_secs(10),
+        || {
+            let n = count();
+            if n != last.0 {
+                last = (n, Instant::now());
+            }
+            last.1.elapsed() >= Duration::from_millis(100)
+        },
+    );
+    last.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
