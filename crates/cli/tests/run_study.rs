@@ -82,8 +82,9 @@ fn study_file(tmp: &Path, targets: &[&str], body: &str) -> PathBuf {
 
 /// `shootout run` with a machine lock of this test's own: these tests judge
 /// what a run does (signals, rotation, a broken target, a database left
-/// behind), not a figure, so they run beside each other and beside the
-/// other tests (.config/nextest.toml) instead of taking turns on the lock.
+/// behind), not a figure, so they run beside the `machine` group's
+/// studies (.config/nextest.toml, group `studies`) instead of waiting for
+/// the lock.
 fn shootout(tmp: &Path, study: &Path, targets_dir: &Path) -> Command {
     // The report's tables on stdout are read.
     let mut c = common::run_command(study, &tmp.join("t.db"), targets_dir);
