@@ -264,8 +264,8 @@ impl RunView {
         }
     }
 
-    /// What the `precision` stop rule decided, and the work it adds.
-    fn precision_note(&self, e: &Event<'_>) {
+    /// What the stop rules (`precision`, `resolve`) decided, and the work it adds.
+    fn more_starts_note(&self, e: &Event<'_>) {
         match *e {
             Event::MoreStarts {
                 repetition,
@@ -287,6 +287,24 @@ impl RunView {
                 "note: still wider than ±{} after {max} starts: {}; shown as wide as they are",
                 pct(width),
                 widths(wide)
+            )),
+            Event::InDoubt {
+                repetition,
+                pairs,
+                max,
+                measurements,
+                estimate_s,
+            } => {
+                self.extend(measurements, estimate_s);
+                self.println(&format!(
+                    "start {} of at most {max} where the order is in doubt: {}",
+                    repetition + 1,
+                    doubts(pairs)
+                ));
+            }
+            Event::StillInDoubt { pairs, max } => self.println(&format!(
+                "note: still in doubt after {max} starts: {}; shown tied",
+                doubts(pairs)
             )),
             _ => {}
         }
@@ -377,7 +395,10 @@ impl Observer for RunView {
             | Event::NotQuiet { .. }
             | Event::Remeasure { .. }
             | Event::LevelSkipped { .. } => self.level_note(e),
-            Event::MoreStarts { .. } | Event::StillWide { .. } => self.precision_note(e),
+            Event::MoreStarts { .. }
+            | Event::StillWide { .. }
+            | Event::InDoubt { .. }
+            | Event::StillInDoubt { .. } => self.more_starts_note(e),
             Event::StillBusy { target, waited_s } => self.println(&format!(
                 "warning: {target} was still busy {waited_s:.1} s after the load; the next level may include its backlog"
             )),
@@ -396,6 +417,25 @@ fn widths(wide: &[(String, f64)]) -> String {
             } else {
                 format!("{t} (no interval yet)")
             }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `rust-actix / rust-axum in json (−3.1%)`, one per pair.
+fn doubts(pairs: &[shootout_store::Doubt]) -> String {
+    pairs
+        .iter()
+        .map(|d| {
+            let level = if d.level > 0 {
+                format!(" level {}", d.level + 1)
+            } else {
+                String::new()
+            };
+            format!(
+                "{} / {} in {}{level} ({:+.1}%)",
+                d.above, d.below, d.scenario, d.change_pct
+            )
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -8,7 +8,7 @@
 use crate::context::Context;
 use crate::group::Group;
 use crate::metric::Metric;
-use crate::ranking::{floor_of, rank, versus, Measure};
+use crate::ranking::{rank, versus, Measure};
 use crate::stats::Label;
 
 /// The article beside our run for one scenario × level × metric: each
@@ -81,7 +81,6 @@ pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
             continue;
         }
         let hib = metric.higher_is_better();
-        let floor = floor_of(g, Measure::Metric(metric));
         let ours: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
         rows.sort_by(|a, b| {
             let o = a.1.total_cmp(&b.1);
@@ -102,7 +101,7 @@ pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
                 let (Some(ca), Some(cb)) = (col(&a.0), col(&b.0)) else {
                     continue;
                 };
-                let tie = versus(ca, cb, Measure::Metric(metric), floor)
+                let tie = versus(ca, cb, Measure::Metric(metric), g.margin)
                     .is_some_and(|v| v.label == Label::Tie);
                 let pair = (a.0.clone(), b.0.clone());
                 if tie {

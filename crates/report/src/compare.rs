@@ -3,9 +3,10 @@
 //! verdict. When each run has a cell of two starts for the target, the
 //! verdict is the ranking's ([`crate::stats::starts`]): Welch's t on
 //! ln(value) with the target's start variance pooled in each run, and a
-//! difference within the A/A noise floor of the two runs (two starts of one
-//! server, in either run) is a tie; `--fail-if-slower` with no percentage
-//! gates on that verdict. Otherwise the samples are the repetitions when
+//! difference within the practical margin (the baseline's study's, or
+//! `--margin`) is a tie; `--fail-if-slower` with no percentage gates on
+//! that verdict. The A/A floor of the two runs is said as a figure of
+//! their noise and decides nothing. Otherwise the samples are the repetitions when
 //! both have two or more, else the per-second timeline values (noted as
 //! such: seconds of one start know nothing of the next start, so such a
 //! verdict is weaker).
@@ -13,7 +14,7 @@
 use crate::escape::md;
 use crate::group::{groups, start_cells, Column};
 use crate::metric::{num, second_rate, Metric};
-use crate::stats::{decide, decide_starts, median, Floor, Label, Verdict};
+use crate::stats::{decide, decide_starts, median, Floor, Label, Margin, Verdict};
 use shootout_store::Measurement;
 use shootout_store::RunData;
 use std::fmt::Write;
@@ -21,7 +22,7 @@ use std::fmt::Write;
 /// What the samples of a row were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {
-    /// Starts, with pooled start variances and the A/A floor.
+    /// Starts, with pooled start variances and the practical margin.
     Starts,
     Repetitions,
     Seconds,
@@ -47,20 +48,24 @@ pub struct Comparison {
     pub a: i64,
     pub b: i64,
     pub rows: Vec<Row>,
-    /// The A/A floor of throughput over both runs' pairs of starts.
+    /// The A/A floor of throughput over both runs' pairs of starts (said,
+    /// deciding nothing).
     pub floor: Option<Floor>,
+    /// The practical margin every verdict on starts was held to.
+    pub margin: Margin,
 }
 
-/// Compares run `b` against the baseline `a`.
-pub fn compare(a: &RunData, b: &RunData) -> Comparison {
+/// Compares run `b` against the baseline `a`, holding each difference on
+/// starts to `margin` ([`crate::group::run_margin`] of `a` unless the
+/// user says otherwise).
+pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
     let rps = |m: &Measurement| crate::metric::value(Metric::Rps, m);
-    let p99 = |m: &Measurement| crate::metric::value(Metric::P99, m);
     let floor_of = |f: &dyn Fn(&Measurement) -> f64| {
         let mut cells = start_cells(&a.measurements, None, f);
         cells.extend(start_cells(&b.measurements, None, f));
         Floor::of(cells.iter().map(|c| &c[..]))
     };
-    let floors = (floor_of(&rps), floor_of(&p99));
+    let floor = floor_of(&rps);
     let gb = groups(b);
     let mut rows = Vec::new();
     for ga in groups(a) {
@@ -72,7 +77,7 @@ pub fn compare(a: &RunData, b: &RunData) -> Comparison {
         };
         for ca in &ga.columns {
             if let Some(cb) = other.columns.iter().find(|c| c.target == ca.target) {
-                rows.push(row(ca, cb, ga.scenario, ga.level, ga.level_label, floors));
+                rows.push(row(ca, cb, ga.scenario, ga.level, ga.level_label, margin));
             }
         }
     }
@@ -80,20 +85,21 @@ pub fn compare(a: &RunData, b: &RunData) -> Comparison {
         a: a.run.id,
         b: b.run.id,
         rows,
-        floor: floors.0,
+        floor,
+        margin,
     }
 }
 
 /// The verdict on starts with each run's pooled variance; None when either
 /// run has no cell of two starts for the target.
-fn on_starts(a: &Column, b: &Column, metric: Metric, floor: Option<Floor>) -> Option<Verdict> {
+fn on_starts(a: &Column, b: &Column, metric: Metric, margin: Margin) -> Option<Verdict> {
     let f = |m: &Measurement| crate::metric::value(metric, m);
     decide_starts(
         &a.values(metric),
         a.pooled(f),
         &b.values(metric),
         b.pooled(f),
-        floor,
+        margin,
         metric.higher_is_better(),
     )
 }
@@ -104,11 +110,11 @@ fn row(
     scenario: &str,
     level: u32,
     label: &str,
-    floors: (Option<Floor>, Option<Floor>),
+    margin: Margin,
 ) -> Row {
     let starts = (
-        on_starts(a, b, Metric::Rps, floors.0),
-        on_starts(a, b, Metric::P99, floors.1),
+        on_starts(a, b, Metric::Rps, margin),
+        on_starts(a, b, Metric::P99, margin),
     );
     let by_reps = a.reps.len() >= 2 && b.reps.len() >= 2;
     let (basis, rps_a, rps_b, p99_a, p99_b) = if by_reps {
@@ -170,7 +176,7 @@ fn seconds(c: &Column) -> (Vec<f64>, Vec<f64>) {
 
 impl Comparison {
     /// Rows whose RPS is lower in B by the verdict: significant and beyond
-    /// the A/A floor where the runs have starts to measure one.
+    /// the practical margin where the runs have starts to test.
     pub fn slower(&self) -> Vec<&Row> {
         self.rows
             .iter()
@@ -220,16 +226,19 @@ impl Comparison {
         if self.rows.is_empty() {
             out.push_str("\nNo target × scenario × level is present in both runs.\n");
         }
-        out.push_str(
+        let _ = writeln!(
+            out,
             "\nΔ is the change of the mean from A to B (of ln(value) where the test is on starts). \
-             A difference is called only at p < 0.05; \"faster\" means higher RPS or lower p99 in B.\n",
+             A difference is called only at p < 0.05 and, on starts, beyond the {} margin; \
+             \"faster\" means higher RPS or lower p99 in B.",
+            crate::precision::pct(self.margin.pct() / 100.0)
         );
         if let Some(f) = self.floor {
             let _ = writeln!(
                 out,
-                "\nNoise floor (A/A): two starts of the same server differed in throughput by up to \
-                 {:.1}% (95th percentile of {} pairs of starts in the two runs); a smaller change \
-                 is a tie even when it is significant (docs/statistics.md).",
+                "\nNoise (A/A): two starts of the same server differed in throughput by up to \
+                 {:.1}% (95th percentile of {} pairs of starts in the two runs). Each pair is held \
+                 to its own variation, not to this figure (docs/statistics.md).",
                 f.pct(),
                 f.pairs
             );
@@ -253,8 +262,8 @@ fn test_text(v: &Verdict, basis: Basis) -> String {
         Basis::Repetitions => ", reps".into(),
         Basis::Seconds => ", per-second".into(),
     };
-    let floor = match (v.within_floor, v.floor_pct) {
-        (true, Some(f)) => format!(", within the {f:.1}% floor"),
+    let floor = match (v.within_margin, v.margin_pct) {
+        (true, Some(m)) => format!(", within the {} margin", crate::precision::pct(m / 100.0)),
         _ => String::new(),
     };
     match v.p_value {

@@ -10,7 +10,7 @@
 
 use crate::escape::md;
 use crate::metric::num;
-use crate::stats::{decide_starts, Floor, Pooled, Spread};
+use crate::stats::{decide_starts, Margin, Pooled, Spread};
 use shootout_store::parts::{Overload, Standing};
 use shootout_store::{Measurement, RunData};
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ pub struct CostRow<'a> {
     pub us: Spread,
     pub offered_rps: f64,
     /// Against the row above (cheaper): the verdict on starts (Welch's t on
-    /// the pooled variances and the run's A/A floor of costs,
+    /// the pooled variances and the study's practical margin,
     /// docs/statistics.md); None for the cheapest, or with one start each
     /// (not tested).
     pub vs_above: Option<crate::stats::Verdict>,
@@ -117,7 +117,7 @@ fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
         .unwrap_or_default();
     Section {
         scenario,
-        points: points(&ms, &order),
+        points: points(&ms, &order, crate::group::run_margin(data)),
         standing: standing(&ms, &order),
         overloads,
         below_knee,
@@ -143,7 +143,7 @@ fn below_knee<'a>(ms: &[&'a Measurement], deadline_ms: f64) -> Vec<(&'a str, f64
 type Cells<'a> = BTreeMap<(&'a str, String), Vec<f64>>;
 
 /// Every fixed-rate point, in level order, each target ranked or not.
-fn points<'a>(ms: &[&'a Measurement], order: &[&'a str]) -> Vec<Point<'a>> {
+fn points<'a>(ms: &[&'a Measurement], order: &[&'a str], margin: Margin) -> Vec<Point<'a>> {
     let mut cells: Cells<'a> = BTreeMap::new();
     for m in ms {
         if let (Some(c), Some(t)) = (&m.parts.cost, point_title(m)) {
@@ -166,7 +166,7 @@ fn points<'a>(ms: &[&'a Measurement], order: &[&'a str]) -> Vec<Point<'a>> {
     titles.sort_by_key(|(l, _)| *l);
     titles
         .into_iter()
-        .map(|(_, title)| point(ms, order, &cells, title))
+        .map(|(_, title)| point(ms, order, &cells, title, margin))
         .collect()
 }
 
@@ -177,6 +177,7 @@ fn point<'a>(
     order: &[&'a str],
     cells: &Cells<'a>,
     title: String,
+    margin: Margin,
 ) -> Point<'a> {
     // The start variance of each target's cost, pooled over its points.
     let pooled = |target: &str| {
@@ -238,12 +239,11 @@ fn point<'a>(
     }
     costs.sort_by(|a, b| a.us.median.total_cmp(&b.us.median));
     // Ties: each row against the cheaper one above it, on its starts.
-    let floor = Floor::of(cells.values().map(|v| &v[..]));
     for i in 1..costs.len() {
         let (a, b) = (costs[i - 1].target, costs[i].target);
         let values = |t: &str| cells.get(&(t, title.clone())).cloned().unwrap_or_default();
         costs[i].vs_above =
-            decide_starts(&values(a), pooled(a), &values(b), pooled(b), floor, false);
+            decide_starts(&values(a), pooled(a), &values(b), pooled(b), margin, false);
     }
     Point {
         title,

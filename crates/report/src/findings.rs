@@ -69,6 +69,7 @@ pub fn findings(ctx: &Context) -> Findings {
     noise.extend(crate::noise::starts_line(ctx.data, &order));
     if let Ok(study) = &ctx.study {
         noise.extend(crate::precision::precision_line(ctx.data, study));
+        noise.extend(crate::precision::resolve_line(ctx.data, study));
     }
     noise.extend(crate::noise::warmup_line(&all));
     let mut all_agreements = Vec::new();
@@ -193,14 +194,15 @@ fn throughput_lines(ranked: &[Entry], note_single: bool) -> Vec<String> {
                     return "too short to rank".to_string();
                 }
                 let mut w = format!(
-                    "{:+.1}%, {} p = {:.2}",
+                    "{:+.1}%, {} p {}",
                     v.change_pct,
                     v.test.as_str(),
-                    v.p_value.unwrap_or(1.0)
+                    match v.p_value.unwrap_or(1.0) {
+                        p if p < 0.001 => "< 0.001".to_string(),
+                        p => format!("= {p:.3}"),
+                    }
                 );
-                if let (true, Some(f)) = (v.within_floor, v.floor_pct) {
-                    w.push_str(&format!(", within the {f:.1}% noise floor"));
-                }
+                w.push_str(&pair_margin(&v));
                 w
             })
             .collect();
@@ -366,6 +368,21 @@ fn verdict(all: &[(String, Agreement)]) -> Option<String> {
             failed.join("; ")
         )
     })
+}
+
+/// What a verdict on starts held the pair to, for its sentence: the 95%
+/// interval of the difference from the pair's own variances, and the
+/// margin when the difference was within it (`, 95% interval −9.0% to
+/// +3.1%, within the 5% margin`). Empty for other tests.
+pub(crate) fn pair_margin(v: &crate::stats::Verdict) -> String {
+    let mut w = String::new();
+    if let Some((lo, hi)) = v.interval_pct {
+        w.push_str(&format!(", 95% interval {lo:+.1}% to {hi:+.1}%"));
+    }
+    if let (true, Some(m)) = (v.within_margin, v.margin_pct) {
+        w.push_str(&format!(", within the {} margin", crate::precision::pct(m / 100.0)));
+    }
+    w
 }
 
 fn and_list(names: &[&str]) -> String {

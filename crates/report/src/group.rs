@@ -4,7 +4,7 @@
 //! ([`crate::protocol::label`]), so cleartext and TLS tables read apart.
 
 use crate::metric::{self, Metric};
-use crate::stats::{Floor, Pooled, Spread};
+use crate::stats::{Floor, Margin, Pooled, Spread};
 use shootout_store::{Measurement, RunData, TargetRecord};
 use shootout_study::{Aggregate, Level, Scope, Study};
 
@@ -129,12 +129,7 @@ impl Column<'_> {
     }
 }
 
-/// A measured phase shorter than this carries no ranking of its own: in a
-/// tenth of a second the first connections, a server's first allocations
-/// and one scheduler tick weigh as much as the steady rate (the Rust trio
-/// article's `n=10000, c=100` takes 0.1 s against today's Rust servers, and
-/// ranked them in reverse of 3 s measurements).
-pub const MIN_RANKED_S: f64 = 1.0;
+pub use shootout_store::MIN_RANKED_S;
 
 /// Marks a column too short to rank.
 pub const SHORT_MARK: &str = "⌛";
@@ -278,6 +273,9 @@ pub struct Group<'a> {
     /// The window of the scenario's auto warm-up in seconds; None for a
     /// fixed warm-up or a study that no longer parses.
     pub warmup_window_s: Option<f64>,
+    /// The practical margin every pair of this run is held to: the study's
+    /// `margin`, else the default 5%.
+    pub margin: Margin,
 }
 
 impl Group<'_> {
@@ -417,10 +415,23 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
                 protocol: tls.then(|| crate::protocol::label(spec.as_ref(), &reps)),
                 spec,
                 warmup_window_s: study.as_ref().and_then(|st| warmup_window_s(st, scenario)),
+                margin: study.as_ref().map(study_margin).unwrap_or_default(),
             });
         }
     }
     out
+}
+
+/// The practical margin a study asks for (`margin`), else the default.
+pub fn study_margin(study: &Study) -> Margin {
+    Margin::of_study(study.margin)
+}
+
+/// The practical margin of a stored run: its study's, else the default.
+pub fn run_margin(data: &RunData) -> Margin {
+    stored_study(data)
+        .map(|s| study_margin(&s))
+        .unwrap_or_default()
 }
 
 /// The auto warm-up window of `scenario` in the stored study, in seconds.

@@ -64,39 +64,17 @@ pub fn floor_line(data: &RunData) -> Option<String> {
     } else {
         String::new()
     };
-    // The margin two contestants' means are held to, at the usual number
-    // of starts per cell: the figure every tie sentence names.
-    let n = usual_starts(&cells);
-    let margin = f.for_means(n, n).exp_m1() * 100.0;
-    let held = if n > 1 {
-        format!(
-            "; two contestants' means of {n} starts each are held to {margin:.1}% \
-             (the floor × √(1/{n})): a smaller difference between them is called a tie even \
-             when it is significant (docs/statistics.md)."
-        )
-    } else {
-        "; a smaller difference between two contestants is called a tie even when it is \
-         significant (docs/statistics.md)."
-            .to_string()
-    };
+    let margin = crate::group::run_margin(data);
     Some(format!(
         "Noise floor (A/A): two starts of the same server differed in throughput by up to \
-         {:.1}% (95th percentile of {} pairs of starts in this run){held}{cause}",
+         {:.1}% (95th percentile of {} pairs of starts in this run). It describes the run and \
+         decides nothing: each pair of contestants is held to its own start-to-start variation \
+         and to the {} margin, so a noisy target never ties two quiet ones \
+         (docs/statistics.md).{cause}",
         f.pct(),
-        f.pairs
+        f.pairs,
+        crate::precision::pct(margin.pct() / 100.0)
     ))
-}
-
-/// The most common number of starts in a cell (the fewest on a tie).
-fn usual_starts(cells: &[Vec<f64>]) -> usize {
-    let mut counts: std::collections::BTreeMap<usize, usize> = Default::default();
-    for cell in cells {
-        *counts.entry(cell.len()).or_default() += 1;
-    }
-    counts
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map_or(1, |(n, _)| n)
 }
 
 /// The targets whose throughput varied between starts by more than

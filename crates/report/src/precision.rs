@@ -1,7 +1,10 @@
-//! The `precision` stop rule in words: which targets got more starts than
-//! the study's repetitions and which stayed wider than its width at the
-//! cap. The width itself is `shootout_stats::Width` over
-//! `shootout_store::target_width`, which the runner's stop rule reads too.
+//! The stop rules in words. `precision`: which targets got more starts
+//! than the study's repetitions and which stayed wider than its width at
+//! the cap (the width is `shootout_stats::Width` over
+//! `shootout_store::target_width`, which the runner's stop rule reads
+//! too). `resolve`: which adjacent pairs got more starts because their
+//! order was in doubt, and what they came to
+//! (`shootout_store::doubtful_pairs`, the runner's rule).
 
 pub use shootout_stats::Width;
 pub use shootout_store::target_width;
@@ -53,6 +56,57 @@ pub fn precision_line(
         ));
     }
     Some(line)
+}
+
+/// What `resolve` did, in a sentence: each adjacent pair of a ranking
+/// whose two targets both got more starts than the study's repetitions in
+/// that cell, with its verdict now, and the pairs still in doubt at the
+/// cap; None without `resolve` or when no pair needed more.
+pub fn resolve_line(
+    data: &shootout_store::RunData,
+    study: &shootout_study::Study,
+) -> Option<String> {
+    let study = study.scaled(data.run.scale);
+    let r = study.resolve?;
+    let margin = crate::group::study_margin(&study);
+    let planned = study.repetitions as usize;
+    let mut resolved = Vec::new();
+    for g in crate::group::groups(data) {
+        let ranked = crate::ranking::rank(&g, crate::ranking::Measure::Metric(crate::metric::Metric::Rps));
+        for pair in ranked.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if a.column.reps.len() <= planned || b.column.reps.len() <= planned {
+                continue;
+            }
+            let Some(v) = b.vs_above else { continue };
+            let now = match v.label {
+                shootout_stats::Label::Tie if v.in_doubt() => "still tied, in doubt".to_string(),
+                shootout_stats::Label::Tie => format!("tied within the {} margin", pct(margin.pct() / 100.0)),
+                _ => format!("told apart, p = {:.3}", v.p_value.unwrap_or(f64::NAN)),
+            };
+            resolved.push(format!(
+                "{} / {} in {} ({} and {} starts): {:+.1}%, {now}",
+                a.target(),
+                b.target(),
+                g.title(),
+                a.column.reps.len(),
+                b.column.reps.len(),
+                v.change_pct
+            ));
+        }
+    }
+    if resolved.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Order in doubt: the study asks for {} starts per target, and one more for both \
+         targets of an adjacent pair while their order is in doubt (tied, with an interval \
+         reaching past the {} margin), at most {}. Pairs that got them: {}.",
+        study.repetitions,
+        pct(margin.pct() / 100.0),
+        r.max_repetitions,
+        resolved.join("; ")
+    ))
 }
 
 /// A fraction as a percentage with the digits it needs: `5%`, `2.5%`,

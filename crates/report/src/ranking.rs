@@ -2,8 +2,8 @@
 //! chart: targets of a scenario × level ordered best first by their median,
 //! each with its ratio to the best (≥ 1, "the best is 1.15× this one") and
 //! that ratio's 95% interval, and a tie with the target ranked just above
-//! it when the two do not differ at p < 0.05 on their pooled start
-//! variances or differ by no more than the run's A/A noise floor
+//! it when the two do not differ at p < 0.05 on their own pooled start
+//! variances or differ by no more than the study's practical margin
 //! ([`crate::stats::starts`], the same test as `compare`). Without a cell
 //! of two starts for a target nothing is tested, so nothing is called a
 //! tie: the order is then only the order of single measurements, which the
@@ -11,7 +11,7 @@
 
 use crate::group::{floor, Column, Group};
 use crate::metric::Metric;
-use crate::stats::{decide, decide_starts, Floor, Label, Spread, TestKind, Verdict};
+use crate::stats::{decide, decide_starts, Floor, Label, Margin, Spread, TestKind, Verdict};
 use shootout_store::Measurement;
 
 /// What a ranking orders by: a metric of the tables, or one derived for
@@ -114,11 +114,10 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
     let Some(best) = rows.first().map(|r| r.1) else {
         return Vec::new();
     };
-    let floor = floor_of(g, measure);
     let mut out: Vec<Entry<'a>> = Vec::with_capacity(rows.len());
     for (i, (column, spread)) in rows.iter().enumerate() {
         let vs_above = (i > 0)
-            .then(|| versus(&rows[i - 1].0, column, measure, floor))
+            .then(|| versus(&rows[i - 1].0, column, measure, g.margin))
             .flatten();
         out.push(Entry {
             column: column.clone(),
@@ -139,10 +138,10 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
 
 /// The verdict on `b` against `a` (ranked above it) for `measure`: tied
 /// when either is too short to rank; else the test on starts with each
-/// target's pooled start variance and the run's A/A `floor`; else, without
+/// target's pooled start variance and the practical `margin`; else, without
 /// pooled variances, Welch's t on two or more repetitions each; None when
 /// nothing can be tested.
-pub fn versus(a: &Column, b: &Column, measure: Measure, floor: Option<Floor>) -> Option<Verdict> {
+pub fn versus(a: &Column, b: &Column, measure: Measure, margin: Margin) -> Option<Verdict> {
     let value = |m: &Measurement| measure.value(m);
     let finite = |c: &Column| -> Vec<f64> {
         c.reps
@@ -161,11 +160,12 @@ pub fn versus(a: &Column, b: &Column, measure: Measure, floor: Option<Floor>) ->
             ..decide(&va, &vb, hib)
         });
     }
-    decide_starts(&va, a.pooled(value), &vb, b.pooled(value), floor, hib)
+    decide_starts(&va, a.pooled(value), &vb, b.pooled(value), margin, hib)
         .or_else(|| (va.len() >= 2 && vb.len() >= 2).then(|| decide(&va, &vb, hib)))
 }
 
-/// The run's A/A floor of `measure` (over every target's starts).
+/// The run's A/A floor of `measure` (over every target's starts): a figure
+/// that describes the run's noise, deciding nothing.
 pub fn floor_of(g: &Group, measure: Measure) -> Option<Floor> {
     g.columns
         .first()
@@ -368,6 +368,7 @@ mod tests {
             spec: None,
             protocol: None,
             warmup_window_s: None,
+            margin: Margin::default(),
         };
         assert_eq!(best_and_worst(&g, Metric::PssPeak), (vec![], vec![]));
         assert_eq!(best_and_worst(&g, Metric::Rps), (vec![], vec![]));

@@ -210,7 +210,7 @@ pub fn trend(study: &str, runs: &[RunData]) -> Trend {
 
 /// `compare`'s RPS verdict for one target × scenario × level, from `a` to `b`.
 fn verdict(a: &RunData, b: &RunData, scenario: &str, level: u32, target: &str) -> Option<Verdict> {
-    compare(a, b)
+    compare(a, b, crate::group::run_margin(a))
         .rows
         .into_iter()
         .find(|r| r.scenario == scenario && r.level == level && r.target == target)

@@ -5,7 +5,7 @@
 mod common;
 
 use shootout_report::compare::{compare, Basis};
-use shootout_report::stats::Label;
+use shootout_report::stats::{Label, Margin};
 use shootout_report_fixtures::FixtureOptions;
 
 fn seeded(seed: u64) -> FixtureOptions {
@@ -26,7 +26,7 @@ fn slowed(seed: u64, target: &str, factor: f64) -> FixtureOptions {
 #[test]
 fn equal_distributions_tie_on_most_rows() {
     let (db, ids) = common::fixture_db("tie", &[seeded(1), seeded(2)]);
-    let cmp = compare(&common::load(&db, ids[0]), &common::load(&db, ids[1]));
+    let cmp = compare(&common::load(&db, ids[0]), &common::load(&db, ids[1]), Margin::default());
     assert_eq!(cmp.rows.len(), 9);
     let ties = cmp
         .rows
@@ -46,7 +46,7 @@ fn equal_distributions_tie_on_most_rows() {
 fn a_slowed_target_is_slower_and_the_reverse_is_faster() {
     let (db, ids) = common::fixture_db("slow", &[seeded(1), slowed(2, "rust-rocket", 1.25)]);
     let (a, b) = (common::load(&db, ids[0]), common::load(&db, ids[1]));
-    let cmp = compare(&a, &b);
+    let cmp = compare(&a, &b, Margin::default());
     for r in cmp.rows.iter().filter(|r| r.target == "rust-rocket") {
         assert_eq!(r.rps_verdict.label, Label::Slower, "{r:?}");
         assert!(r.rps_verdict.change_pct < -15.0);
@@ -54,7 +54,7 @@ fn a_slowed_target_is_slower_and_the_reverse_is_faster() {
     }
     assert_eq!(cmp.slower_than(10.0).len(), 3);
     assert!(cmp.slower_than(30.0).is_empty());
-    let back = compare(&b, &a);
+    let back = compare(&b, &a, Margin::default());
     assert!(back
         .rows
         .iter()
@@ -71,7 +71,7 @@ fn single_repetitions_are_compared_per_second() {
         data.measurements.retain(|m| m.repetition == 0);
         data
     };
-    let cmp = compare(&one_rep(ids[0]), &one_rep(ids[1]));
+    let cmp = compare(&one_rep(ids[0]), &one_rep(ids[1]), Margin::default());
     assert!(cmp.rows.iter().all(|r| r.basis == Basis::Seconds));
     let rocket: Vec<_> = cmp
         .rows

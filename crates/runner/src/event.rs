@@ -147,6 +147,23 @@ pub enum Event<'a> {
         width: f64,
         max: u32,
     },
+    /// `resolve`: after the planned starts, these adjacent pairs' order is
+    /// still in doubt (tied, with an interval reaching past the margin),
+    /// so both targets of each get start number `repetition + 1` (of at
+    /// most `max`); `measurements` and `estimate_s` are the work it adds.
+    InDoubt {
+        repetition: u32,
+        pairs: &'a [shootout_store::Doubt],
+        max: u32,
+        measurements: u64,
+        estimate_s: f64,
+    },
+    /// `resolve`: these pairs are still in doubt after `max` starts; they
+    /// are shown tied.
+    StillInDoubt {
+        pairs: &'a [shootout_store::Doubt],
+        max: u32,
+    },
     /// Processes of a stopped server survived SIGKILL to its group.
     Leftovers { target: &'a str },
     /// The engine refused to run: the study stops (every target would fail).

@@ -312,25 +312,39 @@ impl Run<'_> {
         self.more_starts(measured, &mut taken)
     }
 
-    /// `precision`: rounds of one more start for every target whose
-    /// interval is still wider than the study's width, in a fresh seeded
-    /// order among them, until none is or they have the most starts
-    /// allowed (then said).
+    /// `precision` and `resolve`: rounds of one more start for every
+    /// target whose interval is still wider than the study's width, and
+    /// for both targets of every adjacent pair whose order is still in
+    /// doubt, in a fresh seeded order among them, until none is or they
+    /// have the most starts each rule allows (then said).
     fn more_starts(
         &mut self,
         measured: &mut [Measured<'_>],
         taken: &mut Vec<shootout_store::Measurement>,
     ) -> Result<Option<EngineRefusal>, RunError> {
-        let Some(p) = self.study.precision else {
+        let (precision, resolve) = (self.study.precision, self.study.resolve);
+        let cap = precision
+            .map(|p| p.max_repetitions)
+            .max(resolve.map(|r| r.max_repetitions));
+        let Some(cap) = cap else {
             return Ok(None);
         };
+        let margin = shootout_stats::Margin::of_study(self.study.margin);
         let (repetitions, seed) = (self.study.repetitions, self.study.seed.unwrap_or(0));
         let (scenarios, order, restart) = (
             self.study.scenarios.len(),
             self.study.order,
             self.study.restart,
         );
+        let live = |measured: &[Measured<'_>], name: &str| {
+            measured
+                .iter()
+                .position(|m| m.failure.is_none() && m.entry.name == name)
+        };
         let wide_now = |measured: &[Measured<'_>], taken: &[shootout_store::Measurement]| {
+            let Some(p) = precision else {
+                return Vec::new();
+            };
             measured
                 .iter()
                 .enumerate()
@@ -342,20 +356,51 @@ impl Run<'_> {
                 })
                 .collect::<Vec<_>>()
         };
-        for rep in repetitions..p.max_repetitions {
+        let doubts_now = |measured: &[Measured<'_>], taken: &[shootout_store::Measurement]| {
+            if resolve.is_none() {
+                return Vec::new();
+            }
+            shootout_store::doubtful_pairs(taken, margin)
+                .into_iter()
+                .filter(|d| live(measured, &d.above).is_some() && live(measured, &d.below).is_some())
+                .collect::<Vec<_>>()
+        };
+        for rep in repetitions..cap {
             if self.interrupt.is_stopped() {
                 return Ok(None);
             }
-            let wide = wide_now(measured, taken);
-            if wide.is_empty() {
-                return Ok(None);
+            let wide = match precision {
+                Some(p) if rep < p.max_repetitions => wide_now(measured, taken),
+                _ => Vec::new(),
+            };
+            let doubts = match resolve {
+                Some(r) if rep < r.max_repetitions => doubts_now(measured, taken),
+                _ => Vec::new(),
+            };
+            // Each target once, wide ones first, then those of pairs in doubt.
+            let mut targets: Vec<usize> = wide.iter().map(|w| w.0).collect();
+            for d in &doubts {
+                for name in [&d.above, &d.below] {
+                    if let Some(i) = live(measured, name) {
+                        if !targets.contains(&i) {
+                            targets.push(i);
+                        }
+                    }
+                }
             }
-            let drawn =
-                crate::schedule::target_order(wide.len(), rep, shootout_study::Order::Random, seed);
+            if targets.is_empty() {
+                break;
+            }
+            let drawn = crate::schedule::target_order(
+                targets.len(),
+                rep,
+                shootout_study::Order::Random,
+                seed,
+            );
             let round: Vec<Session> = drawn
                 .into_iter()
                 .flat_map(|k| {
-                    let target = wide[k].0;
+                    let target = targets[k];
                     sessions(1, 1, scenarios, order, 0, restart)
                         .into_iter()
                         .map(move |s| Session {
@@ -366,16 +411,35 @@ impl Run<'_> {
                 })
                 .collect();
             let one = self.study.estimate(1, self.cfg.scale);
-            let named: Vec<(String, f64)> = wide.iter().map(|(_, n, h)| (n.clone(), *h)).collect();
-            self.observer.event(&Event::MoreStarts {
-                repetition: rep,
-                wide: &named,
-                width: p.width,
-                max: p.max_repetitions,
-                measurements: (one.measurements / self.study.repetitions.max(1) as usize
-                    * wide.len()) as u64,
-                estimate_s: one.total_s / self.study.repetitions.max(1) as f64 * wide.len() as f64,
-            });
+            let per_target = |n: usize| {
+                (
+                    (one.measurements / self.study.repetitions.max(1) as usize * n) as u64,
+                    one.total_s / self.study.repetitions.max(1) as f64 * n as f64,
+                )
+            };
+            if let Some(p) = precision.filter(|_| !wide.is_empty()) {
+                let named: Vec<(String, f64)> =
+                    wide.iter().map(|(_, n, h)| (n.clone(), *h)).collect();
+                let (measurements, estimate_s) = per_target(wide.len());
+                self.observer.event(&Event::MoreStarts {
+                    repetition: rep,
+                    wide: &named,
+                    width: p.width,
+                    max: p.max_repetitions,
+                    measurements,
+                    estimate_s,
+                });
+            }
+            if let Some(r) = resolve.filter(|_| !doubts.is_empty()) {
+                let (measurements, estimate_s) = per_target(targets.len() - wide.len());
+                self.observer.event(&Event::InDoubt {
+                    repetition: rep,
+                    pairs: &doubts,
+                    max: r.max_repetitions,
+                    measurements,
+                    estimate_s,
+                });
+            }
             for session in &round {
                 match self.session(measured, session, taken)? {
                     Flow::Go => {}
@@ -384,16 +448,30 @@ impl Run<'_> {
                 }
             }
         }
-        let still: Vec<(String, f64)> = wide_now(measured, taken)
-            .into_iter()
-            .map(|(_, n, h)| (n, h))
-            .collect();
-        if !still.is_empty() && !self.interrupt.is_stopped() {
-            self.observer.event(&Event::StillWide {
-                wide: &still,
-                width: p.width,
-                max: p.max_repetitions,
-            });
+        if self.interrupt.is_stopped() {
+            return Ok(None);
+        }
+        if let Some(p) = precision {
+            let still: Vec<(String, f64)> = wide_now(measured, taken)
+                .into_iter()
+                .map(|(_, n, h)| (n, h))
+                .collect();
+            if !still.is_empty() {
+                self.observer.event(&Event::StillWide {
+                    wide: &still,
+                    width: p.width,
+                    max: p.max_repetitions,
+                });
+            }
+        }
+        if let Some(r) = resolve {
+            let still = doubts_now(measured, taken);
+            if !still.is_empty() {
+                self.observer.event(&Event::StillInDoubt {
+                    pairs: &still,
+                    max: r.max_repetitions,
+                });
+            }
         }
         Ok(None)
     }

@@ -4,13 +4,16 @@
 //! [`significance`]; the special functions both rest on are in
 //! [`special`]; the unit tests, against SciPy's values, in `tests.rs`.
 //! Repetitions are separate server starts: [`starts`] pools their spread
-//! per target and measures the run's A/A noise floor, and [`width`] says
+//! per target and measures the run's A/A noise floor (a figure that
+//! describes the run), two contestants are told apart by their own
+//! variances and the question's practical [`margin`], and [`width`] says
 //! how wide a target's interval is so far (the stop rule's measure).
 //! Pure arithmetic, below both the runner and the report (which re-exports
 //! it as `shootout_report::stats`); each formula once, cited where it is.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod margin;
 pub mod significance;
 pub mod special;
 pub mod starts;
@@ -21,6 +24,7 @@ pub mod width;
 mod tests;
 
 pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict, ALPHA};
+pub use margin::Margin;
 pub use starts::{decide_starts, Floor, Pooled};
 pub use summary::{
     ci95_mean, ci95_median, cv, half_ci95, mean, median, stdev, t95, variance, Spread,

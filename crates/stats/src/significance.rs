@@ -59,12 +59,15 @@ pub struct Verdict {
     pub p_value: Option<f64>,
     pub test: TestKind,
     pub label: Label,
-    /// The A/A noise floor the difference was held to, in percent; None
-    /// when none was measured.
-    pub floor_pct: Option<f64>,
+    /// The practical margin the difference was held to, in percent; None
+    /// for tests that hold to none (Welch's t on repetitions).
+    pub margin_pct: Option<f64>,
     /// True when the label is a tie because the difference is within the
-    /// floor (it may still be significant).
-    pub within_floor: bool,
+    /// margin (it may still be significant).
+    pub within_margin: bool,
+    /// The 95% interval of `change_pct` from the pair's own variances
+    /// (the test on starts only): (low, high) in percent.
+    pub interval_pct: Option<(f64, f64)>,
 }
 
 /// Welch's two-sided t-test: (t, df, p). None below two values per sample or
@@ -112,7 +115,24 @@ pub fn decide(base: &[f64], new: &[f64], higher_is_better: bool) -> Verdict {
         p_value: p,
         test,
         label,
-        floor_pct: None,
-        within_floor: false,
+        margin_pct: None,
+        within_margin: false,
+        interval_pct: None,
+    }
+}
+
+impl Verdict {
+    /// A tie whose interval still reaches past the margin on either side:
+    /// more starts could tell the two apart. A tie whose whole interval
+    /// lies within ±margin is settled (the two are equivalent to within
+    /// the margin), and so is any difference called. False without an
+    /// interval (nothing the starts could resolve).
+    pub fn in_doubt(&self) -> bool {
+        let (Some((lo, hi)), Some(m)) = (self.interval_pct, self.margin_pct) else {
+            return false;
+        };
+        // The margin is symmetric on the log scale: 5% up is 1/1.05 down.
+        let below = (1.0 / (1.0 + m / 100.0) - 1.0) * 100.0;
+        self.label == Label::Tie && (hi > m || lo < below)
     }
 }

@@ -20,6 +20,7 @@ pub mod metric;
 pub mod mix;
 mod model;
 mod precision;
+mod resolve;
 mod published;
 mod quota;
 mod raw;
@@ -35,6 +36,7 @@ pub use metric::{Aggregate, Better, Metric, MetricInfo, Scope, Unit};
 pub use mix::ScenarioMix;
 pub use model::{CpuSplit, Published, Scenario, Study, TargetSelection};
 pub use precision::Precision;
+pub use resolve::Resolve;
 pub use raw::{Order, Restart};
 pub use resources::Resources;
 pub use scale::{quick_scale, Estimate};
@@ -71,6 +73,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let order = raw.order.unwrap_or_default();
     let seed = check::seed(&at, raw.seed.as_ref(), order)?;
     let precision = precision::check(&at, raw.precision.as_ref(), repetitions.unwrap_or(1))?;
+    let margin = resolve::margin(&at, raw.margin.as_ref())?;
+    let resolve = resolve::check(&at, raw.resolve.as_ref(), repetitions.unwrap_or(1))?;
     let threads = check::at_least_one(&at, raw.threads.as_ref(), "threads")?;
     let cpus = check::cpus(&at, raw.cpus.as_ref())?;
     let metrics = check::metrics(&at, &raw.metrics)?;
@@ -98,6 +102,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         order,
         seed,
         precision,
+        margin,
+        resolve,
         restart: raw.restart.unwrap_or_default(),
         threads,
         cpus,

@@ -142,6 +142,11 @@ pub struct Study {
     pub seed: Option<u64>,
     /// More starts while a target's interval is wide (`precision.rs`).
     pub precision: Option<crate::precision::Precision>,
+    /// The practical margin a pair must differ by to be told apart, as a
+    /// fraction (0.05: 5%); None: the default (`resolve.rs`).
+    pub margin: Option<f64>,
+    /// More starts where the ranking's order is in doubt (`resolve.rs`).
+    pub resolve: Option<crate::resolve::Resolve>,
     pub restart: Restart,
     pub threads: Option<usize>,
     pub cpus: CpuSplit,

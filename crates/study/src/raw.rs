@@ -28,6 +28,10 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub precision: Option<Spanned<RawPrecision>>,
     #[serde(default)]
+    pub margin: Option<Spanned<String>>,
+    #[serde(default)]
+    pub resolve: Option<Spanned<crate::resolve::RawResolve>>,
+    #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
     pub warmup: Option<Spanned<RawWarmup>>,

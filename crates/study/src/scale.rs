@@ -91,6 +91,9 @@ impl Study {
         if let Some(p) = &mut s.precision {
             p.max_repetitions = ((p.max_repetitions as f64 * f).round() as u32).max(s.repetitions);
         }
+        if let Some(r) = &mut s.resolve {
+            r.max_repetitions = ((r.max_repetitions as f64 * f).round() as u32).max(s.repetitions);
+        }
         for sc in &mut s.scenarios {
             sc.warmup = sc.warmup.scaled(f);
             for level in &mut sc.levels {

@@ -57,11 +57,16 @@ pub struct CompareArgs {
     a: String,
     /// The run compared with it (an id, or `latest`).
     b: String,
-    /// Exit 1 when any target's RPS is lower in B: with no PCT, significantly
-    /// and by more than the A/A noise floor the two runs measured (two or more
-    /// repetitions in each); with PCT, significantly and by more than PCT percent.
-    #[arg(long, value_name = "PCT", value_parser = parse_pct, num_args = 0..=1)]
+    /// Exit 1 when any target's RPS is lower in B: with no PCT, by the
+    /// ranking's rule (significant on each target's own start variation and
+    /// beyond the practical margin; two or more starts in each run); with
+    /// PCT, significantly and by more than PCT percent (below 100).
+    #[arg(long, value_name = "PCT", value_parser = parse_gate_pct, num_args = 0..=1)]
     fail_if_slower: Option<Option<f64>>,
+    /// The practical margin a difference on starts must exceed to be called
+    /// (e.g. 3%); default: the baseline study's `margin`, else 5%.
+    #[arg(long, value_name = "PCT", value_parser = parse_margin)]
+    margin: Option<f64>,
     /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
@@ -76,6 +81,29 @@ fn parse_pct(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("'{s}' must be a percentage of 0 or more"))
+    }
+}
+
+/// A gate's percentage: below 100, since no throughput falls by 100% or
+/// more and a gate that can never fire would pass silently.
+fn parse_gate_pct(s: &str) -> Result<f64, String> {
+    let v = parse_pct(s)?;
+    if v < 100.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "'{s}': throughput cannot fall by 100% or more, so this gate could never fire; give a percentage below 100"
+        ))
+    }
+}
+
+/// `--margin`: a percentage above 0 and at most 50, as a study's `margin`.
+fn parse_margin(s: &str) -> Result<f64, String> {
+    let v = parse_pct(s)?;
+    if v > 0.0 && v <= 50.0 {
+        Ok(v / 100.0)
+    } else {
+        Err(format!("'{s}' must be a percentage above 0 and at most 50"))
     }
 }
 
@@ -143,7 +171,11 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let store = open(&args.db)?;
     let a = store.load_run(store.resolve(&args.a)?)?;
     let b = store.load_run(store.resolve(&args.b)?)?;
-    let cmp = shootout_report::compare::compare(&a, &b);
+    let margin = match args.margin {
+        Some(m) => shootout_report::stats::Margin::of_study(Some(m)),
+        None => shootout_report::group::run_margin(&a),
+    };
+    let cmp = shootout_report::compare::compare(&a, &b, margin);
     out!("{}", cmp.render());
     // Two runs of one study: the trend page shows them among all the others.
     if a.run.study == b.run.study {
@@ -173,9 +205,12 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     for r in &slower {
         let by = match gate {
             Some(pct) => format!("more than {pct}%"),
-            None => match r.rps_verdict.floor_pct {
-                Some(f) => format!("significant, beyond the {f:.1}% noise floor"),
-                None => "significant; no noise floor: the runs have too few starts".into(),
+            None => match r.rps_verdict.margin_pct {
+                Some(m) => format!(
+                    "significant on its own start variation, beyond the {} margin",
+                    shootout_report::precision::pct(m / 100.0)
+                ),
+                None => "significant; not on starts: the runs have too few starts to hold it to the margin".into(),
             },
         };
         eprintln!(
