@@ -107,6 +107,31 @@ fn unknown_runs_and_databases_are_usage_errors() {
             .code(),
         Some(2)
     );
+    // A gate that can never fire, and a margin that would tie anything,
+    // are refused rather than passing silently.
+    for bad in [
+        &["--fail-if-slower", "100"][..],
+        &["--fail-if-slower", "1e3"],
+        &["--margin", "0"],
+        &["--margin", "60%"],
+    ] {
+        let mut args = vec!["compare", "1", "2"];
+        args.extend_from_slice(bad);
+        let out = shootout(&args, &db);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("could never fire") || err.contains("at most 50"),
+            "{bad:?}: {err}"
+        );
+    }
+    let ok = shootout(&["compare", "1", "2", "--margin", "3%"], &db);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&ok.stdout).contains("beyond the 3% margin"),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
 }
 
 /// Each bad input names what is wrong, once, and exits 2.

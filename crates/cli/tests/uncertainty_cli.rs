@@ -71,11 +71,12 @@ fn tied(data: &RunData) -> bool {
     assert_eq!(ranked.len(), 2, "both measured");
     let v = ranked[1].vs_above.expect("a verdict on five starts each");
     eprintln!(
-        "A/A: {} {:+.1}%, p = {:?}, floor {:?}",
+        "A/A: {} {:+.1}%, p = {:?}, interval {:?}, margin {:?}",
         ranked[1].target(),
         v.change_pct,
         v.p_value,
-        v.floor_pct
+        v.interval_pct,
+        v.margin_pct
     );
     ranked[1].tied_above()
 }

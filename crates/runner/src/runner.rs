@@ -323,71 +323,23 @@ impl Run<'_> {
         taken: &mut Vec<shootout_store::Measurement>,
     ) -> Result<Option<EngineRefusal>, RunError> {
         let (precision, resolve) = (self.study.precision, self.study.resolve);
-        let cap = precision
+        let Some(cap) = precision
             .map(|p| p.max_repetitions)
-            .max(resolve.map(|r| r.max_repetitions));
-        let Some(cap) = cap else {
+            .max(resolve.map(|r| r.max_repetitions))
+        else {
             return Ok(None);
         };
-        let margin = shootout_stats::Margin::of_study(self.study.margin);
         let (repetitions, seed) = (self.study.repetitions, self.study.seed.unwrap_or(0));
         let (scenarios, order, restart) = (
             self.study.scenarios.len(),
             self.study.order,
             self.study.restart,
         );
-        let live = |measured: &[Measured<'_>], name: &str| {
-            measured
-                .iter()
-                .position(|m| m.failure.is_none() && m.entry.name == name)
-        };
-        let wide_now = |measured: &[Measured<'_>], taken: &[shootout_store::Measurement]| {
-            let Some(p) = precision else {
-                return Vec::new();
-            };
-            measured
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.failure.is_none())
-                .filter_map(|(i, m)| {
-                    let w = shootout_store::target_width(taken, &m.entry.name)?;
-                    w.wider_than(p.width)
-                        .then(|| (i, m.entry.name.clone(), w.half))
-                })
-                .collect::<Vec<_>>()
-        };
-        let doubts_now = |measured: &[Measured<'_>], taken: &[shootout_store::Measurement]| {
-            if resolve.is_none() {
-                return Vec::new();
-            }
-            shootout_store::doubtful_pairs(taken, margin)
-                .into_iter()
-                .filter(|d| live(measured, &d.above).is_some() && live(measured, &d.below).is_some())
-                .collect::<Vec<_>>()
-        };
         for rep in repetitions..cap {
             if self.interrupt.is_stopped() {
                 return Ok(None);
             }
-            let wide = match precision {
-                Some(p) if rep < p.max_repetitions => wide_now(measured, taken),
-                _ => Vec::new(),
-            };
-            let doubts = match resolve {
-                Some(r) if rep < r.max_repetitions => doubts_now(measured, taken),
-                _ => Vec::new(),
-            };
-            // Each target once, wide ones first, then those of pairs in doubt.
-            let mut targets: Vec<usize> = wide.iter().map(|w| w.0).collect();
-            for d in &doubts {
-                for name in [&d.above, &d.below] {
-                    if let Some(i) = live(measured, name) {
-                        if !targets.contains(&i) {
-                            targets.push(i);
-                        }
-                    }
-                }
-            }
+            let (wide, doubts, targets) = self.needing_starts(measured, taken, Some(rep));
             if targets.is_empty() {
                 break;
             }
@@ -410,36 +362,7 @@ impl Run<'_> {
                         })
                 })
                 .collect();
-            let one = self.study.estimate(1, self.cfg.scale);
-            let per_target = |n: usize| {
-                (
-                    (one.measurements / self.study.repetitions.max(1) as usize * n) as u64,
-                    one.total_s / self.study.repetitions.max(1) as f64 * n as f64,
-                )
-            };
-            if let Some(p) = precision.filter(|_| !wide.is_empty()) {
-                let named: Vec<(String, f64)> =
-                    wide.iter().map(|(_, n, h)| (n.clone(), *h)).collect();
-                let (measurements, estimate_s) = per_target(wide.len());
-                self.observer.event(&Event::MoreStarts {
-                    repetition: rep,
-                    wide: &named,
-                    width: p.width,
-                    max: p.max_repetitions,
-                    measurements,
-                    estimate_s,
-                });
-            }
-            if let Some(r) = resolve.filter(|_| !doubts.is_empty()) {
-                let (measurements, estimate_s) = per_target(targets.len() - wide.len());
-                self.observer.event(&Event::InDoubt {
-                    repetition: rep,
-                    pairs: &doubts,
-                    max: r.max_repetitions,
-                    measurements,
-                    estimate_s,
-                });
-            }
+            self.say_round(rep, &wide, &doubts, targets.len() - wide.len());
             for session in &round {
                 match self.session(measured, session, taken)? {
                     Flow::Go => {}
@@ -448,32 +371,113 @@ impl Run<'_> {
                 }
             }
         }
-        if self.interrupt.is_stopped() {
-            return Ok(None);
-        }
-        if let Some(p) = precision {
-            let still: Vec<(String, f64)> = wide_now(measured, taken)
-                .into_iter()
-                .map(|(_, n, h)| (n, h))
-                .collect();
-            if !still.is_empty() {
+        if !self.interrupt.is_stopped() {
+            let (wide, doubts, _) = self.needing_starts(measured, taken, None);
+            if let (Some(p), false) = (precision, wide.is_empty()) {
+                let wide: Vec<(String, f64)> = wide.into_iter().map(|(_, n, h)| (n, h)).collect();
                 self.observer.event(&Event::StillWide {
-                    wide: &still,
+                    wide: &wide,
                     width: p.width,
                     max: p.max_repetitions,
                 });
             }
-        }
-        if let Some(r) = resolve {
-            let still = doubts_now(measured, taken);
-            if !still.is_empty() {
+            if let (Some(r), false) = (resolve, doubts.is_empty()) {
                 self.observer.event(&Event::StillInDoubt {
-                    pairs: &still,
+                    pairs: &doubts,
                     max: r.max_repetitions,
                 });
             }
         }
         Ok(None)
+    }
+
+    /// Who needs another start: the targets still wider than `precision`'s
+    /// width (index, name, half-width), the pairs `resolve` finds in doubt,
+    /// and every target of either, each once, wide ones first. With `rep`,
+    /// only the rules whose cap is above it; without, both (what is left).
+    fn needing_starts(
+        &self,
+        measured: &[Measured<'_>],
+        taken: &[shootout_store::Measurement],
+        rep: Option<u32>,
+    ) -> (Vec<Wide>, Vec<shootout_store::Doubt>, Vec<usize>) {
+        let below = |max: u32| rep.is_none_or(|r| r < max);
+        let live = |name: &str| {
+            measured
+                .iter()
+                .position(|m| m.failure.is_none() && m.entry.name == name)
+        };
+        let wide: Vec<Wide> = match self.study.precision {
+            Some(p) if below(p.max_repetitions) => measured
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.failure.is_none())
+                .filter_map(|(i, m)| {
+                    let w = shootout_store::target_width(taken, &m.entry.name)?;
+                    w.wider_than(p.width)
+                        .then(|| (i, m.entry.name.clone(), w.half))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let doubts: Vec<shootout_store::Doubt> = match self.study.resolve {
+            Some(r) if below(r.max_repetitions) => {
+                let margin = shootout_stats::Margin::of_study(self.study.margin);
+                shootout_store::doubtful_pairs(taken, margin)
+                    .into_iter()
+                    .filter(|d| live(&d.above).is_some() && live(&d.below).is_some())
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let mut targets: Vec<usize> = wide.iter().map(|w| w.0).collect();
+        for i in doubts.iter().flat_map(|d| [live(&d.above), live(&d.below)]).flatten() {
+            if !targets.contains(&i) {
+                targets.push(i);
+            }
+        }
+        (wide, doubts, targets)
+    }
+
+    /// Says a round of more starts: the wide targets, the pairs in doubt
+    /// (`added` targets beyond the wide ones), and the work each adds.
+    fn say_round(
+        &self,
+        rep: u32,
+        wide: &[Wide],
+        doubts: &[shootout_store::Doubt],
+        added: usize,
+    ) {
+        let one = self.study.estimate(1, self.cfg.scale);
+        let reps = self.study.repetitions.max(1);
+        let work = |n: usize| {
+            (
+                (one.measurements / reps as usize * n) as u64,
+                one.total_s / reps as f64 * n as f64,
+            )
+        };
+        if let (Some(p), false) = (self.study.precision, wide.is_empty()) {
+            let named: Vec<(String, f64)> = wide.iter().map(|(_, n, h)| (n.clone(), *h)).collect();
+            let (measurements, estimate_s) = work(wide.len());
+            self.observer.event(&Event::MoreStarts {
+                repetition: rep,
+                wide: &named,
+                width: p.width,
+                max: p.max_repetitions,
+                measurements,
+                estimate_s,
+            });
+        }
+        if let (Some(r), false) = (self.study.resolve, doubts.is_empty()) {
+            let (measurements, estimate_s) = work(added);
+            self.observer.event(&Event::InDoubt {
+                repetition: rep,
+                pairs: doubts,
+                max: r.max_repetitions,
+                measurements,
+                estimate_s,
+            });
+        }
     }
 
     /// Runs one session, its measurements committed and kept in `taken`.
@@ -654,6 +658,10 @@ enum Flow {
     Stop,
     Refused(EngineRefusal),
 }
+
+/// A target still wider than `precision`'s width: its index, name and
+/// half-width (a fraction of its median).
+type Wide = (usize, String, f64);
 
 /// Where a session's results go: committed to the store the moment each
 /// ends, or, when the store refuses one, kept in the run's unsaved file.

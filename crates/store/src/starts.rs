@@ -53,6 +53,9 @@ pub struct Doubt {
     pub change_pct: f64,
 }
 
+/// One cell's targets with their values over starts.
+type Ranked<'a> = Vec<(&'a str, Vec<f64>)>;
+
 /// Every adjacent pair, in every scenario × level of the measurements
 /// `all` (a run's), whose order more starts could still settle: the same
 /// ranking and test as the report's (each target's throughput start
@@ -61,8 +64,7 @@ pub struct Doubt {
 /// are left out: more starts do not settle those.
 pub fn doubtful_pairs(all: &[Measurement], margin: Margin) -> Vec<Doubt> {
     let rps = |m: &Measurement| m.summary.rps;
-    let mut cells: std::collections::BTreeMap<(&str, u32), Vec<(&str, Vec<f64>)>> =
-        Default::default();
+    let mut cells: std::collections::BTreeMap<(&str, u32), Ranked<'_>> = Default::default();
     for m in all.iter().filter(|m| m.parts.derived.is_none()) {
         let row = cells.entry((m.scenario.as_str(), m.level)).or_default();
         match row.iter_mut().find(|(t, _)| *t == m.target) {

@@ -574,6 +574,50 @@ fn precision_asks_for_more_starts_within_a_cap() {
 }
 
 #[test]
+fn margin_and_resolve_are_read_and_bad_values_named() {
+    let with = |p: &str| {
+        MINIMAL.replace(
+            "targets = [\"a\", \"b\"]\n",
+            &format!("targets = [\"a\", \"b\"]\nrepetitions = 2\n{p}\n"),
+        )
+    };
+    let s = parse(
+        Path::new("s.toml"),
+        &with("margin = \"3%\"\nresolve = { max_repetitions = 4 }"),
+    )
+    .expect("parses");
+    assert!((s.margin.expect("margin") - 0.03).abs() < 1e-12);
+    assert_eq!(s.resolve.expect("resolve").max_repetitions, 4);
+    // --quick halves the cap, never below the repetitions.
+    let q = s.scaled(0.5);
+    assert_eq!((q.repetitions, q.resolve.unwrap().max_repetitions), (1, 2));
+    let plain = parse(Path::new("s.toml"), &with("")).expect("parses");
+    assert_eq!((plain.margin, plain.resolve), (None, None));
+
+    for (bad, says, key, line) in [
+        ("margin = \"5\"", "not a percentage", "margin", 6),
+        ("margin = \"0%\"", "not a percentage", "margin", 6),
+        ("margin = \"60%\"", "at most 50%", "margin", 6),
+        ("margin = \"NaN%\"", "not a percentage", "margin", 6),
+        (
+            "resolve = { max_repetitions = 1 }",
+            "fewer than the study's repetitions (2)",
+            "resolve.max_repetitions",
+            6,
+        ),
+        ("resolve = { max = 3 }", "unknown field `max`", "max_repetitions", 6),
+    ] {
+        let e = parse_err(&with(bad));
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+        assert_eq!(e.line, Some(line), "{bad}: {e}");
+        assert!(e.to_string().contains(key), "{bad}: names {key}: {e}");
+    }
+    let one = with("resolve = { max_repetitions = 3 }").replace("repetitions = 2\n", "");
+    let e = parse_err(&one);
+    assert!(e.to_string().contains("needs repetitions = 2 or more"), "{e}");
+}
+
+#[test]
 fn a_cost_table_derives_from_its_last_closed_loop_and_names_bad_keys() {
     let with = |cost: &str| {
         MINIMAL.replace(
