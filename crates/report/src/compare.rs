@@ -104,14 +104,7 @@ fn on_starts(a: &Column, b: &Column, metric: Metric, margin: Margin) -> Option<V
     )
 }
 
-fn row(
-    a: &Column,
-    b: &Column,
-    scenario: &str,
-    level: u32,
-    label: &str,
-    margin: Margin,
-) -> Row {
+fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str, margin: Margin) -> Row {
     let starts = (
         on_starts(a, b, Metric::Rps, margin),
         on_starts(a, b, Metric::P99, margin),

@@ -380,7 +380,10 @@ pub(crate) fn pair_margin(v: &crate::stats::Verdict) -> String {
         w.push_str(&format!(", 95% interval {lo:+.1}% to {hi:+.1}%"));
     }
     if let (true, Some(m)) = (v.within_margin, v.margin_pct) {
-        w.push_str(&format!(", within the {} margin", crate::precision::pct(m / 100.0)));
+        w.push_str(&format!(
+            ", within the {} margin",
+            crate::precision::pct(m / 100.0)
+        ));
     }
     w
 }

@@ -72,7 +72,10 @@ pub fn resolve_line(
     let planned = study.repetitions as usize;
     let mut resolved = Vec::new();
     for g in crate::group::groups(data) {
-        let ranked = crate::ranking::rank(&g, crate::ranking::Measure::Metric(crate::metric::Metric::Rps));
+        let ranked = crate::ranking::rank(
+            &g,
+            crate::ranking::Measure::Metric(crate::metric::Metric::Rps),
+        );
         for pair in ranked.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             if a.column.reps.len() <= planned || b.column.reps.len() <= planned {
@@ -81,7 +84,9 @@ pub fn resolve_line(
             let Some(v) = b.vs_above else { continue };
             let now = match v.label {
                 shootout_stats::Label::Tie if v.in_doubt() => "still tied, in doubt".to_string(),
-                shootout_stats::Label::Tie => format!("tied within the {} margin", pct(margin.pct() / 100.0)),
+                shootout_stats::Label::Tie => {
+                    format!("tied within the {} margin", pct(margin.pct() / 100.0))
+                }
                 _ => format!("told apart, p = {:.3}", v.p_value.unwrap_or(f64::NAN)),
             };
             resolved.push(format!(

@@ -26,7 +26,11 @@ fn slowed(seed: u64, target: &str, factor: f64) -> FixtureOptions {
 #[test]
 fn equal_distributions_tie_on_most_rows() {
     let (db, ids) = common::fixture_db("tie", &[seeded(1), seeded(2)]);
-    let cmp = compare(&common::load(&db, ids[0]), &common::load(&db, ids[1]), Margin::default());
+    let cmp = compare(
+        &common::load(&db, ids[0]),
+        &common::load(&db, ids[1]),
+        Margin::default(),
+    );
     assert_eq!(cmp.rows.len(), 9);
     let ties = cmp
         .rows

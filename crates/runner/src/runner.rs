@@ -431,7 +431,11 @@ impl Run<'_> {
             _ => Vec::new(),
         };
         let mut targets: Vec<usize> = wide.iter().map(|w| w.0).collect();
-        for i in doubts.iter().flat_map(|d| [live(&d.above), live(&d.below)]).flatten() {
+        for i in doubts
+            .iter()
+            .flat_map(|d| [live(&d.above), live(&d.below)])
+            .flatten()
+        {
             if !targets.contains(&i) {
                 targets.push(i);
             }
@@ -441,13 +445,7 @@ impl Run<'_> {
 
     /// Says a round of more starts: the wide targets, the pairs in doubt
     /// (`added` targets beyond the wide ones), and the work each adds.
-    fn say_round(
-        &self,
-        rep: u32,
-        wide: &[Wide],
-        doubts: &[shootout_store::Doubt],
-        added: usize,
-    ) {
+    fn say_round(&self, rep: u32, wide: &[Wide], doubts: &[shootout_store::Doubt], added: usize) {
         let one = self.study.estimate(1, self.cfg.scale);
         let reps = self.study.repetitions.max(1);
         let work = |n: usize| {

@@ -23,8 +23,8 @@ pub mod width;
 #[cfg(test)]
 mod tests;
 
-pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict, ALPHA};
 pub use margin::Margin;
+pub use significance::{decide, mann_whitney_p, welch, Label, TestKind, Verdict, ALPHA};
 pub use starts::{decide_starts, Floor, Pooled};
 pub use summary::{
     ci95_mean, ci95_median, cv, half_ci95, mean, median, stdev, t95, variance, Spread,

@@ -193,7 +193,10 @@ pub fn decide_starts(
         label,
         margin_pct: Some(margin.pct()),
         within_margin,
-        interval_pct: Some(((diff - half).exp_m1() * 100.0, (diff + half).exp_m1() * 100.0)),
+        interval_pct: Some((
+            (diff - half).exp_m1() * 100.0,
+            (diff + half).exp_m1() * 100.0,
+        )),
     })
 }
 
@@ -371,13 +374,27 @@ mod tests {
         let pool = |var| Some(Pooled { var, df: 4.0 });
         let (a, b) = ([1000.0, 1000.0], [970.0, 970.0]);
         // −3% with se 5%: interval about ±12%, past 5%: in doubt.
-        let v = decide_starts(&a, pool(0.005), &b, pool(0.005), crate::margin::DEFAULT, true)
-            .expect("verdict");
+        let v = decide_starts(
+            &a,
+            pool(0.005),
+            &b,
+            pool(0.005),
+            crate::margin::DEFAULT,
+            true,
+        )
+        .expect("verdict");
         assert_eq!(v.label, Label::Tie);
         assert!(v.in_doubt(), "{v:?}");
         // −3% with se 0.5%: interval about −4.1% to −1.8%, within ±5%.
-        let v = decide_starts(&a, pool(0.00005), &b, pool(0.00005), crate::margin::DEFAULT, true)
-            .expect("verdict");
+        let v = decide_starts(
+            &a,
+            pool(0.00005),
+            &b,
+            pool(0.00005),
+            crate::margin::DEFAULT,
+            true,
+        )
+        .expect("verdict");
         assert_eq!(v.label, Label::Tie);
         assert!(v.within_margin);
         assert!(!v.in_doubt(), "{v:?}");

@@ -130,7 +130,11 @@ mod tests {
     #[test]
     fn only_adjacent_ties_that_more_starts_could_settle_are_in_doubt() {
         let mut all = Vec::new();
-        for (t, a, b) in [("x", 1000.0, 1000.0), ("y", 970.0, 998.0), ("z", 680.0, 600.0)] {
+        for (t, a, b) in [
+            ("x", 1000.0, 1000.0),
+            ("y", 970.0, 998.0),
+            ("z", 680.0, 600.0),
+        ] {
             for k in [0.995, 1.005] {
                 all.push(at(t, "a", a * k, 5.0));
                 all.push(at(t, "b", b * k, 5.0));
@@ -139,7 +143,10 @@ mod tests {
         let doubts = doubtful_pairs(&all, shootout_stats::margin::DEFAULT);
         assert_eq!(doubts.len(), 1, "{doubts:?}");
         let d = &doubts[0];
-        assert_eq!((d.scenario.as_str(), d.above.as_str(), d.below.as_str()), ("a", "x", "y"));
+        assert_eq!(
+            (d.scenario.as_str(), d.above.as_str(), d.below.as_str()),
+            ("a", "x", "y")
+        );
         assert!((d.change_pct + 3.0).abs() < 0.01, "{d:?}");
         // Too short: the same figures over 0.5 s raise no doubt.
         for m in &mut all {

@@ -605,7 +605,12 @@ fn margin_and_resolve_are_read_and_bad_values_named() {
             "resolve.max_repetitions",
             6,
         ),
-        ("resolve = { max = 3 }", "unknown field `max`", "max_repetitions", 6),
+        (
+            "resolve = { max = 3 }",
+            "unknown field `max`",
+            "max_repetitions",
+            6,
+        ),
     ] {
         let e = parse_err(&with(bad));
         assert!(e.to_string().contains(says), "{bad}: {e}");
@@ -614,7 +619,10 @@ fn margin_and_resolve_are_read_and_bad_values_named() {
     }
     let one = with("resolve = { max_repetitions = 3 }").replace("repetitions = 2\n", "");
     let e = parse_err(&one);
-    assert!(e.to_string().contains("needs repetitions = 2 or more"), "{e}");
+    assert!(
+        e.to_string().contains("needs repetitions = 2 or more"),
+        "{e}"
+    );
 }
 
 #[test]

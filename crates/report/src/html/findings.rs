@@ -17,7 +17,14 @@ pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
     for l in &f.run {
         let _ = writeln!(out, "<p class=\"headline\">{}</p>", esc(l));
     }
-    out.push_str("<div class=\"findings\">\n");
+    // The rankings are drawn above (`glance`); their sentences, folded.
+    let _ = write!(
+        out,
+        "<details class=\"in-words\"><summary>Each scenario in words ({} scenarios: the \
+         ranking with its intervals, ties with the pair's p and interval, latency)</summary>\n\
+         <div class=\"findings\">\n",
+        f.scenarios.len()
+    );
     for s in &f.scenarios {
         let _ = write!(
             out,
@@ -30,7 +37,7 @@ pub fn render(out: &mut String, ctx: &Context, f: &Findings) {
         }
         out.push_str("</ul></div>\n");
     }
-    out.push_str("</div>\n");
+    out.push_str("</div>\n</details>\n");
     if !f.noise.is_empty() {
         let _ = write!(
             out,

@@ -1,8 +1,8 @@
 //! The HTML report: one self-contained file with inline CSS, ranked HTML
 //! bars ([`bars`]), inline SVG line charts ([`charts`]) and one small inline
 //! script that sorts tables ([`csp`]); no network request of any kind (a
-//! Content-Security-Policy forbids them). It opens with the findings
-//! ([`findings`]); hover tooltips, the log/linear toggle and the switches
+//! Content-Security-Policy forbids them). It opens with every scenario's
+//! ranking drawn ([`glance`]), then the findings ([`findings`]); hover tooltips, the log/linear toggle and the switches
 //! that hide a target from every chart ([`switches`]) are CSS alone. Every
 //! string from data goes through [`crate::escape::html`].
 
@@ -13,6 +13,7 @@ mod cost;
 pub mod csp;
 mod figure;
 mod findings;
+mod glance;
 mod page;
 mod ranked;
 mod sections;
@@ -34,8 +35,10 @@ pub fn render(ctx: &Context) -> String {
     page::head(&mut out, &title, &switches::hide_rules(&ctx.colours));
     sections::header(&mut out, ctx);
     out.push_str("<main>\n");
-    findings::render(&mut out, ctx, &crate::findings::findings(ctx));
     let all = groups(ctx.data);
+    glance::render(&mut out, ctx, &all);
+    sections::run_meta(&mut out, ctx);
+    findings::render(&mut out, ctx, &crate::findings::findings(ctx));
     tls_cost(&mut out, &crate::tls_cost::costs(&all));
     for g in &all {
         sections::group(&mut out, ctx, g);
@@ -50,7 +53,8 @@ pub fn render(ctx: &Context) -> String {
         "<footer>Made by shootout {} from the stored run alone. Bars show the median over \
          repetitions (each its own server start) with 95% intervals from each target's start \
          variance pooled over its scenarios; a tie (≈) is a difference not significant at \
-         p &lt; 0.05 or within the run's A/A noise floor (docs/statistics.md).</footer>\n{}</body>\n</html>\n",
+         p &lt; 0.05 on the pair's own variation or within the study's margin \
+         (docs/statistics.md).</footer>\n{}</body>\n</html>\n",
         esc(&run.tool_version),
         csp::script_element()
     );

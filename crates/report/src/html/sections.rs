@@ -34,20 +34,32 @@ fn description(out: &mut String, text: &str) {
     }
 }
 
+/// The page's title and when the run was: all that comes before the
+/// rankings at a glance ([`super::glance`]).
 pub fn header(out: &mut String, ctx: &Context) {
     let r = &ctx.data.run;
-    let h = &r.host;
     let _ = write!(
         out,
         "<header>\n<h1>{} — run {}</h1>\n\
-         <p class=\"meta\">Started {} · status {} · scale {}</p>\n\
-         <p class=\"meta\">Host {} · {} ({} cores, {} MiB) · kernel {}</p>\n\
-         <p class=\"meta\">Pinning: server CPUs {} · generator CPUs {} · shootout {}</p>\n",
+         <p class=\"meta\">Started {} · status {} · scale {}</p>\n</header>\n",
         esc(&r.study),
         r.id,
         esc(&r.started_at),
         esc(r.status.as_str()),
         num(r.scale),
+    );
+}
+
+/// Where and how the run was made (host, pinning, the study, the
+/// database), after the rankings at a glance.
+pub fn run_meta(out: &mut String, ctx: &Context) {
+    let r = &ctx.data.run;
+    let h = &r.host;
+    let _ = write!(
+        out,
+        "<section id=\"run\" class=\"run-meta\">\n\
+         <p class=\"meta\">Host {} · {} ({} cores, {} MiB) · kernel {}</p>\n\
+         <p class=\"meta\">Pinning: server CPUs {} · generator CPUs {} · shootout {}</p>\n",
         esc(&h.hostname),
         esc(&h.cpu_model),
         h.cores,
@@ -77,7 +89,7 @@ pub fn header(out: &mut String, ctx: &Context) {
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
-    out.push_str("</header>\n");
+    out.push_str("</section>\n");
 }
 
 pub fn targets(out: &mut String, ctx: &Context) {

@@ -3,8 +3,9 @@
 // network requests; exactly the one inline script (admitted by the CSP's
 // hash, so a CSP violation shows as a console error); every chart present
 // and non-empty; no two text boxes of a chart intersecting; no sideways
-// scrolling of the page; hovering the first bar of every ranked chart
-// shows a tooltip; a sortable table sorts on click; the first "hide"
+// scrolling of the page; on a report, at least one scenario's whole
+// ranking drawn on the first screen (every row's bar, its whiskers and
+// tie bands); hovering the first bar of every ranked chart shows a tooltip; a sortable table sorts on click; the first "hide"
 // switch hides that target from every chart; printing leaves the switches
 // and toggles out and fits the width. Saves what a visitor sees first at
 // each width.
@@ -112,8 +113,27 @@ async function checkWidth(page, width) {
     }
   }
   await page.mouse.move(0, 0);
-  // What a visitor sees first at this width.
+  // What a visitor sees first at this width: on a report, at least one
+  // scenario's whole ranking drawn (every row, its whiskers, its tie bands).
   await page.evaluate(() => window.scrollTo(0, 0));
+  const first = await page.evaluate(() => {
+    if (!document.querySelector('figure.chart .rows')) return null; // a report, not a trend page
+    const seen = [];
+    for (const f of document.querySelectorAll('figure.glance-rank')) {
+      const r = f.getBoundingClientRect();
+      const whole = r.top >= 0 && r.bottom <= window.innerHeight && r.width > 200;
+      const rows = f.querySelectorAll('.g').length;
+      const drawn = [...f.querySelectorAll('.gbar')].filter((b) => b.getBoundingClientRect().width > 0).length;
+      const ok = whole && rows === Number(f.dataset.rows) && drawn === rows
+        && f.querySelectorAll('.gci').length === Number(f.dataset.ci)
+        && (Number(f.dataset.ties) === 0 || f.querySelectorAll('.band.tied').length > 0);
+      seen.push({ id: f.id, whole, rows, drawn, ok });
+    }
+    return seen;
+  });
+  if (first !== null && !first.some((f) => f.ok)) {
+    problems.push(`${width}px: no whole ranking drawn on the first screen: ${JSON.stringify(first)}`);
+  }
   await page.screenshot({ path: `${pngPrefix}-${width}.png`, timeout: 60000 });
   if (fullPage) await page.screenshot({ path: `${pngPrefix}-full-${width}.png`, fullPage: true, timeout: 180000 });
   return charts.length;

@@ -1,0 +1,127 @@
+//! The first screen: every scenario's throughput ranking drawn small, side
+//! by side, before any sentence. Each is the ranking the findings and the
+//! charts read ([`crate::ranking::rank`]): one row per target, best first,
+//! a bar to scale from zero, the interval as a whisker, the figure and the
+//! ratio to the best; a run of targets the rule cannot tell apart shares
+//! one shaded band with a bracket and "≈ tied" at its side, so ties read
+//! as groups, not as footnotes. The findings' sentences stay below, folded,
+//! for those who read. HTML and CSS only, like [`super::bars`]: names and
+//! figures are laid out by the browser and cannot overlap at 390 px.
+
+use crate::context::Context;
+use crate::escape::html as esc;
+use crate::group::Group;
+use crate::metric::{num, Metric};
+use crate::ranking::{rank, ratio_num, ratio_text, Entry, Measure};
+use std::fmt::Write;
+
+/// The groups drawn: every scenario's single level, and a sweep's last.
+fn shown<'g, 'a>(all: &'g [Group<'a>]) -> Vec<&'g Group<'a>> {
+    all.iter()
+        .filter(|g| {
+            !g.sweep
+                || !all
+                    .iter()
+                    .any(|o| o.scenario == g.scenario && o.level > g.level)
+        })
+        .collect()
+}
+
+/// Renders the section; nothing when no group has a throughput.
+pub fn render(out: &mut String, ctx: &Context, all: &[Group]) {
+    let drawn: Vec<String> = shown(all)
+        .into_iter()
+        .filter_map(|g| ranking(ctx, g))
+        .collect();
+    if drawn.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"glance\" aria-label=\"Rankings at a glance\">\n<div class=\"glance\">\n",
+    );
+    for d in drawn {
+        out.push_str(&d);
+    }
+    out.push_str(
+        "</div>\n<p class=\"glance-key\">Throughput, best first: bars from zero, whiskers the 95% \
+         interval over server starts, the figure and how many times the best is faster; a \
+         shaded band with a bracket groups targets that are not told apart (their own \
+         variation and the study's margin, docs/statistics.md).</p>\n</section>\n",
+    );
+}
+
+/// One scenario's ranking; None when no target has a throughput.
+fn ranking(ctx: &Context, g: &Group) -> Option<String> {
+    let ranked = rank(g, Measure::Metric(Metric::Rps));
+    let best = ranked.first()?.spread.median;
+    if !(best > 0.0 && best.is_finite()) {
+        return None;
+    }
+    let ties = ranked.iter().filter(|e| e.tied_above()).count();
+    let with_ci = ranked.iter().filter(|e| e.spread.half_ci.is_some()).count();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<figure class=\"glance-rank\" id=\"glance-{}\" data-rows=\"{}\" data-ties=\"{ties}\" \
+         data-ci=\"{with_ci}\"><figcaption><a href=\"#s-{}\">{}</a> <span>req/s</span></figcaption>\n",
+        esc(&g.slug()),
+        ranked.len(),
+        esc(&g.slug()),
+        esc(&g.title()),
+    );
+    // Runs of ties: each entry tied with the one above joins its band.
+    let mut i = 0;
+    while i < ranked.len() {
+        let mut j = i + 1;
+        while j < ranked.len() && ranked[j].tied_above() {
+            j += 1;
+        }
+        let band = &ranked[i..j];
+        if band.len() > 1 {
+            out.push_str("<div class=\"band tied\" title=\"not told apart\"><span class=\"bracket\">≈ tied</span>");
+        } else {
+            out.push_str("<div class=\"band\">");
+        }
+        for e in band {
+            row(&mut out, ctx, e, best);
+        }
+        out.push_str("</div>\n");
+        i = j;
+    }
+    out.push_str("</figure>\n");
+    Some(out)
+}
+
+fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64) {
+    let s = &e.spread;
+    let pct = |v: f64| (v / best * 100.0).clamp(0.0, 100.0);
+    let whisker = match s.half_ci {
+        Some(_) => format!(
+            "<span class=\"gci\" style=\"left:{:.2}%;width:{:.2}%\"></span>",
+            pct(s.ci_low()),
+            (pct(s.ci_high()) - pct(s.ci_low())).max(0.3)
+        ),
+        None => String::new(),
+    };
+    let (ratio, title) = if e.ratio.value == 1.0 {
+        ("best".to_string(), "the best".to_string())
+    } else {
+        (
+            format!("{}×", ratio_num(e.ratio.value)),
+            format!("the best is {} this", ratio_text(&e.ratio)),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "<div class=\"g t{}\" style=\"--c:{}\" title=\"{}\"><span class=\"gname\">{}</span>\
+         <span class=\"gtrack\"><span class=\"gbar\" style=\"width:{:.2}%\"></span>{whisker}</span>\
+         <span class=\"gval\">{}</span><span class=\"gratio\">{}</span></div>",
+        ctx.colours.index(e.target()),
+        ctx.colours.of(e.target()).hex(),
+        esc(&title),
+        esc(&e.column.marked_name()),
+        pct(s.median),
+        esc(&num(s.median)),
+        esc(&ratio),
+    );
+}
