@@ -60,10 +60,10 @@ fn ranking(ctx: &Context, g: &Group) -> Option<String> {
     let ties = ranked.iter().filter(|e| e.tied_above()).count();
     let with_ci = ranked.iter().filter(|e| e.spread.half_ci.is_some()).count();
     let mut out = String::new();
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<figure class=\"glance-rank\" id=\"glance-{}\" data-rows=\"{}\" data-ties=\"{ties}\" \
-         data-ci=\"{with_ci}\"><figcaption><a href=\"#s-{}\">{}</a> <span>req/s</span></figcaption>\n",
+         data-ci=\"{with_ci}\"><figcaption><a href=\"#s-{}\">{}</a> <span>req/s</span></figcaption>",
         esc(&g.slug()),
         ranked.len(),
         esc(&g.slug()),
