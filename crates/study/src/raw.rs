@@ -30,7 +30,7 @@ pub(super) struct RawStudy {
     #[serde(default)]
     pub margin: Option<Spanned<String>>,
     #[serde(default)]
-    pub resolve: Option<Spanned<crate::resolve::RawResolve>>,
+    pub resolve: Option<Spanned<RawResolve>>,
     #[serde(default)]
     pub restart: Option<Restart>,
     #[serde(default)]
@@ -162,6 +162,13 @@ pub(crate) struct RawCost {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawPrecision {
     pub width: Spanned<String>,
+    pub max_repetitions: Spanned<u32>,
+}
+
+/// `resolve = { max_repetitions = 4 }` as written (resolve.rs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawResolve {
     pub max_repetitions: Spanned<u32>,
 }
 

@@ -13,7 +13,8 @@
 //! interval. Checked here with file, line and key.
 
 use crate::locator::{Locator, StudyError};
-use serde::{Deserialize, Serialize};
+use crate::raw::RawResolve;
+use serde::Serialize;
 use toml::Spanned;
 
 /// Extra starts for pairs whose order is in doubt.
@@ -21,13 +22,6 @@ use toml::Spanned;
 pub struct Resolve {
     /// The most starts a target gets.
     pub max_repetitions: u32,
-}
-
-/// `resolve = { max_repetitions = 4 }` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawResolve {
-    pub max_repetitions: Spanned<u32>,
 }
 
 /// The largest margin a study may set: beyond it, "tied" would cover
