@@ -45,6 +45,8 @@ enum Command {
     Verify(cmd::targets::VerifyArgs),
     /// Run a study: build, verify, start, load, measure and record each target.
     Run(cmd::run::Args),
+    /// Measure this host's noise between server starts (a short study), for runs with one start per cell.
+    Calibrate(cmd::run::CalibrateArgs),
     /// List the studies in studies/.
     Studies(cmd::run::StudiesArgs),
     /// List the recorded runs.
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::targets::build(a),
         Command::Verify(a) => cmd::targets::verify(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Calibrate(a) => cmd::run::calibrate(a),
         Command::Studies(a) => cmd::run::studies(a),
         Command::History(a) => cmd::report::history(a),
         Command::Report(a) => cmd::report::report(a),

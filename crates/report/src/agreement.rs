@@ -101,7 +101,7 @@ pub fn agreements(ctx: &Context, g: &Group) -> Vec<Agreement> {
                 let (Some(ca), Some(cb)) = (col(&a.0), col(&b.0)) else {
                     continue;
                 };
-                let tie = versus(ca, cb, Measure::Metric(metric), g.margin)
+                let tie = versus(g, ca, cb, Measure::Metric(metric))
                     .is_some_and(|v| v.label == Label::Tie);
                 let pair = (a.0.clone(), b.0.clone());
                 if tie {

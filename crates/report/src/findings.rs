@@ -60,7 +60,10 @@ pub fn findings(ctx: &Context) -> Findings {
             .iter()
             .all(|g| g.columns.iter().all(|c| c.reps.len() < 2));
     if single {
-        run.push(SINGLE.to_string());
+        run.push(match &ctx.data.calibration {
+            Some(c) => calibrated_line(c),
+            None => SINGLE.to_string(),
+        });
     }
     // What varied and why, once for the run.
     let order = crate::group::target_order(ctx.data);
@@ -161,6 +164,22 @@ pub fn markdown(f: &Findings) -> String {
 const SINGLE: &str = "One start per cell (repetitions = 1): no interval includes the variation \
      between server starts, and the order is not tested for ties; run two or more repetitions \
      to have both.";
+
+/// One repetition on a calibrated host: what stands in for the variation
+/// between starts, and where it came from.
+pub(crate) fn calibrated_line(c: &shootout_store::Calibration) -> String {
+    format!(
+        "One start per cell (repetitions = 1): no interval of its own; the throughput ranking \
+         is tested on this host's calibrated noise instead (run #{} of `shootout calibrate`, {}: \
+         {} over {} starts differed by {:.1}% (sd of ln req/s) between starts). Latency and \
+         memory are not tested; run two or more repetitions to have them.",
+        c.run_id,
+        c.started_at,
+        c.targets.join(", "),
+        c.starts,
+        c.sd_pct()
+    )
+}
 
 /// The sentences of one scenario × level, in reading order: the ranking
 /// and its ties, the p99 spread, every flag, the article's orders.

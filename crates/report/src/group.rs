@@ -276,6 +276,9 @@ pub struct Group<'a> {
     /// The practical margin every pair of this run is held to: the study's
     /// `margin`, else the default 5%.
     pub margin: Margin,
+    /// The host's calibrated start variance of throughput, for targets
+    /// measured once (`shootout calibrate`); None when never calibrated.
+    pub calibration: Option<Pooled>,
 }
 
 impl Group<'_> {
@@ -416,6 +419,7 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
                 spec,
                 warmup_window_s: study.as_ref().and_then(|st| warmup_window_s(st, scenario)),
                 margin: study.as_ref().map(study_margin).unwrap_or_default(),
+                calibration: data.calibration.as_ref().map(|c| c.pooled()),
             });
         }
     }

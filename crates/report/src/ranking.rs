@@ -11,7 +11,7 @@
 
 use crate::group::{floor, Column, Group};
 use crate::metric::Metric;
-use crate::stats::{decide, decide_starts, Floor, Label, Margin, Spread, TestKind, Verdict};
+use crate::stats::{decide, decide_starts, Floor, Label, Spread, TestKind, Verdict};
 use shootout_store::Measurement;
 
 /// What a ranking orders by: a metric of the tables, or one derived for
@@ -117,7 +117,7 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
     let mut out: Vec<Entry<'a>> = Vec::with_capacity(rows.len());
     for (i, (column, spread)) in rows.iter().enumerate() {
         let vs_above = (i > 0)
-            .then(|| versus(&rows[i - 1].0, column, measure, g.margin))
+            .then(|| versus(g, &rows[i - 1].0, column, measure))
             .flatten();
         out.push(Entry {
             column: column.clone(),
@@ -138,11 +138,13 @@ pub fn rank<'a>(g: &Group<'a>, measure: Measure) -> Vec<Entry<'a>> {
 
 /// The verdict on `b` against `a` (ranked above it) for `measure`: tied
 /// when either is too short to rank; else the test on starts with each
-/// target's pooled start variance and the practical `margin`; else, without
-/// pooled variances, Welch's t on two or more repetitions each; None when
-/// nothing can be tested.
-pub fn versus(a: &Column, b: &Column, measure: Measure, margin: Margin) -> Option<Verdict> {
+/// target's pooled start variance and the group's practical margin; else,
+/// for throughput, with the host's calibrated start variance standing in
+/// for a target measured once; else, without pooled variances, Welch's t on
+/// two or more repetitions each; None when nothing can be tested.
+pub fn versus(g: &Group, a: &Column, b: &Column, measure: Measure) -> Option<Verdict> {
     let value = |m: &Measurement| measure.value(m);
+    let margin = g.margin;
     let finite = |c: &Column| -> Vec<f64> {
         c.reps
             .iter()
@@ -160,7 +162,20 @@ pub fn versus(a: &Column, b: &Column, measure: Measure, margin: Margin) -> Optio
             ..decide(&va, &vb, hib)
         });
     }
-    decide_starts(&va, a.pooled(value), &vb, b.pooled(value), margin, hib)
+    let (pa, pb) = (a.pooled(value), b.pooled(value));
+    let calibrated = match (g.calibration, measure) {
+        (Some(c), Measure::Metric(Metric::Rps)) if pa.is_none() || pb.is_none() => Some(c),
+        _ => None,
+    };
+    if let Some(c) = calibrated {
+        return decide_starts(&va, pa.or(Some(c)), &vb, pb.or(Some(c)), margin, hib).map(|v| {
+            Verdict {
+                test: TestKind::Calibrated,
+                ..v
+            }
+        });
+    }
+    decide_starts(&va, pa, &vb, pb, margin, hib)
         .or_else(|| (va.len() >= 2 && vb.len() >= 2).then(|| decide(&va, &vb, hib)))
 }
 
@@ -368,7 +383,8 @@ mod tests {
             spec: None,
             protocol: None,
             warmup_window_s: None,
-            margin: Margin::default(),
+            margin: crate::stats::Margin::default(),
+            calibration: None,
         };
         assert_eq!(best_and_worst(&g, Metric::PssPeak), (vec![], vec![]));
         assert_eq!(best_and_worst(&g, Metric::Rps), (vec![], vec![]));

@@ -135,3 +135,57 @@ fn floor_line(findings: &str) -> &str {
         .find(|l| l.starts_with("Noise floor (A/A)"))
         .unwrap_or("")
 }
+
+/// A run of one start per cell on a calibrated host: the throughput
+/// ranking is tested on the host's figure and says so. With a 1% host
+/// noise the default-shaped run's neighbours 14% apart (rust-actix,
+/// rust-axum) are told apart; its timed route's contestants, 0.1% apart,
+/// are tied. Without a calibration nothing is tested.
+#[test]
+fn a_single_start_run_on_a_calibrated_host_is_tested_on_the_hosts_noise() {
+    let db = common::temp_dir("findings-calibrated").join("shootout.db");
+    // With the timed and wait_time routes.
+    shootout_report_fixtures::default_like::write_default_like_run(&db, true).expect("run");
+    let mut data = common::load(&db, 1);
+    let plain = text(&findings(&shootout_report::Context::new(&data)));
+    assert!(
+        plain.contains("the order is not tested for ties"),
+        "{plain}"
+    );
+    data.calibration = Some(shootout_store::Calibration {
+        run_id: 7,
+        started_at: "2026-11-29T07:00:00Z".into(),
+        targets: vec!["go-nethttp".into()],
+        starts: 6,
+        // sd 1% of ln(req/s) over 5 df.
+        var_log: 0.01f64.ln_1p().powi(2),
+        df: 5.0,
+    });
+    let t = text(&findings(&shootout_report::Context::new(&data)));
+    assert!(
+        t.contains("tested on this host's calibrated noise instead (run #7"),
+        "{t}"
+    );
+    assert!(t.contains("differed by 1.0%"), "{t}");
+    let groups = shootout_report::group::groups(&data);
+    let plaintext = groups
+        .iter()
+        .find(|g| g.scenario == "plaintext")
+        .expect("plaintext");
+    let ranked = shootout_report::ranking::rank(
+        plaintext,
+        shootout_report::ranking::Measure::Metric(shootout_report::metric::Metric::Rps),
+    );
+    let v = ranked[1].vs_above.expect("tested on the calibration");
+    assert_eq!(v.test, shootout_report::stats::TestKind::Calibrated);
+    assert_ne!(v.label, shootout_report::stats::Label::Tie, "{v:?}");
+    let timed = groups
+        .iter()
+        .find(|g| g.scenario == "timed")
+        .expect("timed");
+    let ranked = shootout_report::ranking::rank(
+        timed,
+        shootout_report::ranking::Measure::Metric(shootout_report::metric::Metric::Rps),
+    );
+    assert!(ranked[1].tied_above(), "{:?}", ranked[1].vs_above);
+}

@@ -18,6 +18,9 @@ pub enum TestKind {
     /// Welch's t on ln(value) with each target's start variance pooled
     /// over its cells (`starts.rs`).
     Starts,
+    /// The test on starts with the host's calibrated start variance
+    /// standing in for targets measured once (`shootout calibrate`).
+    Calibrated,
     /// Not enough data for any test.
     None,
 }
@@ -28,6 +31,7 @@ impl TestKind {
             TestKind::Welch => "Welch t",
             TestKind::MannWhitney => "Mann-Whitney U",
             TestKind::Starts => "t on starts",
+            TestKind::Calibrated => "t on the host's calibrated noise",
             TestKind::None => "no test",
         }
     }

@@ -9,6 +9,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod calibration;
 mod capacity;
 mod column;
 mod error;
@@ -20,6 +21,7 @@ mod schema;
 mod starts;
 mod time;
 
+pub use calibration::{Calibration, CALIBRATION_STUDY};
 pub use capacity::CapacitySearch;
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
@@ -286,11 +288,13 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()?;
         let measurements = self.measurements(id)?;
         let capacity = self.capacity_searches(id)?;
+        let calibration = self.calibration(&run.host, Some(id))?;
         Ok(RunData {
             run,
             targets,
             measurements,
             capacity,
+            calibration,
         })
     }
 

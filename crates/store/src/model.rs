@@ -317,6 +317,10 @@ pub struct RunData {
     /// Capacity searches, ordered by target, scenario, repetition.
     #[serde(default)]
     pub capacity: Vec<CapacitySearch>,
+    /// The host's latest calibration (`shootout calibrate`), when it has
+    /// one: the report reads it for runs with one start per cell.
+    #[serde(default)]
+    pub calibration: Option<crate::Calibration>,
 }
 
 /// Encodes a histogram as an HdrHistogram V2 blob.

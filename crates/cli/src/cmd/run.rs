@@ -77,6 +77,73 @@ pub struct Args {
     lock: crate::lock::LockArgs,
 }
 
+/// `shootout calibrate`: the calibration study (`studies/calibrate.toml`)
+/// run like any study, then this host's figure.
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// Shrink the calibration (fewer, shorter starts: a rougher figure).
+    #[arg(long)]
+    quick: bool,
+    /// The results store (a SQLite file); the calibration is a run in it.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
+    /// The targets directory (default: targets/ above the working directory).
+    #[arg(long, value_name = "DIR", env = "SHOOTOUT_TARGETS")]
+    targets_dir: Option<PathBuf>,
+    /// The studies directory (default: studies/ above the working directory).
+    #[arg(long, value_name = "DIR", env = STUDIES_ENV)]
+    studies_dir: Option<PathBuf>,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    cache: crate::cmd::targets::CacheArgs,
+    #[command(flatten)]
+    lock: crate::lock::LockArgs,
+}
+
+/// Runs the calibration study, then says this host's between-start
+/// variation (stdout) as later reports will read it.
+pub fn calibrate(c: CalibrateArgs) -> anyhow::Result<Outcome> {
+    let db = c.db.clone();
+    let outcome = run(Args {
+        study: shootout_store::CALIBRATION_STUDY.to_string(),
+        quick: c.quick,
+        scale: None,
+        targets: None,
+        db: c.db,
+        targets_dir: c.targets_dir,
+        studies_dir: c.studies_dir,
+        quiet: c.quiet,
+        wait_quiet: None,
+        cache: c.cache,
+        lock: c.lock,
+    })?;
+    if outcome != Outcome::Ok {
+        return Ok(outcome);
+    }
+    let store = shootout_store::Store::open_existing(&db)?;
+    let host = store.runs()?.first().map(|r| r.host.clone());
+    let found = match host {
+        Some(h) => store.calibration(&h, None)?,
+        None => None,
+    };
+    let Some(cal) = found else {
+        anyhow::bail!(
+            "the calibration run has no two starts of one cell to measure a variation from"
+        );
+    };
+    outln!(
+        "this host's noise: {} differed by {:.1}% between starts (sd of ln req/s over {} starts, \
+         run #{}); a run here with one start per cell is tested on it",
+        cal.targets.join(", "),
+        cal.sd_pct(),
+        cal.starts,
+        cal.run_id
+    );
+    Ok(Outcome::Ok)
+}
+
 /// `shootout studies`.
 #[derive(Debug, clap::Args)]
 pub struct StudiesArgs {
