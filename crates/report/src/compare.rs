@@ -14,7 +14,9 @@
 use crate::escape::md;
 use crate::group::{groups, start_cells, Column};
 use crate::metric::{num, second_rate, Metric};
-use crate::stats::{decide, decide_starts, median, Floor, Label, Margin, Verdict};
+use crate::stats::{
+    decide, decide_starts, median, Floor, Label, Margin, Pooled, TestKind, Verdict,
+};
 use shootout_store::Measurement;
 use shootout_store::RunData;
 use std::fmt::Write;
@@ -66,6 +68,13 @@ pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
         Floor::of(cells.iter().map(|c| &c[..]))
     };
     let floor = floor_of(&rps);
+    // The host's calibrated noise (`shootout calibrate`) stands in for the
+    // throughput of a target measured once in either run.
+    let calibration = b
+        .calibration
+        .as_ref()
+        .or(a.calibration.as_ref())
+        .map(|c| c.pooled());
     let gb = groups(b);
     let mut rows = Vec::new();
     for ga in groups(a) {
@@ -77,7 +86,15 @@ pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
         };
         for ca in &ga.columns {
             if let Some(cb) = other.columns.iter().find(|c| c.target == ca.target) {
-                rows.push(row(ca, cb, ga.scenario, ga.level, ga.level_label, margin));
+                rows.push(row(
+                    ca,
+                    cb,
+                    ga.scenario,
+                    ga.level,
+                    ga.level_label,
+                    margin,
+                    calibration,
+                ));
             }
         }
     }
@@ -104,11 +121,34 @@ fn on_starts(a: &Column, b: &Column, metric: Metric, margin: Margin) -> Option<V
     )
 }
 
-fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str, margin: Margin) -> Row {
+fn row(
+    a: &Column,
+    b: &Column,
+    scenario: &str,
+    level: u32,
+    label: &str,
+    margin: Margin,
+    calibration: Option<Pooled>,
+) -> Row {
     let starts = (
         on_starts(a, b, Metric::Rps, margin),
         on_starts(a, b, Metric::P99, margin),
     );
+    let rps = |m: &Measurement| crate::metric::value(Metric::Rps, m);
+    let calibrated = calibration.filter(|_| starts.0.is_none()).and_then(|c| {
+        decide_starts(
+            &a.values(Metric::Rps),
+            a.pooled(rps).or(Some(c)),
+            &b.values(Metric::Rps),
+            b.pooled(rps).or(Some(c)),
+            margin,
+            true,
+        )
+        .map(|v| Verdict {
+            test: TestKind::Calibrated,
+            ..v
+        })
+    });
     let by_reps = a.reps.len() >= 2 && b.reps.len() >= 2;
     let (basis, rps_a, rps_b, p99_a, p99_b) = if by_reps {
         let v = |c: &Column, m| c.values(m);
@@ -128,7 +168,7 @@ fn row(a: &Column, b: &Column, scenario: &str, level: u32, label: &str, margin: 
         (Some(r), Some(p)) => (Basis::Starts, r, p),
         _ => (
             basis,
-            decide(&rps_a, &rps_b, true),
+            calibrated.unwrap_or_else(|| decide(&rps_a, &rps_b, true)),
             decide(&p99_a, &p99_b, false),
         ),
     };
@@ -251,6 +291,7 @@ fn pct(v: f64) -> String {
 fn test_text(v: &Verdict, basis: Basis) -> String {
     // "t on starts" already says what its samples were.
     let per = match basis {
+        _ if v.test == TestKind::Calibrated => String::new(),
         Basis::Starts => String::new(),
         Basis::Repetitions => ", reps".into(),
         Basis::Seconds => ", per-second".into(),

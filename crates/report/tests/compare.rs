@@ -5,7 +5,7 @@
 mod common;
 
 use shootout_report::compare::{compare, Basis};
-use shootout_report::stats::{Label, Margin};
+use shootout_report::stats::{Label, Margin, TestKind};
 use shootout_report_fixtures::FixtureOptions;
 
 fn seeded(seed: u64) -> FixtureOptions {
@@ -87,4 +87,30 @@ fn single_repetitions_are_compared_per_second() {
         "{rocket:?}"
     );
     assert!(cmp.render().contains("per-second"));
+
+    // On a calibrated host (1% between starts) the throughput of a target
+    // measured once is tested on the host's figure: rust-rocket's 20% is
+    // slower, and the others' few percent are within the 5% margin.
+    let mut b = one_rep(ids[1]);
+    b.calibration = Some(shootout_store::Calibration {
+        run_id: 9,
+        started_at: "2026-11-29T07:00:00Z".into(),
+        targets: vec!["go-nethttp".into()],
+        starts: 6,
+        var_log: 0.01f64.ln_1p().powi(2),
+        df: 5.0,
+    });
+    let cmp = compare(&one_rep(ids[0]), &b, Margin::default());
+    for r in &cmp.rows {
+        assert_eq!(r.rps_verdict.test, TestKind::Calibrated, "{r:?}");
+        let want = if r.target == "rust-rocket" {
+            Label::Slower
+        } else {
+            Label::Tie
+        };
+        assert_eq!(r.rps_verdict.label, want, "{r:?}");
+    }
+    assert!(cmp
+        .render()
+        .contains("t on the host's calibrated noise, p="));
 }
