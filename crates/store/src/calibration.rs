@@ -7,29 +7,12 @@
 //! and says so. The calibration is an ordinary run in the results store,
 //! with its host, so nothing new is stored beside it.
 
-use crate::model::{Host, Measurement, RunStatus};
-use crate::{start_cells, Result, Store};
-use serde::{Deserialize, Serialize};
+use crate::model::{Calibration, Host, Measurement, RunListing, RunStatus};
+use crate::starts::start_cells;
 use shootout_stats::Pooled;
 
 /// The study `shootout calibrate` runs (`studies/calibrate.toml`).
 pub const CALIBRATION_STUDY: &str = "calibrate";
-
-/// A host's calibrated between-start variation of throughput.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    /// The calibration run.
-    pub run_id: i64,
-    pub started_at: String,
-    /// The reference server(s) it started.
-    pub targets: Vec<String>,
-    /// How many starts it rests on.
-    pub starts: usize,
-    /// The pooled variance of ln(req/s) between starts, and its degrees of
-    /// freedom.
-    pub var_log: f64,
-    pub df: f64,
-}
 
 impl Calibration {
     /// The calibration from a calibration run's measurements; None without
@@ -73,31 +56,27 @@ fn same_host(a: &Host, b: &Host) -> bool {
     a.hostname == b.hostname && a.cpu_model == b.cpu_model && a.cores == b.cores
 }
 
-impl Store {
-    /// The latest complete calibration of `host`, other than run `except`;
-    /// None when the host was never calibrated.
-    pub fn calibration(&self, host: &Host, except: Option<i64>) -> Result<Option<Calibration>> {
-        for r in self.runs()? {
-            if r.study != CALIBRATION_STUDY
-                || r.status != RunStatus::Complete
-                || Some(r.id) == except
-                || !same_host(&r.host, host)
-            {
-                continue;
-            }
-            let ms = self.measurements(r.id)?;
-            if let Some(c) = Calibration::of(r.id, &r.started_at, &ms) {
-                return Ok(Some(c));
-            }
-        }
-        Ok(None)
-    }
+/// The calibration runs that may stand for `host`, newest first (`runs`
+/// as the store lists them, newest first): complete runs of the
+/// calibration study on the same machine, other than `except`.
+pub(crate) fn candidates<'r>(
+    runs: &'r [RunListing],
+    host: &'r Host,
+    except: Option<i64>,
+) -> impl Iterator<Item = &'r RunListing> + 'r {
+    runs.iter().filter(move |r| {
+        r.study == CALIBRATION_STUDY
+            && r.status == RunStatus::Complete
+            && Some(r.id) != except
+            && same_host(&r.host, host)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tests::{measurement, new_run, TempDb};
+    use crate::Store;
 
     /// A calibration run on `host` with go-nethttp at `rps` per start.
     fn calibration_run(store: &Store, host: &str, rps: &[f64], status: RunStatus) -> i64 {

@@ -21,12 +21,13 @@ mod schema;
 mod starts;
 mod time;
 
-pub use calibration::{Calibration, CALIBRATION_STUDY};
+pub use calibration::CALIBRATION_STUDY;
 pub use capacity::CapacitySearch;
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
-    decode_histogram, encode_histogram, DatabaseRecord, Host, Measurement, NewRun, Pinning, Run,
-    RunData, RunListing, RunStatus, TargetRecord, TargetStatus, OTHERS_CPU_LIMIT, STEAL_LIMIT,
+    decode_histogram, encode_histogram, Calibration, DatabaseRecord, Host, Measurement, NewRun,
+    Pinning, Run, RunData, RunListing, RunStatus, TargetRecord, TargetStatus, OTHERS_CPU_LIMIT,
+    STEAL_LIMIT,
 };
 pub use open::{busy_wait, BUSY_WAIT};
 pub use schema::SCHEMA_VERSION;
@@ -296,6 +297,19 @@ impl Store {
             capacity,
             calibration,
         })
+    }
+
+    /// The latest complete calibration of `host` (`shootout calibrate`),
+    /// other than run `except`; None when the host was never calibrated.
+    pub fn calibration(&self, host: &Host, except: Option<i64>) -> Result<Option<Calibration>> {
+        let runs = self.runs()?;
+        for r in calibration::candidates(&runs, host, except) {
+            let ms = self.measurements(r.id)?;
+            if let Some(c) = Calibration::of(r.id, &r.started_at, &ms) {
+                return Ok(Some(c));
+            }
+        }
+        Ok(None)
     }
 
     /// Records a finished capacity search and its levels (committed at once).

@@ -320,7 +320,24 @@ pub struct RunData {
     /// The host's latest calibration (`shootout calibrate`), when it has
     /// one: the report reads it for runs with one start per cell.
     #[serde(default)]
-    pub calibration: Option<crate::Calibration>,
+    pub calibration: Option<Calibration>,
+}
+
+/// A host's calibrated between-start variation of throughput
+/// (`shootout calibrate`; computed in `calibration.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The calibration run.
+    pub run_id: i64,
+    pub started_at: String,
+    /// The reference server(s) it started.
+    pub targets: Vec<String>,
+    /// How many starts it rests on.
+    pub starts: usize,
+    /// The pooled variance of ln(req/s) between starts, and its degrees of
+    /// freedom.
+    pub var_log: f64,
+    pub df: f64,
 }
 
 /// Encodes a histogram as an HdrHistogram V2 blob.
