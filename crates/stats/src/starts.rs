@@ -271,9 +271,10 @@ mod tests {
     /// each, in 2000 simulated runs. The t-test alone (a margin of 0) calls
     /// them different in about 5% of comparisons at 2% and at 15%
     /// start-to-start variation; the 5% margin only turns calls into ties
-    /// (1.0% at 2%, where it binds). A pair of equally fast servers whose
+    /// (0.9% at 2%, where it binds). A pair of equally fast servers whose
     /// noises differ (2% and 15%) stays near 5% too: Welch's degrees of
-    /// freedom follow the noisier side (5.2% in 10,000 runs; Welch's
+    /// freedom follow the noisier side (5.6% in these 2,000 runs, 5.2% in
+    /// 10,000; Welch's
     /// approximation is a little liberal at 4 df, docs/statistics.md).
     #[test]
     fn an_a_a_pair_is_called_different_in_under_5_percent() {
