@@ -274,8 +274,8 @@ mod tests {
     /// (0.9% at 2%, where it binds). A pair of equally fast servers whose
     /// noises differ (2% and 15%) stays near 5% too: Welch's degrees of
     /// freedom follow the noisier side (5.6% in these 2,000 runs, 5.2% in
-    /// 10,000; Welch's
-    /// approximation is a little liberal at 4 df, docs/statistics.md).
+    /// 10,000; the approximation is a little liberal at 4 df,
+    /// docs/statistics.md).
     #[test]
     fn an_a_a_pair_is_called_different_in_under_5_percent() {
         let zero = Margin::of_fraction(0.0).expect("zero");
