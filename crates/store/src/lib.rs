@@ -62,7 +62,7 @@ impl Store {
         conn.busy_timeout(busy_wait())?;
         // Before WAL or a migration writes anything.
         open::check_ours(&conn, &path, true)?;
-        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        open::use_wal(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut conn, &now_rfc3339())?;

@@ -112,3 +112,26 @@ pub(crate) fn read_only(path: &Path) -> Result<Connection> {
     check_ours(&conn, path, false)?;
     Ok(conn)
 }
+
+/// Switches the database to WAL. Switching needs an exclusive lock, and
+/// SQLite does not call the busy handler for it while another connection
+/// reads (runs making the same new store at once): it fails at once with
+/// "database is locked". So a busy switch is tried again for up to
+/// [`busy_wait`]; once the file is in WAL the switch takes no lock.
+pub(crate) fn use_wal(conn: &Connection) -> Result<()> {
+    let deadline = std::time::Instant::now() + busy_wait();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}

@@ -105,3 +105,39 @@ fn a_writer_waits_for_another_process_lock() {
     );
     release.join().expect("holder");
 }
+
+/// Several runs making the same new store at once (each with its own lock
+/// file, so nothing outside the database keeps them apart) all open it, and
+/// the schema is made once: issue 47 saw "table schema_version already
+/// exists" here.
+#[test]
+fn runs_creating_a_new_store_at_once_all_succeed() {
+    for round in 0..5 {
+        let (_t, path) = prepared(&format!("race{round}"));
+        let n = 6;
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(n));
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&path).map(|s| s.begin_run(&new_run()).map(|_| s))
+                })
+            })
+            .collect();
+        for h in handles {
+            match h.join().expect("thread") {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) | Err(e) => panic!("round {round}: {e}"),
+            }
+        }
+        let store = Store::open_existing(&path).expect("read");
+        assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+        let versions: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM schema_version", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(versions, SCHEMA_VERSION, "each migration recorded once");
+        assert_eq!(store.runs().expect("runs").len(), n);
+    }
+}

@@ -190,8 +190,9 @@ ALTER TABLE measurements ADD COLUMN parts TEXT;
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Applies the missing migrations. Returns an error for a newer database.
-pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), StoreError> {
+/// The version `PRAGMA user_version` records, refused when newer than
+/// this build's.
+fn current_version(conn: &Connection) -> Result<i64, StoreError> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
@@ -199,10 +200,23 @@ pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), StoreError> {
             supported: SCHEMA_VERSION,
         });
     }
-    if current == SCHEMA_VERSION {
+    Ok(current)
+}
+
+/// Applies the missing migrations. Returns an error for a newer database.
+///
+/// Safe when several processes open the same new database at once (each
+/// run has its own lock file, so nothing else keeps them apart): the
+/// migrations run in an IMMEDIATE transaction, which takes the write lock
+/// before reading (the others wait for it under the busy timeout), and the
+/// version is read again inside it, so that a process that waited finds the
+/// schema made and applies nothing.
+pub fn migrate(conn: &mut Connection, now: &str) -> Result<(), StoreError> {
+    if current_version(conn)? == SCHEMA_VERSION {
         return Ok(());
     }
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let current = current_version(&tx)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         tx.execute_batch(sql)?;
         let version = i as i64 + 1;
