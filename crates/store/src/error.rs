@@ -26,6 +26,43 @@ pub enum StoreError {
     Corrupt(String),
     #[error("{} is not a shootout results store ({why}); left untouched", path.display())]
     NotAStore { path: PathBuf, why: String },
+    /// SQLite refused the file while opening it (damaged, locked past the
+    /// wait, not writable): the message names the file, as a run opens its
+    /// store after much else has been said.
+    #[error("cannot use the results store {}: {cause}", path.display())]
+    Open {
+        path: PathBuf,
+        cause: rusqlite::Error,
+    },
+    #[error("cannot read the results store {}: {cause}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+}
+
+impl StoreError {
+    /// This error, naming `path` when it is SQLite's own (which does not).
+    pub(crate) fn at(self, path: &std::path::Path) -> StoreError {
+        match self {
+            StoreError::Sqlite(cause) => StoreError::Open {
+                path: path.to_path_buf(),
+                cause,
+            },
+            e => e,
+        }
+    }
+
+    /// Whether the message names the store's file already.
+    pub fn names_file(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NotAStore { .. }
+                | StoreError::Open { .. }
+                | StoreError::Unreadable { .. }
+                | StoreError::Dir(..)
+        )
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {

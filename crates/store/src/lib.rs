@@ -53,7 +53,12 @@ impl Store {
     /// database, for a run that writes. A file that is not a shootout
     /// database is refused untouched.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref().to_path_buf();
+        let path = path.as_ref();
+        Store::open_at(path).map_err(|e| e.at(path))
+    }
+
+    fn open_at(path: &Path) -> Result<Store> {
+        let path = path.to_path_buf();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Dir(path.clone(), e))?;
         }
@@ -74,7 +79,12 @@ impl Store {
     /// shootout database, untouched. A database of an older schema is
     /// upgraded first (it is ours; reading it needs the current columns).
     pub fn open_existing(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref().to_path_buf();
+        let path = path.as_ref();
+        Store::open_existing_at(path).map_err(|e| e.at(path))
+    }
+
+    fn open_existing_at(path: &Path) -> Result<Store> {
+        let path = path.to_path_buf();
         let conn = open::read_only(&path)?;
         let version = schema::recorded_version(&conn)?.unwrap_or(0);
         if version < SCHEMA_VERSION {

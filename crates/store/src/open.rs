@@ -43,10 +43,18 @@ pub(crate) fn inspect(path: &Path) -> Result<Found> {
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Nothing),
-        Err(e) => return Err(StoreError::Dir(path.to_path_buf(), e)),
+        Err(cause) => {
+            return Err(StoreError::Unreadable {
+                path: path.to_path_buf(),
+                cause,
+            })
+        }
     };
     let mut head = [0u8; 16];
-    let n = read_up_to(&mut f, &mut head).map_err(|e| StoreError::Dir(path.to_path_buf(), e))?;
+    let n = read_up_to(&mut f, &mut head).map_err(|cause| StoreError::Unreadable {
+        path: path.to_path_buf(),
+        cause,
+    })?;
     match n {
         0 => Ok(Found::Nothing),
         16 if &head == MAGIC => Ok(Found::Sqlite),

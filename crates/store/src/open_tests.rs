@@ -141,3 +141,26 @@ fn runs_creating_a_new_store_at_once_all_succeed() {
         assert_eq!(store.runs().expect("runs").len(), n);
     }
 }
+
+/// A damaged store (SQLite's header, then garbage) and an unreadable one (a
+/// folder) are named in the error, by writers and readers alike: a run
+/// opens its store after much else has been printed.
+#[test]
+fn a_damaged_or_unreadable_store_is_named() {
+    let (_t, path) = prepared("damaged");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(b"garbage!", 600).flatten());
+    std::fs::write(&path, &bytes).expect("write");
+    let folder = path.with_file_name("folder.db");
+    std::fs::create_dir_all(&folder).expect("folder");
+    for (p, says) in [(&path, "not a database"), (&folder, "Is a directory")] {
+        for result in [Store::open(p), Store::open_existing(p)] {
+            let e = result.expect_err("refused");
+            let shown = e.to_string();
+            assert!(shown.contains(&p.display().to_string()), "{shown}");
+            assert!(shown.contains(says), "{shown}");
+            assert!(!shown.contains("create the folder"), "{shown}");
+            assert!(e.names_file(), "{shown}");
+        }
+    }
+}

@@ -117,7 +117,7 @@ fn open(db: &PathBuf) -> anyhow::Result<Store> {
     match Store::open_existing(db) {
         Ok(store) => Ok(store),
         // That error names the file already.
-        Err(e @ shootout_store::StoreError::NotAStore { .. }) => Err(e.into()),
+        Err(e) if e.names_file() => Err(e.into()),
         Err(e) => Err(e).with_context(|| format!("cannot open {}", db.display())),
     }
 }
