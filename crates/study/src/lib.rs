@@ -139,6 +139,8 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
 #[cfg(test)]
 mod capacity_tests;
 #[cfg(test)]
+mod cost_tests;
+#[cfg(test)]
 mod mix_tests;
 #[cfg(test)]
 mod protocol_tests;
