@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The quick checks of deploy/kubernetes/ (scripts/test.sh runs them; the
 # cluster itself, local-cluster.sh and e2e.sh, is too slow for CI): the
-# manifests render with a user's values, N agrees in its three places, every
-# pod uses hostNetwork, the shell scripts parse and pass shellcheck
+# manifests render with a user's values and refuse bad ones (every row of
+# the README's "Values render.sh checks", run by rendercheck.py), N agrees
+# in its three places, every pod uses hostNetwork, run.sh refuses a bad
+# LEAD and an unreachable cluster, the shell scripts parse and pass shellcheck
 # (scripts/setup.sh installs it; without it this fails, naming it), and
 # mkimage.py writes the same image twice.
 set -euo pipefail
@@ -15,22 +17,62 @@ if ! command -v shellcheck >/dev/null; then
     exit 2
 fi
 shellcheck "$HERE"/*.sh "$HERE"/../../scripts/*.sh
-python3 -m py_compile "$HERE/mkimage.py" "$HERE/hdrcheck.py"
-bash "$HERE/render.sh" "$tmp/shipped" >/dev/null
-SHOOTOUT_IMAGE=registry.example/shootout:1 SERVER_IMAGE=registry.example/go-nethttp:1 \
-    TARGET_URL=http://server.example:8080/plaintext RATE=1000 DURATION=5s WARMUP=0s SHARD_CPU=500m \
-    bash "$HERE/render.sh" "$tmp/user" >"$tmp/user.txt"
-for want in 'image: registry.example/shootout:1' 'value: "http://server.example:8080/plaintext"' \
-    'value: "1000"' 'value: "5s"' 'value: "0s"' 'cpu: "500m"'; do
-    if ! grep -qF -- "$want" "$tmp/user/shards-job.yaml"; then
-        echo "check.sh: render.sh did not set $want" >&2
+python3 -m py_compile "$HERE/mkimage.py" "$HERE/hdrcheck.py" "$HERE/render.py" "$HERE/rendercheck.py"
+# render.sh: every value of the README's table (and a few no table can
+# show) is refused with exit 2 and OUTDIR untouched, or renders YAML that
+# parses back with the value intact; through kubectl too when the local
+# cluster (local-cluster.sh up, loopback only) answers. Never another
+# kubeconfig's cluster: this check talks to nothing but 127.0.0.1.
+if ! python3 -c 'import yaml' 2>/dev/null; then
+    echo "check.sh: PyYAML is not importable by python3 (pip install pyyaml, or apt-get install python3-yaml)" >&2
+    exit 2
+fi
+local_kc=/var/lib/shootout-k8s/pki/admin.kubeconfig
+kc_args=()
+if [ -r "$local_kc" ] && command -v kubectl >/dev/null &&
+    kubectl --kubeconfig "$local_kc" get --raw=/readyz --request-timeout=5s </dev/null >/dev/null 2>&1; then
+    kc_args=(--kubeconfig "$local_kc")
+else
+    echo "check.sh: no local cluster answers (local-cluster.sh up): renders are read back by PyYAML only, not kubectl" >&2
+fi
+mkdir "$tmp/render"
+python3 "$HERE/rendercheck.py" "$tmp/render" "${kc_args[@]}"
+# run.sh refuses a bad LEAD, and says plainly when no cluster answers (a
+# kubeconfig naming 127.0.0.1:9, where nothing listens).
+cat >"$tmp/kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: none, user: {token: none}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+current-context: none
+EOF
+run_refuses() { # run_refuses MESSAGE ARGS...: exit 2 and MESSAGE in stderr
+    local want=$1 rc=0
+    shift
+    KUBECONFIG=$tmp/kubeconfig JOB_TIMEOUT=${JOB_TIMEOUT_CASE:-5} bash "$HERE/run.sh" "$@" 2>"$tmp/run.err" >/dev/null || rc=$?
+    if [ "$rc" != 2 ] || ! grep -qF -- "$want" "$tmp/run.err"; then
+        echo "check.sh: run.sh $* exited $rc, expected 2 with '$want'; stderr: $(cat "$tmp/run.err")" >&2
         exit 1
     fi
-done
-grep -qF 'image: registry.example/go-nethttp:1' "$tmp/user/contestant-go-nethttp.yaml"
+}
+run_refuses "LEAD_SECONDS '-5' is negative" -5
+run_refuses "LEAD_SECONDS 'abc' is not a whole number of seconds" abc
+run_refuses "LEAD_SECONDS '0' is out of range" 0
+run_refuses "expected at most one argument" 5 6
+JOB_TIMEOUT_CASE=-1 run_refuses "JOB_TIMEOUT '-1' is not a whole number of seconds" 5
+if command -v kubectl >/dev/null; then
+    run_refuses "run.sh: no reachable Kubernetes cluster at https://127.0.0.1:9: The connection to the server 127.0.0.1:9 was refused" 5
+    if grep -q -- '--validate=false' "$tmp/run.err"; then
+        echo "check.sh: run.sh passes on kubectl's --validate=false hint: $(cat "$tmp/run.err")" >&2
+        exit 1
+    fi
+else
+    run_refuses "kubectl is not installed" 5
+fi
 printf 'hello\n' >"$tmp/f"
 python3 "$HERE/mkimage.py" --name localhost/t:1 --out "$tmp/a.tar" --file "$tmp/f:/f" >"$tmp/a.txt"
 python3 "$HERE/mkimage.py" --name localhost/t:1 --out "$tmp/b.tar" --file "$tmp/f:/f" >"$tmp/b.txt"
 cmp -s "$tmp/a.tar" "$tmp/b.tar" || { echo "check.sh: mkimage.py is not reproducible" >&2; exit 1; }
 tar -tf "$tmp/a.tar" | grep -qx index.json
-echo "deploy/kubernetes: manifests render, N agrees, hostNetwork everywhere, scripts parse, images reproducible"
+echo "deploy/kubernetes: manifests render (bad values refused), N agrees, hostNetwork everywhere, run.sh refuses, scripts parse, images reproducible"
