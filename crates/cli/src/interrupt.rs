@@ -41,6 +41,16 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// What a first stop's message adds: how to quit at once, only after a
+/// Ctrl-C (whoever sent SIGTERM or SIGHUP is not at a keyboard; a second
+/// signal of any kind still quits at once).
+pub fn again_hint() -> &'static str {
+    match received() {
+        None | Some(libc::SIGINT) => " (Ctrl-C again to quit at once)",
+        Some(_) => "",
+    }
+}
+
 /// How a message names the stop: "Ctrl-C", "SIGTERM" or "SIGHUP".
 pub fn stop_name() -> &'static str {
     match received() {

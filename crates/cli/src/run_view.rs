@@ -461,6 +461,8 @@ impl RunView {
             Err(why) => format!("server CPU time sampled from /proc: no cgroup ({why})"),
         });
         self.println(&crate::run_lines::host_state_line(&r.host_state));
+        // The seed of a random order, as the reports show it (docs/statistics.md).
+        self.println(&shootout_report::context::order_line(r.plan, r.plan.seed));
     }
 
     /// Building and verifying: the bar's status on a terminal; without

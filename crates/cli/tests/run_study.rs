@@ -360,6 +360,7 @@ fn start_long_run_of(tmp: &Path, target: &str, scenarios: [&str; 2]) -> std::pro
         &format!(
             r#"restart = "per-repetition"
 warmup = "250ms"
+order = "random"
 
 [[scenario]]
 name = "{first}"
@@ -442,10 +443,20 @@ fn run_ctrl_c_stops_quickly_kills_servers_and_keeps_measurements() {
         "stopped after {took:?}\n{err}"
     );
     assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("(Ctrl-C again to quit at once)"), "{err}");
     wait_gone(&procs, &err);
 
     let data = load(&tmp.0);
     assert_eq!(data.run.status, RunStatus::Interrupted, "{err}");
+    // The random order's seed, on the console as in the store.
+    let seed = data
+        .run
+        .order_seed
+        .expect("a random order records its seed");
+    assert!(
+        err.contains(&format!("order random (seed {seed})")),
+        "{err}"
+    );
     assert_eq!(
         data.measurements.len(),
         1,
@@ -484,6 +495,10 @@ fn run_stopped_by(signal: i32, name: &str) {
     );
     assert_eq!(status.code(), Some(128 + signal), "{err}");
     assert!(err.contains(&format!("interrupted ({name})")), "{err}");
+    assert!(
+        !err.contains("Ctrl-C again"),
+        "no keyboard sent {name}: no Ctrl-C hint\n{err}"
+    );
     wait_gone(&procs, &err);
     assert!(!temp.exists(), "{} left behind", temp.display());
     let data = load(&tmp.0);

@@ -209,6 +209,9 @@ pub struct RunStart<'a> {
     pub cgroups: &'a Result<String, CgroupError>,
     /// Load and disturbance of the measured CPUs as the run starts.
     pub host_state: crate::host::HostState,
+    /// The study as it runs (scaled, a random order's seed drawn): the
+    /// console's order line, with the seed the store records.
+    pub plan: &'a shootout_study::Study,
 }
 
 /// Preparation phases.

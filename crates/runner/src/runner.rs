@@ -237,6 +237,7 @@ fn open<'a>(
         db: &cfg.db,
         cgroups: &cgroups,
         host_state: crate::host::state(&watched),
+        plan: &study,
     }));
     let run = Run {
         cfg,

@@ -326,8 +326,9 @@ fn stop_on_ctrl_c(
         if presses == 1 {
             stop.stop();
             eprintln!(
-                "\ninterrupted ({}): stopping, killing the servers and keeping the finished measurements (Ctrl-C again to quit at once)",
-                crate::interrupt::stop_name()
+                "\ninterrupted ({}): stopping, killing the servers and keeping the finished measurements{}",
+                crate::interrupt::stop_name(),
+                crate::interrupt::again_hint()
             );
             return;
         }
