@@ -1,25 +1,32 @@
-//! `shootout compare A B`: for each target × scenario × level present in
-//! both runs, the change in RPS and p99 from A (the baseline) to B with a
-//! verdict. When each run has a cell of two starts for the target, the
-//! verdict is the ranking's ([`crate::stats::starts`]): Welch's t on
-//! ln(value) with the target's start variance pooled in each run, and a
-//! difference within the practical margin (the baseline's study's, or
-//! `--margin`) is a tie; `--fail-if-slower` with no percentage gates on
-//! that verdict. The A/A floor of the two runs is said as a figure of
-//! their noise and decides nothing. Otherwise the samples are the repetitions when
-//! both have two or more, else the per-second timeline values (noted as
-//! such: seconds of one start know nothing of the next start, so such a
-//! verdict is weaker).
+//! `shootout compare A B`: for each cell present in both runs, the change
+//! in RPS and p99 from A (the baseline) to B with a verdict. A cell is what
+//! was measured ([`key::CellKey`]: target, scenario, load and resources),
+//! never a level's position, so two different workloads are never paired;
+//! a cell in one run only is listed as such, and two runs of different
+//! studies, or a run that is not complete, are said first. When each run
+//! has a cell of two starts for the target, the verdict is the ranking's
+//! ([`crate::stats::starts`]): Welch's t on ln(value) with the target's
+//! start variance pooled in each run, and a difference within the
+//! practical margin (the baseline's study's, or `--margin`) is a tie. The
+//! A/A floor of the two runs is said as a figure of their noise and
+//! decides nothing. Otherwise the samples are the repetitions when both
+//! have two or more, else the per-second timeline values (noted as such:
+//! seconds of one start know nothing of the next start, so such a verdict
+//! is weaker); with nothing to test the pair is "not tested", never a tie.
+//! The cost points are compared by the same rule ([`cost`]), and
+//! `--fail-if-slower` is judged in [`gate`].
 
-use crate::escape::md;
+pub mod cost;
+pub mod gate;
+pub mod key;
+mod render;
+
 use crate::group::{groups, start_cells, Column};
-use crate::metric::{num, second_rate, Metric};
-use crate::stats::{
-    decide, decide_starts, median, Floor, Label, Margin, Pooled, TestKind, Verdict,
-};
-use shootout_store::Measurement;
-use shootout_store::RunData;
-use std::fmt::Write;
+use crate::metric::{second_rate, Metric};
+use crate::stats::{decide, decide_starts, median, Floor, Margin, Pooled, TestKind, Verdict};
+use gate::{Call, Judged, Refusal};
+use key::CellKey;
+use shootout_store::{Measurement, RunData, RunStatus};
 
 /// What the samples of a row were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,11 +37,13 @@ pub enum Basis {
     Seconds,
 }
 
-/// One target × scenario × level in both runs.
+/// One cell in both runs.
 #[derive(Debug, Clone)]
 pub struct Row {
+    pub key: CellKey,
     pub target: String,
     pub scenario: String,
+    /// The level's index in A's study (B's may differ).
     pub level: u32,
     pub level_label: String,
     pub basis: Basis,
@@ -44,17 +53,89 @@ pub struct Row {
     pub p99_verdict: Verdict,
 }
 
+impl Row {
+    /// The call on throughput: "not tested" without a test.
+    pub fn rps_call(&self) -> Call {
+        Call::of(&self.rps_verdict)
+    }
+
+    pub fn p99_call(&self) -> Call {
+        Call::of(&self.p99_verdict)
+    }
+
+    /// `rust-axum on plaintext (n=1000 c=10)`.
+    pub fn what(&self) -> String {
+        if self.level_label.is_empty() {
+            format!("{} on {}", self.target, self.scenario)
+        } else {
+            format!(
+                "{} on {} ({})",
+                self.target, self.scenario, self.level_label
+            )
+        }
+    }
+}
+
+/// A cell in one run only: its key and level label.
+#[derive(Debug, Clone)]
+pub struct Lone {
+    pub key: CellKey,
+    pub level_label: String,
+}
+
+/// One run as the comparison names it.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub id: i64,
+    pub study: String,
+    pub status: RunStatus,
+}
+
 /// The comparison of two runs.
 #[derive(Debug, Clone)]
 pub struct Comparison {
     pub a: i64,
     pub b: i64,
+    pub sides: (Side, Side),
+    /// Both runs' study files, byte for byte, when the study names agree.
+    pub same_study_text: bool,
     pub rows: Vec<Row>,
+    pub only_a: Vec<Lone>,
+    pub only_b: Vec<Lone>,
+    pub costs: Vec<cost::CostPair>,
+    pub costs_only_a: Vec<cost::PointKey>,
+    pub costs_only_b: Vec<cost::PointKey>,
     /// The A/A floor of throughput over both runs' pairs of starts (said,
     /// deciding nothing).
     pub floor: Option<Floor>,
     /// The practical margin every verdict on starts was held to.
     pub margin: Margin,
+}
+
+/// A run's cells in table order: each with its key, the ordinal of that
+/// key among the run's cells (a study may measure one load twice), its
+/// level and label, and its column.
+fn cells(data: &RunData) -> Vec<(CellKey, usize, u32, String, Column<'_>)> {
+    let mut out: Vec<(CellKey, usize, u32, String, Column<'_>)> = Vec::new();
+    for g in groups(data) {
+        for c in g.columns {
+            let Some(first) = c.reps.first() else {
+                continue;
+            };
+            let key = CellKey::of(&data.run, first);
+            let nth = out.iter().filter(|x| x.0 == key).count();
+            out.push((key, nth, g.level, g.level_label.to_string(), c));
+        }
+    }
+    out
+}
+
+fn side(d: &RunData) -> Side {
+    Side {
+        id: d.run.id,
+        study: d.run.study.clone(),
+        status: d.run.status,
+    }
 }
 
 /// Compares run `b` against the baseline `a`, holding each difference on
@@ -75,33 +156,40 @@ pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
         .as_ref()
         .or(a.calibration.as_ref())
         .map(|c| c.pooled());
-    let gb = groups(b);
+    let (ca, cb) = (cells(a), cells(b));
     let mut rows = Vec::new();
-    for ga in groups(a) {
-        let Some(other) = gb
-            .iter()
-            .find(|g| g.scenario == ga.scenario && g.level == ga.level)
-        else {
-            continue;
-        };
-        for ca in &ga.columns {
-            if let Some(cb) = other.columns.iter().find(|c| c.target == ca.target) {
-                rows.push(row(
-                    ca,
-                    cb,
-                    ga.scenario,
-                    ga.level,
-                    ga.level_label,
-                    margin,
-                    calibration,
-                ));
+    let mut only_a = Vec::new();
+    for (key, nth, level, label, col) in &ca {
+        match cb.iter().find(|x| x.0 == *key && x.1 == *nth) {
+            Some((_, _, _, _, other)) => {
+                rows.push(row(key, col, other, *level, label, margin, calibration));
             }
+            None => only_a.push(Lone {
+                key: key.clone(),
+                level_label: label.clone(),
+            }),
         }
     }
+    let only_b = cb
+        .iter()
+        .filter(|(k, n, ..)| !ca.iter().any(|x| x.0 == *k && x.1 == *n))
+        .map(|(k, _, _, label, _)| Lone {
+            key: k.clone(),
+            level_label: label.clone(),
+        })
+        .collect();
+    let (costs, costs_only_a, costs_only_b) = cost::pairs(a, b, margin);
     Comparison {
         a: a.run.id,
         b: b.run.id,
+        sides: (side(a), side(b)),
+        same_study_text: a.run.study_text == b.run.study_text,
         rows,
+        only_a,
+        only_b,
+        costs,
+        costs_only_a,
+        costs_only_b,
         floor,
         margin,
     }
@@ -122,9 +210,9 @@ fn on_starts(a: &Column, b: &Column, metric: Metric, margin: Margin) -> Option<V
 }
 
 fn row(
+    key: &CellKey,
     a: &Column,
     b: &Column,
-    scenario: &str,
     level: u32,
     label: &str,
     margin: Margin,
@@ -173,8 +261,9 @@ fn row(
         ),
     };
     Row {
+        key: key.clone(),
         target: a.target.to_string(),
-        scenario: scenario.to_string(),
+        scenario: key.scenario.clone(),
         level,
         level_label: label.to_string(),
         basis,
@@ -213,7 +302,7 @@ impl Comparison {
     pub fn slower(&self) -> Vec<&Row> {
         self.rows
             .iter()
-            .filter(|r| r.rps_verdict.label == Label::Slower)
+            .filter(|r| r.rps_call() == Call::Slower)
             .collect()
     }
 
@@ -221,88 +310,61 @@ impl Comparison {
     pub fn slower_than(&self, pct: f64) -> Vec<&Row> {
         self.rows
             .iter()
-            .filter(|r| r.rps_verdict.label == Label::Slower && r.rps_verdict.change_pct < -pct)
+            .filter(|r| r.rps_call() == Call::Slower && r.rps_verdict.change_pct < -pct)
             .collect()
     }
 
-    /// A Markdown table of every row.
-    pub fn render(&self) -> String {
-        let mut out = format!(
-            "# Compare run {} (baseline) → run {}\n\n\
-             | Target | Scenario | RPS A | RPS B | ΔRPS | RPS test | RPS | p99 A (ms) | p99 B (ms) | Δp99 | p99 test | p99 |\n\
-             |---|---|---:|---:|---:|---|---|---:|---:|---:|---|---|\n",
-            self.a, self.b
-        );
-        for r in &self.rows {
-            let scenario = if r.level_label.is_empty() {
-                r.scenario.clone()
-            } else {
-                format!("{} ({})", r.scenario, r.level_label)
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                md(&r.target),
-                md(&scenario),
-                num(r.rps.0),
-                num(r.rps.1),
-                pct(r.rps_verdict.change_pct),
-                test_text(&r.rps_verdict, r.basis),
-                r.rps_verdict.label.as_str(),
-                num(r.p99.0),
-                num(r.p99.1),
-                pct(r.p99_verdict.change_pct),
-                test_text(&r.p99_verdict, r.basis),
-                r.p99_verdict.label.as_str(),
-            );
+    /// The runs' study names differ.
+    pub fn different_studies(&self) -> bool {
+        self.sides.0.study != self.sides.1.study
+    }
+
+    /// What keeps a gate from judging these runs unless forced: different
+    /// studies, a run that is not complete.
+    pub fn refusals(&self) -> Vec<Refusal> {
+        let mut out = Vec::new();
+        if self.different_studies() {
+            out.push(Refusal::DifferentStudies {
+                a: self.sides.0.study.clone(),
+                b: self.sides.1.study.clone(),
+            });
         }
-        if self.rows.is_empty() {
-            out.push_str("\nNo target × scenario × level is present in both runs.\n");
-        }
-        let _ = writeln!(
-            out,
-            "\nΔ is the change of the mean from A to B (of ln(value) where the test is on starts). \
-             A difference is called only at p < 0.05 and, on starts, beyond the {} margin; \
-             \"faster\" means higher RPS or lower p99 in B.",
-            crate::precision::pct(self.margin.pct() / 100.0)
-        );
-        if let Some(f) = self.floor {
-            let _ = writeln!(
-                out,
-                "\nNoise (A/A): two starts of the same server differed in throughput by up to \
-                 {:.1}% (95th percentile of {} pairs of starts in the two runs). Each pair is held \
-                 to its own variation, not to this figure (docs/statistics.md).",
-                f.pct(),
-                f.pairs
-            );
+        for s in [&self.sides.0, &self.sides.1] {
+            if s.status != RunStatus::Complete {
+                out.push(Refusal::Incomplete {
+                    run: s.id,
+                    status: s.status.as_str(),
+                });
+            }
         }
         out
     }
-}
 
-fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:+.1}%")
-    } else {
-        "n/a".into()
-    }
-}
-
-fn test_text(v: &Verdict, basis: Basis) -> String {
-    // "t on starts" already says what its samples were.
-    let per = match basis {
-        _ if v.test == TestKind::Calibrated => String::new(),
-        Basis::Starts => String::new(),
-        Basis::Repetitions => ", reps".into(),
-        Basis::Seconds => ", per-second".into(),
-    };
-    let floor = match (v.within_margin, v.margin_pct) {
-        (true, Some(m)) => format!(", within the {} margin", crate::precision::pct(m / 100.0)),
-        _ => String::new(),
-    };
-    match v.p_value {
-        Some(p) => format!("{}{per}, p={}{floor}", v.test.as_str(), p_text(p)),
-        None => format!("{} ({})", v.test.as_str(), per.trim_start_matches(", ")),
+    /// Every pair a gate judges: each cell's throughput, then each cost
+    /// point, with how much worse B is in percent.
+    pub fn judged(&self) -> Vec<Judged> {
+        let mut out: Vec<Judged> = self
+            .rows
+            .iter()
+            .map(|r| Judged {
+                what: format!("{} throughput", r.what()),
+                call: r.rps_call(),
+                worse_pct: -r.rps_verdict.change_pct,
+            })
+            .collect();
+        for c in &self.costs {
+            let change = c.verdict.map_or(f64::NAN, |v| v.change_pct);
+            out.push(Judged {
+                what: c.key.describe(),
+                call: c.call,
+                worse_pct: if c.key.figure == cost::Figure::Goodput {
+                    -change
+                } else {
+                    change
+                },
+            });
+        }
+        out
     }
 }
 

@@ -1,9 +1,11 @@
 //! `shootout history`, `report` and `compare`: read the SQLite history and
-//! hand the runs to the report crate. Reports go to stdout or `-o FILE`;
-//! `compare --fail-if-slower` exits 1 when a target got slower by the
-//! verdict (significant, and beyond the runs' measured A/A noise floor);
-//! `--fail-if-slower PCT` when it got significantly slower by more than PCT
-//! percent.
+//! hand the runs to the report crate. Reports go to stdout or `-o FILE`.
+//! `compare --fail-if-slower` exits 1 when a cell got slower by the verdict
+//! (significant, and beyond the practical margin on starts), or with PCT
+//! significantly by more than PCT percent; it exits 2 when it could not
+//! judge: the runs share no cell, measured different studies or one is not
+//! complete (unless `--force`), or a pair had nothing to test (unless
+//! `--allow-untested`).
 
 use crate::exit::Outcome;
 use anyhow::Context as _;
@@ -30,11 +32,11 @@ pub enum Format {
 /// `shootout report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A run id, or `latest`.
-    #[arg(default_value = "latest")]
-    run: String,
+    /// A run id, or `latest` (the default). With --trend and no STUDY:
+    /// the trend of this run's study.
+    run: Option<String>,
     /// Instead of one run, write the trend page of STUDY (default: the
-    /// latest run's study): every run of it in the results store, one HTML page,
+    /// study of the run given, else of the latest run): every run of it in the results store, one HTML page,
     /// to -o FILE or trend-STUDY.html in the database's reports folder
     /// (`results/shootout/` for `results/shootout.db`).
     #[arg(long, value_name = "STUDY", num_args = 0..=1, default_missing_value = "", conflicts_with = "format")]
@@ -57,12 +59,23 @@ pub struct CompareArgs {
     a: String,
     /// The run compared with it (an id, or `latest`).
     b: String,
-    /// Exit 1 when any target's RPS is lower in B: with no PCT, by the
-    /// ranking's rule (significant on each target's own start variation and
-    /// beyond the practical margin; two or more starts in each run); with
-    /// PCT, significantly and by more than PCT percent (below 100).
+    /// Exit 1 when any cell's RPS (or cost point) is worse in B: with no
+    /// PCT, by the ranking's rule (significant on each target's own start
+    /// variation and beyond the practical margin; two or more starts in
+    /// each run); with PCT, significantly and by more than PCT percent
+    /// (below 100). Exit 2 when the gate cannot judge: no cell in both
+    /// runs, different studies or a run not complete (see --force), or a
+    /// pair with nothing to test (see --allow-untested).
     #[arg(long, value_name = "PCT", value_parser = parse_gate_pct, num_args = 0..=1)]
     fail_if_slower: Option<Option<f64>>,
+    /// Gate even when the runs measured different studies or a run is not
+    /// complete (interrupted, running or failed): on the cells they share.
+    #[arg(long, requires = "fail_if_slower")]
+    force: bool,
+    /// Let the gate pass over pairs it could not test (one value each
+    /// side); by default such a pair keeps it from passing (exit 2).
+    #[arg(long, requires = "fail_if_slower")]
+    allow_untested: bool,
     /// The practical margin a difference on starts must exceed to be called
     /// (e.g. 3%); default: the baseline study's `margin`, else 5%.
     #[arg(long, value_name = "PCT", value_parser = parse_margin)]
@@ -134,8 +147,19 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
 
 pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
     if let Some(study) = &args.trend {
-        open(&args.db)?;
-        let study = Some(study.as_str()).filter(|s| !s.is_empty());
+        let store = open(&args.db)?;
+        let of_run = match &args.run {
+            Some(run) if study.is_empty() => Some(store.load_run(store.resolve(run)?)?.run.study),
+            Some(run) => anyhow::bail!(
+                "give a run ({run}) or a study ({study}) to --trend, not both: the trend page \
+                 shows every run of one study"
+            ),
+            None => None,
+        };
+        let study = of_run
+            .as_deref()
+            .or(Some(study.as_str()))
+            .filter(|s| !s.is_empty());
         let (path, runs) = shootout_report::write_trend(&args.db, study, args.output.as_deref())?;
         if runs == 0 {
             anyhow::bail!(
@@ -148,7 +172,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let store = open(&args.db)?;
-    let id = store.resolve(&args.run)?;
+    let id = store.resolve(args.run.as_deref().unwrap_or("latest"))?;
     let data = store.load_run(id)?;
     let text = match args.format {
         Format::Md => shootout_report::markdown(&data),
@@ -198,32 +222,57 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let Some(gate) = args.fail_if_slower else {
         return Ok(Outcome::Ok);
     };
-    let slower = match gate {
-        Some(pct) => cmp.slower_than(pct),
-        None => cmp.slower(),
+    use shootout_report::compare::gate::{self, Outcome as Gate, Rule};
+    let rule = gate.map_or(Rule::Verdict, Rule::Pct);
+    let setting = gate::Setting {
+        refusals: cmp.refusals(),
+        force: args.force,
+        allow_untested: args.allow_untested,
     };
-    for r in &slower {
-        let by = match gate {
-            Some(pct) => format!("more than {pct}%"),
-            None => match r.rps_verdict.margin_pct {
-                Some(m) => format!(
-                    "significant on its own start variation, beyond the {} margin",
-                    shootout_report::precision::pct(m / 100.0)
-                ),
-                None => "significant; not on starts: the runs have too few starts to hold it to the margin".into(),
-            },
-        };
-        eprintln!(
-            "slower: {} on {} (level {}) by {:.1}% ({by})",
-            r.target,
-            r.scenario,
-            r.level + 1,
-            -r.rps_verdict.change_pct
-        );
-    }
-    Ok(if slower.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
+    Ok(match gate::gate(&cmp.judged(), rule, &setting) {
+        Gate::Pass => Outcome::Ok,
+        Gate::Slower(pairs) => {
+            for p in &pairs {
+                let by = match gate {
+                    Some(pct) => format!("more than {pct}%"),
+                    None => {
+                        "significant on its own variation, beyond the margin where on starts".into()
+                    }
+                };
+                eprintln!("slower: {} by {:.1}% ({by})", p.what, p.worse_pct);
+            }
+            Outcome::Failed
+        }
+        Gate::Undecided { refusals, untested } => {
+            for r in &refusals {
+                eprintln!("compare: cannot gate: {r}");
+            }
+            for p in &untested {
+                eprintln!(
+                    "not tested: {} ({}): nothing to test it on (one value each side)",
+                    p.what,
+                    pct_text(p.worse_pct)
+                );
+            }
+            if !untested.is_empty() {
+                eprintln!(
+                    "compare: cannot gate: {} pair(s) could not be tested; give the study two or \
+                     more repetitions, or --allow-untested to pass over them",
+                    untested.len()
+                );
+            }
+            Outcome::Usage
+        }
     })
+}
+
+/// `52.3% worse`, `4.1% better`, or `change unknown`.
+fn pct_text(worse: f64) -> String {
+    if !worse.is_finite() {
+        "change unknown".into()
+    } else if worse >= 0.0 {
+        format!("{worse:.1}% worse")
+    } else {
+        format!("{:.1}% better", -worse)
+    }
 }

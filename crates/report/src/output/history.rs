@@ -1,7 +1,9 @@
 //! The table of `shootout history`: one row per stored run, as the store
-//! lists them. Returned as a String; the CLI prints it.
+//! lists them. Returned as a String; the CLI prints it. A run that failed
+//! says so beside its targets: their records may all be `ok` (they built
+//! and answered) while the run itself stopped on an error.
 
-use shootout_store::RunListing;
+use shootout_store::{RunListing, RunStatus};
 
 /// The runs as a Markdown-style table, one row per run, in the order given.
 pub fn render(runs: &[RunListing]) -> String {
@@ -29,15 +31,24 @@ fn row(r: &RunListing) -> Vec<String> {
         r.started_at.clone(),
         r.status.to_string(),
         format!("{} ({} cores)", r.host.hostname, r.host.cores),
-        format!("{}/{}", r.targets_ok, r.targets),
+        targets_ok(r),
         r.measurements.to_string(),
     ]
+}
+
+/// `3/3`; for a failed run `1/1 built, run failed`: the targets may all
+/// be ready while the run stopped before measuring them all.
+fn targets_ok(r: &RunListing) -> String {
+    match r.status {
+        RunStatus::Failed => format!("{}/{} built, run failed", r.targets_ok, r.targets),
+        _ => format!("{}/{}", r.targets_ok, r.targets),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shootout_store::{Host, RunStatus};
+    use shootout_store::Host;
 
     fn listing(id: i64, status: RunStatus, ok: u64) -> RunListing {
         RunListing {
@@ -76,5 +87,13 @@ mod tests {
         assert_eq!(text, expected);
         // A different run gives a different table: the comparison can fail.
         assert_ne!(render(&[listing(1, RunStatus::Failed, 0)]), expected);
+    }
+
+    #[test]
+    fn a_failed_run_is_not_shown_as_all_targets_ok() {
+        let mut run = listing(4, RunStatus::Failed, 1);
+        run.targets = 1;
+        let text = render(&[run]);
+        assert!(text.contains("| 1/1 built, run failed |"), "{text}");
     }
 }
