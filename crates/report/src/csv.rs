@@ -4,10 +4,13 @@
 //! `-`, `@`) get a leading apostrophe. Runs with database numbers get the
 //! database columns appended after the others, runs under a resource
 //! budget the budget columns after those, runs with TLS levels the
-//! protocol spoken and the handshake figures after those, runs with a mix
-//! a `<kind>_p99_ms` column per request kind last; runs without keep
-//! exactly the columns they always had.
+//! protocol spoken and the handshake figures after those, runs with cost
+//! parts (docs/cost.md) their figures after those, a run with a random
+//! order its seed (`order_seed`) after those, and runs with a mix a
+//! `<kind>_p99_ms` column per request kind last; runs without keep exactly
+//! the columns they always had.
 
+use shootout_store::parts::Parts;
 use shootout_store::{Measurement, RunData};
 use shootout_study::Metric;
 
@@ -77,6 +80,28 @@ const TLS_METRICS: [Metric; 4] = [
     Metric::HandshakeP99,
 ];
 
+/// Appended when any measurement of the run has a cost part (a cost
+/// scenario's probes, docs/cost.md): the fixed rate's cost, the standing
+/// cost and the overload with its recovery, each empty where the
+/// measurement has no such part.
+pub const COST_HEADER: [&str; 15] = [
+    "cost_offered_rps",
+    "cost_achieved_rps",
+    "us_per_request",
+    "cost_invalid",
+    "standing_s",
+    "standing_cpu_ms_per_s",
+    "standing_rss_mib",
+    "overload_factor",
+    "overload_offered_rps",
+    "deadline_ms",
+    "throughput_rps",
+    "goodput_rps",
+    "overload_errors",
+    "unsent",
+    "recovery_s",
+];
+
 /// Renders the CSV of a run.
 pub fn render(data: &RunData) -> String {
     let database = data
@@ -98,6 +123,16 @@ pub fn render(data: &RunData) -> String {
     if tls {
         header.extend(tls_header());
     }
+    let cost = data.measurements.iter().any(|m| {
+        m.parts.cost.is_some() || m.parts.standing.is_some() || m.parts.overload.is_some()
+    });
+    if cost {
+        header.extend(COST_HEADER);
+    }
+    let seed = data.run.order_seed;
+    if seed.is_some() {
+        header.push("order_seed");
+    }
     let kinds = kinds(data);
     let kind_columns: Vec<String> = kinds.iter().map(|k| format!("{k}_p99_ms")).collect();
     header.extend(kind_columns.iter().map(String::as_str));
@@ -113,6 +148,12 @@ pub fn render(data: &RunData) -> String {
         }
         if tls {
             cells.extend(tls_cells(m));
+        }
+        if cost {
+            cells.extend(cost_cells(&m.parts));
+        }
+        if let Some(seed) = seed {
+            cells.push(seed.to_string());
         }
         cells.extend(kinds.iter().map(|k| {
             let kind = m.summary.routes.iter().find(|r| r.name == *k);
@@ -165,6 +206,39 @@ fn tls_cells(m: &Measurement) -> Vec<String> {
         p.client_cert.to_string(),
     ];
     cells.extend(TLS_METRICS.iter().map(|x| f(crate::metric::value(*x, m))));
+    cells
+}
+
+/// The cost figures of one measurement ([`COST_HEADER`]): empty cells
+/// for the parts it does not have, and for a recovery that did not come
+/// within the recovery phase.
+fn cost_cells(p: &Parts) -> Vec<String> {
+    let mut cells = match &p.cost {
+        Some(c) => vec![
+            f(c.offered_rps),
+            f(c.achieved_rps),
+            f(c.us_per_request),
+            c.invalid.as_deref().map_or(String::new(), quoted),
+        ],
+        None => vec![String::new(); 4],
+    };
+    match &p.standing {
+        Some(s) => cells.extend([f(s.seconds), f(s.cpu_ms_per_s()), f(s.rss_mib)]),
+        None => cells.extend(vec![String::new(); 3]),
+    }
+    match &p.overload {
+        Some(o) => cells.extend([
+            f(o.factor),
+            f(o.offered_rps),
+            f(o.deadline_ms),
+            f(o.throughput_rps),
+            f(o.goodput_rps),
+            o.errors.total().to_string(),
+            o.unsent.to_string(),
+            o.recovery_s.map_or(String::new(), f),
+        ]),
+        None => cells.extend(vec![String::new(); 8]),
+    }
     cells
 }
 

@@ -7,7 +7,8 @@
 //! budget and cgroup counters (`resources`, `throttled_s`,
 //! `throttled_periods`, `oom_killed`, `memory_peak_mib`) and warm-up
 //! (`warmup_s`, `steady`), the summary's `not_steady`, and the target
-//! status `failed`.
+//! status `failed`. `run.order_seed` is the seed of a random target order
+//! (null for other orders), as in every other output (docs/statistics.md).
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -65,6 +66,7 @@ fn run(data: &RunData) -> Value {
             "server_cpus": r.pinning.server_cpus,
             "generator_cpus": r.pinning.generator_cpus,
         },
+        "order_seed": r.order_seed,
     });
     if let Some(db) = &r.database {
         v["database"] = json!({

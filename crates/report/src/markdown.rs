@@ -32,6 +32,10 @@ fn header(ctx: &Context) -> String {
     let run = &ctx.data.run;
     let mut s = format!("# {} — run {}\n\n", md(&run.study), run.id);
     let _ = writeln!(s, "{}\n", md(&ctx.environment_line()));
+    if let Ok(study) = &ctx.study {
+        let order = crate::context::order_line(study, run.order_seed);
+        let _ = writeln!(s, "{}\n", md(&order));
+    }
     if let Some(line) = ctx.pipelining_line() {
         let _ = writeln!(s, "{}\n", md(&line));
     }

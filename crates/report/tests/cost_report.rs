@@ -190,3 +190,70 @@ fn costs_rank_cheapest_first_tie_close_ones_and_never_rank_the_unsustained() {
         "{md}"
     );
 }
+
+/// The CSV has the cost figures of every measurement: µs per request (and
+/// why a point is not a cost), and goodput and recovery past the knee;
+/// empty cells where a measurement has no such part.
+#[test]
+fn the_csv_has_the_cost_columns() {
+    let (db, ids) = common::fixture_db("cost-csv", &[FixtureOptions::default()]);
+    let names = targets(&common::load(&db, ids[0]));
+    let (a, c) = (&names[0][..], &names[2][..]);
+    let data = cost_run(&[
+        (a, [100.0, 104.0, 96.0], true),
+        (c, [300.0, 310.0, 290.0], false),
+    ]);
+    let csv = shootout_report::csv(&data);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    for column in shootout_report::csv::COST_HEADER {
+        assert!(header.contains(&column), "{column} in {header:?}");
+    }
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let rows: Vec<Vec<String>> = lines.map(split_csv).collect();
+    assert_eq!(rows.len(), data.measurements.len());
+    let cell = |r: &Vec<String>, name: &str| r[col(name)].clone();
+    let first = &rows[0];
+    assert_eq!(cell(first, "us_per_request"), "100");
+    assert_eq!(cell(first, "cost_offered_rps"), "500");
+    assert_eq!(cell(first, "cost_invalid"), "");
+    assert_eq!(cell(first, "goodput_rps"), "", "no overload part");
+    let refused = rows
+        .iter()
+        .find(|r| cell(r, "cost_invalid").starts_with("carried 328"))
+        .expect("the point not carried says why");
+    assert_eq!(cell(refused, "us_per_request"), "300");
+    let recovered = rows
+        .iter()
+        .find(|r| cell(r, "recovery_s") == "4")
+        .expect("the overload that recovered");
+    assert_eq!(cell(recovered, "goodput_rps"), "310");
+    assert_eq!(cell(recovered, "overload_factor"), "2");
+    assert_eq!(cell(recovered, "us_per_request"), "", "no fixed-rate part");
+    let stuck = rows
+        .iter()
+        .find(|r| cell(r, "goodput_rps") == "20")
+        .expect("the overload that did not recover");
+    assert_eq!(cell(stuck, "recovery_s"), "", "did not recover");
+    assert_eq!(cell(stuck, "unsent"), "1800");
+    assert_eq!(cell(stuck, "overload_errors"), "7");
+}
+
+/// One CSV line's cells (RFC 4180 quotes; no line breaks in these cells).
+fn split_csv(line: &str) -> Vec<String> {
+    let (mut cells, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (ch, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(std::mem::take(&mut cur)),
+            _ => cur.push(ch),
+        }
+    }
+    cells.push(cur);
+    cells
+}

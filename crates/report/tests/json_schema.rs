@@ -136,3 +136,14 @@ fn a_levels_parts_match_the_committed_schema() {
         "only where a probe added one"
     );
 }
+
+/// A random order's seed is `run.order_seed`, valid under the schema.
+#[test]
+fn a_random_order_seed_matches_the_committed_schema() {
+    let (db, ids) = common::fixture_db("json-seed", &[FixtureOptions::default()]);
+    let mut data = common::load(&db, ids[0]);
+    data.run.order_seed = Some(u64::MAX);
+    let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("report is JSON");
+    assert_eq!(errors_of(&doc), Vec::<String>::new());
+    assert_eq!(doc["run"]["order_seed"], u64::MAX);
+}
