@@ -65,6 +65,13 @@ if [ -z "$have" ] || [ "$(printf '%s\n' 0.9.133 "$have" | sort -V | head -1)" !=
     cargo install --locked --quiet "cargo-nextest@$nextest" >&2 || say "cargo install cargo-nextest failed: the test suite cannot run"
 fi
 
+# deploy/kubernetes/check.sh reads its rendered manifests back with
+# PyYAML, in the python3 the scripts run (pip, from PyPI, once).
+if has python3 && ! python3 -c 'import yaml' 2>/dev/null; then
+    say "installing PyYAML for deploy/kubernetes/check.sh"
+    python3 -m pip install --quiet --root-user-action=ignore pyyaml >&2 || say "pip install pyyaml failed: deploy/kubernetes/check.sh will stop on it"
+fi
+
 browser=crates/report/tests/browser
 if has npm; then
     if [ ! -d "$browser/node_modules/playwright-core" ]; then

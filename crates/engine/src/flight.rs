@@ -279,6 +279,14 @@ impl Worker<'_> {
                 continue;
             }
             let conn = &mut self.conns[idx];
+            if let Some(why) = conn
+                .h2
+                .as_ref()
+                .filter(|_| waiting)
+                .and_then(|h| h.stalled())
+            {
+                let _ = self.setup.stalled.set(why);
+            }
             let (jobs, _) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
             for job in jobs.iter().filter(|j| j.measured) {
                 self.rec.cut(job.kind);

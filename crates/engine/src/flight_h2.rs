@@ -54,6 +54,10 @@ impl Worker<'_> {
                 return self.fail_all(idx, ErrorClass::Connect, now);
             }
             Err(H2Fail::Class(class)) => return self.fail_all(idx, class, now),
+            Err(H2Fail::Violation(why)) => {
+                self.rec.violated(why, now);
+                return self.fail_all(idx, ErrorClass::Protocol, now);
+            }
             Ok(()) => {}
         }
         let conn = &mut self.conns[idx];

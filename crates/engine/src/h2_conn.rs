@@ -39,6 +39,9 @@ pub(crate) enum H2Fail {
     Class(ErrorClass),
     /// The server does not speak HTTP/2: the run stops with this reason.
     Refused(String),
+    /// The server broke this rule of HTTP/2: the connection ends (GOAWAY
+    /// where one is owed) and its streams fail as `protocol`.
+    Violation(&'static str),
 }
 
 impl From<ErrorClass> for H2Fail {
@@ -189,6 +192,23 @@ impl H2Conn {
         }
     }
 
+    /// Why this connection's streams could not be sent, when that is the
+    /// server's doing: its SETTINGS never came, or they allow 0 streams
+    /// (RFC 9113 §5.1.2 lets a server refuse streams only for a while).
+    pub fn stalled(&self) -> Option<&'static str> {
+        match self.peer_max {
+            None => Some(
+                "the server never sent its HTTP/2 SETTINGS (the connection preface): \
+                 no request could be sent; it does not speak HTTP/2 on this port",
+            ),
+            Some(0) => Some(
+                "the server allowed 0 concurrent streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) \
+                 for the whole run: no request could be sent",
+            ),
+            Some(_) => None,
+        }
+    }
+
     /// Reads frames from `data` (after any partial frame kept from before).
     pub fn feed(&mut self, data: &[u8]) -> Result<(), H2Fail> {
         if self.partial.is_empty() {
@@ -224,7 +244,9 @@ impl H2Conn {
             }
             if head.len > MIN_MAX_FRAME {
                 h2::put_goaway(&mut self.out, h2::code::FRAME_SIZE_ERROR);
-                return Err(ErrorClass::Parse.into());
+                return Err(H2Fail::Violation(
+                    "a frame over SETTINGS_MAX_FRAME_SIZE (16384 bytes)",
+                ));
             }
             if data.len() - at - HEAD_LEN < head.len {
                 break;
@@ -238,7 +260,9 @@ impl H2Conn {
 
     fn frame(&mut self, head: FrameHead, payload: &[u8]) -> Result<(), H2Fail> {
         if self.block.is_some() && head.kind != kind::CONTINUATION {
-            return Err(ErrorClass::Parse.into());
+            return Err(H2Fail::Violation(
+                "a frame other than CONTINUATION inside a header block",
+            ));
         }
         match head.kind {
             kind::DATA => self.data(head, payload)?,
@@ -265,7 +289,11 @@ impl H2Conn {
                 let result = self.window_update(head.stream, payload);
                 self.breach(head.stream, result)?;
             }
-            kind::PUSH_PROMISE => return Err(ErrorClass::Parse.into()),
+            kind::PUSH_PROMISE => {
+                return Err(H2Fail::Violation(
+                    "PUSH_PROMISE, though the client disabled push (SETTINGS_ENABLE_PUSH 0)",
+                ))
+            }
             _ => {}
         }
         Ok(())
@@ -291,7 +319,9 @@ impl H2Conn {
     /// block is, to keep the HPACK table in step) and its stream told.
     fn fragment(&mut self, head: FrameHead, fragment: &[u8]) -> Result<(), H2Fail> {
         let Some(block) = self.block.as_mut().filter(|b| b.stream == head.stream) else {
-            return Err(ErrorClass::Parse.into());
+            return Err(H2Fail::Violation(
+                "a CONTINUATION with no header block open on its stream",
+            ));
         };
         let whole = head.flags & flag::END_HEADERS != 0;
         if whole && block.bytes.is_empty() {
@@ -301,7 +331,7 @@ impl H2Conn {
         }
         block.bytes.extend_from_slice(fragment);
         if block.bytes.len() > 1 << 20 {
-            return Err(ErrorClass::Parse.into());
+            return Err(H2Fail::Violation("a header block over 1 MiB"));
         }
         if whole {
             let block = self.block.take().unwrap_or_default();
@@ -324,7 +354,7 @@ impl H2Conn {
         hpack
             .decoder
             .decode(&mut hpack.block, &mut hpack.fields)
-            .map_err(|_| H2Fail::Class(ErrorClass::Parse))?;
+            .map_err(|_| H2Fail::Violation("a header block HPACK cannot decode"))?;
         for (name, value, _) in &hpack.fields {
             if name == b":status" {
                 status = std::str::from_utf8(value)
@@ -373,7 +403,8 @@ impl H2Conn {
     fn end(&mut self, id: u32) {
         let (status, unsent) = self.stream_mut(id).map_or((0, 0), |s| (s.status, s.unsent));
         let outcome = if status == 0 {
-            Err(ErrorClass::Parse)
+            // A stream ended with no response HEADERS (RFC 9113 §8.1).
+            Err(ErrorClass::Protocol)
         } else {
             Ok(status)
         };
@@ -456,7 +487,7 @@ fn refused(got: &[u8]) -> H2Fail {
 fn u32_at(b: &[u8], at: usize) -> Result<u32, H2Fail> {
     b.get(at..at + 4)
         .map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]))
-        .ok_or(H2Fail::Class(ErrorClass::Parse))
+        .ok_or(H2Fail::Violation("a GOAWAY frame under 8 bytes"))
 }
 
 /// The payload without its padding.
@@ -464,11 +495,15 @@ fn unpad(head: FrameHead, payload: &[u8]) -> Result<&[u8], H2Fail> {
     if head.flags & flag::PADDED == 0 {
         return Ok(payload);
     }
-    let pad = usize::from(*payload.first().ok_or(H2Fail::Class(ErrorClass::Parse))?);
+    let too_long = H2Fail::Violation("padding as long as its frame or longer");
+    let Some(&pad) = payload.first() else {
+        return Err(too_long);
+    };
+    let pad = usize::from(pad);
     payload
         .get(1..payload.len().saturating_sub(pad))
         .filter(|_| pad < payload.len())
-        .ok_or(H2Fail::Class(ErrorClass::Parse))
+        .ok_or(too_long)
 }
 
 /// A HEADERS payload's block fragment, past padding and priority fields.
@@ -477,5 +512,7 @@ fn headers_fragment(head: FrameHead, payload: &[u8]) -> Result<&[u8], H2Fail> {
     if head.flags & flag::PRIORITY == 0 {
         return Ok(body);
     }
-    body.get(5..).ok_or(H2Fail::Class(ErrorClass::Parse))
+    body.get(5..).ok_or(H2Fail::Violation(
+        "a HEADERS frame too short for its priority fields",
+    ))
 }

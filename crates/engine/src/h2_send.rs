@@ -113,21 +113,27 @@ impl H2Conn {
         Ok(())
     }
 
-    /// Ends what a broken rule ends: the stream (RST_STREAM; it fails as a
-    /// parse error) or the whole connection (GOAWAY, then every stream fails).
+    /// Ends what a broken rule ends: the stream (RST_STREAM; it fails as
+    /// `protocol`) or the whole connection (GOAWAY, then every stream fails).
     pub(super) fn breach(&mut self, stream: u32, result: Result<(), Breach>) -> Result<(), H2Fail> {
         match result {
             Ok(()) => Ok(()),
             Err(Breach::Stream(why)) => {
                 if self.stream_mut(stream).is_some() {
                     h2::put_rst_stream(&mut self.out, stream, why);
-                    self.finish(stream, Err(ErrorClass::Parse));
+                    self.finish(stream, Err(ErrorClass::Protocol));
                 }
                 Ok(())
             }
             Err(Breach::Connection(why)) => {
                 h2::put_goaway(&mut self.out, why);
-                Err(ErrorClass::Parse.into())
+                Err(H2Fail::Violation(match why {
+                    code::FLOW_CONTROL_ERROR => {
+                        "a flow-control window grown past 2^31-1 (FLOW_CONTROL_ERROR)"
+                    }
+                    code::FRAME_SIZE_ERROR => "a frame of the wrong size (FRAME_SIZE_ERROR)",
+                    _ => "a WINDOW_UPDATE of 0, a frame on a stream never opened or a SETTINGS value out of range (PROTOCOL_ERROR)",
+                }))
             }
         }
     }

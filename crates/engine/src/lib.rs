@@ -99,6 +99,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
     };
     let measure_start = t0 + plan.warmup();
     let refused = std::sync::OnceLock::new();
+    let stalled = std::sync::OnceLock::new();
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
         wire: conn::Wire::new(&request.bytes, plan.pipeline()),
@@ -117,6 +118,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         io: Io::resolve(plan.io(), plan.endpoint().tls || plan.http2()).0,
         h2: h2_request(plan),
         refused: &refused,
+        stalled: &stalled,
     };
     let cert_asked = plan.tls_client().map(|c| c.cert_asked());
     let deadline = plan.stop().duration.map(|d| measure_start + d);
@@ -155,6 +157,15 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         cert_asked.map(|before| plan.tls_client().map_or(0, |c| c.cert_asked()) - before),
     );
     report.summary.generator.io = Some(setup.io.to_string());
+    // Only when the stall is all that happened: a connection that broke a
+    // rule and was opened anew also waits on SETTINGS at the deadline.
+    let only_stalled = |s: &Summary| s.requests.completed == 0 && s.errors.total() == 0;
+    if let Some(why) = stalled.get().filter(|_| only_stalled(&report.summary)) {
+        return Err(EngineError::Http2Refused {
+            url: plan.endpoint().url.clone(),
+            why: why.to_string(),
+        });
+    }
     Ok(report)
 }
 

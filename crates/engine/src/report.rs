@@ -54,6 +54,11 @@ pub struct ErrorCounts {
     /// above its last stream id) or ended the connection with an error.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub goaway: u64,
+    /// HTTP/2: the server broke a rule of the protocol, which ends the
+    /// connection and fails its streams (`first_violation` says which
+    /// rule). Left out of JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub protocol: u64,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -72,6 +77,7 @@ impl ErrorCounts {
             + self.tls
             + self.stream_reset
             + self.goaway
+            + self.protocol
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
@@ -84,6 +90,7 @@ impl ErrorCounts {
         self.tls += other.tls;
         self.stream_reset += other.stream_reset;
         self.goaway += other.goaway;
+        self.protocol += other.protocol;
     }
 }
 
@@ -200,6 +207,10 @@ pub struct Summary {
     /// arrive across threads); null when none did or nothing was expected.
     #[serde(default)]
     pub first_mismatch: Option<Mismatch>,
+    /// HTTP/2: the first rule the server was seen to break (the earliest
+    /// across threads), in words; absent when none was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_violation: Option<String>,
     pub generator: GeneratorUsage,
     /// Open loop only: how requests arrived (evenly spaced or Poisson).
     #[serde(default)]
@@ -382,6 +393,7 @@ mod tests {
             latency_uncorrected_ms: None,
             lag: None,
             first_mismatch: None,
+            first_violation: None,
             generator: GeneratorUsage::default(),
             arrival: None,
             seed: None,

@@ -35,6 +35,10 @@ pub(crate) enum ErrorClass {
     /// HTTP/2: the server's GOAWAY left the stream unprocessed, or ended
     /// the connection with an error.
     GoAway,
+    /// HTTP/2: the server broke a rule of the protocol (a malformed or
+    /// forbidden frame, a header block HPACK cannot decode, a stream ended
+    /// without its response's HEADERS).
+    Protocol,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -88,6 +92,8 @@ pub(crate) struct Recorder {
     pub unsent: u64,
     /// This thread's first mismatch and when it arrived.
     pub first_mismatch: Option<(Instant, Mismatch)>,
+    /// HTTP/2: the first rule this thread saw the server break, and when.
+    pub first_violation: Option<(Instant, &'static str)>,
     pub timeline: Vec<Slot>,
     /// A mix's kinds, by index (empty without a mix).
     pub routes: Vec<RouteStats>,
@@ -124,6 +130,7 @@ impl Recorder {
             all_busy: 0,
             unsent: 0,
             first_mismatch: None,
+            first_violation: None,
             timeline: Vec::new(),
             routes: (0..kinds).map(|_| RouteStats::new()).collect(),
             tls: None,
@@ -207,6 +214,12 @@ impl Recorder {
         }
     }
 
+    /// The server broke an HTTP/2 rule on a connection: `why` is kept if it
+    /// is the thread's first (the streams it ends fail as `protocol`).
+    pub fn violated(&mut self, why: &'static str, now: Instant) {
+        self.first_violation.get_or_insert((now, why));
+    }
+
     pub fn cut(&mut self, kind: u16) {
         self.counts.cut += 1;
         if let Some(r) = self.routes.get_mut(usize::from(kind)) {
@@ -251,6 +264,11 @@ impl Recorder {
                 .is_none_or(|(mine, _)| at < *mine)
             {
                 self.first_mismatch = Some((at, m));
+            }
+        }
+        if let Some((at, why)) = other.first_violation {
+            if self.first_violation.is_none_or(|(mine, _)| at < mine) {
+                self.first_violation = Some((at, why));
             }
         }
         for (a, b) in self.routes.iter_mut().zip(&other.routes) {
@@ -343,6 +361,7 @@ impl ErrorCounts {
             ErrorClass::Tls => self.tls += 1,
             ErrorClass::StreamReset => self.stream_reset += 1,
             ErrorClass::GoAway => self.goaway += 1,
+            ErrorClass::Protocol => self.protocol += 1,
         }
     }
 }

@@ -131,6 +131,7 @@ fn summarize(
         latency_uncorrected_ms: rec.uncorrected.as_ref().map(LatencySummary::from_histogram),
         lag: lag_summary(rec),
         first_mismatch: rec.first_mismatch.as_ref().map(|(_, m)| m.clone()),
+        first_violation: rec.first_violation.map(|(_, why)| why.to_string()),
         generator: generator_usage(cpu, secs, threads, rec.counts.sent),
         arrival: plan.load().is_open_loop().then(|| plan.arrival()),
         seed: Some(plan.seed()),

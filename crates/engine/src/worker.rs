@@ -97,6 +97,10 @@ pub(crate) struct Setup<'a> {
     /// Set by the first connection that finds the server refusing HTTP/2:
     /// every worker then stops, and the run fails with this reason.
     pub refused: &'a OnceLock<String>,
+    /// Set at the deadline by a connection still waiting on the server's
+    /// HTTP/2 SETTINGS, or on a stream limit above 0: the run fails with
+    /// this reason if no request completed at all.
+    pub stalled: &'a OnceLock<&'static str>,
 }
 
 /// What tells the loop that sockets have something for it.

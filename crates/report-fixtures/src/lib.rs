@@ -418,6 +418,7 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         latency_uncorrected_ms: None,
         lag: None,
         first_mismatch: None,
+        first_violation: None,
         generator: Default::default(),
         arrival: None,
         seed: None,

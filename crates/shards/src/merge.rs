@@ -390,6 +390,7 @@ fn summary(
                 .sum(),
         }),
         first_mismatch: s.iter().find_map(|x| x.first_mismatch.clone()),
+        first_violation: s.iter().find_map(|x| x.first_violation.clone()),
         // Shards share the seed (each draws from its own stream of it) and
         // the arrival process. A mix's per-kind latency is not in the
         // interval logs, so a merged load has no routes.
@@ -416,7 +417,7 @@ fn summary(
 }
 
 /// Every error class's count, to split a shard's errors by class.
-fn classes(e: &mut ErrorCounts) -> [&mut u64; 9] {
+fn classes(e: &mut ErrorCounts) -> [&mut u64; 10] {
     [
         &mut e.connect,
         &mut e.write,
@@ -427,6 +428,7 @@ fn classes(e: &mut ErrorCounts) -> [&mut u64; 9] {
         &mut e.tls,
         &mut e.stream_reset,
         &mut e.goaway,
+        &mut e.protocol,
     ]
 }
 

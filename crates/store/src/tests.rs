@@ -82,6 +82,7 @@ fn summary(rps: f64) -> Summary {
         latency_uncorrected_ms: None,
         lag: None,
         first_mismatch: None,
+        first_violation: None,
         generator: Default::default(),
         arrival: None,
         seed: None,

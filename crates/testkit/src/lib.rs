@@ -20,7 +20,9 @@
 //! not do all it says.
 //!
 //! It also holds the test servers more than one crate's tests load: a
-//! strict HTTP/2 server that enforces the client's rules ([`h2_server`]).
+//! strict HTTP/2 server that enforces the client's rules ([`h2_server`]),
+//! and a server that plays one faulty script on every connection
+//! ([`scripted`]: silence, no HTTP/2 streams allowed, a forbidden frame).
 //!
 //! And the one way a test waits for a state (a process gone, a file written,
 //! a log line counted): [`wait_until`] polls it with a short interval up to a
@@ -30,6 +32,7 @@
 
 mod h2_rules;
 pub mod h2_server;
+pub mod scripted;
 
 use std::fmt::Display;
 use std::io::Write;

@@ -218,6 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 &report.summary,
             )
         })
+        .or_else(|| load_output::nothing_answered(&report.summary))
     {
         bail!("{hint}");
     }

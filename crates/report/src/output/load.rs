@@ -74,6 +74,48 @@ pub fn nothing_connected(s: &Summary) -> Option<String> {
     })
 }
 
+/// When requests were sent and not one response came back whole (nothing
+/// completed, nothing mismatched), and neither rule above explains it:
+/// the figures describe no answer at all. `shootout load` prints it and
+/// exits 2. Says how the requests ended, and over HTTP/2 the first rule
+/// the server broke.
+pub fn nothing_answered(s: &Summary) -> Option<String> {
+    let (r, e) = (&s.requests, &s.errors);
+    if r.sent == 0 || r.completed > 0 || e.mismatch > 0 {
+        return None;
+    }
+    let ended: Vec<String> = [
+        (r.cut, "still waiting at the deadline"),
+        (e.timeout, "timed out"),
+        (e.read, "lost to a reset or closed connection"),
+        (e.write, "failed to write"),
+        (e.parse, "answered with a malformed response"),
+        (e.connect, "failed to connect"),
+        (e.tls, "failed in TLS"),
+        (e.stream_reset, "reset by the server (RST_STREAM)"),
+        (e.goaway, "left unprocessed by a GOAWAY"),
+        (e.protocol, "ended by an HTTP/2 violation"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    let mut line = format!(
+        "the server answered none of the {} requests sent in {:.2} s ({})",
+        r.sent,
+        s.duration_s,
+        ended.join(", ")
+    );
+    match &s.first_violation {
+        Some(why) => line.push_str(&format!(": it broke HTTP/2's rules ({why})")),
+        None => line.push_str(&format!(
+            ": check that it serves {} and answers within --timeout",
+            s.url
+        )),
+    }
+    Some(line)
+}
+
 /// Over TLS, when no request was served and no TLS session was had (every
 /// failure a connect or TLS one, some TLS), or the server asked for a
 /// client certificate the load did not have and answered nothing 2xx/3xx:
@@ -240,9 +282,14 @@ fn text(report: &LoadReport) -> String {
     } else {
         "  all        "
     };
-    latency_row(&mut o, label, &s.latency_ms);
-    if let Some(u) = &s.latency_uncorrected_ms {
-        latency_row(&mut o, "  uncorrected", u);
+    if s.requests.completed == 0 {
+        // Zeros here would read as a latency: there is none.
+        let _ = writeln!(o, "  (no request completed: no latency to show)");
+    } else {
+        latency_row(&mut o, label, &s.latency_ms);
+        if let Some(u) = &s.latency_uncorrected_ms {
+            latency_row(&mut o, "  uncorrected", u);
+        }
     }
     if let Some(lag) = &s.lag {
         let _ = writeln!(
@@ -318,9 +365,13 @@ fn errors_text(o: &mut String, s: &Summary) {
     let e = &s.errors;
     // Only an https load can fail a handshake.
     let tls = s.tls.as_ref().map(|_| format!(", tls {}", e.tls));
-    // Only HTTP/2 has streams to reset and GOAWAY.
-    let h2 = (s.protocol.http == "2")
-        .then(|| format!(", stream reset {}, goaway {}", e.stream_reset, e.goaway));
+    // Only HTTP/2 has streams to reset, GOAWAY and framing rules to break.
+    let h2 = (s.protocol.http == "2").then(|| {
+        format!(
+            ", stream reset {}, goaway {}, protocol {}",
+            e.stream_reset, e.goaway, e.protocol
+        )
+    });
     let _ = writeln!(
         o,
         "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}{}",
@@ -336,7 +387,13 @@ fn errors_text(o: &mut String, s: &Summary) {
     if let Some(m) = &s.first_mismatch {
         let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
     }
-    if let Some(hint) = nothing_connected(s).or_else(|| no_tls_session(s)) {
+    if let Some(why) = &s.first_violation {
+        let _ = writeln!(o, "  first HTTP/2 violation: {why}");
+    }
+    if let Some(hint) = nothing_connected(s)
+        .or_else(|| no_tls_session(s))
+        .or_else(|| nothing_answered(s))
+    {
         let _ = writeln!(o, "  {hint}");
     }
 }
