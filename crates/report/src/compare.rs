@@ -119,7 +119,9 @@ fn cells(data: &RunData) -> Vec<(CellKey, usize, u32, String, Column<'_>)> {
     let mut out: Vec<(CellKey, usize, u32, String, Column<'_>)> = Vec::new();
     for g in groups(data) {
         for c in g.columns {
-            let Some(first) = c.reps.first() else {
+            // A level derived from each target's capacity is a cost point
+            // ([`cost`]), never a throughput cell.
+            let Some(first) = c.reps.first().filter(|m| m.parts.derived.is_none()) else {
                 continue;
             };
             let key = CellKey::of(&data.run, first);

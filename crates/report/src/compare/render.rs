@@ -155,12 +155,14 @@ impl Comparison {
         if self.costs.is_empty() && self.costs_only_a.is_empty() && self.costs_only_b.is_empty() {
             return;
         }
-        out.push_str(
-            "\n## Cost points\n\n\
-             \"faster\" means cheaper per request, more goodput or a quicker recovery in B.\n\n\
-             | Target | Scenario | Figure | Point | A | B | Δ | test | verdict |\n\
-             |---|---|---|---|---:|---:|---:|---|---|\n",
-        );
+        out.push_str("\n## Cost points\n");
+        if !self.costs.is_empty() {
+            out.push_str(
+                "\n\"faster\" means cheaper per request, more goodput or a quicker recovery in B.\n\n\
+                 | Target | Scenario | Figure | Point | A | B | Δ | test | verdict |\n\
+                 |---|---|---|---|---:|---:|---:|---|---|\n",
+            );
+        }
         for c in &self.costs {
             let test = match &c.verdict {
                 Some(v) => test_text(v, Basis::Starts),
