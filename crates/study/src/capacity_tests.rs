@@ -119,7 +119,11 @@ fn each_bad_capacity_key_names_file_line_and_key() {
 #[test]
 fn capacity_rejects_unknown_keys_bad_durations_and_load_beside_it() {
     let e = parse_err(&with(r#"capacity = { slo = ["p99<=10ms"], rate = 5 }"#));
-    assert_eq!((e.line, e.key.as_deref()), (Some(9), Some("rate")), "{e}");
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (Some(9), Some("capacity.rate")),
+        "{e}"
+    );
     let e = parse_err(&with(r#"capacity = { step = "soon" }"#));
     assert_eq!(e.line, Some(9), "{e}");
     let e = parse_err(&with(

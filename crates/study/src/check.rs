@@ -239,7 +239,7 @@ fn scenario(
         .into_iter()
         .map(|l| {
             let mut level = level::level_from(l.get_ref(), keepalive, protocol, mixed.is_some())
-                .map_err(|e| at.error(Some(l.span()), Some(&e.key), e.message))?;
+                .map_err(|e| at.error(Some(l.span()), Some(&load_key(s, &e.key)), e.message))?;
             let own = resources::check(at, l.get_ref().resources.as_ref())?;
             level.resources = own.over(budget);
             // Levels that differ by budget say so in their generated label.
@@ -333,7 +333,7 @@ fn queries_fit(
             None
         };
         if let Some(msg) = problem {
-            return Err(at.error(Some(table.span()), Some("queries"), msg));
+            return Err(at.error(Some(table.span()), Some(&load_key(s, "queries")), msg));
         }
     }
     Ok(())
@@ -359,6 +359,16 @@ pub(crate) fn load_tables<'r>(
                 shown(s)
             ),
         )),
+    }
+}
+
+/// A key of the scenario's load tables as written: `load.rate`, or
+/// `levels.rate` (a key a level gives of its own, `resources.cpus`, as is).
+fn load_key(s: &RawScenario, key: &str) -> String {
+    let table = if s.levels.is_some() { "levels" } else { "load" };
+    match key {
+        k if k.starts_with("resources") => k.to_string(),
+        k => format!("{table}.{k}"),
     }
 }
 
@@ -447,7 +457,7 @@ fn arrivals(
         if s.mix.is_some() && level.pipeline > 1 {
             return Err(at.error(
                 Some(table.span()),
-                Some("pipeline"),
+                Some(&load_key(s, "pipeline")),
                 "a mix sends one request at a time on each connection: it cannot be pipelined"
                     .to_string(),
             ));
@@ -455,7 +465,7 @@ fn arrivals(
         if s.mix.is_some() && level.queries.is_some() {
             return Err(at.error(
                 Some(table.span()),
-                Some("queries"),
+                Some(&load_key(s, "queries")),
                 "a mix's kinds give their own paths (`/queries?queries={1..20}`)".to_string(),
             ));
         }

@@ -15,6 +15,7 @@ pub mod capacity;
 mod check;
 pub mod cost;
 mod level;
+pub mod limits;
 mod locator;
 pub mod metric;
 pub mod mix;
@@ -46,6 +47,7 @@ use locator::Locator;
 use raw::RawStudy;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use toml::Spanned;
 
 /// A study's warm-up when it gives none: until steady (docs/steady-state.md).
 const DEFAULT_WARMUP: Warmup = Warmup::AUTO;
@@ -53,12 +55,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Reads and validates a study file.
 pub fn load(path: &Path) -> Result<Study, StudyError> {
-    let text = std::fs::read_to_string(path).map_err(|e| StudyError {
-        file: path.to_path_buf(),
-        line: None,
-        key: None,
-        message: format!("cannot read: {e}"),
-    })?;
+    let text = limits::read(path)?;
     parse(path, &text)
 }
 
@@ -70,6 +67,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
     let name = check::name(&at, &raw.name)?;
     let targets = check::targets(&at, &raw.targets)?;
     let repetitions = check::at_least_one(&at, raw.repetitions.as_ref(), "repetitions")?;
+    limits::repetitions(&at, raw.repetitions.as_ref(), "repetitions")?;
+    let most = |t: Option<&Spanned<_>>, key| limits::repetitions(&at, t, key);
+    most(
+        raw.precision.as_ref().map(|p| &p.get_ref().max_repetitions),
+        "precision.max_repetitions",
+    )?;
+    most(
+        raw.resolve.as_ref().map(|r| &r.get_ref().max_repetitions),
+        "resolve.max_repetitions",
+    )?;
     let order = raw.order.unwrap_or_default();
     let seed = check::seed(&at, raw.seed.as_ref(), order)?;
     let precision = precision::check(&at, raw.precision.as_ref(), repetitions.unwrap_or(1))?;
@@ -93,7 +100,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
             at.error(start.map(|a| a..a), Some(&e.key), e.message)
         })?,
     };
-    Ok(Study {
+    let study = Study {
         name,
         description: raw.description.trim().to_string(),
         source: raw.source.trim().to_string(),
@@ -114,7 +121,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Study, StudyError> {
         published,
         file: path.to_path_buf(),
         text: text.to_string(),
-    })
+    };
+    limits::duration(&at, raw.repetitions.as_ref(), &study)?;
+    Ok(study)
 }
 
 /// Whether a study text has a `[published]` table, read as TOML only:
@@ -140,6 +149,8 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<Result<Study, StudyError>>> {
 mod capacity_tests;
 #[cfg(test)]
 mod cost_tests;
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod mix_tests;
 #[cfg(test)]

@@ -138,7 +138,7 @@ fn mix_scenario_mistakes_name_their_key() {
         (
             "mix = \"mixes/m.toml\"\nload = { connections = 2, duration = \"1s\", pipeline = 4 }",
             8,
-            "pipeline",
+            "load.pipeline",
             "cannot be pipelined",
         ),
         (

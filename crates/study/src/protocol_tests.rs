@@ -62,7 +62,7 @@ fn an_unknown_protocol_names_its_line_and_the_known_ones() {
     ));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("protocol"), Some(8)),
+        (Some("load.protocol"), Some(8)),
         "{e}"
     );
 }
@@ -123,7 +123,7 @@ fn tls_resume_needs_tls_and_new_connections_and_names_its_line() {
     ));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("tls_resume"), Some(11)),
+        (Some("levels.tls_resume"), Some(11)),
         "{e}"
     );
     assert!(e.to_string().contains("protocol is 'http/1.1'"), "{e}");
@@ -134,7 +134,7 @@ fn tls_resume_needs_tls_and_new_connections_and_names_its_line() {
     ));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("tls_resume"), Some(8)),
+        (Some("load.tls_resume"), Some(8)),
         "{e}"
     );
     assert!(e.to_string().contains("keepalive = false"), "{e}");
@@ -175,14 +175,14 @@ fn streams_need_h2_and_h2_follows_the_engines_rules() {
     ));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("streams"), Some(9)),
+        (Some("levels.streams"), Some(9)),
         "{e}"
     );
     assert!(e.to_string().contains("protocol is 'tls'"), "{e}");
     let e = parse_err(&level(
         r#"{ connections = 4, duration = "1s", protocol = "h2", keepalive = false }"#,
     ));
-    assert_eq!(e.key.as_deref(), Some("streams"), "{e}");
+    assert_eq!(e.key.as_deref(), Some("levels.streams"), "{e}");
     assert!(e.to_string().contains("keeps its connections open"), "{e}");
     let e = parse_err(&level(
         r#"{ connections = 4, duration = "1s", protocol = "h2", streams = 0 }"#,
@@ -191,7 +191,7 @@ fn streams_need_h2_and_h2_follows_the_engines_rules() {
     let e = parse_err(&level(
         r#"{ connections = 4, duration = "1s", protocol = "h2", pipeline = 4 }"#,
     ));
-    assert_eq!(e.key.as_deref(), Some("pipeline"), "{e}");
+    assert_eq!(e.key.as_deref(), Some("levels.pipeline"), "{e}");
 }
 
 #[test]

@@ -237,9 +237,10 @@ pub(super) struct RawStage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dur(pub Duration);
 
-/// A number written as a duration without its unit.
+/// A number written as a duration without its unit: the message suggests
+/// the number with a unit only where that is a duration the parser takes.
 #[derive(Debug, thiserror::Error)]
-#[error("'{0}' needs a unit, e.g. \"{0}s\" or \"{0}ms\"")]
+#[error("{0}")]
 pub struct NoUnit(String);
 
 /// A bare number as a duration: 0, or refused for want of a unit.
@@ -247,7 +248,17 @@ fn unitless(v: f64, shown: &str) -> Result<Dur, NoUnit> {
     if v == 0.0 {
         return Ok(Dur(Duration::ZERO));
     }
-    Err(NoUnit(shown.to_string()))
+    let fits: Vec<String> = ["s", "ms"]
+        .iter()
+        .map(|u| format!("{shown}{u}"))
+        .filter(|t| units::parse_duration(t).is_ok())
+        .map(|t| format!("\"{t}\""))
+        .collect();
+    Err(NoUnit(match (fits.as_slice(), units::seconds(v, shown)) {
+        ([], Err(e)) => e.to_string(),
+        ([], Ok(_)) => format!("'{shown}' needs a unit, e.g. \"5s\" or \"250ms\""),
+        (some, _) => format!("'{shown}' needs a unit, e.g. {}", some.join(" or ")),
+    }))
 }
 
 impl<'de> Deserialize<'de> for Dur {

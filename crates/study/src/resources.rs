@@ -256,7 +256,7 @@ mod tests {
             ("resources = { cpus = -1 }", "resources.cpus", 5),
             ("resources = { memory = \"512MB\" }", "resources.memory", 5),
             ("resources = { memory = \"1KiB\" }", "resources.memory", 5),
-            ("resources = { disk = 1 }", "disk", 5),
+            ("resources = { disk = 1 }", "resources.disk", 5),
         ];
         for (table, key, line) in cases {
             let e = study(table, "load = { connections = 1, requests = 5 }").unwrap_err();

@@ -2,7 +2,8 @@
 //! takes. Scaling multiplies every duration and request count by F, with
 //! floors that keep each load meaningful (1 s loads, 0.25 s fixed warm-ups,
 //! 250 ms warm-up windows and a cap of five, at least five requests per
-//! connection and 100 in all), rounds repetitions, and caps
+//! connection and 100 in all), rounds repetitions (never below the two
+//! starts `precision` and `resolve` need for an interval), and caps
 //! request-counted loads in time so that a slow server cannot stretch a
 //! scaled run. `--quick` picks F so the study's load phases take about 25 s.
 //! Capacity searches shrink their steps, warm-ups and precision
@@ -87,7 +88,13 @@ impl Study {
         if (f - 1.0).abs() < 1e-12 {
             return s;
         }
-        s.repetitions = ((self.repetitions as f64 * f).round() as u32).max(1);
+        // An interval from starts (precision, resolve) needs two of them.
+        let least = if self.precision.is_some() || self.resolve.is_some() {
+            2
+        } else {
+            1
+        };
+        s.repetitions = ((self.repetitions as f64 * f).round() as u32).max(least);
         if let Some(p) = &mut s.precision {
             p.max_repetitions = ((p.max_repetitions as f64 * f).round() as u32).max(s.repetitions);
         }

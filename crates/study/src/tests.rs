@@ -129,7 +129,7 @@ fn unknown_key_in_a_load_is_an_error() {
 fn bad_values_point_at_their_line() {
     let e = parse_err(&MINIMAL.replace("\"1s\"", "\"1 fortnight\""));
     assert_eq!(e.line, Some(8), "{e}");
-    assert_eq!(e.key.as_deref(), Some("duration"), "{e}");
+    assert_eq!(e.key.as_deref(), Some("load.duration"), "{e}");
 
     let e = parse_err(&MINIMAL.replace("name = \"json\"", "name = \"xml\""));
     assert_eq!(e.line, Some(7), "{e}");
@@ -137,7 +137,7 @@ fn bad_values_point_at_their_line() {
 
     let e = parse_err(&MINIMAL.replace("connections = 2, ", ""));
     assert_eq!(e.line, Some(8), "{e}");
-    assert_eq!(e.key.as_deref(), Some("connections"), "{e}");
+    assert_eq!(e.key.as_deref(), Some("load.connections"), "{e}");
 
     let e = parse_err(&MINIMAL.replace("targets = [\"a\", \"b\"]", "targets = \"some\""));
     assert_eq!(
@@ -253,7 +253,7 @@ fn huge_or_negative_durations_name_file_line_and_key() {
     assert!(e.to_string().contains("'9999999h' is longer"), "{e}");
     assert_eq!(
         (e.line, e.key.as_deref()),
-        (Some(8), Some("duration")),
+        (Some(8), Some("load.duration")),
         "{e}"
     );
 }
@@ -387,7 +387,12 @@ fn engine_rules_are_reported_by_study_key_and_line() {
         ),
     ] {
         let e = load(l);
-        assert_eq!((e.line, e.key.as_deref()), (Some(8), Some(key)), "{l}: {e}");
+        let key = format!("load.{key}");
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(8), Some(key.as_str())),
+            "{l}: {e}"
+        );
     }
 }
 
@@ -453,7 +458,7 @@ fn a_bad_query_count_names_its_line_and_key() {
     ];
     for (text, want) in cases {
         let e = parse_err(&text);
-        assert_eq!(e.key.as_deref(), Some("queries"), "{e}");
+        assert_eq!(e.key.as_deref(), Some("levels.queries"), "{e}");
         assert!(e.line.is_some_and(|l| l >= 10), "{e}");
         assert!(e.to_string().contains(want), "{e}");
     }
@@ -534,11 +539,11 @@ fn precision_asks_for_more_starts_within_a_cap() {
     let p = s.precision.expect("read");
     assert!((p.width - 0.05).abs() < 1e-12);
     assert_eq!(p.max_repetitions, 4);
-    // --quick halves both, never below the repetitions.
+    // --quick halves both, never below the two starts an interval needs.
     let q = s.scaled(0.5);
     assert_eq!(
         (q.repetitions, q.precision.unwrap().max_repetitions),
-        (1, 2)
+        (2, 2)
     );
 
     for (bad, says) in [
@@ -588,9 +593,9 @@ fn margin_and_resolve_are_read_and_bad_values_named() {
     .expect("parses");
     assert!((s.margin.expect("margin") - 0.03).abs() < 1e-12);
     assert_eq!(s.resolve.expect("resolve").max_repetitions, 4);
-    // --quick halves the cap, never below the repetitions.
+    // --quick halves the cap, never below the two starts a pair needs.
     let q = s.scaled(0.5);
-    assert_eq!((q.repetitions, q.resolve.unwrap().max_repetitions), (1, 2));
+    assert_eq!((q.repetitions, q.resolve.unwrap().max_repetitions), (2, 2));
     let plain = parse(Path::new("s.toml"), &with("")).expect("parses");
     assert_eq!((plain.margin, plain.resolve), (None, None));
 

@@ -119,7 +119,13 @@ fn bad_warmups_name_file_line_and_key() {
             "windows",
             "unknown field",
         ),
-        ("", "warmup = { window = \"soon\" }", 8, "window", "soon"),
+        (
+            "",
+            "warmup = { window = \"soon\" }",
+            8,
+            "warmup.window",
+            "soon",
+        ),
         ("warmup = -1", "", 5, "warmup", ""),
         // A number without its unit: seconds or milliseconds?
         ("warmup = 5", "", 5, "warmup", "needs a unit, e.g. \"5s\""),
@@ -141,7 +147,7 @@ fn bad_warmups_name_file_line_and_key() {
             "",
             "warmup = { window = 1 }",
             8,
-            "window",
+            "warmup.window",
             "needs a unit, e.g. \"1s\"",
         ),
         ("timeout = 5", "", 5, "timeout", "needs a unit, e.g. \"5s\""),
