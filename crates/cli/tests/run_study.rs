@@ -511,6 +511,13 @@ fn run_stopped_by(signal: i32, name: &str) {
     let report =
         shootout_report::run_reports_dir(&tmp.0.join("t.db"), data.run.id).join("report.md");
     assert!(report.is_file(), "no report at {}\n{err}", report.display());
+    let md = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        md.contains(&format!(
+            "The run was interrupted before these planned levels were measured: json (c=4 60s): {target} (1 of 1 start)."
+        )),
+        "the report names the level it did not measure:\n{md}"
+    );
 }
 
 #[test]

@@ -50,6 +50,12 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// The planned levels a run that did not finish never measured
+    /// (`crate::planned`); None for a complete run.
+    pub fn unmeasured_note(&self) -> Option<String> {
+        crate::planned::note(self.data, self.study.as_ref().ok()?)
+    }
+
     /// Which loads pipelined (HTTP/1.1: several requests in flight on each
     /// connection, answered in order), each scenario level once with its
     /// depth; None when none did.

@@ -28,6 +28,7 @@ pub mod metric;
 pub mod noise;
 pub mod output;
 pub mod paths;
+pub mod planned;
 pub mod precision;
 pub mod protocol;
 pub mod published;

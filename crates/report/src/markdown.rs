@@ -48,6 +48,9 @@ fn header(ctx: &Context) -> String {
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(s, "> {}\n", md(&note));
     }
+    if let Some(note) = ctx.unmeasured_note() {
+        let _ = writeln!(s, "> **{}**\n", md(&note));
+    }
     s.push_str(
         "Each cell is the median over the repetitions, `± half-width of the 95% CI` \
          from the target's start variance pooled over its scenarios (docs/statistics.md) when \

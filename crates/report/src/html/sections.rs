@@ -89,6 +89,9 @@ pub fn run_meta(out: &mut String, ctx: &Context) {
     if let Some(note) = ctx.study_note() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
+    if let Some(note) = ctx.unmeasured_note() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     out.push_str("</section>\n");
 }
 
