@@ -144,8 +144,8 @@ fn session_levels(
             }
             let derived = crate::cost::derived(level, cost, m.summary.rps)
                 .map_err(|e| SessionError::Engine(EngineRefusal::from(e)))?;
-            let quick = derived_scenario(sc);
             for (k, d) in derived.iter().enumerate() {
+                let quick = derived_scenario(sc, d.overload.is_some());
                 let step = Step {
                     session,
                     scenario: &quick,
@@ -166,10 +166,15 @@ fn session_levels(
 /// A cost scenario as its derived levels run it: the server is warm from
 /// the closed loop of this start, so each derived level warms up for a
 /// fixed half second at its own load inside its plan (an overload level
-/// not at all: its phases start with the measurement).
-fn derived_scenario(sc: &Scenario) -> Scenario {
+/// not at all: its phases start with the measurement, and it records none).
+fn derived_scenario(sc: &Scenario, overload: bool) -> Scenario {
+    let warmup = if overload {
+        Duration::ZERO
+    } else {
+        shootout_study::cost::DERIVED_WARMUP
+    };
     Scenario {
-        warmup: shootout_study::Warmup::Fixed(shootout_study::cost::DERIVED_WARMUP),
+        warmup: shootout_study::Warmup::Fixed(warmup),
         ..sc.clone()
     }
 }
@@ -673,6 +678,19 @@ mod tests {
         );
         shootout_study::parse(std::path::Path::new("e.toml"), &text)
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn an_overload_level_records_no_warm_up_and_a_fixed_rate_one_its_half_second() {
+        let s = study(
+            "[[scenario]]\nname = \"json\"\nload = { connections = 2, duration = \"2s\" }\n\
+             cost = { rates = [100], overload = [\"200%\"] }\n",
+        );
+        let sc = &s.scenarios[0];
+        // What `warm_up` records for a fixed warm-up with nothing owed.
+        let recorded = |overload| derived_scenario(sc, overload).warmup.engine();
+        assert_eq!(recorded(true), Duration::ZERO);
+        assert_eq!(recorded(false), shootout_study::cost::DERIVED_WARMUP);
     }
 
     #[test]
