@@ -6,7 +6,8 @@
 //! `capacity` row that gives no URL (nor a last argument like `127.0.0.1:9`). The exit must be the row's, and the
 //! message cell's first code span must appear in stderr, where `…` and the
 //! words `N` and `PORT` stand for anything. A row that cannot run here
-//! says `(not run: why)` in its input cell.
+//! says `(not run: why)` in its input cell. The rows' study files
+//! (`run ./cost-rate.toml`) are `tests/bad_input/`, copied to where they run.
 //!
 //! Only loopback is ever loaded: a row naming another host must be one the
 //! binary refuses before any traffic (`http://10.1.2.3/`, the remote check),
@@ -242,6 +243,11 @@ fn every_row_of_bad_input_md_holds() {
     let (rows, skipped, mut wrong) = rows(&doc);
     let dir: PathBuf = std::env::temp_dir().join(format!("bad_input_doc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // The study files the `run ./NAME.toml` rows refuse.
+    let studies = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_input");
+    for f in std::fs::read_dir(&studies).unwrap().flatten() {
+        std::fs::copy(f.path(), dir.join(f.file_name())).unwrap();
+    }
     rows.iter().for_each(assert_local);
     for row in &rows {
         let (code, err) = run(row, &dir);
