@@ -240,3 +240,28 @@ fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
     assert!(cmp.contains("`shootout report --trend rust-trio`"), "{cmp}");
     assert!(cmp.contains("trend-rust-trio.html"), "{cmp}");
 }
+
+/// `-o` into a folder that does not exist: one message naming the file and
+/// the missing folder, the OS error said once, exit 2; for a run's report
+/// and for the trend page alike.
+#[test]
+fn output_into_a_missing_folder_is_one_clear_message() {
+    let db = two_runs("missing-folder", None);
+    let file = db.with_file_name("no-such-folder").join("page.html");
+    let path = file.to_str().expect("utf-8");
+    for args in [
+        &["report", "--trend", "-o", path][..],
+        &["report", "latest", "--format", "html", "-o", path][..],
+    ] {
+        let out = shootout(args, &db);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line\n{err}");
+        assert!(err.contains(path), "{args:?}: names the file\n{err}");
+        assert!(
+            err.contains("the folder") && err.contains("does not exist"),
+            "{args:?}: says why\n{err}"
+        );
+        assert!(err.matches("os error").count() <= 1, "{args:?}: {err}");
+    }
+}

@@ -77,9 +77,9 @@ pub fn load(db: &Path, spec: &str) -> Result<RunData, ReportError> {
 /// Writes `report.md` and `report.html` of a loaded run into `dir` (created
 /// if needed) and returns their paths.
 pub fn write_reports(data: &RunData, dir: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
+    std::fs::create_dir_all(dir).map_err(|cause| ReportError::Write {
         path: dir.to_path_buf(),
-        source,
+        cause,
     })?;
     let md_path = dir.join("report.md");
     let html_path = dir.join("report.html");
@@ -100,11 +100,10 @@ pub fn write_run_reports(
     write_reports(&data, dir)
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
-    std::fs::write(path, text).map_err(|source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+/// Writes one report file (`-o FILE`, report.md, a trend page): an error
+/// names the file, and a folder that does not exist as such.
+pub fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
+    std::fs::write(path, text).map_err(|cause| ReportError::write(path, cause))
 }
 
 /// Writes the trend page of `study` (None: the latest run's study) from
@@ -119,7 +118,7 @@ pub fn write_trend(
     let path = out.map_or_else(|| trend::default_path(db, &study), Path::to_path_buf);
     if out.is_none() {
         let dir = reports_dir(db);
-        std::fs::create_dir_all(&dir).map_err(|source| ReportError::Write { path: dir, source })?;
+        std::fs::create_dir_all(&dir).map_err(|cause| ReportError::Write { path: dir, cause })?;
     }
     write_file(&path, &html::trend::render(&trend::trend(&study, &runs)))?;
     Ok((path, runs.len()))

@@ -182,8 +182,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            shootout_report::write_file(path, &text)?;
             eprintln!("wrote {}", path.display());
         }
         None => out!("{text}"),
