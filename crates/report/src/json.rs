@@ -7,8 +7,9 @@
 //! budget and cgroup counters (`resources`, `throttled_s`,
 //! `throttled_periods`, `oom_killed`, `memory_peak_mib`) and warm-up
 //! (`warmup_s`, `steady`), the summary's `not_steady`, and the target
-//! status `failed`. `run.order_seed` is the seed of a random target order
-//! (null for other orders), as in every other output (docs/statistics.md).
+//! status `failed`. `run.order_seed` is the seed the run recorded (a
+//! random target order's; null without one), as in every other output
+//! (docs/statistics.md).
 
 use crate::group::groups;
 use crate::metric::Metric;
