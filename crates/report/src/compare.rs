@@ -110,12 +110,26 @@ pub struct Comparison {
     pub floor: Option<Floor>,
     /// The practical margin every verdict on starts was held to.
     pub margin: Margin,
+    /// How cells were paired.
+    pub pairing: Pairing,
+}
+
+/// How `compare` pairs the two runs' cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pairing {
+    /// By target, scenario, load and resources: the same cell.
+    #[default]
+    Exact,
+    /// By target, scenario and load, whatever the resources (CPU quota,
+    /// memory limit, pinned CPUs): what a change of resources does
+    /// (`--across-resources`).
+    AcrossResources,
 }
 
 /// A run's cells in table order: each with its key, the ordinal of that
 /// key among the run's cells (a study may measure one load twice), its
 /// level and label, and its column.
-fn cells(data: &RunData) -> Vec<(CellKey, usize, u32, String, Column<'_>)> {
+fn cells(data: &RunData, pairing: Pairing) -> Vec<(CellKey, usize, u32, String, Column<'_>)> {
     let mut out: Vec<(CellKey, usize, u32, String, Column<'_>)> = Vec::new();
     for g in groups(data) {
         for c in g.columns {
@@ -124,7 +138,10 @@ fn cells(data: &RunData) -> Vec<(CellKey, usize, u32, String, Column<'_>)> {
             let Some(first) = c.reps.first().filter(|m| m.parts.derived.is_none()) else {
                 continue;
             };
-            let key = CellKey::of(&data.run, first);
+            let mut key = CellKey::of(&data.run, first);
+            if pairing == Pairing::AcrossResources {
+                key.resources = key::Resources::default();
+            }
             let nth = out.iter().filter(|x| x.0 == key).count();
             out.push((key, nth, g.level, g.level_label.to_string(), c));
         }
@@ -144,6 +161,11 @@ fn side(d: &RunData) -> Side {
 /// starts to `margin` ([`crate::group::run_margin`] of `a` unless the
 /// user says otherwise).
 pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
+    compare_with(a, b, margin, Pairing::Exact)
+}
+
+/// [`compare`], with the cells paired as `pairing` says.
+pub fn compare_with(a: &RunData, b: &RunData, margin: Margin, pairing: Pairing) -> Comparison {
     let rps = |m: &Measurement| crate::metric::value(Metric::Rps, m);
     let floor_of = |f: &dyn Fn(&Measurement) -> f64| {
         let mut cells = start_cells(&a.measurements, None, f);
@@ -158,7 +180,7 @@ pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
         .as_ref()
         .or(a.calibration.as_ref())
         .map(|c| c.pooled());
-    let (ca, cb) = (cells(a), cells(b));
+    let (ca, cb) = (cells(a, pairing), cells(b, pairing));
     let mut rows = Vec::new();
     let mut only_a = Vec::new();
     for (key, nth, level, label, col) in &ca {
@@ -194,6 +216,7 @@ pub fn compare(a: &RunData, b: &RunData, margin: Margin) -> Comparison {
         costs_only_b,
         floor,
         margin,
+        pairing,
     }
 }
 

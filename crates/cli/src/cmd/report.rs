@@ -76,6 +76,11 @@ pub struct CompareArgs {
     /// side); by default such a pair keeps it from passing (exit 2).
     #[arg(long, requires = "fail_if_slower")]
     allow_untested: bool,
+    /// Pair cells that differ only in resources (CPU quota, memory limit,
+    /// pinned CPUs), to see what a change of resources did; by default a
+    /// cell pairs only with the same cell.
+    #[arg(long)]
+    across_resources: bool,
     /// The practical margin a difference on starts must exceed to be called
     /// (e.g. 3%); default: the baseline study's `margin`, else 5%.
     #[arg(long, value_name = "PCT", value_parser = parse_margin)]
@@ -198,7 +203,11 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
         Some(m) => shootout_report::stats::Margin::of_study(Some(m)),
         None => shootout_report::group::run_margin(&a),
     };
-    let cmp = shootout_report::compare::compare(&a, &b, margin);
+    let pairing = match args.across_resources {
+        true => shootout_report::compare::Pairing::AcrossResources,
+        false => shootout_report::compare::Pairing::Exact,
+    };
+    let cmp = shootout_report::compare::compare_with(&a, &b, margin, pairing);
     out!("{}", cmp.render());
     // Two runs of one study: the trend page shows them among all the others.
     if a.run.study == b.run.study {

@@ -27,7 +27,7 @@ pub struct Load {
 }
 
 /// The resources a cell's server had.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Resources {
     /// `resources.cpus` in thousandths of a CPU; None: no quota.
     pub cpus_milli: Option<u64>,

@@ -32,6 +32,13 @@ impl Comparison {
                  measured (target, scenario, load and resources).\n",
             );
         }
+        if self.pairing == super::Pairing::AcrossResources {
+            out.push_str(
+                "\nCells are paired across resources (--across-resources): a pair may differ in \
+                 CPU quota, memory limit or pinned CPUs, and its difference is then what that \
+                 change did.\n",
+            );
+        }
         self.render_status(&mut out);
         self.render_rows(&mut out);
         self.render_lone(&mut out);
