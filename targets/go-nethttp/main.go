@@ -1,7 +1,8 @@
 // Command go-nethttp implements the shootout API contract (see ../SPEC.md)
 // with the Go standard library's net/http server and ServeMux, encoding/json,
-// encoding/csv, html/template, golang.org/x/crypto/bcrypt and, for the
-// database routes, github.com/jackc/pgx/v5/pgxpool.
+// encoding/csv, html/template, golang.org/x/crypto/bcrypt, for the
+// database routes github.com/jackc/pgx/v5/pgxpool and, for the WebSocket
+// echo at /ws, github.com/gorilla/websocket (net/http has no WebSocket).
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
@@ -154,6 +156,34 @@ func bcryptHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, reply{Payload: string(hash)})
+}
+
+// upgrader holds gorilla/websocket's defaults: no message size limit (the
+// Conn's read limit is unset until SetReadLimit), same-origin check,
+// no compression, the library's ping, close and protocol-error handlers
+// (https://pkg.go.dev/github.com/gorilla/websocket).
+var upgrader = websocket.Upgrader{}
+
+// wsEcho sends every message back unchanged, with its type, as
+// gorilla/websocket's echo example does
+// (https://github.com/gorilla/websocket/blob/v1.5.3/examples/echo/server.go),
+// without its logging. Pings are answered with pongs, a close with the
+// same close code, and a protocol error with close 1002, by the library.
+func wsEcho(w http.ResponseWriter, r *http.Request) {
+	c, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has already answered with an HTTP error
+	}
+	defer c.Close()
+	for {
+		mt, msg, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		if err := c.WriteMessage(mt, msg); err != nil {
+			return
+		}
+	}
 }
 
 // db is the connection pool, or nil when DATABASE_URL is not set.
@@ -347,6 +377,7 @@ func main() {
 	mux.HandleFunc("POST /test/simple", simple)
 	mux.HandleFunc("POST /test/timed", timed)
 	mux.HandleFunc("POST /test/bcrypt", bcryptHandler)
+	mux.HandleFunc("GET /ws", wsEcho)
 	mux.HandleFunc("GET /db", withDB(dbHandler))
 	mux.HandleFunc("GET /queries", withDB(queriesHandler))
 	mux.HandleFunc("GET /fortunes", withDB(fortunesHandler))
