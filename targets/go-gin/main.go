@@ -2,8 +2,9 @@
 // the Gin web framework in release mode: gin.New() with only the Recovery
 // middleware (nothing is logged per request), c.JSON for JSON answers,
 // ShouldBindJSON for request bodies, Gin's HTML rendering with an
-// html/template for fortunes, encoding/csv, golang.org/x/crypto/bcrypt and,
-// for the database routes, github.com/jackc/pgx/v5/pgxpool.
+// html/template for fortunes, encoding/csv, golang.org/x/crypto/bcrypt,
+// for the database routes github.com/jackc/pgx/v5/pgxpool and, for the
+// WebSocket echo at /ws, github.com/gorilla/websocket as Gin's docs show.
 package main
 
 import (
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
@@ -318,6 +320,35 @@ func updatesHandler(c *gin.Context) {
 	c.JSON(http.StatusOK, rows)
 }
 
+// upgrader holds gorilla/websocket's defaults: no message size limit (the
+// Conn's read limit is unset until SetReadLimit), same-origin check (Gin's
+// page allows every origin "for development"; the default stays), no
+// compression, the library's ping, close and protocol-error handlers.
+var upgrader = websocket.Upgrader{}
+
+// wsEcho is the basic echo server of Gin's docs (Server configuration,
+// WebSocket Support, https://gin-gonic.com/en/docs/server-config/websocket):
+// upgrade c.Writer and c.Request with gorilla/websocket and send every
+// message back with its type, without the per-message logging. Pings are
+// answered with pongs, a close with the same close code, and a protocol
+// error with close 1002, by the library.
+func wsEcho(c *gin.Context) {
+	conn, err := upgrader.Upgrade(c.Writer, c.Request, nil)
+	if err != nil {
+		return // Upgrade has already answered with an HTTP error
+	}
+	defer conn.Close()
+	for {
+		mt, msg, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		if err := conn.WriteMessage(mt, msg); err != nil {
+			return
+		}
+	}
+}
+
 // newRouter builds the Gin engine: release mode, no Logger middleware.
 // serverHeader names the server on every response.
 func serverHeader(c *gin.Context) {
@@ -342,6 +373,7 @@ func newRouter() *gin.Engine {
 	r.GET("/json", jsonHandler)
 	r.GET("/file_read", fileReadHandler)
 	r.GET("/wait_time", waitTime)
+	r.GET("/ws", wsEcho)
 
 	test := r.Group("/test")
 	test.POST("/simple", simple)
