@@ -6,7 +6,9 @@
 // file_read, bcrypt's async API (hashed on libuv's thread pool, off the event
 // loop) and, for the database routes, one pg Pool per process with its share
 // of DB_POOL_SIZE connections, with named (prepared) statements. Fortunes render through EJS views with
-// res.render, which HTML-escapes every <%= %>.
+// res.render, which HTML-escapes every <%= %>. The WebSocket echo at /ws is
+// the ws package's WebSocketServer on the same http server (Express has no
+// WebSocket of its own).
 
 const fs = require('node:fs');
 const http = require('node:http');
@@ -19,6 +21,7 @@ const bcrypt = require('bcrypt');
 const { parse } = require('csv-parse');
 const express = require('express');
 const pg = require('pg');
+const { WebSocketServer } = require('ws');
 
 const { tlsPort } = require('../node/tls.js');
 
@@ -264,6 +267,22 @@ app.use((err, req, res, next) => {
 // --- server -------------------------------------------------------------------
 
 const server = http.createServer(app);
+
+// SPEC.md "WebSocket": ws's WebSocketServer on the app's http server, as its
+// README's "External HTTP/S server" example
+// (https://github.com/websockets/ws/blob/8.23.0/README.md#external-https-server),
+// answers upgrades to /ws (other upgrade paths get 400) in whichever worker
+// the cluster handed the connection to. Every message goes back with its
+// type. ws's defaults stay: maxPayload 100 MiB, pong for ping, close code
+// echoed, close 1002 for protocol errors (1007 for invalid UTF-8), no
+// permessage-deflate. A socket's 'error' (the protocol errors, after ws has
+// sent its close frame) must have a listener, or the worker would crash.
+const wss = new WebSocketServer({ server, path: '/ws' });
+wss.on('connection', (ws) => {
+  ws.on('error', () => {});
+  ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
+});
+
 server.listen(Number(PORT), HOST, () => {
   startupLog(`node-express: listening on ${HOST}:${PORT}`);
 });
