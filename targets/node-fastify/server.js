@@ -6,7 +6,8 @@
 // bcrypt's async API (hashed on libuv's thread pool, off the event loop) and,
 // for the database routes, one pg Pool per process with its share of
 // DB_POOL_SIZE connections, with named (prepared) statements. Fortunes render through @fastify/view with EJS,
-// which HTML-escapes every <%= %>.
+// which HTML-escapes every <%= %>. The WebSocket echo at /ws is
+// @fastify/websocket, Fastify's own plugin over the ws package.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,6 +19,7 @@ const { parse } = require('csv-parse');
 const ejs = require('ejs');
 const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
+const fastifyWebsocket = require('@fastify/websocket');
 const pg = require('pg');
 
 const { tlsPort } = require('../node/tls.js');
@@ -269,6 +271,25 @@ function buildApp(serverOptions) {
       return worlds;
     });
   });
+
+  // SPEC.md "WebSocket", on the cleartext port only (wss:// is optional):
+  // @fastify/websocket and a `websocket: true` route, as its README's Usage
+  // shows (https://github.com/fastify/fastify-websocket#usage), every
+  // message sent back with its type. Plugin and route sit in a context of
+  // their own (Fastify's encapsulation), so the plugin's onRequest and
+  // onResponse hooks and route wrapper run for /ws alone and the HTTP
+  // routes stay as they were. ws's defaults stay (the plugin's `options`
+  // are not set): maxPayload 100 MiB, pong for ping, close code echoed,
+  // close 1002 for protocol errors, no permessage-deflate; the plugin's
+  // default errorHandler terminates a socket after its 'error'.
+  if (!serverOptions.http2) {
+    app.register(async (scope) => {
+      await scope.register(fastifyWebsocket);
+      scope.get('/ws', { websocket: true }, (socket) => {
+        socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary }));
+      });
+    });
+  }
 
   // Unknown paths get Fastify's own 404; a body that is not JSON or fails the
   // body schema gets its 400, quietly (the logger is off).
