@@ -1,6 +1,8 @@
 //! The protocols of the contract ([`Protocol`]): cleartext HTTP/1.1 on
 //! `PORT`, and on `TLS_PORT` HTTP/1.1 over TLS, with a client certificate
-//! required (mutual TLS), or HTTP/2 by ALPN. One vocabulary, in these
+//! required (mutual TLS), or HTTP/2 by ALPN; and the WebSocket echo at
+//! `/ws` (on `PORT`, or `WS_PORT` for a target that serves it from a
+//! second process). One vocabulary, in these
 //! words, for target manifests (`protocols = [...]`: what a server
 //! serves), study files (`protocol = "tls"`: how a level's load reaches
 //! it), the runner's choice of port and certificates and the reports'
@@ -27,11 +29,20 @@ pub enum Protocol {
     /// HTTP/2 offered through ALPN on the TLS port (`h2`, then `http/1.1`).
     #[serde(rename = "h2")]
     H2,
+    /// The WebSocket echo at `/ws` (targets/SPEC.md "WebSocket").
+    #[serde(rename = "ws")]
+    Ws,
 }
 
 impl Protocol {
     /// Every value, in the order a manifest lists them.
-    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Tls, Protocol::Mtls, Protocol::H2];
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Http1,
+        Protocol::Tls,
+        Protocol::Mtls,
+        Protocol::H2,
+        Protocol::Ws,
+    ];
 
     /// The word used in files and outputs.
     pub fn name(self) -> &'static str {
@@ -40,6 +51,7 @@ impl Protocol {
             Protocol::Tls => "tls",
             Protocol::Mtls => "mtls",
             Protocol::H2 => "h2",
+            Protocol::Ws => "ws",
         }
     }
 
@@ -55,7 +67,7 @@ impl Protocol {
 
     /// Whether it is served on the TLS port.
     pub fn is_tls(self) -> bool {
-        self != Protocol::Http1
+        matches!(self, Protocol::Tls | Protocol::Mtls | Protocol::H2)
     }
 
     /// Whether the client presents a certificate.
@@ -81,9 +93,10 @@ mod tests {
         }
         assert_eq!(Protocol::parse("https"), None);
         assert_eq!(Protocol::parse("TLS"), None);
-        assert_eq!(Protocol::known(), "http/1.1, tls, mtls, h2");
+        assert_eq!(Protocol::known(), "http/1.1, tls, mtls, h2, ws");
         assert!(Protocol::Mtls.is_tls() && Protocol::Mtls.client_cert());
         assert!(Protocol::Tls.is_tls() && !Protocol::Tls.client_cert());
         assert!(!Protocol::Http1.is_tls());
+        assert!(!Protocol::Ws.is_tls() && !Protocol::Ws.client_cert());
     }
 }

@@ -20,6 +20,7 @@ pub mod listener;
 pub mod manifest;
 pub mod process;
 pub mod protocols;
+pub mod provenance;
 pub mod tail;
 mod tempdir;
 pub mod toolchain;
@@ -40,6 +41,6 @@ pub use process::{
     budget_cpus, free_port, free_ports, kill_all_servers, server_cpus, Server, StartError,
     StopReport,
 };
-pub use protocols::{tls_env, Protocol, Protocols, TlsFiles, Unsupported};
+pub use protocols::{tls_env, ws_env, Protocol, Protocols, TlsFiles, Unsupported, WsPlace};
 pub use toolchain::Toolchain;
 pub use verify::{verify_target, Check, Column, Failure, VerifyOptions, VerifyReport};

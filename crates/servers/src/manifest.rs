@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::protocols::{Protocol, Protocols};
+use crate::protocols::{Protocol, Protocols, WsPlace};
 use crate::toolchain::Toolchain;
 
 /// The manifest file name inside each target folder.
@@ -37,11 +37,17 @@ pub struct Target {
     /// What it serves besides cleartext HTTP/1.1 (`protocols`; absent:
     /// nothing else).
     pub protocols: Protocols,
+    /// Where `/ws` is served (`ws_port = true`: a second process on
+    /// `WS_PORT`; targets/SPEC.md "WebSocket").
+    pub ws_place: WsPlace,
     /// Load time its runtime needs after a start before any measurement
     /// (`warmup_min`; a JIT's later tiers can sit on a plateau longer than
     /// any steady-state rule can see past): the runner loads it at least
     /// this long, warm-up and earlier levels of the same start counted.
     pub warmup_min: Option<Duration>,
+    /// The packages whose resolved versions each run records
+    /// (`provenance`; absent: the framework's, crate::provenance).
+    pub provenance: Option<Vec<String>>,
     /// The target's folder, `targets/<name>`.
     pub dir: PathBuf,
     /// The targets directory that holds `dir` (and `.build/`).
@@ -68,7 +74,9 @@ impl Target {
             inputs: vec![],
             sync_workers: None,
             warmup_min: None,
+            provenance: None,
             protocols: Protocols::default(),
+            ws_place: WsPlace::Port,
             dir: dir.to_path_buf(),
             root: dir.to_path_buf(),
         }
@@ -114,7 +122,10 @@ struct Raw {
     inputs: Vec<String>,
     sync_workers: Option<u32>,
     protocols: Option<Vec<Protocol>>,
+    #[serde(default)]
+    ws_port: bool,
     warmup_min: Option<String>,
+    provenance: Option<Vec<String>>,
 }
 
 /// Reads and validates `dir/target.toml`.
@@ -170,6 +181,17 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
             err(Some("protocols"), line, e.to_string())
         })?,
     };
+    if raw.ws_port && !protocols.ws {
+        let msg = "is true but \"ws\" is not in protocols: only a target that serves /ws \
+                   can serve it on WS_PORT"
+            .into();
+        return Err(err(Some("ws_port"), line_of_key(&text, "ws_port"), msg));
+    }
+    let ws_place = if raw.ws_port {
+        WsPlace::OwnPort
+    } else {
+        WsPlace::Port
+    };
     let warmup_min = warmup_min(raw.warmup_min.as_deref()).map_err(|e| {
         err(
             Some("warmup_min"),
@@ -191,7 +213,9 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         inputs: raw.inputs,
         sync_workers: raw.sync_workers,
         protocols,
+        ws_place,
         warmup_min,
+        provenance: raw.provenance,
         dir: dir.to_path_buf(),
         root,
     })
@@ -396,6 +420,25 @@ future_key = 1
         assert!(load(&dir).unwrap_err().to_string().contains("ten minutes"));
         let (_root, dir) = write(GOOD);
         assert_eq!(load(&dir).unwrap().warmup_min, None);
+    }
+
+    #[test]
+    fn ws_port_needs_ws_and_places_the_echo_on_its_own_port() {
+        let (_root, dir) = write(GOOD);
+        assert_eq!(load(&dir).unwrap().ws_place, WsPlace::Port);
+        let ws = format!("{GOOD}protocols = [\"http/1.1\", \"ws\"]\nws_port = true\n");
+        let (_root, dir) = write(&ws);
+        let t = load(&dir).unwrap();
+        assert!(t.protocols.ws);
+        assert_eq!(t.ws_place, WsPlace::OwnPort);
+        let (_root, dir) = write(&format!("{GOOD}ws_port = true\n"));
+        let e = load(&dir).unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("ws_port"), Some(GOOD.lines().count() + 1)),
+            "{e}"
+        );
+        assert!(e.to_string().contains("\"ws\" is not in protocols"), "{e}");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! What a target serves besides cleartext HTTP/1.1, as its manifest's
 //! `protocols` key declares it (a closed vocabulary: `http/1.1`, `tls`,
-//! `mtls`, `h2`; targets/SPEC.md "TLS"), and the environment that asks a
-//! server for its TLS port (`TLS_PORT`, `TLS_CERT`, `TLS_KEY`,
-//! `TLS_CLIENT_CA`). The runner and the verifier build that environment
-//! here, so a target is only ever asked for what it claims.
+//! `mtls`, `h2`, `ws`; targets/SPEC.md "TLS" and "WebSocket"), and the
+//! environment that asks a server for its TLS port (`TLS_PORT`,
+//! `TLS_CERT`, `TLS_KEY`, `TLS_CLIENT_CA`) or its WebSocket port
+//! (`WS_PORT`, for a target whose `/ws` is a second process). The runner
+//! and the verifier build that environment here, so a target is only ever
+//! asked for what it claims.
 
 use std::path::PathBuf;
 
@@ -17,6 +19,8 @@ pub struct Protocols {
     pub tls: bool,
     pub mtls: bool,
     pub h2: bool,
+    /// The WebSocket echo at `/ws`.
+    pub ws: bool,
 }
 
 impl Protocols {
@@ -42,6 +46,7 @@ impl Protocols {
             tls: has(Protocol::Tls),
             mtls: has(Protocol::Mtls),
             h2: has(Protocol::H2),
+            ws: has(Protocol::Ws),
         })
     }
 
@@ -52,6 +57,7 @@ impl Protocols {
             Protocol::Tls => self.tls,
             Protocol::Mtls => self.mtls,
             Protocol::H2 => self.h2,
+            Protocol::Ws => self.ws,
         }
     }
 
@@ -124,6 +130,35 @@ pub fn tls_env(
     Ok(env)
 }
 
+/// Where a target serves `/ws`: on `PORT` with every other route, or, for
+/// a manifest with `ws_port = true`, on a port of its own (`WS_PORT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WsPlace {
+    Port,
+    OwnPort,
+}
+
+/// The variable that starts `target`'s WebSocket process on `ws_port`
+/// (none when `/ws` is served on `PORT`); an error when the target does
+/// not claim `ws`.
+pub fn ws_env(
+    target: &str,
+    protocols: Protocols,
+    place: WsPlace,
+    ws_port: u16,
+) -> Result<Vec<(String, String)>, Unsupported> {
+    if !protocols.ws {
+        return Err(Unsupported {
+            target: target.to_owned(),
+            protocol: Protocol::Ws.name(),
+        });
+    }
+    Ok(match place {
+        WsPlace::Port => Vec::new(),
+        WsPlace::OwnPort => vec![("WS_PORT".to_owned(), ws_port.to_string())],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,7 +167,7 @@ mod tests {
     #[test]
     fn a_list_needs_cleartext_and_tls_under_mtls_and_h2() {
         assert_eq!(Protocols::from_list(&[Http1]), Ok(Protocols::default()));
-        let all = Protocols::from_list(&[Http1, Tls, Mtls, H2]).unwrap();
+        let all = Protocols::from_list(&[Http1, Tls, Mtls, H2, Ws]).unwrap();
         assert_eq!(all.list(), Protocol::ALL);
         let why = |list: &[Protocol]| Protocols::from_list(list).unwrap_err().to_string();
         assert!(why(&[Tls]).contains("http/1.1"));
@@ -150,7 +185,13 @@ mod tests {
                 "{p} not in SPEC.md's table"
             );
         }
-        for var in ["TLS_PORT", "TLS_CERT", "TLS_KEY", "TLS_CLIENT_CA"] {
+        for var in [
+            "TLS_PORT",
+            "TLS_CERT",
+            "TLS_KEY",
+            "TLS_CLIENT_CA",
+            "WS_PORT",
+        ] {
             assert!(
                 spec.contains(&format!("| `{var}` |")),
                 "{var} not in SPEC.md"
@@ -183,5 +224,20 @@ mod tests {
         let mtls = Protocols::from_list(&[Http1, Tls, Mtls]).unwrap();
         let env = tls_env("t", mtls, 8443, &mutual).unwrap();
         assert_eq!(env[3], ("TLS_CLIENT_CA".into(), "/c/ca.pem".into()));
+    }
+
+    #[test]
+    fn ws_port_is_asked_only_of_a_second_process() {
+        let ws = Protocols::from_list(&[Http1, Ws]).unwrap();
+        assert_eq!(ws_env("t", ws, WsPlace::Port, 9000).unwrap(), vec![]);
+        assert_eq!(
+            ws_env("t", ws, WsPlace::OwnPort, 9000).unwrap(),
+            vec![("WS_PORT".to_owned(), "9000".to_owned())]
+        );
+        let err = ws_env("t", Protocols::default(), WsPlace::Port, 9000).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t does not claim \"ws\" in its manifest's protocols"
+        );
     }
 }

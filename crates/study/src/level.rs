@@ -131,6 +131,14 @@ pub(crate) fn level_from(
 /// A `protocol` word, or the error that lists the known ones.
 pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
     match Protocol::parse(word) {
+        // The WebSocket echo is a target's protocol word, not yet a
+        // level's: refused rather than measured as HTTP.
+        Some(Protocol::Ws) => Err(KeyError::new(
+            "protocol",
+            "'ws' is not a level's protocol yet: a study cannot load /ws; \
+             use `shootout load ws://…`"
+                .to_owned(),
+        )),
         Some(p) => Ok(p),
         None => Err(KeyError::new(
             "protocol",
