@@ -70,6 +70,8 @@ mod tls_cause;
 mod tls_conn;
 mod url;
 mod worker;
+mod ws_frame;
+mod ws_handshake;
 
 pub use url::{check_request_target, UrlError};
 
