@@ -8,11 +8,13 @@
 //! describes the run), two contestants are told apart by their own
 //! variances and the question's practical [`margin`], and [`width`] says
 //! how wide a target's interval is so far (the stop rule's measure).
+//! Change points in a history of runs are found in [`changepoint`].
 //! Pure arithmetic, below both the runner and the report (which re-exports
 //! it as `shootout_report::stats`); each formula once, cited where it is.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod changepoint;
 pub mod margin;
 pub mod significance;
 pub mod special;
