@@ -190,7 +190,7 @@ pub struct MediaTypeError(pub String);
 
 /// The first index where `got` differs from `want`, counting a length
 /// difference as a difference at the shorter length.
-fn first_difference(want: &[u8], got: &[u8]) -> Option<usize> {
+pub(crate) fn first_difference(want: &[u8], got: &[u8]) -> Option<usize> {
     match want.iter().zip(got).position(|(a, b)| a != b) {
         Some(i) => Some(i),
         None if want.len() != got.len() => Some(want.len().min(got.len())),
@@ -198,7 +198,7 @@ fn first_difference(want: &[u8], got: &[u8]) -> Option<usize> {
     }
 }
 
-fn shown(b: &[u8]) -> String {
+pub(crate) fn shown(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..b.len().min(SHOWN_BYTES)]).into_owned()
 }
 

@@ -70,6 +70,7 @@ mod tls_cause;
 mod tls_conn;
 mod url;
 mod worker;
+mod ws_conn;
 mod ws_frame;
 mod ws_handshake;
 

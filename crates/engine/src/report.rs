@@ -59,6 +59,15 @@ pub struct ErrorCounts {
     /// rule). Left out of JSON when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub protocol: u64,
+    /// WebSocket: the server answered the upgrade with another status than
+    /// 101. Left out of JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub handshake_refused: u64,
+    /// WebSocket: messages lost because the server closed the connection
+    /// (a close frame, or none: code 1006) before their echo. Left out of
+    /// JSON when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub closed: u64,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -78,6 +87,8 @@ impl ErrorCounts {
             + self.stream_reset
             + self.goaway
             + self.protocol
+            + self.handshake_refused
+            + self.closed
     }
 
     pub fn add(&mut self, other: &ErrorCounts) {
@@ -91,6 +102,8 @@ impl ErrorCounts {
         self.stream_reset += other.stream_reset;
         self.goaway += other.goaway;
         self.protocol += other.protocol;
+        self.handshake_refused += other.handshake_refused;
+        self.closed += other.closed;
     }
 }
 

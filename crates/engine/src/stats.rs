@@ -35,10 +35,16 @@ pub(crate) enum ErrorClass {
     /// HTTP/2: the server's GOAWAY left the stream unprocessed, or ended
     /// the connection with an error.
     GoAway,
-    /// HTTP/2: the server broke a rule of the protocol (a malformed or
-    /// forbidden frame, a header block HPACK cannot decode, a stream ended
-    /// without its response's HEADERS).
+    /// HTTP/2 or WebSocket: the server broke a rule of the protocol (a
+    /// malformed or forbidden frame, a header block HPACK cannot decode, a
+    /// stream ended without its response's HEADERS, a wrong
+    /// Sec-WebSocket-Accept).
     Protocol,
+    /// WebSocket: the server answered the upgrade with another status than 101.
+    HandshakeRefused,
+    /// WebSocket: the server closed the connection while messages awaited
+    /// their echo (its close codes are counted apart, per code).
+    Closed,
 }
 
 pub(crate) fn latency_histogram() -> Histogram<u64> {
@@ -362,6 +368,8 @@ impl ErrorCounts {
             ErrorClass::StreamReset => self.stream_reset += 1,
             ErrorClass::GoAway => self.goaway += 1,
             ErrorClass::Protocol => self.protocol += 1,
+            ErrorClass::HandshakeRefused => self.handshake_refused += 1,
+            ErrorClass::Closed => self.closed += 1,
         }
     }
 }

@@ -23,6 +23,8 @@
 //! strict HTTP/2 server that enforces the client's rules ([`h2_server`]),
 //! and a server that plays one faulty script on every connection
 //! ([`scripted`]: silence, no HTTP/2 streams allowed, a forbidden frame).
+//! And a WebSocket echo server over `tungstenite` ([`ws_echo`]), with
+//! knobs to corrupt echoes, close with a code or leave pings unanswered.
 //!
 //! And the one way a test waits for a state (a process gone, a file written,
 //! a log line counted): [`wait_until`] polls it with a short interval up to a
@@ -33,6 +35,7 @@
 mod h2_rules;
 pub mod h2_server;
 pub mod scripted;
+pub mod ws_echo;
 
 use std::fmt::Display;
 use std::io::Write;
