@@ -351,8 +351,12 @@ impl WsConn {
     pub fn push(&mut self, job: Job) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let message = self.message.clone();
-        message.put(self.queue_to(), seq);
+        let out = if self.state == State::Upgrading {
+            &mut self.held
+        } else {
+            &mut self.out
+        };
+        self.message.put(out, seq);
         self.queue.push_back((job, seq));
     }
 

@@ -5,8 +5,8 @@
 //! unchanged, unless [`EchoRules`] says otherwise: corrupt every Nth echo
 //! (counted over all connections, so a load knows exactly how many it
 //! should find), close each connection with a code after N messages, or
-//! never answer a ping. The server stops accepting when dropped, and no
-//! connection outlives its 30 s limit.
+//! never answer a ping. The server stops accepting when dropped, and a
+//! connection whose client says nothing for 30 s is dropped.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
