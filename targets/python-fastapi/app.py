@@ -14,6 +14,13 @@ process of max(1, DB_POOL_SIZE // WEB_CONCURRENCY) connections, opened in the li
 shutdown; asyncpg prepares (and caches) each statement per connection. Fortunes
 render through Starlette's Jinja2Templates with HTML autoescaping. Without
 DATABASE_URL no pool is opened and the database routes answer 503.
+
+WebSocket (SPEC.md, "WebSocket"): /ws echoes each text or binary message
+with the same type through Starlette's WebSocket (FastAPI docs, "WebSockets",
+https://fastapi.tiangolo.com/advanced/websockets/). uvicorn speaks the
+protocol through the pinned `websockets` package (its --ws auto picks it):
+its defaults hold messages up to 16 MiB (ws_max_size), ping every 20 s,
+answer pings and close frames, and close with 1002 on a protocol error.
 """
 
 import asyncio
@@ -26,7 +33,7 @@ from pathlib import Path
 import asyncpg
 import bcrypt
 import jinja2
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, StrictStr
@@ -197,3 +204,16 @@ async def updates(queries: str = ""):
             worlds.append({"id": id_, "randomNumber": random_id()})
         await conn.execute(UPDATE_WORLDS, [w["id"] for w in worlds], [w["randomNumber"] for w in worlds])
     return worlds
+
+
+@app.websocket("/ws")
+async def ws_echo(websocket: WebSocket):
+    await websocket.accept()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message.get("text") is not None:
+            await websocket.send_text(message["text"])
+        else:
+            await websocket.send_bytes(message["bytes"])
