@@ -146,33 +146,8 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if raw.name != folder {
-        let msg = format!(
-            "is {:?} but the folder is {folder:?}; they must match",
-            raw.name
-        );
-        return Err(err(Some("name"), line_of_key(&text, "name"), msg));
-    }
-    for (key, value) in [("run", &raw.run), ("ready", &raw.ready)] {
-        if value.trim().is_empty() {
-            return Err(err(
-                Some(key),
-                line_of_key(&text, key),
-                "must not be empty".into(),
-            ));
-        }
-    }
-    if !raw.ready.starts_with('/') {
-        let msg = format!("{:?} must be a path starting with '/'", raw.ready);
-        return Err(err(Some("ready"), line_of_key(&text, "ready"), msg));
-    }
-    if raw.sync_workers == Some(0) {
-        let msg = "must be at least 1".into();
-        return Err(err(
-            Some("sync_workers"),
-            line_of_key(&text, "sync_workers"),
-            msg,
-        ));
+    if let Err((key, msg)) = check_fields(&raw, &folder) {
+        return Err(err(Some(key), line_of_key(&text, key), msg));
     }
     let protocols = match &raw.protocols {
         None => Protocols::default(),
@@ -219,6 +194,32 @@ pub fn load(dir: &Path) -> Result<Target, ManifestError> {
         dir: dir.to_path_buf(),
         root,
     })
+}
+
+/// The checks of single keys: the name is the folder's, `run` and `ready`
+/// are not empty, `ready` is a path, `sync_workers` is at least 1. The
+/// key and message of the first that fails.
+fn check_fields(raw: &Raw, folder: &str) -> Result<(), (&'static str, String)> {
+    if raw.name != folder {
+        let msg = format!(
+            "is {:?} but the folder is {folder:?}; they must match",
+            raw.name
+        );
+        return Err(("name", msg));
+    }
+    for (key, value) in [("run", &raw.run), ("ready", &raw.ready)] {
+        if value.trim().is_empty() {
+            return Err((key, "must not be empty".into()));
+        }
+    }
+    if !raw.ready.starts_with('/') {
+        let msg = format!("{:?} must be a path starting with '/'", raw.ready);
+        return Err(("ready", msg));
+    }
+    if raw.sync_workers == Some(0) {
+        return Err(("sync_workers", "must be at least 1".into()));
+    }
+    Ok(())
 }
 
 /// `warmup_min` as written ("45s"): a duration of at most ten minutes.
@@ -439,6 +440,19 @@ future_key = 1
             "{e}"
         );
         assert!(e.to_string().contains("\"ws\" is not in protocols"), "{e}");
+    }
+
+    #[test]
+    fn provenance_lists_packages_and_is_optional() {
+        let (_root, dir) = write(&format!("{GOOD}provenance = [\"actix-web\", \"tokio\"]\n"));
+        let names = load(&dir).unwrap().provenance;
+        assert_eq!(names, Some(vec!["actix-web".into(), "tokio".into()]));
+        let (_root, dir) = write(GOOD);
+        assert_eq!(load(&dir).unwrap().provenance, None);
+        let (_root, dir) = write(&format!("{GOOD}provenance = \"actix-web\"\n"));
+        let e = load(&dir).unwrap_err();
+        let line = GOOD.lines().count() + 1;
+        assert_eq!((e.key.as_deref(), e.line), (Some("provenance"), Some(line)));
     }
 
     #[test]
