@@ -90,6 +90,12 @@ pub enum Failure {
     },
     /// The TLS port does not serve as targets/SPEC.md "TLS" says.
     Tls(String),
+    /// The WebSocket echo does not do as targets/SPEC.md "WebSocket" says:
+    /// the check's name ("ping") and why.
+    Ws {
+        check: &'static str,
+        why: String,
+    },
 }
 
 impl fmt::Display for Failure {
@@ -138,6 +144,7 @@ impl fmt::Display for Failure {
                 "{max_seen} database connections seen at once, DB_POOL_SIZE is {pool_size}"
             ),
             Failure::Tls(why) => write!(f, "TLS port: {why}"),
+            Failure::Ws { check, why } => write!(f, "ws: {check}: {why}"),
             Failure::IdleCpus { used_centi, given, others_centi, needed_centi } => write!(
                 f,
                 "used {:.2} of its {given} CPUs under a saturating bcrypt load (other processes used {:.2}), needs more than {:.2}: size the workers from SERVER_CPUS (SPEC.md \"CPUs and workers\")",

@@ -13,7 +13,9 @@
 //! the root; `headers` (TechEmpower's header rules) and `response` (one
 //! answer's basics) on them; `world` (the rows routes) on `response`;
 //! `counts`, `updates`, `fortunes` and `db_load` on those; `db` gathers the
-//! database checks, `checks` every HTTP check, and this file the process.
+//! database checks, `checks` every HTTP check, `tls` and `ws` the TLS port
+//! and the WebSocket echo of a target that claims them, and this file the
+//! process.
 
 mod checks;
 mod counts;
@@ -37,6 +39,7 @@ mod tests;
 mod tls;
 mod updates;
 mod world;
+mod ws;
 
 pub use checks::{check_server, CheckOptions};
 pub use cpus::{measure_cpus, Measured, DISTURBED_SHARE};
@@ -49,6 +52,7 @@ use std::time::Duration;
 use crate::database::DatabaseAccess;
 use crate::manifest::Target;
 use crate::process::{free_ports, Server};
+use crate::protocols::{ws_env, Unsupported, WsPlace};
 
 /// Why the server under test could not be started.
 #[derive(Debug, thiserror::Error)]
@@ -57,8 +61,9 @@ enum Unstarted {
     Port(std::io::Error),
     #[error(transparent)]
     Start(#[from] crate::process::StartError),
+    /// Asked for a protocol the manifest does not claim.
     #[error("{0}")]
-    Tls(crate::protocols::Unsupported),
+    Protocol(crate::protocols::Unsupported),
 }
 
 /// Settings for `verify_target`.
@@ -74,6 +79,10 @@ pub struct VerifyOptions {
     /// level does not, as TechEmpower's verifier checks only the test
     /// types being run.
     pub tls: bool,
+    /// Whether to check the WebSocket echo (targets/SPEC.md "WebSocket")
+    /// of a target that claims `ws`: on the cleartext start when `/ws` is
+    /// on `PORT`, on a start of its own with `WS_PORT` otherwise.
+    pub ws: bool,
     /// The CPUs the server is pinned to, as the run that verifies it will
     /// pin it (empty: every CPU this process may use, as `shootout verify`
     /// does). The CPU-use check gives the server these, so it checks the
@@ -88,6 +97,7 @@ impl Default for VerifyOptions {
             ready_timeout: Duration::from_secs(60),
             database: None,
             tls: true,
+            ws: true,
             cpus: Vec::new(),
         }
     }
@@ -135,18 +145,9 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
             report
                 .checks
                 .push(Check::pass(Column::Ready, Aspect::Start));
-            let check_opts = CheckOptions {
-                sync_workers: target.sync_workers,
-                database: opts.database.clone(),
-                ..Default::default()
-            };
-            let logged_before = file_len(&log);
             report
                 .checks
-                .extend(check_server(server.addr(), &check_opts));
-            report
-                .checks
-                .push(quiet_check(file_len(&log) - logged_before));
+                .extend(contract_checks(target, opts, &server, &log));
             drop(turn);
             let given = crate::process::server_cpus(&opts.cpus);
             let (check, used) = cpus::check_cpus(&server, given);
@@ -176,7 +177,32 @@ pub fn verify_target(target: &Target, opts: &VerifyOptions) -> VerifyReport {
     if let Some(setup) = &tls {
         report.checks.extend(tls_start(target, opts, setup, &log));
     }
+    if opts.ws && target.protocols.ws && target.ws_place == WsPlace::OwnPort {
+        report.checks.extend(ws_start(target, opts, &log));
+    }
     report
+}
+
+/// The checks of a ready server on its cleartext port: every HTTP check,
+/// its output meanwhile, and the WebSocket echo when it is on `PORT`.
+fn contract_checks(
+    target: &Target,
+    opts: &VerifyOptions,
+    server: &Server,
+    log: &std::path::Path,
+) -> Vec<Check> {
+    let check_opts = CheckOptions {
+        sync_workers: target.sync_workers,
+        database: opts.database.clone(),
+        ..Default::default()
+    };
+    let logged_before = file_len(log);
+    let mut checks = check_server(server.addr(), &check_opts);
+    checks.push(quiet_check(file_len(log) - logged_before));
+    if opts.ws && target.protocols.ws && target.ws_place == WsPlace::Port {
+        checks.extend(ws::check_ws(server.addr(), opts.ready_timeout));
+    }
+    checks
 }
 
 /// The TLS checks, on a start of their own: with a TLS port some servers
@@ -190,7 +216,8 @@ fn tls_start(
 ) -> Vec<Check> {
     let fail = |why: String| vec![Check::fail(Column::Tls, Aspect::Start, Failure::Tls(why))];
     let _turn = cpus::shared_turn();
-    let (mut server, port) = match start(target, opts, Some(setup), log) {
+    let env = |port| setup.env(target, port);
+    let (mut server, port) = match start(target, opts, Some(&env), log) {
         Ok((server, Some(port))) => (server, port),
         Ok((mut server, None)) => {
             server.stop();
@@ -209,28 +236,63 @@ fn tls_start(
     checks
 }
 
-/// Starts `target` on a free port (and its TLS port on another, with
-/// `tls`'s certificates), with the database's variables when there is one.
+/// The WebSocket checks of a target whose `/ws` is a second process, on
+/// a start of its own with `WS_PORT`, as the TLS checks have theirs.
+fn ws_start(target: &Target, opts: &VerifyOptions, log: &std::path::Path) -> Vec<Check> {
+    let fail = |why: String| {
+        let failure = Failure::Ws {
+            check: "start",
+            why,
+        };
+        vec![Check::fail(Column::Ws, Aspect::Start, failure)]
+    };
+    let _turn = cpus::shared_turn();
+    let env = |port| ws_env(&target.name, target.protocols, target.ws_place, port);
+    let (mut server, port) = match start(target, opts, Some(&env), log) {
+        Ok((server, Some(port))) => (server, port),
+        Ok((mut server, None)) => {
+            server.stop();
+            return fail("no WS_PORT was chosen".into());
+        }
+        Err(e) => return fail(format!("start with WS_PORT: {e:#}")),
+    };
+    let checks = match server.wait_ready(opts.ready_timeout) {
+        Ok(_) => {
+            let at = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            ws::check_ws(at, opts.ready_timeout)
+        }
+        Err(e) => fail(format!("start with WS_PORT: {e:#}")),
+    };
+    server.stop();
+    checks
+}
+
+/// The variables that start a target's second port (TLS, WebSocket) on
+/// the port given.
+type SecondPort<'a> = &'a dyn Fn(u16) -> Result<Vec<(String, String)>, Unsupported>;
+
+/// Starts `target` on a free port (and, with `second`, its second port on
+/// another), with the database's variables when there is one.
 fn start(
     target: &Target,
     opts: &VerifyOptions,
-    tls: Option<&tls::TlsSetup>,
+    second: Option<SecondPort<'_>>,
     log: &std::path::Path,
 ) -> Result<(Server, Option<u16>), Unstarted> {
-    let [port, tls_pick] = free_ports::<2>().map_err(Unstarted::Port)?;
+    let [port, pick] = free_ports::<2>().map_err(Unstarted::Port)?;
     let mut env = opts
         .database
         .as_ref()
         .map(DatabaseAccess::server_env)
         .unwrap_or_default();
-    let mut tls_port = None;
-    if let Some(setup) = tls {
-        env.extend(setup.env(target, tls_pick).map_err(Unstarted::Tls)?);
-        tls_port = Some(tls_pick);
+    let mut second_port = None;
+    if let Some(second) = second {
+        env.extend(second(pick).map_err(Unstarted::Protocol)?);
+        second_port = Some(pick);
     }
     Ok((
         Server::start_env(target, port, log, &opts.cpus, &env)?,
-        tls_port,
+        second_port,
     ))
 }
 

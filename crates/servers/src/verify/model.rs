@@ -26,15 +26,17 @@ pub enum Column {
     Cpus,
     /// The TLS port, for a target that claims `tls`.
     Tls,
+    /// The WebSocket echo at `/ws`, for a target that claims `ws`.
+    Ws,
     Shutdown,
 }
 
 impl Column {
     /// Every column in table order: ready, the routes in SPEC.md order, then
     /// the protocol and lifecycle checks.
-    pub const ALL: [Column; 9 + ScenarioName::ALL.len()] = {
+    pub const ALL: [Column; 10 + ScenarioName::ALL.len()] = {
         let routes = ScenarioName::ALL.len();
-        let mut all = [Column::Ready; 9 + ScenarioName::ALL.len()];
+        let mut all = [Column::Ready; 10 + ScenarioName::ALL.len()];
         let mut i = 0;
         while i < routes {
             all[1 + i] = Column::Route(ScenarioName::ALL[i]);
@@ -47,7 +49,8 @@ impl Column {
         all[5 + routes] = Column::DbPool;
         all[6 + routes] = Column::Cpus;
         all[7 + routes] = Column::Tls;
-        all[8 + routes] = Column::Shutdown;
+        all[8 + routes] = Column::Ws;
+        all[9 + routes] = Column::Shutdown;
         all
     };
 
@@ -62,6 +65,7 @@ impl Column {
             Column::DbPool => "db_pool",
             Column::Cpus => "cpus",
             Column::Tls => "tls",
+            Column::Ws => "ws",
             Column::Shutdown => "shutdown",
         }
     }
@@ -120,6 +124,16 @@ pub enum Aspect {
     Alpn,
     /// With `TLS_CLIENT_CA`, a client without a certificate is not served.
     ClientCert,
+    /// The WebSocket upgrade: 101 with the right `Sec-WebSocket-Accept`.
+    Handshake,
+    /// WebSocket messages echoed byte for byte, of the same type.
+    Echo,
+    /// A WebSocket ping answered by a pong with its payload.
+    Pong,
+    /// A WebSocket close (1000) answered by a close, then the TCP close.
+    CloseHandshake,
+    /// An unmasked WebSocket client frame answered by a close with 1002.
+    Unmasked,
     /// Not checked; the note says why.
     Skipped,
 }

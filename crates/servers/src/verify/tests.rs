@@ -47,12 +47,12 @@ fn correct_server_passes_everything() {
     let checks = run(serve(correct, false));
     assert_eq!(failures(&checks), vec![]);
     let columns: std::collections::BTreeSet<_> = checks.iter().map(|c| c.column).collect();
-    // Ready, Cpus, Tls and Shutdown need a process of our own:
-    // verify_target (Tls: tests/verify_tls.rs).
+    // Ready, Cpus, Tls, Ws and Shutdown need a process of our own:
+    // verify_target (Tls: tests/verify_tls.rs; Ws: ws_tests.rs).
     for column in Column::ALL.iter().filter(|c| {
         !matches!(
             c,
-            Column::Ready | Column::Cpus | Column::Tls | Column::Shutdown
+            Column::Ready | Column::Cpus | Column::Tls | Column::Ws | Column::Shutdown
         )
     }) {
         assert!(columns.contains(column), "{column:?} never checked");

@@ -77,10 +77,11 @@ enum ClientError {
     Rustls(#[from] rustls::Error),
 }
 
-/// The TLS port did not accept within the wait.
+/// A port of the server's (TLS, WebSocket) did not accept within the wait.
 #[derive(Debug, thiserror::Error)]
-#[error("the TLS port {port} did not open within {secs} s")]
-struct NotOpen {
+#[error("the {what} port {port} did not open within {secs} s")]
+pub(super) struct NotOpen {
+    what: &'static str,
     port: u16,
     secs: u64,
 }
@@ -111,7 +112,7 @@ pub(super) fn check_tls(
     tls: SocketAddr,
     wait: Duration,
 ) -> Vec<Check> {
-    if let Err(why) = wait_open(tls, wait) {
+    if let Err(why) = wait_open("TLS", tls, wait) {
         return vec![Check::fail(
             Column::Tls,
             Aspect::Start,
@@ -127,7 +128,12 @@ pub(super) fn check_tls(
     checks
 }
 
-fn wait_open(addr: SocketAddr, wait: Duration) -> Result<(), NotOpen> {
+/// Waits until `addr` (the `what` port) accepts a connection.
+pub(super) fn wait_open(
+    what: &'static str,
+    addr: SocketAddr,
+    wait: Duration,
+) -> Result<(), NotOpen> {
     let end = Instant::now() + wait;
     loop {
         if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
@@ -135,6 +141,7 @@ fn wait_open(addr: SocketAddr, wait: Duration) -> Result<(), NotOpen> {
         }
         if Instant::now() >= end {
             return Err(NotOpen {
+                what,
                 port: addr.port(),
                 secs: wait.as_secs(),
             });
