@@ -178,7 +178,7 @@ impl Driver<'_> {
                 precision: self.settings.precision(),
                 threads: self.template.threads(),
                 protocol: probe.protocol.clone(),
-                streams: self.template.http2().then(|| self.template.streams()),
+                streams: self.template.http2_streams(),
             },
             broke_first: crate::record::broke_first(&levels, outcome.capacity),
             levels,

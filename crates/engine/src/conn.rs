@@ -2,26 +2,26 @@
 //! carries. It knows how to connect, write the pre-encoded requests and read
 //! responses, and reports what happened; it never decides when to send.
 //!
-//! A connection holds a FIFO of the requests in flight on it (one, or up to
-//! the pipeline depth): new requests append their bytes to what is still to
-//! be written, and responses answer the queue's front in order. A read may
-//! bring several responses; the bytes past one response are fed to the next
-//! (see [`Conn::read`] and [`Conn::read_more`]).
+//! A connection holds one session ([`Session`]), the wire of the run's
+//! [`HttpVersion`]: over HTTP/1.1 a FIFO of the requests in flight
+//! (`h1_conn`: responses answer the queue's front in order; see
+//! [`Conn::read`] and [`Conn::read_more`]), over HTTP/2 an `h2_conn`
+//! session (requests are streams, answered in any order, taken by the
+//! worker as they end: `flight_h2`). Every operation shared by the
+//! versions dispatches on the session at one point (`impl Session`).
 //!
 //! Over `https://` the same bytes go through the connection's TLS session
-//! (`tls_conn`) instead of straight to the socket; everything above the
-//! byte stream is the same.
-//!
-//! Over HTTP/2 the connection carries an `h2_conn` session instead of the
-//! FIFO: requests are streams, answered in any order, and the worker takes
-//! them as they end (`flight_h2`). The socket and TLS parts are shared.
+//! (`tls_conn`) instead of straight to the socket; the socket, TLS and
+//! io_uring parts here are the same for every version.
 
 use crate::checker::Checker;
 use crate::expect::{Expect, Mismatch};
+use crate::h1_conn::H1Fifo;
 use crate::h2::H2Request;
 use crate::h2_conn::{H2Conn, H2Fail};
 use crate::handshake::TlsNews;
-use crate::response::{Complete, ReadFailure, ResponseReader};
+use crate::http_version::HttpVersion;
+use crate::response::Complete;
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
 use crate::tls_conn::{Fill, TlsSession};
@@ -76,7 +76,7 @@ impl Wire {
 
     /// The next bytes to write when `left` bytes of queued requests are
     /// unwritten: they start where a request's copy is cut by `left`.
-    fn next(&self, left: usize) -> &[u8] {
+    pub(crate) fn next(&self, left: usize) -> &[u8] {
         let b = &self.batch;
         let start = if left <= b.len() {
             b.len() - left
@@ -85,6 +85,150 @@ impl Wire {
         };
         &b[start..b.len().min(start + left)]
     }
+}
+
+/// What each connection's session is made from: one arm per
+/// [`HttpVersion`], built once by the plan (`Plan::session_spec`).
+#[derive(Debug, Clone, Default)]
+pub(crate) enum SessionSpec {
+    #[default]
+    Http1,
+    /// The request's frames (the plan's build checked they can be made).
+    Http2(Arc<H2Request>),
+}
+
+impl SessionSpec {
+    pub fn version(&self) -> HttpVersion {
+        match self {
+            SessionSpec::Http1 => HttpVersion::Http1,
+            SessionSpec::Http2(_) => HttpVersion::Http2,
+        }
+    }
+
+    /// A session for a connection with up to `depth` requests in flight;
+    /// `expect` is what every response must look like.
+    fn session(&self, is_head: bool, expect: &Arc<Expect>, depth: usize) -> Session {
+        match self {
+            SessionSpec::Http1 => {
+                let check = Checker::for_expect(expect);
+                Session::H1(H1Fifo::new(is_head, check, depth))
+            }
+            SessionSpec::Http2(request) => {
+                Session::H2(Box::new(H2Conn::new(request.clone(), expect)))
+            }
+        }
+    }
+}
+
+/// The wire a connection speaks: one session per HTTP version, each in its
+/// own module. Every operation the connection shares across versions
+/// dispatches here, once; the socket and TLS under it are the `Conn`'s.
+// HTTP/1.1's FIFO stays inline (as its fields were in `Conn`): it is the
+// hot path of most runs, and each connection holds one session for good.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum Session {
+    H1(H1Fifo),
+    H2(Box<H2Conn>),
+}
+
+impl Session {
+    fn version(&self) -> HttpVersion {
+        match self {
+            Session::H1(_) => HttpVersion::Http1,
+            Session::H2(_) => HttpVersion::Http2,
+        }
+    }
+
+    fn room(&self, depth: usize) -> usize {
+        match self {
+            Session::H1(_) => depth,
+            Session::H2(h2) => h2.room(depth),
+        }
+    }
+
+    fn outstanding(&self) -> usize {
+        match self {
+            Session::H1(h1) => h1.outstanding(),
+            Session::H2(h2) => h2.outstanding(),
+        }
+    }
+
+    fn front(&self) -> Option<&Job> {
+        match self {
+            Session::H1(h1) => h1.front(),
+            Session::H2(h2) => h2.front(),
+        }
+    }
+
+    fn push(&mut self, job: Job, len: usize) {
+        match self {
+            Session::H1(h1) => h1.push(job, len),
+            Session::H2(h2) => h2.push(job),
+        }
+    }
+
+    fn drain(&mut self, request_len: usize) -> (VecDeque<Job>, Lost) {
+        match self {
+            Session::H1(h1) => {
+                let (jobs, written) = h1.drain(request_len);
+                (jobs, Lost::InOrder { written })
+            }
+            Session::H2(h2) => (h2.drain(), Lost::Alike),
+        }
+    }
+
+    /// The bytes owed to the server (empty: none).
+    fn pending<'a>(&'a self, wire: &'a Wire) -> &'a [u8] {
+        match self {
+            Session::H1(h1) => h1.pending(wire),
+            Session::H2(h2) => h2.pending(),
+        }
+    }
+
+    fn wrote(&mut self, n: usize) {
+        match self {
+            Session::H1(h1) => h1.wrote(n),
+            Session::H2(h2) => h2.wrote(n),
+        }
+    }
+
+    /// Whether the connection wants the socket's writable events: HTTP/1.1
+    /// while requests are in flight and bytes of them unwritten; HTTP/2
+    /// whenever frames are owed (even on an idle connection: SETTINGS
+    /// acknowledgements, PING answers). `open`: a socket is connecting or
+    /// TLS has records to flush.
+    fn wants_write(&self, has_socket: bool, open: bool) -> bool {
+        match self {
+            Session::H1(h1) => h1.outstanding() > 0 && (open || h1.has_pending()),
+            Session::H2(h2) => has_socket && (open || !h2.pending().is_empty()),
+        }
+    }
+
+    /// Which stalled start the session is waiting on at the deadline.
+    fn stalled(&self) -> Option<&'static str> {
+        match self {
+            Session::H1(_) => None,
+            Session::H2(h2) => h2.stalled(),
+        }
+    }
+
+    fn reset(&mut self) {
+        match self {
+            Session::H1(h1) => h1.reset(),
+            Session::H2(h2) => h2.reset(),
+        }
+    }
+}
+
+/// How the requests drained from a connection given up were lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lost {
+    /// Answered in order (HTTP/1.1): the first `written` were written
+    /// whole, and the class of each follows from its place.
+    InOrder { written: usize },
+    /// Independent streams (HTTP/2): all fail alike.
+    Alike,
 }
 
 /// One connection slot. It keeps its socket across requests when keep-alive holds.
@@ -96,17 +240,8 @@ impl Wire {
 pub(crate) struct Conn {
     sock: Option<Socket>,
     connecting: bool,
-    /// Bytes of the queued requests not written yet (a suffix of the queue).
-    unwritten: usize,
-    reader: ResponseReader,
-    /// Requests in flight, oldest first; responses answer the front.
-    jobs: VecDeque<Job>,
-    /// Bytes of the worker's read buffer past the last whole response,
-    /// ending at `filled`; valid only within one readiness event.
-    left: usize,
-    filled: usize,
-    /// The last read filled the buffer, or the peer hung up: read again.
-    more: bool,
+    /// The requests in flight and their parsing, for the run's version.
+    session: Session,
     /// Whether `sock` is in the worker's epoll set (registered once per socket).
     pub registered: bool,
     /// Whether the worker lists this slot as able to take a request.
@@ -122,9 +257,8 @@ pub(crate) struct Conn {
     /// Over io_uring: where a closed socket waits for the ring's next
     /// submission before its descriptor is closed (see [`Conn::close`]).
     graveyard: Option<Graveyard>,
-    /// Over HTTP/2: the session, which then holds the requests in flight.
-    pub h2: Option<Box<H2Conn>>,
-    /// Over HTTP/2 and TLS: ALPN was seen to pick h2 on this socket.
+    /// Over TLS: ALPN was seen to choose what the session requires on
+    /// this socket (see [`HttpVersion::alpn_required`]).
     alpn_checked: bool,
 }
 
@@ -136,23 +270,19 @@ pub(crate) struct Conn {
 pub(crate) type Graveyard = std::rc::Rc<std::cell::RefCell<Vec<Socket>>>;
 
 impl Conn {
-    /// A slot for up to `depth` requests in flight; `check` is None when
-    /// the run expects nothing of responses.
+    /// A slot for up to `depth` requests in flight, speaking what `spec`
+    /// makes; `expect` is what every response must look like.
     pub fn new(
+        spec: &SessionSpec,
         is_head_request: bool,
-        check: Option<Checker>,
+        expect: &Arc<Expect>,
         depth: usize,
         tls_client: Option<Arc<TlsClient>>,
     ) -> Conn {
         Conn {
             sock: None,
             connecting: false,
-            unwritten: 0,
-            reader: ResponseReader::new(is_head_request, check),
-            jobs: VecDeque::with_capacity(depth),
-            left: 0,
-            filled: 0,
-            more: false,
+            session: spec.session(is_head_request, expect, depth),
             registered: false,
             listed: false,
             tls_client,
@@ -160,26 +290,50 @@ impl Conn {
             tls_news: TlsNews::default(),
             generation: 0,
             graveyard: None,
-            h2: None,
             alpn_checked: false,
         }
     }
 
-    /// Makes this an HTTP/2 connection sending `request`.
-    pub fn with_h2(mut self, request: Arc<H2Request>, expect: &Arc<Expect>) -> Conn {
-        self.h2 = Some(Box::new(H2Conn::new(request, expect)));
-        self
+    /// The HTTP version the connection speaks.
+    pub fn version(&self) -> HttpVersion {
+        self.session.version()
+    }
+
+    /// The HTTP/1.1 session, when it is one.
+    fn h1(&self) -> Option<&H1Fifo> {
+        match &self.session {
+            Session::H1(h1) => Some(h1),
+            _ => None,
+        }
+    }
+
+    fn h1_mut(&mut self) -> Option<&mut H1Fifo> {
+        match &mut self.session {
+            Session::H1(h1) => Some(h1),
+            _ => None,
+        }
+    }
+
+    /// The HTTP/2 session, when it is one (for the worker's `flight_h2`).
+    pub fn h2_mut(&mut self) -> Option<&mut H2Conn> {
+        match &mut self.session {
+            Session::H2(h2) => Some(h2),
+            _ => None,
+        }
     }
 
     /// How many requests may be in flight: `depth`, or over HTTP/2 what
     /// the session allows of it.
     pub fn room(&self, depth: usize) -> usize {
-        self.h2.as_ref().map_or(depth, |h| h.room(depth))
+        self.session.room(depth)
     }
 
-    /// Prepares for the response to a mix's kind (see `ResponseReader::prepare`).
+    /// HTTP/1.1: prepares for the response to a mix's kind (see
+    /// `ResponseReader::prepare`; a mix is HTTP/1.1 only).
     pub fn prepare(&mut self, is_head: bool, expect: &Arc<Expect>) {
-        self.reader.prepare(is_head, expect);
+        if let Some(h1) = self.h1_mut() {
+            h1.prepare(is_head, expect);
+        }
     }
 
     /// What TLS did since the last call (handshakes ended or failed).
@@ -200,10 +354,10 @@ impl Conn {
         (news.done.is_some() || news.failed.is_some()).then(|| std::mem::take(&mut self.tls_news))
     }
 
-    /// Why the last whole response failed the expectations, if it did.
-    /// Valid until the next read.
+    /// HTTP/1.1: why the last whole response failed the expectations, if
+    /// it did. Valid until the next read.
     pub fn mismatch(&self) -> Option<Mismatch> {
-        self.reader.mismatch()
+        self.h1().and_then(H1Fifo::mismatch)
     }
 
     pub fn has_socket(&self) -> bool {
@@ -216,61 +370,46 @@ impl Conn {
 
     /// Requests in flight.
     pub fn outstanding(&self) -> usize {
-        match &self.h2 {
-            Some(h2) => h2.outstanding(),
-            None => self.jobs.len(),
-        }
+        self.session.outstanding()
     }
 
     /// The oldest request in flight: the one the next response answers.
     pub fn front(&self) -> Option<&Job> {
-        match &self.h2 {
-            Some(h2) => h2.front(),
-            None => self.jobs.front(),
-        }
+        self.session.front()
     }
 
     pub fn wants_write(&self) -> bool {
-        if let Some(h2) = &self.h2 {
-            return self.sock.is_some()
-                && (self.connecting
-                    || !h2.pending().is_empty()
-                    || self.tls.as_ref().is_some_and(|t| t.wants_write()));
-        }
-        !self.jobs.is_empty()
-            && (self.connecting
-                || self.unwritten > 0
-                || self.tls.as_ref().is_some_and(|t| t.wants_write()))
+        let open = self.connecting || self.tls.as_ref().is_some_and(|t| t.wants_write());
+        self.session.wants_write(self.sock.is_some(), open)
     }
 
-    /// Whether bytes of this event remain to be parsed or read: true only
-    /// while requests are in flight (anything else is the caller's to judge).
+    /// The session's stalled start at the deadline, if it waits on one.
+    pub fn stalled(&self) -> Option<&'static str> {
+        self.session.stalled()
+    }
+
+    /// HTTP/1.1: whether bytes of this event remain to be parsed or read:
+    /// true only while requests are in flight (anything else is the
+    /// caller's to judge).
     pub fn has_more_input(&self) -> bool {
-        self.left > 0 || self.more
+        self.h1().is_some_and(H1Fifo::has_more_input)
     }
 
-    /// Bytes left over after the last whole response (unasked for when no
-    /// request is in flight).
+    /// HTTP/1.1: bytes left over after the last whole response (unasked
+    /// for when no request is in flight).
     pub fn has_leftover(&self) -> bool {
-        self.left > 0
+        self.h1().is_some_and(H1Fifo::has_leftover)
     }
 
-    /// Takes the front request, whose response is whole.
+    /// HTTP/1.1: takes the front request, whose response is whole.
     pub fn pop(&mut self) -> Option<Job> {
-        self.jobs.pop_front()
+        self.h1_mut()?.pop()
     }
 
-    /// Takes every request in flight (the connection is being given up) with
-    /// how many of them were written whole, the oldest first.
-    pub fn drain(&mut self, request_len: usize) -> (VecDeque<Job>, usize) {
-        if let Some(h2) = self.h2.as_mut() {
-            return (h2.drain(), 0);
-        }
-        let unwritten = self.unwritten.div_ceil(request_len.max(1));
-        let jobs = std::mem::take(&mut self.jobs);
-        let written = jobs.len().saturating_sub(unwritten);
-        self.unwritten = 0;
-        (jobs, written)
+    /// Takes every request in flight (the connection is being given up)
+    /// with how they were lost, the oldest first.
+    pub fn drain(&mut self, request_len: usize) -> (VecDeque<Job>, Lost) {
+        self.session.drain(request_len)
     }
 
     /// Drops the socket (which also removes it from epoll).
@@ -287,14 +426,8 @@ impl Conn {
         self.tls = None;
         self.registered = false;
         self.connecting = false;
-        self.unwritten = 0;
-        self.left = 0;
-        self.more = false;
-        self.reader.reset();
         self.alpn_checked = false;
-        if let Some(h2) = self.h2.as_mut() {
-            h2.reset();
-        }
+        self.session.reset();
     }
 
     /// Opens a socket and starts a non-blocking connect.
@@ -345,43 +478,46 @@ impl Conn {
     }
 
     /// io_uring: the next bytes to send, when the socket is connected and
-    /// queued requests are unwritten.
-    pub fn to_send<'w>(&self, wire: &'w Wire) -> Option<&'w [u8]> {
-        (self.sock.is_some() && !self.connecting && self.unwritten > 0)
-            .then(|| wire.next(self.unwritten))
+    /// bytes are owed.
+    pub fn to_send<'w>(&'w self, wire: &'w Wire) -> Option<&'w [u8]> {
+        if self.sock.is_none() || self.connecting {
+            return None;
+        }
+        let pending = self.session.pending(wire);
+        (!pending.is_empty()).then_some(pending)
     }
 
-    /// io_uring: the ring sent `n` of the unwritten bytes.
+    /// io_uring: the ring sent `n` of the pending bytes.
     pub fn sent(&mut self, n: usize) {
-        self.unwritten -= n.min(self.unwritten);
+        self.session.wrote(n);
     }
 
-    /// io_uring: the ring received `n` bytes, copied to the start of the
-    /// worker's buffer; [`Conn::read_more`] then feeds them to the responses
+    /// io_uring (HTTP/1.1 only: the plan refuses it for other versions):
+    /// the ring received `n` bytes, copied to the start of the worker's
+    /// buffer; [`Conn::read_more`] then feeds them to the responses
     /// without reading the socket.
     pub fn received(&mut self, n: usize) {
-        self.filled = n;
-        self.left = n;
-        self.more = false;
+        if let Some(h1) = self.h1_mut() {
+            h1.received(n);
+        }
     }
 
-    /// io_uring: the peer closed its side; ends the front response there.
+    /// io_uring (HTTP/1.1 only): the peer closed its side; ends the front
+    /// response there.
     pub fn ended(&mut self) -> Step {
-        self.left = 0;
-        self.more = false;
-        eof_step(&mut self.reader)
+        match self.h1_mut() {
+            Some(h1) => h1.ended(),
+            None => Step::Failed(ErrorClass::Read),
+        }
     }
 
     /// Queues a request of `len` bytes behind those in flight.
     pub fn push(&mut self, job: Job, len: usize) {
-        if let Some(h2) = self.h2.as_mut() {
-            return h2.push(job);
-        }
-        self.jobs.push_back(job);
-        self.unwritten += len;
+        self.session.push(job, len);
     }
 
-    /// Writes as much of the queued requests as the socket takes.
+    /// Writes as much of what the session owes the server (`wire`: the
+    /// HTTP/1.1 requests' bytes) as the socket takes.
     pub fn write(&mut self, wire: &Wire) -> Step {
         let Some(sock) = self.sock.as_mut() else {
             return Step::Failed(ErrorClass::Write);
@@ -392,38 +528,49 @@ impl Conn {
                 _ => return Step::Failed(ErrorClass::Connect),
             }
         }
-        if let Some(h2) = self.h2.as_mut() {
-            // Over TLS no frame leaves before ALPN said h2: a refusing
-            // server must not see even the preface.
-            let tls = self.tls.as_deref_mut();
-            return write_h2(h2, sock, tls, self.alpn_checked);
-        }
+        let failed = |e: io::Error| {
+            Step::Failed(if is_not_connected(&e) {
+                ErrorClass::Connect
+            } else {
+                ErrorClass::Write
+            })
+        };
+        let session = &mut self.session;
         if let Some(tls) = self.tls.as_mut() {
-            while self.unwritten > 0 {
-                self.unwritten -= tls.send(wire.next(self.unwritten));
+            // Over TLS nothing leaves before ALPN chose what the version
+            // requires: a refusing server must not see even the preface.
+            if self.alpn_checked || session.version().alpn_required().is_none() {
+                loop {
+                    let pending = session.pending(wire);
+                    if pending.is_empty() {
+                        break;
+                    }
+                    match tls.send(pending) {
+                        0 => break,
+                        n => session.wrote(n),
+                    }
+                }
             }
-            return match tls.flush(sock) {
-                Ok(()) => Step::Pending,
-                Err(e) if is_not_connected(&e) => Step::Failed(ErrorClass::Connect),
-                Err(_) => Step::Failed(ErrorClass::Write),
-            };
+            return tls.flush(sock).map_or_else(failed, |()| Step::Pending);
         }
-        while self.unwritten > 0 {
-            match sock.write(wire.next(self.unwritten)) {
-                Ok(n) => self.unwritten -= n,
+        loop {
+            let pending = session.pending(wire);
+            if pending.is_empty() {
+                return Step::Pending;
+            }
+            match sock.write(pending) {
+                Ok(n) => session.wrote(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Step::Pending,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if is_not_connected(&e) => return Step::Failed(ErrorClass::Connect),
-                Err(_) => return Step::Failed(ErrorClass::Write),
+                Err(e) => return failed(e),
             }
         }
-        Step::Pending
     }
 
-    /// Starts reading on a readiness event: the socket is read into `buf`
-    /// and the front request's response fed. Returns the step and the bytes
-    /// received. After [`Step::Done`] the event may hold more responses:
-    /// call [`Conn::read_more`] while [`Conn::has_more_input`].
+    /// HTTP/1.1: starts reading on a readiness event: the socket is read
+    /// into `buf` and the front request's response fed. Returns the step
+    /// and the bytes received. After [`Step::Done`] the event may hold more
+    /// responses: call [`Conn::read_more`] while [`Conn::has_more_input`].
     ///
     /// `hangup` says the peer has shut down: then the socket is read until
     /// EOF, since its FIN raises no further edge.
@@ -435,58 +582,42 @@ impl Conn {
                 _ => (Step::Failed(ErrorClass::Connect), 0),
             };
         }
-        self.left = 0;
-        self.more = true;
         if let Some(tls) = self.tls.as_mut() {
             tls.on_event();
+        }
+        match self.h1_mut() {
+            Some(h1) => h1.start_event(),
+            None => return (Step::Failed(ErrorClass::Read), 0),
         }
         self.read_more(buf, hangup)
     }
 
-    /// Continues after a whole response: feeds the bytes left over in `buf`
-    /// to the next response, then reads the socket again if the last read
-    /// filled the buffer or the peer hung up.
+    /// HTTP/1.1: continues after a whole response: feeds the bytes left
+    /// over in `buf` to the next response, then reads the socket again if
+    /// the last read filled the buffer or the peer hung up.
     pub fn read_more(&mut self, buf: &mut [u8], hangup: bool) -> (Step, usize) {
-        let mut total = 0;
-        loop {
-            if self.left > 0 {
-                let step = feed_step(&mut self.reader, &buf[self.filled - self.left..self.filled]);
-                self.left = match step {
-                    Step::Done(done) => done.extra,
-                    _ => 0,
-                };
-                if step != Step::Pending {
-                    return (step, total);
-                }
-            }
-            if !self.more {
-                return (Step::Pending, total);
-            }
-            match self.recv(buf) {
-                Fill::Eof => {
-                    self.more = false;
-                    return (eof_step(&mut self.reader), total);
-                }
-                Fill::Data(n) => {
-                    total += n;
-                    self.filled = n;
-                    self.left = n;
-                    let more = match &self.tls {
-                        Some(tls) => tls.more(),
-                        None => n == buf.len(),
-                    };
-                    self.more = more || hangup;
-                }
-                Fill::Blocked => {
-                    self.more = false;
-                    return (Step::Pending, total);
-                }
-                Fill::Failed(class) => return (Step::Failed(class), total),
-            }
-        }
+        let Conn {
+            session,
+            sock,
+            tls,
+            tls_news,
+            ..
+        } = self;
+        let Session::H1(h1) = session else {
+            return (Step::Failed(ErrorClass::Read), 0);
+        };
+        h1.read_more(buf, hangup, |buf| {
+            let fill = recv(sock, tls, tls_news, buf);
+            let more = match (&fill, tls.as_ref()) {
+                (Fill::Data(_), Some(tls)) => tls.more(),
+                (Fill::Data(n), None) => *n == buf.len(),
+                _ => false,
+            };
+            (fill, more)
+        })
     }
 
-    /// Over HTTP/2: reads what this event brought into the session (whose
+    /// HTTP/2: reads what this event brought into the session (whose
     /// ended streams then wait in its `done`) and writes what the session
     /// owes the server. Returns the bytes received.
     pub fn read_h2(&mut self, buf: &mut [u8], hangup: bool) -> (Result<(), H2Fail>, usize) {
@@ -501,11 +632,11 @@ impl Conn {
         }
         let mut total = 0;
         loop {
-            let fill = self.recv(buf);
-            if let Err(fail) = self.check_alpn() {
-                return (Err(fail), total);
+            let fill = recv(&mut self.sock, &mut self.tls, &mut self.tls_news, buf);
+            if let Err(why) = self.check_alpn() {
+                return (Err(H2Fail::Refused(why)), total);
             }
-            let Some(h2) = self.h2.as_mut() else {
+            let Some(h2) = self.h2_mut() else {
                 return (Err(ErrorClass::Read.into()), total);
             };
             match fill {
@@ -535,102 +666,61 @@ impl Conn {
         }
     }
 
-    /// Over HTTP/2 and TLS, once the handshake is done: a server whose
-    /// ALPN did not pick h2 refuses HTTP/2 (there is no falling back).
-    fn check_alpn(&mut self) -> Result<(), H2Fail> {
-        if self.alpn_checked || self.h2.is_none() {
+    /// Over TLS, once the handshake is done: a server whose ALPN did not
+    /// choose what the session's version requires refuses that version
+    /// (there is no falling back); the error says so.
+    fn check_alpn(&mut self) -> Result<(), String> {
+        let version = self.session.version();
+        let Some(wanted) = version.alpn_required().filter(|_| !self.alpn_checked) else {
             return Ok(());
-        }
+        };
         let Some(chosen) = self.tls.as_ref().and_then(|t| t.alpn()) else {
             return Ok(());
         };
-        if chosen == Some(b"h2".as_slice()) {
+        if chosen == Some(wanted) {
             self.alpn_checked = true;
             return Ok(());
         }
         let chosen = chosen.map_or("no protocol".to_string(), |p| {
             format!("'{}'", String::from_utf8_lossy(p))
         });
-        Err(H2Fail::Refused(format!(
-            "the server refused HTTP/2: ALPN chose {chosen} instead of h2 \
-             (it offers no HTTP/2 on this port)"
-        )))
-    }
-
-    /// One read of response bytes: from the socket, or through TLS.
-    fn recv(&mut self, buf: &mut [u8]) -> Fill {
-        let Some(sock) = self.sock.as_mut() else {
-            return Fill::Failed(ErrorClass::Read);
-        };
-        if let Some(tls) = self.tls.as_mut() {
-            return tls.fill(sock, buf, &mut self.tls_news);
-        }
-        // Edge-triggered: one read drains the socket unless it filled the
-        // buffer, so a whole response usually costs exactly one recv.
-        loop {
-            return match sock.read(buf) {
-                Ok(0) => Fill::Eof,
-                Ok(n) => Fill::Data(n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => Fill::Blocked,
-                Err(e) if is_not_connected(&e) => Fill::Failed(ErrorClass::Connect),
-                Err(_) => Fill::Failed(ErrorClass::Read),
-            };
-        }
+        let wanted = String::from_utf8_lossy(wanted);
+        Err(format!(
+            "the server refused {version}: ALPN chose {chosen} instead of {wanted} \
+             (it offers no {version} on this port)"
+        ))
     }
 }
 
-/// Writes the session's pending frames: through TLS (which takes them
-/// all, once `alpn_ok`), or to the socket as far as it takes them.
-fn write_h2(
-    h2: &mut H2Conn,
-    sock: &mut Socket,
-    tls: Option<&mut TlsSession>,
-    alpn_ok: bool,
-) -> Step {
-    let failed = |e: io::Error| {
-        Step::Failed(if is_not_connected(&e) {
-            ErrorClass::Connect
-        } else {
-            ErrorClass::Write
-        })
+/// One read of response bytes: from the socket, or through TLS.
+fn recv(
+    sock: &mut Option<Socket>,
+    tls: &mut Option<Box<TlsSession>>,
+    news: &mut TlsNews,
+    buf: &mut [u8],
+) -> Fill {
+    let Some(sock) = sock.as_mut() else {
+        return Fill::Failed(ErrorClass::Read);
     };
-    if let Some(tls) = tls {
-        if alpn_ok {
-            let n = tls.send(h2.pending());
-            h2.wrote(n);
-        }
-        return tls.flush(sock).map_or_else(failed, |()| Step::Pending);
+    if let Some(tls) = tls.as_mut() {
+        return tls.fill(sock, buf, news);
     }
-    while !h2.pending().is_empty() {
-        match sock.write(h2.pending()) {
-            Ok(n) => h2.wrote(n),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Step::Pending,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return failed(e),
-        }
+    // Edge-triggered: one read drains the socket unless it filled the
+    // buffer, so a whole response usually costs exactly one recv.
+    loop {
+        return match sock.read(buf) {
+            Ok(0) => Fill::Eof,
+            Ok(n) => Fill::Data(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Fill::Blocked,
+            Err(e) if is_not_connected(&e) => Fill::Failed(ErrorClass::Connect),
+            Err(_) => Fill::Failed(ErrorClass::Read),
+        };
     }
-    Step::Pending
 }
 
 fn is_not_connected(e: &io::Error) -> bool {
     e.raw_os_error() == Some(libc::ECONNREFUSED)
-}
-
-fn eof_step(reader: &mut ResponseReader) -> Step {
-    match reader.on_eof() {
-        Ok(done) => Step::Done(done),
-        Err(_) => Step::Failed(ErrorClass::Read),
-    }
-}
-
-fn feed_step(reader: &mut ResponseReader, data: &[u8]) -> Step {
-    match reader.feed(data) {
-        Ok(Some(done)) => Step::Done(done),
-        Ok(None) => Step::Pending,
-        Err(ReadFailure::Parse) => Step::Failed(ErrorClass::Parse),
-        Err(ReadFailure::Eof) => Step::Failed(ErrorClass::Read),
-    }
 }
 
 #[cfg(test)]

@@ -8,13 +8,35 @@
 //! streams), so pipelined writes come in batches.
 
 use super::Worker;
-use crate::conn::{Conn, Job, Step};
+use crate::conn::{Conn, Job, Lost, Step};
 use crate::response::Complete;
 use crate::stats::ErrorClass;
 use crate::sys::{EDGE, HANGUP, READABLE, WRITABLE};
 use std::time::Instant;
 
 impl Worker<'_> {
+    /// An event on an HTTP/1.1 connection.
+    pub(super) fn on_event_h1(&mut self, idx: usize, events: u32) {
+        if self.conns[idx].outstanding() == 0 {
+            // Data or EOF on an idle keep-alive connection: the server closed
+            // it or misbehaved; either way it cannot be reused.
+            if events & !WRITABLE != 0 {
+                self.conns[idx].close();
+            }
+            return;
+        }
+        if events & WRITABLE != 0 && self.conns[idx].wants_write() {
+            let wire = super::wire_of(self.setup, &self.mix, idx);
+            if let Step::Failed(class) = self.conns[idx].write(wire) {
+                return self.fail_all(idx, class, Instant::now());
+            }
+        }
+        if events & !WRITABLE != 0 {
+            self.on_readable(idx, events & HANGUP != 0);
+        }
+        self.note_tls(idx);
+    }
+
     /// Reads every response this readiness event brought, answering the
     /// requests in order, then refills the connection if it fell to the refill mark
     /// (once, after all of them; when none completed it has no more room
@@ -116,17 +138,14 @@ impl Worker<'_> {
     /// alike and a failed write fails the requests it did not write.
     pub(super) fn fail_all(&mut self, idx: usize, cause: ErrorClass, now: Instant) {
         let conn = &mut self.conns[idx];
-        // HTTP/2 streams are independent: all fail alike.
-        let h2 = conn.h2.is_some();
-        let (jobs, written) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
+        let (jobs, lost) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);
         conn.close();
         self.in_flight -= jobs.len();
         for (i, job) in jobs.iter().enumerate() {
             if job.measured {
-                let class = if h2 {
-                    cause
-                } else {
-                    lost_as(cause, i, written)
+                let class = match lost {
+                    Lost::InOrder { written } => lost_as(cause, i, written),
+                    Lost::Alike => cause,
                 };
                 self.rec.failed(job.kind, class, now);
             }
@@ -279,12 +298,7 @@ impl Worker<'_> {
                 continue;
             }
             let conn = &mut self.conns[idx];
-            if let Some(why) = conn
-                .h2
-                .as_ref()
-                .filter(|_| waiting)
-                .and_then(|h| h.stalled())
-            {
+            if let Some(why) = conn.stalled().filter(|_| waiting) {
                 let _ = self.setup.stalled.set(why);
             }
             let (jobs, _) = conn.drain(super::wire_of(self.setup, &self.mix, idx).len);

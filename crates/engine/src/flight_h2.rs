@@ -37,7 +37,7 @@ impl Worker<'_> {
             self.rec.bytes += n as u64;
         }
         let now = Instant::now();
-        let Some(h2) = self.conns[idx].h2.as_mut() else {
+        let Some(h2) = self.conns[idx].h2_mut() else {
             return;
         };
         let mut done = std::mem::take(&mut h2.done);
@@ -45,7 +45,7 @@ impl Worker<'_> {
         for stream in done.drain(..) {
             self.record(stream, now);
         }
-        if let Some(h2) = self.conns[idx].h2.as_mut() {
+        if let Some(h2) = self.conns[idx].h2_mut() {
             h2.done = done;
         }
         match result {
@@ -61,7 +61,7 @@ impl Worker<'_> {
             Ok(()) => {}
         }
         let conn = &mut self.conns[idx];
-        if conn.outstanding() == 0 && conn.h2.as_ref().is_some_and(|h| h.going_away) {
+        if conn.outstanding() == 0 && conn.h2_mut().is_some_and(|h| h.going_away) {
             conn.close();
         }
         if answered && self.conns[idx].outstanding() <= self.low_water {

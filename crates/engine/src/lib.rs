@@ -15,6 +15,7 @@ pub mod affinity;
 pub mod arrival;
 mod error;
 pub mod expect;
+pub mod http_version;
 pub mod mix;
 pub mod plan;
 pub mod report;
@@ -30,6 +31,7 @@ pub mod workload;
 pub use arrival::Arrival;
 pub use error::{EngineError, PlanError, PlanField};
 pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
+pub use http_version::HttpVersion;
 pub use mix::{Mix, MixError, RequestKind};
 pub use plan::{
     check_pipeline, check_streams, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE,
@@ -50,6 +52,7 @@ mod cert_der;
 mod checker;
 mod conn;
 mod control;
+mod h1_conn;
 mod h2;
 mod h2_conn;
 mod h2_flow;
@@ -118,8 +121,8 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         exact_seconds: plan.interval_histograms(),
         mix: mix.as_ref(),
         tls: plan.tls_client().cloned().map(std::sync::Arc::new),
-        io: Io::resolve(plan.io(), plan.endpoint().tls || plan.http2()).0,
-        h2: h2_request(plan),
+        io: Io::resolve(plan.io(), plan.epoll_only()).0,
+        session: plan.session_spec().clone(),
         refused: &refused,
         stalled: &stalled,
     };
@@ -170,15 +173,6 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         });
     }
     Ok(report)
-}
-
-/// The request's HTTP/2 frames, for an HTTP/2 plan (whose build checked
-/// that they can be made).
-fn h2_request(plan: &Plan) -> Option<std::sync::Arc<h2::H2Request>> {
-    plan.http2()
-        .then(|| h2::H2Request::new(&plan.endpoint().h2_target(), plan.request()).ok())
-        .flatten()
-        .map(std::sync::Arc::new)
 }
 
 fn run_thread(

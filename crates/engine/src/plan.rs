@@ -9,8 +9,10 @@
 //! a wall-clock instant all shards share ([`PlanBuilder::start_at`]).
 
 use crate::arrival::Arrival;
+use crate::conn::SessionSpec;
 use crate::error::{PlanError, PlanField};
 use crate::expect::Expect;
+use crate::http_version::HttpVersion;
 use crate::mix::Mix;
 use crate::shard::Shard;
 use crate::tls::{TlsClient, TlsOptions};
@@ -142,8 +144,11 @@ pub struct Plan {
     tls_client: Option<TlsClient>,
     /// The transport asked for (None: the default, see [`Io::resolve`]).
     io: Option<Io>,
-    /// Speak HTTP/2 (ALPN h2 over TLS, h2c with prior knowledge over cleartext).
-    http2: bool,
+    /// The HTTP version spoken (apart from the transport: `endpoint.tls`).
+    version: HttpVersion,
+    /// What each connection's session is made from, for `version`: built
+    /// by [`PlanBuilder::build`] (HTTP/2: the request's frames).
+    session: SessionSpec,
     /// HTTP/2: the streams each connection keeps in flight, at most.
     streams: usize,
 }
@@ -190,7 +195,8 @@ impl Plan {
             tls: TlsOptions::default(),
             tls_client: None,
             io: None,
-            http2: false,
+            version: HttpVersion::Http1,
+            session: SessionSpec::Http1,
             streams: 1,
         })
     }
@@ -259,9 +265,29 @@ impl Plan {
     pub fn keepalive(&self) -> bool {
         self.keepalive
     }
-    /// Whether the run speaks HTTP/2.
-    pub fn http2(&self) -> bool {
-        self.http2
+    /// The HTTP version the run speaks.
+    pub fn version(&self) -> HttpVersion {
+        self.version
+    }
+
+    /// Whether the run needs the epoll transport: io_uring carries
+    /// cleartext HTTP/1.1 only.
+    pub fn epoll_only(&self) -> bool {
+        self.endpoint.tls || !self.version.over_uring()
+    }
+
+    /// What each connection's session is made from.
+    pub(crate) fn session_spec(&self) -> &SessionSpec {
+        &self.session
+    }
+
+    /// HTTP/2: the streams per connection asked for; None for a version
+    /// without streams.
+    pub fn http2_streams(&self) -> Option<usize> {
+        match self.version {
+            HttpVersion::Http1 => None,
+            HttpVersion::Http2 => Some(self.streams),
+        }
     }
 
     /// HTTP/2: the concurrent streams per connection asked for (the server's
@@ -273,10 +299,9 @@ impl Plan {
     /// Requests each connection may have in flight: the pipeline's depth,
     /// or over HTTP/2 the streams.
     pub fn depth(&self) -> usize {
-        if self.http2 {
-            self.streams
-        } else {
-            self.pipeline
+        match self.version {
+            HttpVersion::Http1 => self.pipeline,
+            HttpVersion::Http2 => self.streams,
         }
     }
 
@@ -452,7 +477,10 @@ impl PlanBuilder {
 
     /// Speaks HTTP/2 with up to `streams` concurrent streams per connection.
     pub fn http2(mut self, streams: Option<usize>) -> Self {
-        self.0.http2 = streams.is_some();
+        self.0.version = match streams {
+            Some(_) => HttpVersion::Http2,
+            None => HttpVersion::Http1,
+        };
         self.0.streams = streams.unwrap_or(1);
         self
     }
@@ -485,9 +513,9 @@ impl PlanBuilder {
                 "Poisson arrivals need an arrival rate (an open loop)",
             ));
         }
-        check_http2(&plan)?;
-        plan.tls_client = tls_client(&plan.endpoint, &plan.tls, plan.http2)?;
-        if plan.io == Some(Io::Uring) && (plan.endpoint.tls || plan.http2) {
+        plan.session = session_spec(&plan)?;
+        plan.tls_client = tls_client(&plan.endpoint, &plan.tls, plan.version)?;
+        if plan.io == Some(Io::Uring) && plan.epoll_only() {
             return Err(PlanError::invalid(
                 PlanField::Io,
                 "io_uring carries cleartext HTTP/1.1 only: use epoll for https and HTTP/2",
@@ -509,10 +537,10 @@ impl PlanBuilder {
 fn tls_client(
     endpoint: &Endpoint,
     tls: &TlsOptions,
-    http2: bool,
+    version: HttpVersion,
 ) -> Result<Option<TlsClient>, PlanError> {
     if endpoint.tls {
-        return TlsClient::new(tls, &endpoint.host, http2).map(Some);
+        return TlsClient::new(tls, &endpoint.host, version).map(Some);
     }
     if *tls != TlsOptions::default() {
         return Err(PlanError::invalid(
@@ -523,22 +551,26 @@ fn tls_client(
     Ok(None)
 }
 
-/// The HTTP/2 rules: 1..=[`MAX_PIPELINE`] streams, keep-alive, one request
-/// (no mix, no pipelining: streams are HTTP/2's pipeline) that fits the
-/// frames this engine sends.
-fn check_http2(plan: &Plan) -> Result<(), PlanError> {
-    if !plan.http2 {
-        return Ok(());
+/// Checks the rules of the plan's HTTP version (HTTP/1.1's, pipeline and
+/// mix, are checked for every plan) and makes what each connection's
+/// session starts from. HTTP/2: 1..=[`MAX_PIPELINE`] streams, keep-alive,
+/// one request (no mix, no pipelining: streams are HTTP/2's pipeline)
+/// that fits the frames this engine sends.
+fn session_spec(plan: &Plan) -> Result<SessionSpec, PlanError> {
+    match plan.version {
+        HttpVersion::Http1 => Ok(SessionSpec::Http1),
+        HttpVersion::Http2 => {
+            check_streams(
+                plan.streams,
+                plan.pipeline,
+                plan.keepalive,
+                plan.mix.is_some(),
+            )?;
+            crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
+                .map(|request| SessionSpec::Http2(Arc::new(request)))
+                .map_err(|why| PlanError::invalid(PlanField::Streams, why.to_string()))
+        }
     }
-    check_streams(
-        plan.streams,
-        plan.pipeline,
-        plan.keepalive,
-        plan.mix.is_some(),
-    )?;
-    crate::h2::H2Request::new(&plan.endpoint.h2_target(), &plan.request)
-        .map(drop)
-        .map_err(|why| PlanError::invalid(PlanField::Streams, why.to_string()))
 }
 
 /// The HTTP/2 load's rules, apart from the request (which a study checks

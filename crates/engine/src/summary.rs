@@ -109,9 +109,9 @@ fn summarize(
         threads,
         keepalive: plan.keepalive(),
         pipeline: plan.pipeline(),
-        streams: plan.http2().then(|| plan.streams()),
+        streams: plan.http2_streams(),
         pipeline_refill_at: (plan.pipeline() > 1).then(|| {
-            crate::worker::refill_at(plan.pipeline(), plan.load().is_open_loop(), plan.http2())
+            crate::worker::refill_at(plan.pipeline(), plan.load().is_open_loop(), plan.version())
         }),
         rate: match plan.load() {
             Load::Open { rate, .. } => Some(*rate),
@@ -137,7 +137,7 @@ fn summarize(
         seed: Some(plan.seed()),
         routes: route_summaries(plan.mix(), &rec.routes),
         protocol: Protocol {
-            http: if plan.http2() { "2" } else { "1.1" }.into(),
+            http: plan.version().label().into(),
             client_cert: plan.tls_client().is_some_and(|c| c.client_cert),
             ..Protocol::default()
         },

@@ -20,6 +20,7 @@
 
 use crate::cert_der;
 use crate::error::{PlanError, PlanField};
+use crate::http_version::HttpVersion;
 use crate::tls_cause;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{verify_server_name, ResolvesClientCert, Resumption, WebPkiServerVerifier};
@@ -84,8 +85,12 @@ pub(crate) struct TlsClient {
 impl TlsClient {
     /// Reads and checks the files of `options` and builds the client
     /// configuration for `host` (the URL's host, brackets removed), asking
-    /// ALPN for h2 when `http2`.
-    pub fn new(options: &TlsOptions, host: &str, http2: bool) -> Result<TlsClient, PlanError> {
+    /// ALPN for what `version` offers.
+    pub fn new(
+        options: &TlsOptions,
+        host: &str,
+        version: HttpVersion,
+    ) -> Result<TlsClient, PlanError> {
         let provider = Arc::new(ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
@@ -108,11 +113,7 @@ impl TlsClient {
             count: AtomicU64::new(0),
         });
         let mut config = builder.with_client_cert_resolver(asked.clone());
-        config.alpn_protocols = if http2 {
-            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-        } else {
-            vec![b"http/1.1".to_vec()]
-        };
+        config.alpn_protocols = version.alpn_offer();
         if !options.resume {
             config.resumption = Resumption::disabled();
         }

@@ -9,21 +9,22 @@
 //! The requests in flight on each connection (one, or up to the pipeline
 //! depth) are kept by the `flight` part of the worker. With a mix, each
 //! request's kind is drawn as it is taken and its bytes written into its
-//! connection's own reusable wire (`request::Mixed`). Over HTTP/2 a
-//! connection's requests are streams that end in any order (the
-//! `flight_h2` part); the pacer and stop rule are the same.
+//! connection's own reusable wire (`request::Mixed`). Each connection
+//! speaks one [`HttpVersion`]: a readiness event is handed to its
+//! version's half at one point ([`Worker::on_event`]): HTTP/1.1's answers
+//! in order (`flight`), HTTP/2's streams that end in any order
+//! (`flight_h2`); the pacer and stop rule are the same.
 
-use crate::checker::Checker;
-use crate::conn::{Conn, Graveyard, Step, Wire};
+use crate::conn::{Conn, Graveyard, SessionSpec, Wire};
 use crate::control::Control;
 use crate::expect::Expect;
-use crate::h2::H2Request;
+use crate::http_version::HttpVersion;
 use crate::pacer::Pacer;
 use crate::request::{EncodedMix, Mixed};
 use crate::ring::Ring;
 use crate::stats::Recorder;
 use crate::stop::StopRule;
-use crate::sys::{Poller, HANGUP, WRITABLE};
+use crate::sys::Poller;
 use crate::tls::TlsClient;
 use crate::transport::Io;
 use std::net::SocketAddr;
@@ -57,11 +58,11 @@ const RETRY_AFTER: Duration = Duration::from_millis(1);
 /// loop refills on every answer: a ticket that is due goes out as soon as a
 /// connection has room, so the generator adds no wait of its own to the
 /// latency it measures from the ticket's intended time. At depth 1 all are 0.
-pub(crate) fn refill_at(depth: usize, open_loop: bool, h2: bool) -> usize {
-    match (open_loop, h2) {
+pub(crate) fn refill_at(depth: usize, open_loop: bool, version: HttpVersion) -> usize {
+    match (open_loop, version) {
         (true, _) => depth.saturating_sub(1),
-        (false, true) => depth / 2,
-        (false, false) => depth / 4,
+        (false, HttpVersion::Http2) => depth / 2,
+        (false, HttpVersion::Http1) => depth / 4,
     }
 }
 
@@ -92,8 +93,9 @@ pub(crate) struct Setup<'a> {
     pub tls: Option<Arc<TlsClient>>,
     /// The transport: epoll readiness or io_uring completions.
     pub io: Io,
-    /// Over HTTP/2: the request's frames (`depth` is then the streams).
-    pub h2: Option<Arc<H2Request>>,
+    /// What each connection's session is made from: its HTTP version
+    /// (over HTTP/2 `depth` is the streams).
+    pub session: SessionSpec,
     /// Set by the first connection that finds the server refusing HTTP/2:
     /// every worker then stops, and the run fails with this reason.
     pub refused: &'a OnceLock<String>,
@@ -167,11 +169,13 @@ impl<'a> Worker<'a> {
             open_loop,
             conns: (0..conns)
                 .map(|_| {
-                    let check = Checker::for_expect(&expect);
-                    let mut c = Conn::new(setup.is_head, check, setup.depth, setup.tls.clone());
-                    if let Some(request) = &setup.h2 {
-                        c = c.with_h2(request.clone(), &expect);
-                    }
+                    let mut c = Conn::new(
+                        &setup.session,
+                        setup.is_head,
+                        &expect,
+                        setup.depth,
+                        setup.tls.clone(),
+                    );
                     c.listed = true;
                     c
                 })
@@ -181,7 +185,7 @@ impl<'a> Worker<'a> {
             due: 0,
             first_measured,
             in_flight: 0,
-            low_water: refill_at(setup.depth, open_loop, setup.h2.is_some()),
+            low_water: refill_at(setup.depth, open_loop, setup.session.version()),
             driver: match setup.io {
                 Io::Epoll => Driver::Epoll(Poller::new(conns)?),
                 Io::Uring => Driver::Uring(Box::new(Ring::new(conns, setup.addr)?)),
@@ -337,28 +341,13 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// A readiness event on connection `idx`: the one point where the
+    /// worker hands a connection to its version's half.
     fn on_event(&mut self, idx: usize, events: u32) {
-        if self.conns[idx].h2.is_some() {
-            return self.on_event_h2(idx, events);
+        match self.conns[idx].version() {
+            HttpVersion::Http1 => self.on_event_h1(idx, events),
+            HttpVersion::Http2 => self.on_event_h2(idx, events),
         }
-        if self.conns[idx].outstanding() == 0 {
-            // Data or EOF on an idle keep-alive connection: the server closed
-            // it or misbehaved; either way it cannot be reused.
-            if events & !WRITABLE != 0 {
-                self.conns[idx].close();
-            }
-            return;
-        }
-        if events & WRITABLE != 0 && self.conns[idx].wants_write() {
-            let wire = wire_of(self.setup, &self.mix, idx);
-            if let Step::Failed(class) = self.conns[idx].write(wire) {
-                return self.fail_all(idx, class, Instant::now());
-            }
-        }
-        if events & !WRITABLE != 0 {
-            self.on_readable(idx, events & HANGUP != 0);
-        }
-        self.note_tls(idx);
     }
 
     /// Records what the connection's TLS did in this event.

@@ -153,7 +153,7 @@ pub struct ExpectArgs {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let plan = plan(&args)?;
-    check_io(args.io, plan.endpoint().tls || plan.http2())?;
+    check_io(args.io, plan.epoll_only())?;
     super::mix_args::check_routes("--fail-if", &args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
