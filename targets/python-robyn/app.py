@@ -60,6 +60,14 @@ TEXT = {"Content-Type": "text/plain; charset=utf-8"}
 # target.toml computes (2 x CPUs) + 1 processes; fast mode's 2 workers each.
 PROCESSES = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
 
+# SPEC.md "WebSocket": messages up to 1 MiB. Robyn's one limit on HTTP bodies
+# and WebSocket frames is ROBYN_MAX_PAYLOAD_SIZE, default 1,000,000 bytes
+# (Robyn docs, Environment Variables,
+# https://robyn.tech/documentation/en/api_reference/robyn_env), read by its
+# server at start; 1 MiB raises it by 48,576 bytes, beyond every HTTP body
+# the contract sends.
+os.environ["ROBYN_MAX_PAYLOAD_SIZE"] = str(1 << 20)
+
 config = Config()
 config.log_level = "WARNING"
 config.disable_openapi = True
@@ -247,6 +255,29 @@ async def updates(request: Request):
             worlds.append({"id": id_, "randomNumber": random_id()})
         await conn.execute(UPDATE_WORLDS, [w["id"] for w in worlds], [w["randomNumber"] for w in worlds])
     return worlds
+
+
+# WebSocket echo at /ws (targets/SPEC.md "WebSocket") through Robyn's own
+# @app.websocket (Robyn docs, WebSockets,
+# https://robyn.tech/documentation/en/api_reference/websockets). NOT claimed in
+# target.toml's protocols: Robyn 0.88's actix handler (src/websockets/mod.rs)
+# drops continuation frames, so a fragmented message is never delivered; it
+# answers a close frame by dropping the TCP connection without a close frame;
+# and it ignores protocol errors (an unmasked frame leaves the connection open
+# and silent), none of which a handler can change. Unfragmented text and
+# binary messages up to 1 MiB and pings are served.
+@app.websocket("/ws")
+async def ws_echo(websocket):
+    while True:
+        # The documented receive_text()/receive_bytes() convert a message to
+        # the type asked for (a binary one decoded as UTF-8, a text one
+        # encoded); _receive(), on which both are built, returns str for a
+        # text message and bytes for a binary one, so the echo keeps the type.
+        message = await websocket._receive()
+        if isinstance(message, str):
+            await websocket.send_text(message)
+        else:
+            await websocket.send_bytes(bytes(message))
 
 
 def _port_is_free(host: str, port: int) -> bool:
