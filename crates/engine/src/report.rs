@@ -68,6 +68,13 @@ pub struct ErrorCounts {
     /// JSON when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub closed: u64,
+    /// WebSocket: the server's closes by status code (1006 for a
+    /// connection that ended with no close frame, 1005 for a close frame
+    /// with no code), each counted once per connection closed, whether or
+    /// not messages awaited their echo (so in hold mode too). Not a class:
+    /// apart from `total`. Left out of JSON when empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub close_codes: BTreeMap<u16, u64>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -104,6 +111,9 @@ impl ErrorCounts {
         self.protocol += other.protocol;
         self.handshake_refused += other.handshake_refused;
         self.closed += other.closed;
+        for (&code, &n) in &other.close_codes {
+            *self.close_codes.entry(code).or_default() += n;
+        }
     }
 }
 
@@ -424,6 +434,33 @@ mod tests {
         s.pipeline = 1;
         s.pipeline_refill_at = None;
         assert_eq!(serde_json::from_value::<Summary>(v).ok(), Some(s));
+    }
+
+    /// The WebSocket classes and the closes by code: absent when none,
+    /// `{"1011": 3}` in JSON, added code by code, apart from the total.
+    #[test]
+    fn close_codes_are_keyed_by_code_and_add_up_apart_from_the_total() {
+        let none = serde_json::to_value(ErrorCounts::default()).unwrap_or_default();
+        for absent in ["handshake_refused", "closed", "close_codes"] {
+            assert!(none.get(absent).is_none(), "{none}");
+        }
+        let mut a = ErrorCounts {
+            closed: 5,
+            close_codes: BTreeMap::from([(1011, 3)]),
+            ..ErrorCounts::default()
+        };
+        let b = ErrorCounts {
+            handshake_refused: 2,
+            close_codes: BTreeMap::from([(1011, 1), (1006, 1)]),
+            ..ErrorCounts::default()
+        };
+        a.add(&b);
+        assert_eq!(a.close_codes, BTreeMap::from([(1006, 1), (1011, 4)]));
+        assert_eq!(a.total(), 7);
+        let v = serde_json::to_value(&a).unwrap_or_default();
+        assert_eq!(v["close_codes"], serde_json::json!({"1006": 1, "1011": 4}));
+        assert_eq!(v["handshake_refused"], 2);
+        assert_eq!(serde_json::from_value::<ErrorCounts>(v).ok(), Some(a));
     }
 }
 

@@ -263,6 +263,11 @@ pub fn trim(log: &mut ShardLog, seconds: usize) -> Result<(), Untrimmable> {
     let completed: u64 = log.seconds.iter().map(|(_, h)| h.len()).sum();
     let failed: u64 = log.sidecar.errors_per_second.iter().sum();
     let s = &mut log.sidecar.summary;
+    if !s.errors.close_codes.is_empty() {
+        return Err(not_in_time(
+            "had connections closed by the server (counted by code)",
+        ));
+    }
     let errors = split_errors(&s.errors, failed)
         .ok_or_else(|| not_in_time("failed requests of several kinds"))?;
     let answered = completed + errors.mismatch;
@@ -308,6 +313,8 @@ fn share(total: f64, part: u64, whole: u64) -> f64 {
 
 /// `failed` requests of a shard whose errors were `all`, by class: exact
 /// when there are none or they are all of one class; None otherwise.
+/// (WebSocket closes by code are per connection, not per request: a shard
+/// with any is not trimmed at all.)
 fn split_errors(all: &ErrorCounts, failed: u64) -> Option<ErrorCounts> {
     let mut errors = all.clone();
     if failed == 0 {
@@ -417,7 +424,7 @@ fn summary(
 }
 
 /// Every error class's count, to split a shard's errors by class.
-fn classes(e: &mut ErrorCounts) -> [&mut u64; 10] {
+fn classes(e: &mut ErrorCounts) -> [&mut u64; 12] {
     [
         &mut e.connect,
         &mut e.write,
@@ -429,6 +436,8 @@ fn classes(e: &mut ErrorCounts) -> [&mut u64; 10] {
         &mut e.stream_reset,
         &mut e.goaway,
         &mut e.protocol,
+        &mut e.handshake_refused,
+        &mut e.closed,
     ]
 }
 
@@ -466,4 +475,49 @@ fn slot_of(at: f64, origin: f64) -> usize {
 
 fn unix(s: f64) -> std::time::SystemTime {
     UNIX_EPOCH + Duration::from_secs_f64(s.max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every class is split, the WebSocket ones too: a shard whose only
+    /// failures were closes keeps them as closes in the window.
+    #[test]
+    fn errors_of_one_class_split_exactly_whatever_the_class() {
+        let mut all = ErrorCounts::default();
+        let n = classes(&mut all).len();
+        assert_eq!(n, 12, "a class added to ErrorCounts is missing here");
+        for i in 0..n {
+            let mut one = ErrorCounts::default();
+            *classes(&mut one)[i] = 9;
+            let mut want = ErrorCounts::default();
+            *classes(&mut want)[i] = 4;
+            assert_eq!(split_errors(&one, 4), Some(want), "class {i}");
+        }
+        let two = ErrorCounts {
+            handshake_refused: 1,
+            closed: 1,
+            ..ErrorCounts::default()
+        };
+        assert_eq!(split_errors(&two, 2), None);
+    }
+
+    /// Each class adds up when shards merge, and so do the closes by code.
+    #[test]
+    fn websocket_classes_and_close_codes_add_up() {
+        let mut a = ErrorCounts {
+            closed: 2,
+            close_codes: BTreeMap::from([(1011, 2)]),
+            ..ErrorCounts::default()
+        };
+        a.add(&ErrorCounts {
+            handshake_refused: 3,
+            closed: 1,
+            close_codes: BTreeMap::from([(1011, 1)]),
+            ..ErrorCounts::default()
+        });
+        assert_eq!((a.handshake_refused, a.closed), (3, 3));
+        assert_eq!(a.close_codes, BTreeMap::from([(1011, 3)]));
+    }
 }

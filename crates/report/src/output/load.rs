@@ -94,7 +94,9 @@ pub fn nothing_answered(s: &Summary) -> Option<String> {
         (e.tls, "failed in TLS"),
         (e.stream_reset, "reset by the server (RST_STREAM)"),
         (e.goaway, "left unprocessed by a GOAWAY"),
-        (e.protocol, "ended by an HTTP/2 violation"),
+        (e.protocol, violation(s)),
+        (e.handshake_refused, "refused at the WebSocket upgrade"),
+        (e.closed, "lost to a WebSocket close"),
     ]
     .iter()
     .filter(|(n, _)| *n > 0)
@@ -107,7 +109,7 @@ pub fn nothing_answered(s: &Summary) -> Option<String> {
         ended.join(", ")
     );
     match &s.first_violation {
-        Some(why) => line.push_str(&format!(": it broke HTTP/2's rules ({why})")),
+        Some(why) => line.push_str(&format!(": it broke {}'s rules ({why})", spoken(s))),
         None => line.push_str(&format!(
             ": check that it serves {} and answers within --timeout",
             s.url
@@ -372,9 +374,17 @@ fn errors_text(o: &mut String, s: &Summary) {
             e.stream_reset, e.goaway, e.protocol
         )
     });
+    // Only a WebSocket load has an upgrade to refuse and closes to count
+    // (and protocol violations, as HTTP/2 has).
+    let ws = (is_websocket(s) || e.handshake_refused + e.closed > 0).then(|| {
+        format!(
+            ", handshake refused {}, closed {}, protocol {}",
+            e.handshake_refused, e.closed, e.protocol
+        )
+    });
     let _ = writeln!(
         o,
-        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}{}",
+        "\nErrors\n  connect {}, write {}, read {}, timeout {}, parse {}, mismatch {}{}{}{}",
         e.connect,
         e.write,
         e.read,
@@ -382,19 +392,51 @@ fn errors_text(o: &mut String, s: &Summary) {
         e.parse,
         e.mismatch,
         tls.unwrap_or_default(),
-        h2.unwrap_or_default()
+        h2.unwrap_or_default(),
+        ws.unwrap_or_default()
     );
+    if !e.close_codes.is_empty() {
+        let codes: Vec<String> = e
+            .close_codes
+            .iter()
+            .map(|(code, n)| format!("{code} ×{n}"))
+            .collect();
+        let _ = writeln!(o, "  closes by code: {}", codes.join(", "));
+    }
     if let Some(m) = &s.first_mismatch {
         let _ = writeln!(o, "  first mismatch: {}", first_mismatch(m));
     }
     if let Some(why) = &s.first_violation {
-        let _ = writeln!(o, "  first HTTP/2 violation: {why}");
+        let _ = writeln!(o, "  first {} violation: {why}", spoken(s));
     }
     if let Some(hint) = nothing_connected(s)
         .or_else(|| no_tls_session(s))
         .or_else(|| nothing_answered(s))
     {
         let _ = writeln!(o, "  {hint}");
+    }
+}
+
+/// Whether the load spoke WebSocket (its "requests" are messages).
+fn is_websocket(s: &Summary) -> bool {
+    s.protocol.http == "websocket"
+}
+
+/// The protocol whose rules a violation broke: HTTP/2 or WebSocket.
+fn spoken(s: &Summary) -> &'static str {
+    if is_websocket(s) {
+        "WebSocket"
+    } else {
+        "HTTP/2"
+    }
+}
+
+/// How a request lost to a violation ended, in [`nothing_answered`].
+fn violation(s: &Summary) -> &'static str {
+    if is_websocket(s) {
+        "ended by a WebSocket violation"
+    } else {
+        "ended by an HTTP/2 violation"
     }
 }
 
