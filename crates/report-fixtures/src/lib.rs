@@ -19,8 +19,8 @@ pub mod tls;
 use hdrhistogram::Histogram;
 use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
 use shootout_store::{
-    DatabaseRecord, Host, Measurement, NewRun, Pinning, RunStatus, Store, TargetRecord,
-    TargetStatus,
+    DatabaseRecord, Host, Measurement, NewRun, PackageVersion, Pinning, Provenance, Recorded,
+    RunStatus, Store, TargetRecord, TargetStatus,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -122,6 +122,34 @@ pub(crate) fn target_record(name: &str, framework: &str, status: TargetStatus) -
         build_s: Some(31.5),
         description: Some(format!("{framework}, default workers")),
         run_command: Some(format!("exec ../target/release/{name}")),
+        provenance: (!failed).then(|| provenance(framework)),
+    }
+}
+
+/// What a fixture target's build resolved: its framework at 1.2.3 and a
+/// second library that the lockfile lacks, on rustc 1.91.0.
+pub(crate) fn provenance(framework: &str) -> Provenance {
+    Provenance {
+        packages: vec![
+            PackageVersion {
+                name: framework.to_string(),
+                recorded: Recorded::Found {
+                    version: "1.2.3".into(),
+                    source: "targets/Cargo.lock".into(),
+                },
+            },
+            PackageVersion {
+                name: "tokio".into(),
+                recorded: Recorded::Missing {
+                    not_recorded: "not recorded: targets/Cargo.lock has no package \"tokio\""
+                        .into(),
+                },
+            },
+        ],
+        runtime: Recorded::Found {
+            version: "rustc 1.91.0".into(),
+            source: "rustc -vV".into(),
+        },
     }
 }
 

@@ -9,7 +9,9 @@
 //! (`warmup_s`, `steady`), the summary's `not_steady`, and the target
 //! status `failed`. `run.order_seed` is the seed the run recorded (a
 //! random target order's; null without one), as in every other output
-//! (docs/statistics.md).
+//! (docs/statistics.md). Each target and each result has `provenance`:
+//! the framework's and main libraries' resolved versions and the
+//! runtime's (crate::provenance).
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -17,7 +19,7 @@ use serde_json::{json, Value};
 use shootout_store::{Measurement, RunData};
 
 /// The schema version written into every JSON report.
-pub const SCHEMA_ID: &str = "shootout-report/3";
+pub const SCHEMA_ID: &str = "shootout-report/4";
 
 /// Builds the JSON document of a run.
 pub fn render(data: &RunData) -> Value {
@@ -34,8 +36,13 @@ pub fn render(data: &RunData) -> Value {
             "build_s": t.build_s,
             "description": t.description,
             "run_command": t.run_command,
+            "provenance": crate::provenance::json(t),
         })).collect::<Vec<_>>(),
-        "results": data.measurements.iter().map(result).collect::<Vec<_>>(),
+        "results": data.measurements.iter().map(|m| {
+            let mut v = result(m);
+            v["provenance"] = provenance_of(data, &m.target);
+            v
+        }).collect::<Vec<_>>(),
         "summary": summary(data),
     });
     // Only runs with capacity searches have the key, so others are unchanged.
@@ -78,6 +85,15 @@ fn run(data: &RunData) -> Value {
         });
     }
     v
+}
+
+/// A result's provenance: its target's (null when the run has no record
+/// of the target at all).
+fn provenance_of(data: &RunData, target: &str) -> Value {
+    data.targets
+        .iter()
+        .find(|t| t.target == target)
+        .map_or(Value::Null, crate::provenance::json)
 }
 
 fn finite(v: f64) -> Value {

@@ -31,6 +31,7 @@ pub mod paths;
 pub mod planned;
 pub mod precision;
 pub mod protocol;
+pub mod provenance;
 pub mod published;
 pub mod ranking;
 pub mod stats;

@@ -24,8 +24,26 @@ pub fn render(ctx: &Context) -> String {
     }
     crate::capacity::markdown(&mut out, ctx.data);
     crate::cost::markdown(&mut out, ctx.data);
+    versions(&mut out, ctx);
     failures(&mut out, ctx);
     out
+}
+
+/// The Versions table: what each target's build resolved, and the run's
+/// own versions under it.
+fn versions(out: &mut String, ctx: &Context) {
+    let head = crate::provenance::HEADER;
+    let _ = writeln!(
+        out,
+        "\n## Versions\n\n| {} |\n|---|---|---|",
+        head.join(" | ")
+    );
+    for row in crate::provenance::rows(&ctx.data.targets) {
+        let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    let line = crate::provenance::run_line(&ctx.data.run);
+    let _ = writeln!(out, "\nRun: {}.", md(&line));
 }
 
 fn header(ctx: &Context) -> String {

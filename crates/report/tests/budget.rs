@@ -98,7 +98,7 @@ fn json_carries_each_results_budget_and_counters() {
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
     assert_eq!(errors, Vec::<String>::new());
-    assert_eq!(doc["schema"], "shootout-report/3");
+    assert_eq!(doc["schema"], "shootout-report/4");
     let r = &doc["results"][0];
     assert_eq!(r["resources"]["cpus"], 0.5);
     assert_eq!(r["resources"]["memory_mib"], 512.0);

@@ -147,3 +147,37 @@ fn a_random_order_seed_matches_the_committed_schema() {
     assert_eq!(errors_of(&doc), Vec::<String>::new());
     assert_eq!(doc["run"]["order_seed"], u64::MAX);
 }
+
+/// Every result names its target's framework and runtime versions; a
+/// target never built says why it has none; a version that is null
+/// without its reason is refused by the schema.
+#[test]
+fn every_result_names_its_framework_and_runtime_versions() {
+    let mut doc = fixture_json();
+    for r in doc["results"].as_array().expect("results") {
+        let p = &r["provenance"];
+        assert_eq!(p["packages"][0]["version"], "1.2.3", "{r}");
+        assert_eq!(p["runtime"]["version"], "rustc 1.91.0", "{r}");
+        assert!(p["packages"][1]["version"].is_null());
+        assert!(p["packages"][1]["not_recorded"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("not recorded: targets/Cargo.lock has no")));
+    }
+    let failed = doc["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["status"] == "build_failed")
+        .expect("a failed target");
+    assert_eq!(
+        failed["provenance"]["not_recorded"],
+        "not recorded: not built (build_failed)"
+    );
+    doc["results"][0]["provenance"]["runtime"]
+        .as_object_mut()
+        .expect("runtime")
+        .remove("not_recorded");
+    doc["results"][0]["provenance"]["runtime"]["version"] = Value::Null;
+    let errors = errors_of(&doc);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+}

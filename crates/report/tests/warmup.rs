@@ -43,7 +43,7 @@ fn a_capped_warm_up_is_flagged_not_steady_everywhere() {
     assert!(f.contains("Not steady: rust-rocket"), "{f}");
 
     let json: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
-    assert_eq!(json["schema"], "shootout-report/3");
+    assert_eq!(json["schema"], "shootout-report/4");
     let results = json["results"].as_array().expect("results");
     let capped: Vec<&Value> = results.iter().filter(|r| r["steady"] == false).collect();
     assert_eq!(capped.len(), 1, "{capped:?}");

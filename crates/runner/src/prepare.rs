@@ -5,7 +5,8 @@
 //! connections database-wide, so two servers at once would blur each
 //! other's counts. A missing toolchain skips the target; a failed build,
 //! start or check marks it failed with the log tail; the study goes on
-//! without it.
+//! without it. A built target's provenance (the versions its build
+//! resolved, and its runtime's) is read as it is built.
 
 use crate::event::{Event, Observer, Phase, Prepared};
 use crate::interrupt::Interrupt;
@@ -163,7 +164,35 @@ fn build(e: &mut Entry, cache: Option<&BuildCache>, observer: &dyn Observer) -> 
         build_s: rec.build_s,
     });
     rec.footprint_bytes = Some(shootout_servers::footprint_bytes(target));
+    rec.provenance = Some(provenance(target));
     true
+}
+
+/// What the build resolved (shootout_servers::provenance), as stored.
+fn provenance(target: &Target) -> shootout_store::Provenance {
+    use shootout_servers::provenance::{Found, NotRecorded};
+    use shootout_store::{PackageVersion, Recorded};
+    let recorded = |r: Result<Found, NotRecorded>| match r {
+        Ok(f) => Recorded::Found {
+            version: f.version,
+            source: f.source,
+        },
+        Err(e) => Recorded::Missing {
+            not_recorded: e.to_string(),
+        },
+    };
+    let p = shootout_servers::provenance::provenance(target);
+    shootout_store::Provenance {
+        packages: p
+            .packages
+            .into_iter()
+            .map(|pkg| PackageVersion {
+                name: pkg.name,
+                recorded: recorded(pkg.version),
+            })
+            .collect(),
+        runtime: recorded(p.runtime),
+    }
 }
 
 /// Verifies one built target against SPEC.md.

@@ -790,6 +790,7 @@ fn select_targets(
                 build_s: None,
                 description: target.as_ref().map(|t| t.description.clone()),
                 run_command: target.as_ref().map(|t| t.run.clone()),
+                provenance: None,
             };
             if target.is_none() {
                 record.status = TargetStatus::Skipped;

@@ -26,13 +26,13 @@ pub use capacity::CapacitySearch;
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
     decode_histogram, encode_histogram, Calibration, DatabaseRecord, Host, Measurement, NewRun,
-    Pinning, Run, RunData, RunListing, RunStatus, TargetRecord, TargetStatus, OTHERS_CPU_LIMIT,
-    STEAL_LIMIT,
+    PackageVersion, Pinning, Provenance, Recorded, Run, RunData, RunListing, RunStatus,
+    TargetRecord, TargetStatus, OTHERS_CPU_LIMIT, STEAL_LIMIT,
 };
 pub use open::{busy_wait, BUSY_WAIT};
 pub use schema::SCHEMA_VERSION;
 pub use starts::{doubtful_pairs, start_cells, target_width, Doubt, MIN_RANKED_S};
-pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix};
+pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix, unix_from_rfc3339};
 
 use column::{bad_col, json_col, opt_json_col};
 use rusqlite::{params, Connection, OptionalExtension, Row};
@@ -145,10 +145,16 @@ impl Store {
     /// Records (or replaces) how a target fared in a run.
     pub fn record_target(&self, run_id: i64, t: &TargetRecord) -> Result<()> {
         let verify = t.verify.as_ref().map(serde_json::to_string).transpose()?;
+        let provenance = t
+            .provenance
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()?;
         self.conn.execute(
             "INSERT OR REPLACE INTO run_targets (run_id, target, language, framework, status,
-                reason, log_tail, verify, footprint_bytes, build_s, description, run_command)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                reason, log_tail, verify, footprint_bytes, build_s, description, run_command,
+                provenance)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 run_id,
                 t.target,
@@ -162,6 +168,7 @@ impl Store {
                 t.build_s,
                 t.description,
                 t.run_command,
+                provenance,
             ],
         )?;
         Ok(())
@@ -271,7 +278,7 @@ impl Store {
         let run = self.run(id)?;
         let mut stmt = self.conn.prepare(
             "SELECT target, language, framework, status, reason, log_tail, verify,
-                footprint_bytes, build_s, description, run_command
+                footprint_bytes, build_s, description, run_command, provenance
              FROM run_targets WHERE run_id = ?1 ORDER BY target",
         )?;
         let targets = stmt
@@ -294,6 +301,7 @@ impl Store {
                     build_s: r.get(8)?,
                     description: r.get(9)?,
                     run_command: r.get(10)?,
+                    provenance: opt_json_col(r, 11)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

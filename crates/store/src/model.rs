@@ -184,6 +184,56 @@ pub struct TargetRecord {
     /// The manifest's `run` line: the exact command the server ran as.
     #[serde(default)]
     pub run_command: Option<String>,
+    /// What its build resolved: the framework's and main libraries'
+    /// versions and the runtime's. None for targets never built and for
+    /// runs recorded before provenance was.
+    #[serde(default)]
+    pub provenance: Option<Provenance>,
+}
+
+/// The versions a target's build resolved, recorded at the run
+/// (`shootout_servers::provenance` reads them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The framework's and main libraries' versions, from the lockfile.
+    pub packages: Vec<PackageVersion>,
+    /// The runtime's short version (`rustc 1.91.0`, `go1.26.8`).
+    pub runtime: Recorded,
+}
+
+/// One package's recorded version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageVersion {
+    pub name: String,
+    #[serde(flatten)]
+    pub recorded: Recorded,
+}
+
+/// A version and the file or command it was read from, or why there is
+/// none (`not recorded: targets/x/package-lock.json has no ...`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Recorded {
+    Found { version: String, source: String },
+    Missing { not_recorded: String },
+}
+
+impl Recorded {
+    /// The version, or None when not recorded.
+    pub fn version(&self) -> Option<&str> {
+        match self {
+            Recorded::Found { version, .. } => Some(version),
+            Recorded::Missing { .. } => None,
+        }
+    }
+
+    /// The version, or the sentence saying why it is not recorded.
+    pub fn text(&self) -> &str {
+        match self {
+            Recorded::Found { version, .. } => version,
+            Recorded::Missing { not_recorded } => not_recorded,
+        }
+    }
 }
 
 /// Above this share of the measured CPUs' time used by other processes a

@@ -185,6 +185,12 @@ ALTER TABLE runs ADD COLUMN order_seed INTEGER;
     r#"
 ALTER TABLE measurements ADD COLUMN parts TEXT;
 "#,
+    // 12 (provenance): what each target's build resolved, the framework's
+    // and main libraries' versions from its lockfile and the runtime's
+    // (JSON of `Provenance`). NULL for targets never built and older runs.
+    r#"
+ALTER TABLE run_targets ADD COLUMN provenance TEXT;
+"#,
 ];
 
 /// The schema version this build writes.

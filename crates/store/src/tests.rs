@@ -164,6 +164,7 @@ fn round_trips_a_run() {
                 build_s: Some(1.5),
                 description: Some("one JVM, -Xmx256m".into()),
                 run_command: Some("exec java -Xmx256m -jar app.jar".into()),
+                provenance: None,
             },
         )
         .unwrap();
@@ -182,6 +183,7 @@ fn round_trips_a_run() {
                 build_s: None,
                 description: None,
                 run_command: None,
+                provenance: None,
             },
         )
         .unwrap();
@@ -446,6 +448,7 @@ fn a_target_failed_during_measurement_keeps_its_status() {
         build_s: None,
         description: None,
         run_command: None,
+        provenance: None,
     };
     store.record_target(id, &rec).unwrap();
     let data = store.load_run(id).unwrap();
@@ -515,4 +518,77 @@ fn a_measurements_parts_round_trip_and_none_reads_as_empty() {
         )
         .unwrap();
     assert_eq!(nulls, 1);
+}
+
+fn provenance() -> Provenance {
+    Provenance {
+        packages: vec![
+            PackageVersion {
+                name: "actix-web".into(),
+                recorded: Recorded::Found {
+                    version: "4.12.0".into(),
+                    source: "targets/Cargo.lock".into(),
+                },
+            },
+            PackageVersion {
+                name: "tokio".into(),
+                recorded: Recorded::Missing {
+                    not_recorded: "not recorded: targets/Cargo.lock has no package \"tokio\""
+                        .into(),
+                },
+            },
+        ],
+        runtime: Recorded::Found {
+            version: "rustc 1.91.0".into(),
+            source: "rustc -vV".into(),
+        },
+    }
+}
+
+/// A database of schema 11 (before provenance) migrates to 12: its
+/// target rows read with no provenance, and new rows keep theirs.
+#[test]
+fn migrates_a_version_11_database_and_keeps_provenance() {
+    let tmp = TempDb::new("v11");
+    std::fs::create_dir_all(tmp.path().parent().unwrap()).unwrap();
+    {
+        let conn = Connection::open(tmp.path()).unwrap();
+        for (i, sql) in schema::MIGRATIONS[..11].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_version (version, applied_at) VALUES (?1, 'then')",
+                [i as i64 + 1],
+            )
+            .unwrap();
+        }
+        conn.pragma_update(None, "user_version", 11).unwrap();
+        conn.execute(
+            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
+                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
+                generator_cpus, scale, study_text)
+             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
+                '6.1', 'box', '[0]', '[1]', 1.0, '')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO run_targets (run_id, target, language, framework, status)
+             VALUES (1, 'rust-actix', 'rust', 'actix-web 4', 'ok')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(tmp.path()).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 12);
+    let old = store.load_run(1).unwrap();
+    assert_eq!(old.targets[0].provenance, None, "not recorded then");
+    // Opening again applies nothing (the migration is not run twice).
+    drop(store);
+    let store = Store::open(tmp.path()).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let mut rec = old.targets[0].clone();
+    rec.provenance = Some(provenance());
+    store.record_target(id, &rec).unwrap();
+    let back = store.load_run(id).unwrap();
+    assert_eq!(back.targets[0].provenance, Some(provenance()));
 }

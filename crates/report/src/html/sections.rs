@@ -283,6 +283,29 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
     out.push_str("</tbody>\n</table></div>\n<p class=\"note\">Bold: best of the row; italic: worst. Cells are the median ± the 95% CI half-width.</p>\n");
 }
 
+/// The Versions table (crate::provenance), after the environment.
+pub fn versions(out: &mut String, ctx: &Context) {
+    let head: Vec<String> = crate::provenance::HEADER
+        .iter()
+        .map(|h| format!("<th>{}</th>", esc(h)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<section id=\"versions\">\n<h2>Versions</h2>\n<div class=\"scroll\"><table class=\"text\">\n\
+         <thead><tr>{}</tr></thead>\n<tbody>",
+        head.concat()
+    );
+    for row in crate::provenance::rows(&ctx.data.targets) {
+        let cells: Vec<String> = row.iter().map(|c| format!("<td>{}</td>", esc(c))).collect();
+        let _ = writeln!(out, "<tr>{}</tr>", cells.concat());
+    }
+    let _ = writeln!(
+        out,
+        "</tbody>\n</table></div>\n<p class=\"note\">Run: {}.</p>\n</section>",
+        esc(&crate::provenance::run_line(&ctx.data.run))
+    );
+}
+
 pub fn environment(out: &mut String, ctx: &Context) {
     out.push_str(
         "<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"text\">\n<tbody>\n",
