@@ -10,6 +10,7 @@
 pub mod agreement;
 pub mod budget;
 pub mod capacity;
+pub mod changes;
 pub mod colour;
 pub mod compare;
 pub mod context;

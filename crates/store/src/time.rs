@@ -35,9 +35,29 @@ pub fn rfc3339_from_unix(secs: i64) -> String {
         .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into())
 }
 
+/// Seconds since the Unix epoch of an RFC3339 timestamp (with or without
+/// fractions of a second); None when it is not one.
+pub fn unix_from_rfc3339(text: &str) -> Option<i64> {
+    OffsetDateTime::parse(text, &Rfc3339)
+        .ok()
+        .map(OffsetDateTime::unix_timestamp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_back_what_it_formats() {
+        for secs in [0, 951_782_400, 1_700_000_000] {
+            assert_eq!(unix_from_rfc3339(&rfc3339_from_unix(secs)), Some(secs));
+        }
+        assert_eq!(
+            unix_from_rfc3339("2023-11-14T22:13:20.250Z"),
+            Some(1_700_000_000)
+        );
+        assert_eq!(unix_from_rfc3339("yesterday"), None);
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -1,5 +1,8 @@
 //! `shootout history`, `report` and `compare`: read the SQLite history and
 //! hand the runs to the report crate. Reports go to stdout or `-o FILE`.
+//! `history` lists the runs, or with `--target`/`--scenario` each
+//! series' runs over time with its change points (`changes`). `compare`
+//! refuses runs from different hosts unless `--force`.
 //! `compare --fail-if-slower` exits 1 when a cell got slower by the verdict
 //! (significant, and beyond the practical margin on starts), or with PCT
 //! significantly by more than PCT percent; it exits 2 when it could not
@@ -18,6 +21,47 @@ pub struct HistoryArgs {
     /// The results store (a SQLite file).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DB_PATH)]
     db: PathBuf,
+    /// Show this target's series: its runs over time, with change points.
+    #[arg(long, value_name = "NAME")]
+    target: Option<String>,
+    /// Show the series of scenarios whose name starts with this.
+    #[arg(long, value_name = "NAME")]
+    scenario: Option<String>,
+    /// Only runs on this hostname.
+    #[arg(long, value_name = "HOSTNAME")]
+    host: Option<String>,
+    /// Put runs of every host in one series (never mixed unless asked).
+    #[arg(long)]
+    all_hosts: bool,
+    /// Mark results older than this as stale (a duration: 30d, 12w, 90d).
+    #[arg(long, value_name = "AGE", value_parser = parse_age, default_value = "90d")]
+    max_age: u64,
+    /// What to write: the tables (md) or the series as JSON.
+    #[arg(long, value_enum, default_value_t = HistoryFormat::Md)]
+    format: HistoryFormat,
+}
+
+/// `shootout history --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HistoryFormat {
+    Md,
+    Json,
+}
+
+/// An age in whole days: `90d`, `12w`, or a number of days.
+fn parse_age(s: &str) -> Result<u64, String> {
+    let (n, unit) = match s.strip_suffix('d') {
+        Some(n) => (n, 1),
+        None => match s.strip_suffix('w') {
+            Some(n) => (n, 7),
+            None => (s, 1),
+        },
+    };
+    n.parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .map(|n| n * unit)
+        .ok_or_else(|| format!("'{s}' is not an age: give days or weeks, like 30d or 12w"))
 }
 
 /// The report formats.
@@ -68,9 +112,11 @@ pub struct CompareArgs {
     /// pair with nothing to test (see --allow-untested).
     #[arg(long, value_name = "PCT", value_parser = parse_gate_pct, num_args = 0..=1)]
     fail_if_slower: Option<Option<f64>>,
-    /// Gate even when the runs measured different studies or a run is not
-    /// complete (interrupted, running or failed): on the cells they share.
-    #[arg(long, requires = "fail_if_slower")]
+    /// Compare runs measured on different hosts (refused by default: one
+    /// machine's figures say nothing about another's), and gate even when
+    /// the runs measured different studies or a run is not complete
+    /// (interrupted, running or failed): on the cells they share.
+    #[arg(long)]
     force: bool,
     /// Let the gate pass over pairs it could not test (one value each
     /// side); by default such a pair keeps it from passing (exit 2).
@@ -141,12 +187,56 @@ fn open(db: &PathBuf) -> anyhow::Result<Store> {
 }
 
 pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
-    let runs = open(&args.db)?.runs()?;
-    if runs.is_empty() {
+    let store = open(&args.db)?;
+    let listing = store.runs()?;
+    if listing.is_empty() {
         eprintln!("no runs in {}", args.db.display());
         return Ok(Outcome::Ok);
     }
-    outln!("{}", shootout_report::output::history::render(&runs));
+    let runs = listing
+        .iter()
+        .map(|r| store.load_run(r.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let query = shootout_report::changes::Query {
+        target: args.target.clone(),
+        scenario: args.scenario.clone(),
+        host: args.host.clone(),
+        all_hosts: args.all_hosts,
+        max_age_days: Some(args.max_age),
+        now,
+        here: Some(shootout_runner::host::host()),
+    };
+    let series = shootout_report::changes::history(&runs, &query);
+    let asked = args.target.is_some() || args.scenario.is_some();
+    if asked && series.is_empty() {
+        anyhow::bail!(
+            "no series in {} matches{}{} (`shootout history` lists the runs)",
+            args.db.display(),
+            args.target
+                .as_ref()
+                .map_or(String::new(), |t| format!(" --target {t}")),
+            args.scenario
+                .as_ref()
+                .map_or(String::new(), |s| format!(" --scenario {s}")),
+        );
+    }
+    use shootout_report::output::history as out;
+    match args.format {
+        HistoryFormat::Json => outln!("{}", serde_json::to_string_pretty(&series)?),
+        HistoryFormat::Md if asked => outln!("{}", out::render_series(&series)),
+        HistoryFormat::Md => {
+            let shown: Vec<_> = listing
+                .into_iter()
+                .filter(|r| args.host.as_ref().is_none_or(|h| r.host.hostname == *h))
+                .collect();
+            outln!("{}", out::render(&shown));
+            outln!("\nChange points (E-Divisive means, 5% false-alarm rate per series; `--target NAME` shows a series):\n");
+            out!("{}", out::render_changes(&series));
+        }
+    }
     Ok(Outcome::Ok)
 }
 
@@ -199,6 +289,18 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let store = open(&args.db)?;
     let a = store.load_run(store.resolve(&args.a)?)?;
     let b = store.load_run(store.resolve(&args.b)?)?;
+    use shootout_report::changes::{host_label, same_host};
+    if !args.force && !same_host(&a.run.host, &b.run.host) {
+        eprintln!(
+            "compare: runs {} and {} were measured on different hosts ({} and {}): one machine's \
+             figures say nothing about another's; give --force to compare them anyway",
+            a.run.id,
+            b.run.id,
+            host_label(&a.run.host),
+            host_label(&b.run.host)
+        );
+        return Ok(Outcome::Usage);
+    }
     let margin = match args.margin {
         Some(m) => shootout_report::stats::Margin::of_study(Some(m)),
         None => shootout_report::group::run_margin(&a),

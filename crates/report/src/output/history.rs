@@ -1,8 +1,11 @@
-//! The table of `shootout history`: one row per stored run, as the store
-//! lists them. Returned as a String; the CLI prints it. A run that failed
-//! says so beside its targets: their records may all be `ok` (they built
-//! and answered) while the run itself stopped on an error.
+//! The tables of `shootout history`: one row per stored run, as the store
+//! lists them, and per series ([`crate::changes`]) its runs over time with
+//! their figure, interval, staleness and change points. Returned as
+//! Strings; the CLI prints them. A run that failed says so beside its
+//! targets: their records may all be `ok` (they built and answered) while
+//! the run itself stopped on an error.
 
+use crate::changes::{ChangeAt, SeriesHistory};
 use shootout_store::{RunListing, RunStatus};
 
 /// The runs as a Markdown-style table, one row per run, in the order given.
@@ -43,6 +46,83 @@ fn targets_ok(r: &RunListing) -> String {
         RunStatus::Failed => format!("{}/{} built, run failed", r.targets_ok, r.targets),
         _ => format!("{}/{}", r.targets_ok, r.targets),
     }
+}
+
+/// Each series as a heading and a table of its runs, a change point
+/// marked on the run it starts at with its size, interval, p and what
+/// changed ("nothing recorded changed" when nothing did).
+pub fn render_series(series: &[SeriesHistory]) -> String {
+    let mut out = String::new();
+    for s in series {
+        out.push_str(&format!(
+            "## {} · {} · study {} · {}\n\n",
+            s.target, s.scenario, s.study, s.host
+        ));
+        let mut table = comfy_table::Table::new();
+        table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
+        table.set_header(["run", "when", "req/s", "95% interval", "change", "stale"]);
+        for (i, r) in s.rows.iter().enumerate() {
+            let change = s
+                .changes
+                .iter()
+                .find(|c| c.row == i)
+                .map_or(String::new(), change_text);
+            table.add_row([
+                r.run.to_string(),
+                r.started_at.clone(),
+                format!("{:.0}", r.rps),
+                r.interval.map_or("one start".to_string(), |(lo, hi)| {
+                    format!("{lo:.0}–{hi:.0}")
+                }),
+                change,
+                r.stale.join("; "),
+            ]);
+        }
+        out.push_str(&table.to_string());
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The change points of every series that has one, a line each.
+pub fn render_changes(series: &[SeriesHistory]) -> String {
+    let mut out = String::new();
+    for s in series {
+        for c in &s.changes {
+            out.push_str(&format!(
+                "- {} · {} (study {}, {}): run {}: {}\n",
+                s.target,
+                s.scenario,
+                s.study,
+                s.host,
+                c.run,
+                change_text(c)
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no change points\n");
+    }
+    out
+}
+
+/// `▼ 0.80× [0.78–0.82], p = 0.005: axum 0.8.4 → 0.8.1`.
+fn change_text(c: &ChangeAt) -> String {
+    let arrow = if c.ratio < 1.0 { "▼" } else { "▲" };
+    let interval = c.interval.map_or(
+        " (no interval: one run on a side)".to_string(),
+        |(lo, hi)| format!(" [{lo:.2}–{hi:.2}]"),
+    );
+    let causes = if c.causes.is_empty() {
+        "nothing recorded changed".to_string()
+    } else {
+        c.causes.join(", ")
+    };
+    format!(
+        "{arrow} {:.2}×{interval}, p = {}: {causes}",
+        c.ratio,
+        crate::compare::p_text(c.p_value)
+    )
 }
 
 #[cfg(test)]

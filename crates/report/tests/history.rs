@@ -1,0 +1,149 @@
+//! `shootout history`'s change points on a fixture history: twelve runs
+//! of the rust trio, rust-axum 25% slower in runs 5 to 8 and restored in
+//! 9 to 12. The change points are found there and nowhere else, the one
+//! that a version change explains names it, and the one nothing explains
+//! says so (the CLI prints "nothing recorded changed").
+
+mod common;
+
+use shootout_report::changes::{history, Query};
+use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
+use shootout_store::{PackageVersion, Provenance, Recorded, Store};
+
+fn twelve_runs() -> Vec<shootout_store::RunData> {
+    let db = common::temp_dir("history").join("shootout.db");
+    for seed in 1..=12 {
+        let opts = FixtureOptions {
+            seed,
+            slow: (5..=8)
+                .contains(&seed)
+                .then(|| ("rust-axum".to_string(), 1.25)),
+            ..Default::default()
+        };
+        write_fixture_run(&db, &opts).expect("fixture run");
+    }
+    let store = Store::open_existing(&db).expect("store");
+    let mut runs: Vec<_> = (1..=12)
+        .map(|id| store.load_run(id).expect("run"))
+        .collect();
+    // axum's version as a build would record it: 0.8.4, then 0.8.1 from
+    // run 5 on (the slower one), and 0.8.4 again from run 9.
+    for r in &mut runs {
+        let version = if (5..=8).contains(&r.run.id) {
+            "0.8.1"
+        } else {
+            "0.8.4"
+        };
+        for t in &mut r.targets {
+            t.provenance = Some(Provenance {
+                packages: vec![PackageVersion {
+                    name: if t.target == "rust-axum" {
+                        "axum"
+                    } else {
+                        "tokio"
+                    }
+                    .into(),
+                    recorded: Recorded::Found {
+                        version: if t.target == "rust-axum" {
+                            version
+                        } else {
+                            "1.47.0"
+                        }
+                        .into(),
+                        source: "targets/Cargo.lock".into(),
+                    },
+                }],
+                runtime: Recorded::Found {
+                    version: "rustc 1.91.0".into(),
+                    source: "rustc -vV".into(),
+                },
+            });
+        }
+    }
+    // Run 9's restore is left without provenance: nothing recorded explains it.
+    for t in &mut runs[8].targets {
+        t.provenance = None;
+    }
+    runs
+}
+
+#[test]
+fn the_slower_runs_are_found_and_explained_where_they_can_be() {
+    let runs = twelve_runs();
+    let all = history(&runs, &Query::default());
+    let axum: Vec<_> = all.iter().filter(|s| s.target == "rust-axum").collect();
+    assert!(!axum.is_empty());
+    for s in &axum {
+        assert_eq!(s.rows.len(), 12, "{}", s.scenario);
+        let at: Vec<i64> = s.changes.iter().map(|c| c.run).collect();
+        assert_eq!(at, [5, 9], "{}: {:?}", s.scenario, s.changes);
+        let down = &s.changes[0];
+        assert!((down.ratio - 0.8).abs() < 0.02, "{down:?}");
+        let (lo, hi) = down.interval.expect("interval");
+        assert!(lo < 0.8 && 0.8 < hi, "{down:?}");
+        assert_eq!(down.causes, ["axum 0.8.4 → 0.8.1"]);
+        assert!(s.changes[1].causes.is_empty(), "{:?}", s.changes[1]);
+    }
+    // The unchanged targets have no change point.
+    for s in all.iter().filter(|s| s.target != "rust-axum") {
+        assert!(
+            s.changes.is_empty(),
+            "{} {}: {:?}",
+            s.target,
+            s.scenario,
+            s.changes
+        );
+    }
+    // Filters.
+    let q = Query {
+        target: Some("rust-actix".into()),
+        scenario: Some("simple".into()),
+        ..Query::default()
+    };
+    let only = history(&runs, &q);
+    assert_eq!(only.len(), 1, "{only:?}");
+    assert_eq!(only[0].target, "rust-actix");
+}
+
+#[test]
+fn hosts_are_not_mixed_and_old_or_foreign_rows_are_stale() {
+    let mut runs = twelve_runs();
+    for r in &mut runs[6..] {
+        r.run.host.hostname = "other-box".into();
+    }
+    let q = Query {
+        target: Some("rust-actix".into()),
+        scenario: Some("simple".into()),
+        ..Query::default()
+    };
+    let split = history(&runs, &q);
+    assert_eq!(split.len(), 2, "one series per host");
+    assert_eq!((split[0].rows.len(), split[1].rows.len()), (6, 6));
+    let mixed = history(
+        &runs,
+        &Query {
+            all_hosts: true,
+            here: Some(runs[0].run.host.clone()),
+            max_age_days: Some(30),
+            // 2026-03-01: the fixture's runs (2026-01-02) are 57 days old.
+            now: shootout_store::unix_from_rfc3339("2026-03-01T00:00:00Z").unwrap(),
+            ..q
+        },
+    );
+    assert_eq!(mixed.len(), 1);
+    let rows = &mixed[0].rows;
+    assert!(
+        rows[0].stale.iter().any(|w| w.contains("57 days old")),
+        "{:?}",
+        rows[0]
+    );
+    assert!(!rows[0].stale.iter().any(|w| w.contains("another host")));
+    assert!(
+        rows[7]
+            .stale
+            .iter()
+            .any(|w| w.contains("another host: other-box")),
+        "{:?}",
+        rows[7]
+    );
+}
