@@ -7,9 +7,25 @@
 //! serves), study files (`protocol = "tls"`: how a level's load reaches
 //! it), the runner's choice of port and certificates and the reports'
 //! labels. targets/SPEC.md "TLS" says what a server does for each.
+//!
+//! A word mixes two things a load keeps apart: the engine's
+//! [`HttpVersion`] and the [`Transport`] under it. [`Protocol::wire`] is
+//! the one place that maps the words onto that pair.
 
 use serde::{Deserialize, Serialize};
+use shootout_engine::HttpVersion;
 use std::fmt;
+
+/// What carries the HTTP version, apart from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// Plain TCP on `PORT`.
+    Cleartext,
+    /// TLS on `TLS_PORT`.
+    Tls,
+    /// TLS on `TLS_PORT`, the client presenting a certificate.
+    Mtls,
+}
 
 /// One protocol of the contract.
 #[derive(
@@ -65,14 +81,33 @@ impl Protocol {
         Protocol::ALL.map(Protocol::name).join(", ")
     }
 
+    /// What a load reaching this protocol speaks: its HTTP version and
+    /// its transport. The one mapping of the words onto the engine's terms.
+    pub fn wire(self) -> (HttpVersion, Transport) {
+        match self {
+            Protocol::Http1 => (HttpVersion::Http1, Transport::Cleartext),
+            Protocol::Tls => (HttpVersion::Http1, Transport::Tls),
+            Protocol::Mtls => (HttpVersion::Http1, Transport::Mtls),
+            Protocol::H2 => (HttpVersion::Http2, Transport::Tls),
+            // The upgrade is HTTP/1.1 on PORT (until the engine's
+            // WebSocket wire gives it a version of its own).
+            Protocol::Ws => (HttpVersion::Http1, Transport::Cleartext),
+        }
+    }
+
+    /// The HTTP version a load speaks (see [`Protocol::wire`]).
+    pub fn version(self) -> HttpVersion {
+        self.wire().0
+    }
+
     /// Whether it is served on the TLS port.
     pub fn is_tls(self) -> bool {
-        matches!(self, Protocol::Tls | Protocol::Mtls | Protocol::H2)
+        self.wire().1 != Transport::Cleartext
     }
 
     /// Whether the client presents a certificate.
     pub fn client_cert(self) -> bool {
-        self == Protocol::Mtls
+        self.wire().1 == Transport::Mtls
     }
 }
 
@@ -98,5 +133,22 @@ mod tests {
         assert!(Protocol::Tls.is_tls() && !Protocol::Tls.client_cert());
         assert!(!Protocol::Http1.is_tls());
         assert!(!Protocol::Ws.is_tls() && !Protocol::Ws.client_cert());
+    }
+
+    /// Each word is one (version, transport) pair; only h2 speaks HTTP/2.
+    #[test]
+    fn every_word_maps_to_a_version_and_a_transport() {
+        use super::{HttpVersion, Transport};
+        let pairs = Protocol::ALL.map(Protocol::wire);
+        assert_eq!(
+            pairs,
+            [
+                (HttpVersion::Http1, Transport::Cleartext),
+                (HttpVersion::Http1, Transport::Tls),
+                (HttpVersion::Http1, Transport::Mtls),
+                (HttpVersion::Http2, Transport::Tls),
+                (HttpVersion::Http1, Transport::Cleartext),
+            ]
+        );
     }
 }

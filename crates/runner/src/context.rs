@@ -10,8 +10,7 @@ use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::tls::RunTls;
 use shootout_contract::expect::expect_request;
-use shootout_contract::protocol::Protocol;
-use shootout_engine::{Expect, Plan, RequestSpec};
+use shootout_engine::{Expect, HttpVersion, Plan, RequestSpec};
 use shootout_servers::Target;
 use shootout_store::Pinning;
 use shootout_study::{Level, Scenario, Study};
@@ -95,8 +94,9 @@ pub(crate) fn builder_for(
     if let Some(m) = &sc.mix {
         builder = builder.mix(Some(m.mix.clone()));
     }
-    if level.protocol == Protocol::H2 {
-        builder = builder.http2(Some(level.streams));
+    match level.protocol.version() {
+        HttpVersion::Http1 => {}
+        HttpVersion::Http2 => builder = builder.http2(Some(level.streams)),
     }
     if let Some(seed) = sc.seed {
         builder = builder.seed(seed);

@@ -16,8 +16,7 @@ use crate::quiet_wait;
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
-use shootout_contract::protocol::Protocol;
-use shootout_engine::{Control, LoadReport, Plan};
+use shootout_engine::{Control, HttpVersion, LoadReport, Plan};
 use shootout_servers::{Limits, Server, StartError};
 use shootout_store::Measurement;
 use shootout_study::{Level, Resources, Scenario};
@@ -58,7 +57,7 @@ impl Running {
         if let Some(why) = self
             .h2_refused
             .as_deref()
-            .filter(|_| level.protocol == Protocol::H2)
+            .filter(|_| level.protocol.version() == HttpVersion::Http2)
         {
             return Err(why);
         }

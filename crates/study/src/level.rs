@@ -11,7 +11,7 @@ use crate::resources::Resources;
 use serde::Serialize;
 use shootout_contract::protocol::Protocol;
 use shootout_engine::{
-    check_pipeline, check_streams, Load, PlanField, Stage, StageUnit, Stop, Workload,
+    check_pipeline, check_streams, HttpVersion, Load, PlanField, Stage, StageUnit, Stop, Workload,
 };
 use std::time::Duration;
 
@@ -68,8 +68,9 @@ impl Level {
         if self.protocol.is_tls() {
             label = format!("{label} {}", self.protocol);
         }
-        if self.protocol == Protocol::H2 {
-            label = format!("{label} streams={}", self.streams);
+        match self.protocol.version() {
+            HttpVersion::Http1 => {}
+            HttpVersion::Http2 => label = format!("{label} streams={}", self.streams),
         }
         if self.tls_resume {
             label.push_str(" resumed");
