@@ -4,9 +4,12 @@
 //! a thread of its own and every text or binary message comes back
 //! unchanged, unless [`EchoRules`] says otherwise: corrupt every Nth echo
 //! (counted over all connections, so a load knows exactly how many it
-//! should find), close each connection with a code after N messages, or
-//! never answer a ping. The server stops accepting when dropped, and a
-//! connection whose client says nothing for 30 s is dropped.
+//! should find), close each connection with a code after N messages,
+//! never answer a ping, echo unmasked client frames (which a server must
+//! refuse) or answer the handshake with a wrong `Sec-WebSocket-Accept`.
+//! As it should, it closes with 1002 on a protocol error (an unmasked
+//! frame, when not told to echo it). The server stops accepting when
+//! dropped, and a connection whose client says nothing for 30 s is dropped.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -14,9 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
+use tungstenite::handshake::server::{Request, Response};
+use tungstenite::http::HeaderValue;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::frame::CloseFrame;
-use tungstenite::{Message, WebSocket};
+use tungstenite::protocol::WebSocketConfig;
+use tungstenite::{accept_hdr_with_config, Message, WebSocket};
 
 /// The longest a connection waits for its client.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -32,6 +38,10 @@ pub struct EchoRules {
     pub close_after: Option<(u64, u16)>,
     /// Pongs are swallowed on the way out: pings go unanswered.
     pub no_pongs: bool,
+    /// Unmasked client frames are taken (and echoed) instead of refused.
+    pub accept_unmasked: bool,
+    /// The 101 carries a `Sec-WebSocket-Accept` that does not match the key.
+    pub wrong_accept: bool,
 }
 
 /// What the server did, over all connections.
@@ -113,7 +123,18 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
         swallow: rules.no_pongs,
         buf: Vec::new(),
     };
-    let mut ws = tungstenite::accept(stream).map_err(|e| match e {
+    let config = WebSocketConfig::default().accept_unmasked_frames(rules.accept_unmasked);
+    let wrong_accept = rules.wrong_accept;
+    // The shape tungstenite's handshake callback must have.
+    #[allow(clippy::result_large_err)]
+    let answer = move |_: &Request, mut response: Response| {
+        if wrong_accept {
+            let wrong = HeaderValue::from_static("dGhlIHNhbXBsZSBub25jZQ==");
+            response.headers_mut().insert("Sec-WebSocket-Accept", wrong);
+        }
+        Ok(response)
+    };
+    let mut ws = accept_hdr_with_config(stream, answer, Some(config)).map_err(|e| match e {
         tungstenite::HandshakeError::Failure(e) => e,
         tungstenite::HandshakeError::Interrupted(_) => {
             tungstenite::Error::Io(io::ErrorKind::WouldBlock.into())
@@ -122,7 +143,11 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
     counts.connections.fetch_add(1, Ordering::Relaxed);
     let mut echoed = 0u64;
     loop {
-        let message = match ws.read()? {
+        let read = match ws.read() {
+            Err(tungstenite::Error::Protocol(e)) => return refuse(&mut ws, &e),
+            read => read?,
+        };
+        let message = match read {
             Message::Text(t) => echo_text(t.as_str(), rules, counts),
             Message::Binary(b) => echo_binary(b.to_vec(), rules, counts),
             Message::Close(_) => return drain(&mut ws),
@@ -139,6 +164,19 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
             return drain(&mut ws);
         }
     }
+}
+
+/// Closes with 1002 (protocol error), as RFC 6455 §7.4.1 has a server
+/// answer a frame it must refuse, and reads until the close is over.
+fn refuse<S: Read + Write>(
+    ws: &mut WebSocket<S>,
+    e: &tungstenite::error::ProtocolError,
+) -> tungstenite::Result<()> {
+    ws.close(Some(CloseFrame {
+        code: CloseCode::Protocol,
+        reason: e.to_string().chars().take(100).collect::<String>().into(),
+    }))?;
+    drain(ws)
 }
 
 /// Reads until the close handshake is over.

@@ -40,6 +40,8 @@ mod tls;
 mod updates;
 mod world;
 mod ws;
+#[cfg(test)]
+mod ws_tests;
 
 pub use checks::{check_server, CheckOptions};
 pub use cpus::{measure_cpus, Measured, DISTURBED_SHARE};
