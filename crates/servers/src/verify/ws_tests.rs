@@ -138,3 +138,10 @@ fn a_closed_port_fails_start_within_the_wait() {
     let said = format!("ws: port: the WebSocket port {port} did not open within");
     assert!(why.starts_with(&said), "{why}");
 }
+
+#[test]
+fn the_table_has_a_ws_column_before_shutdown() {
+    let names: Vec<_> = Column::ALL.iter().map(|c| c.name()).collect();
+    let ws = names.iter().position(|n| *n == "ws");
+    assert_eq!(ws.map(|i| names[i + 1]), Some("shutdown"), "{names:?}");
+}
