@@ -785,3 +785,100 @@ load = { connections = 4, duration = "1s" }
         "{err}"
     );
 }
+
+/// `shootout report` of a real run names, in every JSON result, the
+/// versions its target's build resolved (a module from go.mod, Go's
+/// standard library) and its runtime's, says which it could not read, and
+/// the Markdown and HTML reports show the same in their Versions table.
+/// One Go target, one 1 s level: about 10 s.
+#[test]
+fn every_result_names_its_framework_and_runtime_versions() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !on_path("go") {
+        shootout_testkit::missing("versions: `go` is not on PATH");
+        return;
+    }
+    let tmp = Tmp::new("provenance");
+    let dir = fixture_targets(&tmp.0);
+    common::go_nethttp_copy(&dir, "go-prov", str::to_string);
+    let manifest = dir.join("go-prov/target.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str("provenance = [\"net/http\", \"pgx\", \"left-pad\"]\n");
+    std::fs::write(&manifest, text).unwrap();
+    let study = study_file(
+        &tmp.0,
+        &["go-prov"],
+        "warmup = \"250ms\"\n\n[[scenario]]\nname = \"plaintext\"\nload = { connections = 2, duration = \"1s\" }\n",
+    );
+    let t0 = Instant::now();
+    let out = shootout(&tmp.0, &study, &dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("run took {:.1?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+
+    let go = Command::new("go").arg("version").output().unwrap();
+    let go = String::from_utf8_lossy(&go.stdout);
+    let go = go.split_whitespace().nth(2).unwrap().to_string();
+    let go_mod = std::fs::read_to_string(dir.join("go-prov/go.mod")).unwrap();
+    let pgx = go_mod
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("github.com/jackc/pgx/v5 "))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let report = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .args(["report", "latest", "--format", format, "--db"])
+            .arg(tmp.0.join("t.db"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(&report("json")).unwrap();
+    let schema = include_str!("../../../docs/report.schema.json");
+    assert_eq!(common::schema_problems(schema, &json), Vec::<String>::new());
+    let results = json["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "{stderr}");
+    for r in results {
+        let p = &r["provenance"];
+        let versions: Vec<&serde_json::Value> = p["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| &v["version"])
+            .collect();
+        assert_eq!(versions[0], &serde_json::json!(go), "net/http is Go's: {p}");
+        assert_eq!(versions[1], &serde_json::json!(pgx), "pgx from go.mod: {p}");
+        assert!(versions[2].is_null(), "{p}");
+        assert_eq!(
+            p["packages"][2]["not_recorded"],
+            "not recorded: targets/go-prov/go.mod has no require of left-pad"
+        );
+        assert_eq!(p["runtime"]["version"], serde_json::json!(go), "{p}");
+        assert_eq!(p["runtime"]["source"], "go version");
+    }
+    let md = report("md");
+    assert!(
+        md.contains("## Versions")
+            && md.contains(&format!(
+                "| go-prov | net/http {go}, pgx {pgx}, left-pad: not recorded"
+            ))
+            && md.contains(&format!("| {go} |")),
+        "{md}"
+    );
+    let html = report("html");
+    assert!(
+        html.contains("<section id=\"versions\">")
+            && html.contains(&format!(
+                "<td>net/http {go}, pgx {pgx}, left-pad: not recorded"
+            )),
+        "the HTML report's Versions table"
+    );
+}
