@@ -6,28 +6,14 @@
 //! by a gate unless forced. Also `report RUN --trend` and `history` of a
 //! failed run.
 
+mod common;
+
+use common::{shootout_db, temp_db};
 use shootout_report_fixtures::{new_run, write_fixture_run, FixtureOptions, STUDY_TEXT};
 use shootout_store::parts::{Cost, Derived, Parts};
 use shootout_store::{Measurement, RunStatus, Store};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn temp_db(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("shootout-cli-compare-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join("shootout.db")
-}
-
-fn shootout(args: &[&str], db: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .output()
-        .expect("run shootout")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn text(o: &Output) -> (String, String) {
     (
@@ -87,7 +73,7 @@ fn one_second(mut m: Measurement) -> Option<Measurement> {
 
 #[test]
 fn cells_pair_by_what_they_measured_and_other_studies_are_refused() {
-    let db = temp_db("studies");
+    let db = temp_db("compare-studies");
     derived_run(&db, 1, 1.0, "r2", RunStatus::Complete, Some);
     // Study ov: simple at 32 connections (the fixture's are 100), the
     // rest as in r2.
@@ -97,7 +83,7 @@ fn cells_pair_by_what_they_measured_and_other_studies_are_refused() {
         }
         Some(m)
     });
-    let out = shootout(&["compare", "1", "2"], &db);
+    let out = shootout_db(&["compare", "1", "2"], &db);
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("**Different studies.**"), "{stdout}");
@@ -122,11 +108,11 @@ fn cells_pair_by_what_they_measured_and_other_studies_are_refused() {
         6,
         "plaintext's two levels of three targets: {stdout}"
     );
-    let gate = shootout(&["compare", "1", "2", "--fail-if-slower", "5"], &db);
+    let gate = shootout_db(&["compare", "1", "2", "--fail-if-slower", "5"], &db);
     let (_, stderr) = text(&gate);
     assert_eq!(gate.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("different studies (r2 and ov)"), "{stderr}");
-    let forced = shootout(
+    let forced = shootout_db(
         &["compare", "1", "2", "--fail-if-slower", "5", "--force"],
         &db,
     );
@@ -137,9 +123,9 @@ fn cells_pair_by_what_they_measured_and_other_studies_are_refused() {
         m.summary.connections = 16;
         Some(m)
     });
-    let (stdout, _) = text(&shootout(&["compare", "1", "3"], &db));
+    let (stdout, _) = text(&shootout_db(&["compare", "1", "3"], &db));
     assert!(stdout.contains("No cell (target, scenario, load and resources) is in both runs."));
-    let none = shootout(
+    let none = shootout_db(
         &[
             "compare",
             "1",
@@ -157,11 +143,11 @@ fn cells_pair_by_what_they_measured_and_other_studies_are_refused() {
 
 #[test]
 fn a_pair_with_nothing_to_test_is_not_a_tie_and_keeps_the_gate_from_passing() {
-    let db = temp_db("untested");
+    let db = temp_db("compare-untested");
     derived_run(&db, 1, 1.0, "rust-trio", RunStatus::Complete, one_second);
     // rust-rocket at half its throughput, one second each.
     derived_run(&db, 2, 2.0, "rust-trio", RunStatus::Complete, one_second);
-    let out = shootout(&["compare", "1", "2", "--fail-if-slower", "5"], &db);
+    let out = shootout_db(&["compare", "1", "2", "--fail-if-slower", "5"], &db);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
     let rocket: Vec<&str> = stdout
@@ -186,10 +172,10 @@ fn a_pair_with_nothing_to_test_is_not_a_tie_and_keeps_the_gate_from_passing() {
     );
     assert!(stderr.contains("--allow-untested"), "{stderr}");
     // Also with no percentage.
-    let plain = shootout(&["compare", "1", "2", "--fail-if-slower"], &db);
+    let plain = shootout_db(&["compare", "1", "2", "--fail-if-slower"], &db);
     assert_eq!(plain.status.code(), Some(2));
     // Passing over them takes the flag, which says so.
-    let allowed = shootout(
+    let allowed = shootout_db(
         &[
             "compare",
             "1",
@@ -202,10 +188,14 @@ fn a_pair_with_nothing_to_test_is_not_a_tie_and_keeps_the_gate_from_passing() {
     );
     assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed).1);
     // Without a gate it is a report: exit 0.
-    assert_eq!(shootout(&["compare", "1", "2"], &db).status.code(), Some(0));
-    // The flags belong to a gate.
     assert_eq!(
-        shootout(&["compare", "1", "2", "--force"], &db)
+        shootout_db(&["compare", "1", "2"], &db).status.code(),
+        Some(0)
+    );
+    // --allow-untested belongs to a gate (--force also lets runs of two
+    // hosts be compared at all).
+    assert_eq!(
+        shootout_db(&["compare", "1", "2", "--allow-untested"], &db)
             .status
             .code(),
         Some(2)
@@ -239,7 +229,7 @@ fn with_cost(us: f64) -> impl Fn(Measurement) -> Option<Measurement> {
 
 #[test]
 fn cost_points_get_verdicts_and_incomplete_runs_are_named() {
-    let db = temp_db("cost");
+    let db = temp_db("compare-cost");
     derived_run(
         &db,
         1,
@@ -256,7 +246,7 @@ fn cost_points_get_verdicts_and_incomplete_runs_are_named() {
         RunStatus::Complete,
         with_cost(80.0),
     );
-    let out = shootout(&["compare", "1", "2", "--fail-if-slower"], &db);
+    let out = shootout_db(&["compare", "1", "2", "--fail-if-slower"], &db);
     let (stdout, stderr) = text(&out);
     assert!(stdout.contains("## Cost points"), "{stdout}");
     let row = stdout
@@ -272,7 +262,7 @@ fn cost_points_get_verdicts_and_incomplete_runs_are_named() {
 
     // An interrupted run is named; a gate on it refuses unless forced.
     derived_run(&db, 2, 1.0, "rust-trio", RunStatus::Interrupted, Some);
-    let out = shootout(&["compare", "1", "3", "--fail-if-slower", "5"], &db);
+    let out = shootout_db(&["compare", "1", "3", "--fail-if-slower", "5"], &db);
     let (stdout, stderr) = text(&out);
     assert!(
         stdout.contains("**Run 3 is interrupted, not complete**"),
@@ -287,11 +277,11 @@ fn cost_points_get_verdicts_and_incomplete_runs_are_named() {
 
 #[test]
 fn report_trend_of_a_run_is_its_study_and_history_names_a_failed_run() {
-    let db = temp_db("trend");
+    let db = temp_db("compare-trend");
     derived_run(&db, 1, 1.0, "r2", RunStatus::Complete, Some);
     derived_run(&db, 2, 1.0, "ov", RunStatus::Failed, Some);
     let page = db.with_file_name("t.html");
-    let out = shootout(
+    let out = shootout_db(
         &[
             "report",
             "1",
@@ -307,10 +297,10 @@ fn report_trend_of_a_run_is_its_study_and_history_names_a_failed_run() {
         html.contains("r2 — trend over 1 run(s)"),
         "the run's study, not the latest's"
     );
-    let both = shootout(&["report", "1", "--trend", "ov"], &db);
+    let both = shootout_db(&["report", "1", "--trend", "ov"], &db);
     assert_eq!(both.status.code(), Some(2));
     assert!(text(&both).1.contains("not both"), "{}", text(&both).1);
-    let (history, _) = text(&shootout(&["history"], &db));
+    let (history, _) = text(&shootout_db(&["history"], &db));
     let failed = history
         .lines()
         .find(|l| l.contains("| ov "))

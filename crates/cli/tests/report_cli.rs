@@ -2,30 +2,12 @@
 //! fixture database written through the store and honours --db, --format,
 //! -o and --fail-if-slower, with the documented exit codes.
 
+mod common;
+
+use common::{shootout_db, stdout, temp_db};
 use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn temp_db(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("shootout-cli-report-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join("shootout.db")
-}
-
-fn shootout(args: &[&str], db: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .output()
-        .expect("run shootout")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn two_runs(tag: &str, slow: Option<&str>) -> PathBuf {
     let db = temp_db(tag);
@@ -49,7 +31,7 @@ fn two_runs(tag: &str, slow: Option<&str>) -> PathBuf {
 #[test]
 fn history_lists_runs_with_their_measurement_counts() {
     let db = two_runs("history", None);
-    let out = shootout(&["history"], &db);
+    let out = shootout_db(&["history"], &db);
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(text.contains("measurements"), "{text}");
@@ -65,16 +47,16 @@ fn history_lists_runs_with_their_measurement_counts() {
 #[test]
 fn report_writes_every_format() {
     let db = two_runs("formats", None);
-    let md = stdout(&shootout(&["report", "latest"], &db));
+    let md = stdout(&shootout_db(&["report", "latest"], &db));
     assert!(md.starts_with("# rust-trio — run 2"), "{md}");
-    let csv = stdout(&shootout(&["report", "1", "--format", "csv"], &db));
+    let csv = stdout(&shootout_db(&["report", "1", "--format", "csv"], &db));
     assert_eq!(csv.lines().count(), 28);
     let json: serde_json::Value =
-        serde_json::from_str(&stdout(&shootout(&["report", "--format", "json"], &db)))
+        serde_json::from_str(&stdout(&shootout_db(&["report", "--format", "json"], &db)))
             .expect("json");
     assert_eq!(json["run"]["id"], 2);
     let file = db.with_file_name("out.html");
-    let out = shootout(
+    let out = shootout_db(
         &[
             "report",
             "latest",
@@ -94,15 +76,15 @@ fn report_writes_every_format() {
 #[test]
 fn unknown_runs_and_databases_are_usage_errors() {
     let db = two_runs("errors", None);
-    assert_eq!(shootout(&["report", "99"], &db).status.code(), Some(2));
+    assert_eq!(shootout_db(&["report", "99"], &db).status.code(), Some(2));
     let missing = db.with_file_name("missing.db");
-    assert_eq!(shootout(&["history"], &missing).status.code(), Some(2));
+    assert_eq!(shootout_db(&["history"], &missing).status.code(), Some(2));
     assert!(
         !missing.exists(),
         "a read-only command must not create a database"
     );
     assert_eq!(
-        shootout(&["compare", "1", "2", "--fail-if-slower", "x"], &db)
+        shootout_db(&["compare", "1", "2", "--fail-if-slower", "x"], &db)
             .status
             .code(),
         Some(2)
@@ -117,7 +99,7 @@ fn unknown_runs_and_databases_are_usage_errors() {
     ] {
         let mut args = vec!["compare", "1", "2"];
         args.extend_from_slice(bad);
-        let out = shootout(&args, &db);
+        let out = shootout_db(&args, &db);
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -125,7 +107,7 @@ fn unknown_runs_and_databases_are_usage_errors() {
             "{bad:?}: {err}"
         );
     }
-    let ok = shootout(&["compare", "1", "2", "--margin", "3%"], &db);
+    let ok = shootout_db(&["compare", "1", "2", "--margin", "3%"], &db);
     assert_eq!(ok.status.code(), Some(0));
     assert!(
         String::from_utf8_lossy(&ok.stdout).contains("beyond the 3% margin"),
@@ -139,14 +121,14 @@ fn unknown_runs_and_databases_are_usage_errors() {
 fn bad_runs_databases_and_outputs_say_what_is_wrong() {
     let db = two_runs("bad-input", None);
     let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
-    let out = shootout(&["report", "999"], &db);
+    let out = shootout_db(&["report", "999"], &db);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("no run matches '999'"),
         "{}",
         stderr(&out)
     );
-    let out = shootout(&["report", "abc"], &db);
+    let out = shootout_db(&["report", "abc"], &db);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("no run matches 'abc'"),
@@ -155,12 +137,12 @@ fn bad_runs_databases_and_outputs_say_what_is_wrong() {
     );
     // A file under a regular file cannot be created, even by root.
     let blocked = db.join("report.md");
-    let out = shootout(&["report", "-o", blocked.to_str().unwrap()], &db);
+    let out = shootout_db(&["report", "-o", blocked.to_str().unwrap()], &db);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("report.md"), "{}", stderr(&out));
     let corrupt = db.with_file_name("corrupt.db");
     std::fs::write(&corrupt, "not a database").unwrap();
-    let out = shootout(&["history"], &corrupt);
+    let out = shootout_db(&["history"], &corrupt);
     assert_eq!(out.status.code(), Some(2));
     let msg = stderr(&out);
     assert_eq!(
@@ -175,7 +157,7 @@ fn bad_runs_databases_and_outputs_say_what_is_wrong() {
 #[test]
 fn compare_fails_only_when_a_target_got_slower() {
     let db = two_runs("slower", Some("rust-rocket"));
-    let out = shootout(&["compare", "1", "2", "--fail-if-slower", "10"], &db);
+    let out = shootout_db(&["compare", "1", "2", "--fail-if-slower", "10"], &db);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
@@ -184,12 +166,12 @@ fn compare_fails_only_when_a_target_got_slower() {
         "{text}"
     );
     assert_eq!(
-        shootout(&["compare", "1", "2", "--fail-if-slower", "30"], &db)
+        shootout_db(&["compare", "1", "2", "--fail-if-slower", "30"], &db)
             .status
             .code(),
         Some(0)
     );
-    let back = shootout(&["compare", "2", "1", "--fail-if-slower", "10"], &db);
+    let back = shootout_db(&["compare", "2", "1", "--fail-if-slower", "10"], &db);
     assert_eq!(back.status.code(), Some(0));
     assert!(stdout(&back).contains("| faster |"));
 }
@@ -197,7 +179,7 @@ fn compare_fails_only_when_a_target_got_slower() {
 #[test]
 fn compare_of_equal_runs_is_mostly_ties() {
     let db = two_runs("ties", None);
-    let out = shootout(&["compare", "1", "latest", "--fail-if-slower", "5"], &db);
+    let out = shootout_db(&["compare", "1", "latest", "--fail-if-slower", "5"], &db);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| rust-")).collect();
@@ -211,7 +193,7 @@ fn compare_of_equal_runs_is_mostly_ties() {
 #[test]
 fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
     let db = two_runs("trend", Some("rust-axum"));
-    let out = shootout(&["report", "--trend", "rust-trio"], &db);
+    let out = shootout_db(&["report", "--trend", "rust-trio"], &db);
     assert!(
         out.status.success(),
         "{}",
@@ -226,7 +208,7 @@ fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
     );
     // Without a study: the latest run's; -o chooses the file.
     let file = db.with_file_name("t.html");
-    let out = shootout(
+    let out = shootout_db(
         &["report", "--trend", "-o", file.to_str().expect("utf-8")],
         &db,
     );
@@ -234,9 +216,9 @@ fn report_trend_writes_one_page_of_every_run_and_compare_points_to_it() {
     assert!(std::fs::read_to_string(&file)
         .expect("-o")
         .contains("rust-trio — trend over 2 run(s)"));
-    let none = shootout(&["report", "--trend", "nope"], &db);
+    let none = shootout_db(&["report", "--trend", "nope"], &db);
     assert!(!none.status.success(), "a study without runs is an error");
-    let cmp = stdout(&shootout(&["compare", "1", "2"], &db));
+    let cmp = stdout(&shootout_db(&["compare", "1", "2"], &db));
     assert!(cmp.contains("`shootout report --trend rust-trio`"), "{cmp}");
     assert!(cmp.contains("trend-rust-trio.html"), "{cmp}");
 }
@@ -253,7 +235,7 @@ fn output_into_a_missing_folder_is_one_clear_message() {
         &["report", "--trend", "-o", path][..],
         &["report", "latest", "--format", "html", "-o", path][..],
     ] {
-        let out = shootout(args, &db);
+        let out = shootout_db(args, &db);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: one line\n{err}");

@@ -2,7 +2,8 @@
 //! reading the JSON of a run that must succeed), a keep-alive HTTP/1.1
 //! server on 127.0.0.1 whose answers a closure writes (one thread per
 //! connection; request bodies are not expected), the repository's root,
-//! whether a tool is on PATH, a temporary folder removed on drop, the
+//! whether a tool is on PATH, a temporary folder removed on drop, a
+//! results store's path and a command on it, the
 //! check of a JSON output against its schema in docs/, and a `--start-at`
 //! time.
 
@@ -66,6 +67,25 @@ pub fn shootout(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// `shootout ARGS --db DB`: a command on a results store.
+pub fn shootout_db(args: &[&str], db: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .output()
+        .unwrap()
+}
+
+/// A results store's path in a fresh folder named for `tag` and this
+/// process (emptied first; left for a failed test's reader).
+pub fn temp_db(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shootout-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("shootout.db")
 }
 
 pub fn stdout(o: &Output) -> String {
