@@ -5,6 +5,8 @@
 //! docs ask for blocking work. The database routes use
 //! tokio-postgres through one deadpool-postgres pool of `DB_POOL_SIZE`
 //! connections shared by all workers, and render fortunes with askama.
+//! `/ws` is a WebSocket echo through actix-ws, the crate actix-web's docs
+//! point to for WebSockets, with its frame limit raised to 1 MiB.
 
 use std::{collections::HashMap, env, fmt, io, path::PathBuf, time::Duration};
 
@@ -13,8 +15,9 @@ use actix_web::{
     http::{header, StatusCode},
     middleware, post,
     rt::time::sleep,
-    web, App, HttpResponse, HttpServer, Responder, ResponseError,
+    web, App, HttpRequest, HttpResponse, HttpServer, Responder, ResponseError,
 };
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError};
 use askama::Template;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
 use rand::Rng;
@@ -109,6 +112,60 @@ async fn bcrypt_hash(body: web::Json<Payload>) -> actix_web::Result<impl Respond
         .await?
         .map_err(error::ErrorInternalServerError)?;
     Ok(web::Json(Payload { payload }))
+}
+
+// ---- WebSocket echo ----------------------------------------------------------
+
+/// The largest message `/ws` echoes (SPEC.md "WebSocket"): 1 MiB, both for one
+/// frame (actix-http's codec defaults to 64 KiB) and for a fragmented message
+/// (actix-ws aggregates continuations up to 1 MiB by default; set anyway).
+const WS_MAX_MESSAGE: usize = 1024 * 1024;
+
+/// The close code for a frame actix-ws refused: 1007 for a text frame that is
+/// not UTF-8, 1009 for a message over the limit, 1002 for the rest (reserved
+/// bits also come as `InvalidData`, so only a `Utf8Error` inside means 1007).
+fn ws_close_reason(err: &ProtocolError) -> CloseReason {
+    let not_utf8 = |io: &io::Error| {
+        io.get_ref()
+            .is_some_and(|inner| inner.is::<std::str::Utf8Error>())
+    };
+    let code = match err {
+        ProtocolError::Io(io) if not_utf8(io) => CloseCode::Invalid,
+        ProtocolError::Overflow => CloseCode::Size,
+        _ => CloseCode::Protocol,
+    };
+    code.into()
+}
+
+/// `GET /ws`: echoes every text and binary message as one message of the same
+/// type, answers pings with pongs and a close with the same close, as in
+/// actix-ws's `handle` example (https://docs.rs/actix-ws/0.4.0/actix_ws/fn.handle.html).
+#[get("/ws")]
+async fn ws(req: HttpRequest, body: web::Payload) -> actix_web::Result<HttpResponse> {
+    let (response, mut session, stream) = actix_ws::handle(&req, body)?;
+    let mut stream = stream
+        .max_frame_size(WS_MAX_MESSAGE)
+        .aggregate_continuations()
+        .max_continuation_size(WS_MAX_MESSAGE);
+    actix_web::rt::spawn(async move {
+        let reason = loop {
+            let sent = match stream.recv().await {
+                Some(Ok(AggregatedMessage::Text(text))) => session.text(text).await,
+                Some(Ok(AggregatedMessage::Binary(bytes))) => session.binary(bytes).await,
+                Some(Ok(AggregatedMessage::Ping(bytes))) => session.pong(&bytes).await,
+                Some(Ok(AggregatedMessage::Pong(_))) => Ok(()),
+                Some(Ok(AggregatedMessage::Close(reason))) => break reason,
+                Some(Err(err)) => break Some(ws_close_reason(&err)),
+                // The client went away without a close frame.
+                None => break None,
+            };
+            if sent.is_err() {
+                return;
+            }
+        };
+        let _ = session.close(reason).await;
+    });
+    Ok(response)
 }
 
 // ---- database routes -------------------------------------------------------
@@ -402,6 +459,7 @@ async fn main() -> io::Result<()> {
             .service(queries)
             .service(fortunes)
             .service(updates)
+            .service(ws)
             .default_service(web::to(not_found))
     })
     .workers(workers)
