@@ -350,3 +350,27 @@ fn the_runtime_is_the_toolchains_own_report() {
     assert_eq!(found.version, format!("rustc {number}"));
     assert_eq!(found.source, "rustc -vV");
 }
+
+/// Each toolchain on this machine reports a version the parser reads:
+/// the default study's targets all name their runtime.
+#[test]
+fn every_present_toolchain_names_its_runtime() {
+    let all = [
+        Toolchain::Cargo,
+        Toolchain::Go,
+        Toolchain::Python3,
+        Toolchain::Node,
+        Toolchain::Maven,
+    ];
+    for toolchain in all {
+        if let Some(missing) = toolchain.missing() {
+            shootout_testkit::missing(format!("{missing} is not on PATH"));
+            continue;
+        }
+        let found = runtime(toolchain).unwrap_or_else(|e| panic!("{toolchain}: {e}"));
+        assert!(
+            found.version.chars().any(|c| c.is_ascii_digit()),
+            "{toolchain}: {found:?}"
+        );
+    }
+}
