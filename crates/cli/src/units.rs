@@ -16,6 +16,11 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     units::parse_rate(s).map_err(|e| e.to_string())
 }
 
+/// A size in bytes (`64`, `4k`, `1MiB`): see [`units::parse_size`].
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    units::parse_size(s).map_err(|e| e.to_string())
+}
+
 /// A duration: see [`units::parse_duration`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())

@@ -2,8 +2,10 @@
 //! share: durations (`250us`, `500ms`, `5s`, `2m`, `2min`, `1h`, or a bare
 //! number of seconds) and counts and rates (`1000`, `10k`, `1.5k`, `1m` for a
 //! million, `1_000`). One set of suffixes and one set of bounds, so a value
-//! means the same thing on the command line and in a study file. Errors name
-//! the value and say what would have been accepted.
+//! means the same thing on the command line and in a study file. Sizes in
+//! bytes (`64`, `4k`, `1MiB`) are binary: a `k` of bytes is 1024, as a
+//! size always is. Errors name the value and say what would have been
+//! accepted.
 
 use std::time::Duration;
 
@@ -28,6 +30,8 @@ pub enum UnitError {
     CountTooLarge(String),
     #[error("'{0}' is not a positive rate (e.g. 100, 2.5k)")]
     Rate(String),
+    #[error("'{0}' is not a size in bytes (e.g. 64, 4k, 1MiB; units B, k or KiB, m or MiB)")]
+    Size(String),
 }
 
 /// Parses `250us`, `500ms`, `5s`, `1.5m`, `2min`, `1h` or a bare number of seconds.
@@ -100,6 +104,36 @@ pub fn parse_rate(s: &str) -> Result<f64, UnitError> {
         Some(v) if v > 0.0 => Ok(v),
         _ => Err(UnitError::Rate(s.to_string())),
     }
+}
+
+/// A size in bytes: `64`, `64B`, `4k`/`4KiB` (4096), `1m`/`1MiB`
+/// (1,048,576), `1.5k` (1536); a whole number of bytes, 0 included (the
+/// caller sets its bounds).
+pub fn parse_size(s: &str) -> Result<u64, UnitError> {
+    let bad = || UnitError::Size(s.to_string());
+    let t = s.trim();
+    let split = t.find(|c: char| c.is_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale: u64 = match unit {
+        "" | "B" => 1,
+        "k" | "K" | "KiB" => 1 << 10,
+        "m" | "M" | "MiB" => 1 << 20,
+        _ => return Err(bad()),
+    };
+    let num = num.trim().replace('_', "");
+    if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+        return num
+            .parse::<u64>()
+            .ok()
+            .and_then(|v| v.checked_mul(scale))
+            .ok_or_else(bad);
+    }
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let bytes = v * scale as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes.fract() != 0.0 || bytes >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
 }
 
 /// A finite number with an optional `k` (thousand) or `m` (million) suffix.
@@ -185,6 +219,23 @@ mod tests {
             Err(UnitError::NegativeDuration(_))
         ));
         assert!(seconds(f64::NAN, "nan").is_err());
+    }
+
+    #[test]
+    fn sizes_are_binary_and_whole() {
+        assert_eq!(parse_size("64"), Ok(64));
+        assert_eq!(parse_size("64B"), Ok(64));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("1.5k"), Ok(1536));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("16m"), Ok(16 << 20));
+        assert_eq!(parse_size("0"), Ok(0));
+        for bad in [
+            "", "k", "-1", "1.5", "4kB", "4MB", "1GiB", "lots", "NaN", "1e30k",
+        ] {
+            assert_eq!(parse_size(bad), Err(UnitError::Size(bad.into())), "{bad}");
+        }
     }
 
     #[test]

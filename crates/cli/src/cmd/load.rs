@@ -8,7 +8,10 @@
 //! `--mix FILE` sends the weighted request kinds of a mix file (see
 //! docs/mix.md) instead of one request, `--arrival poisson` spaces an open
 //! loop's arrivals at random, and `--seed` repeats their draws. `--io`
-//! chooses the transport (epoll readiness or io_uring completions).
+//! chooses the transport (epoll readiness or io_uring completions). A
+//! `ws://` or `wss://` URL loads a WebSocket echo (`ws_args`): messages of
+//! `--message-size` bytes, each echo checked, or with `--hold` connections
+//! kept open and idle.
 
 use crate::exit::Outcome;
 use crate::units;
@@ -32,13 +35,15 @@ use std::time::{Duration, SystemTime};
     shootout load -c 64 --pipeline 16 -z 10s http://127.0.0.1:8080/plaintext\n  \
     shootout load --mix service.toml -q 2000 --arrival poisson -z 30s --fail-if 'db.p99>20ms' http://127.0.0.1:8080\n  \
     shootout load --remote --shard 1/2 --start-at \"$(date -u -d '+30 sec' +%FT%TZ)\" -q 2000 -z 5s --hdr-log s1.hlog http://10.0.0.5:8080/\n  \
-    shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple"
+    shootout load -n 10k -m POST -d '{\"payload\":\"x\"}' -H 'Content-Type: application/json' http://[::1]:8080/test/simple\n  \
+    shootout load -c 64 -z 10s --message-size 4k ws://127.0.0.1:8080/ws\n  \
+    shootout load -c 1000 --hold 60s --ping-every 10s ws://127.0.0.1:8080/ws"
 )]
 // Value flags take `allow_hyphen_values`: otherwise clap reads `-z -1s` as
 // the flags -1 and -s and prints only the usage, instead of handing "-1s"
 // to the parser, which names it ("'-1s' is a negative duration").
 pub struct Args {
-    /// Endpoint URL: http:// or https:// on 127.0.0.1, localhost or [::1] (another address needs --remote).
+    /// Endpoint URL: http://, https://, ws:// or wss:// (WebSocket) on 127.0.0.1, localhost or [::1] (another address needs --remote).
     pub url: String,
     /// Allow a URL that is not loopback: load another machine on purpose.
     #[arg(long)]
@@ -84,6 +89,8 @@ pub struct Args {
     pub io: Option<Io>,
     #[command(flatten)]
     pub http2: super::http2_args::Http2Args,
+    #[command(flatten)]
+    pub ws: super::ws_args::WsArgs,
     /// Per-request timeout.
     #[arg(long, default_value = "10s", value_parser = units::parse_duration, allow_hyphen_values = true)]
     pub timeout: Duration,
@@ -249,6 +256,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     } else {
         Reach::Loopback
     };
+    check_websocket(args)?;
     let endpoint = Endpoint::parse_with(&args.url, reach).map_err(flag_error)?;
     let connections = usize::try_from(args.connections).context("--connections is too large")?;
     let load = match (&args.stages, args.rate) {
@@ -299,6 +307,37 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .interval_histograms(args.hdr_log.is_some())
         .build()
         .map_err(flag_error)
+}
+
+/// The WebSocket flags against the URL and the rest (see `ws_args`).
+fn check_websocket(args: &Args) -> anyhow::Result<()> {
+    let websocket = super::ws_args::is_websocket(&args.url);
+    let (r, e) = (&args.request, &args.expect);
+    args.ws.check(
+        websocket,
+        &super::ws_args::Others {
+            method: &r.method,
+            headers: !r.headers.is_empty(),
+            body: r.body.is_some() || r.body_file.is_some(),
+            no_keepalive: r.no_keepalive,
+            http2: args.http2.http2,
+            mix: args.mix.mix.is_some(),
+            expect: !e.expect_status.is_empty()
+                || e.expect_body.is_some()
+                || e.expect_body_file.is_some()
+                || e.expect_type.is_some(),
+            uring: args.io == Some(Io::Uring),
+            requests: args.requests.is_some(),
+            duration: args.duration.is_some(),
+            rate: args.rate.is_some(),
+            stages: args.stages.is_some(),
+            pipeline: args.pipeline,
+        },
+    )?;
+    if websocket {
+        bail!("a WebSocket load is not wired into the engine yet");
+    }
+    Ok(())
 }
 
 fn parse_io(s: &str) -> Result<Io, shootout_engine::transport::ParseIoError> {
