@@ -83,14 +83,27 @@ pub enum NotRecorded {
 /// The packages recorded when the manifest has no `provenance` list: the
 /// framework's own, the first word of `framework` lowercased
 /// (`actix-web 4.18` gives `actix-web`, `net/http (Go ...)` gives
-/// `net/http`).
+/// `net/http`); for Maven, the pom's `<parent>` when its artifactId starts
+/// with that word (`Spring Boot` gives `spring-boot-starter-parent`: the
+/// framework's parent pom, whose version pins the rest).
 pub fn default_packages(target: &Target) -> Vec<String> {
-    target
-        .framework
-        .split_whitespace()
-        .next()
-        .map(|w| vec![w.to_lowercase()])
-        .unwrap_or_default()
+    let Some(word) = target.framework.split_whitespace().next() else {
+        return Vec::new();
+    };
+    let word = word.to_lowercase();
+    if target.toolchain == Toolchain::Maven {
+        let lock = Lockfile::of(target);
+        let parent = lock
+            .path
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|pom| pom_parent(&pom))
+            .map(|(artifact, _)| artifact)
+            .filter(|a| a.starts_with(&format!("{word}-")));
+        if let Some(artifact) = parent {
+            return vec![artifact];
+        }
+    }
+    vec![word]
 }
 
 /// Reads the provenance of a built target. The runtime's version costs one
@@ -489,8 +502,7 @@ pub fn requirements(text: &str, file: &str, name: &str) -> Result<String, NotRec
 
 /// `name`'s version for a Maven target: the artifact Maven resolved into
 /// the built jar (`BOOT-INF/lib/NAME-VERSION.jar`), else the pom's
-/// `<parent>` when its artifactId is `name` or starts with `name-` (the
-/// framework's parent pom: `spring` gives spring-boot-starter-parent).
+/// `<parent>` when its artifactId is `name`.
 fn maven(pom: &str, file: &str, target: &Target, name: &str) -> Result<Found, NotRecorded> {
     let jar = target
         .footprint
@@ -516,7 +528,7 @@ fn maven(pom: &str, file: &str, target: &Target, name: &str) -> Result<Found, No
         }
     }
     if let Some((artifact, version)) = pom_parent(pom) {
-        if artifact == name || artifact.starts_with(&format!("{name}-")) {
+        if artifact == name {
             return Ok(Found {
                 version,
                 source: format!("{file} <parent> {artifact}"),

@@ -264,6 +264,8 @@ fn every_shipped_target_names_its_frameworks_version() {
             }
         }
     }
+    let spring = target("java-spring");
+    assert_eq!(default_packages(&spring), ["spring-boot-starter-parent"]);
     let actix = target("rust-actix");
     assert_eq!(default_packages(&actix), ["actix-web"]);
     let p = packages(&actix, &default_packages(&actix), &go).remove(0);
