@@ -4,13 +4,18 @@
 //! one per CPU available, when it is unset). file_read and bcrypt block, so
 //! they run on tokio's blocking pool (`spawn_blocking`). The database routes use tokio-postgres
 //! through one deadpool-postgres pool of `DB_POOL_SIZE` connections shared by
-//! every task, and render fortunes with askama.
+//! every task, and render fortunes with askama. `/ws` is a WebSocket echo
+//! through axum's own `ws` feature (`axum::extract::ws`, tokio-tungstenite),
+//! whose default limits (64 MiB messages, 16 MiB frames) are above 1 MiB.
 
 use std::{collections::HashMap, env, path::PathBuf, sync::Arc, time::Duration};
 
 use askama::Template;
 use axum::{
-    extract::{Query, State},
+    extract::{
+        ws::{self, WebSocket, WebSocketUpgrade},
+        Query, State,
+    },
     http::{header, HeaderValue, StatusCode},
     middleware,
     response::{Html, Response},
@@ -326,6 +331,27 @@ async fn method_not_allowed() -> (StatusCode, &'static str) {
     (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed")
 }
 
+/// `GET /ws`: the WebSocket echo of SPEC.md "WebSocket", as in axum's
+/// `extract::ws` docs (https://docs.rs/axum/0.8/axum/extract/ws/index.html).
+/// Its default limits, tungstenite's `WebSocketConfig` (64 MiB messages,
+/// 16 MiB frames), are above the 1 MiB asked for, so none is set.
+async fn ws_upgrade(upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(ws_echo)
+}
+
+/// Sends every text and binary message back as it came. tungstenite answers
+/// pings with pongs and a close with the same close (sent by the next
+/// `recv`, which then ends the stream), and a protocol error with close 1002.
+async fn ws_echo(mut socket: WebSocket) {
+    while let Some(Ok(message)) = socket.recv().await {
+        if let ws::Message::Text(_) | ws::Message::Binary(_) = message {
+            if socket.send(message).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
 /// SPEC.md: Server on every response; hyper adds Date itself.
 async fn server_header(mut res: Response) -> Response {
     res.headers_mut()
@@ -357,6 +383,7 @@ async fn main() -> std::io::Result<()> {
         .route("/queries", get(queries))
         .route("/fortunes", get(fortunes))
         .route("/updates", get(updates))
+        .route("/ws", get(ws_upgrade))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // A router-wide layer, so the fallbacks' answers get it too.
