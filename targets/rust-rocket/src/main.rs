@@ -5,7 +5,9 @@
 //! available, when it is unset). file_read and bcrypt block, so they run on
 //! tokio's blocking pool (`spawn_blocking`). The database routes use rocket_db_pools with its
 //! deadpool_postgres driver (one pool of `DB_POOL_SIZE` connections) and
-//! render fortunes with rocket_dyn_templates (Tera).
+//! render fortunes with rocket_dyn_templates (Tera). `/ws` is a WebSocket
+//! echo through rocket_ws, Rocket's WebSocket crate, whose default limits
+//! (tungstenite's: 64 MiB messages, 16 MiB frames) are above 1 MiB.
 
 #[macro_use]
 extern crate rocket;
@@ -271,6 +273,28 @@ async fn updates(
     Ok(Json(worlds))
 }
 
+/// `GET /ws`: the WebSocket echo of SPEC.md "WebSocket", a `Channel` as in
+/// rocket_ws's echo example (https://api.rocket.rs/v0.5/rocket_ws/), sending
+/// back only text and binary messages: tungstenite answers pings with pongs
+/// and a close with the same close itself, and ends the stream on a protocol
+/// error. Its default `Config` limits are above the 1 MiB asked for.
+#[get("/ws")]
+fn ws_echo(ws: rocket_ws::WebSocket) -> rocket_ws::Channel<'static> {
+    use rocket::futures::{SinkExt, StreamExt};
+
+    ws.channel(move |mut stream| {
+        Box::pin(async move {
+            while let Some(message) = stream.next().await {
+                let message = message?;
+                if message.is_text() || message.is_binary() {
+                    stream.send(message).await?;
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
 /// The database routes of a server started without `DATABASE_URL`: the real
 /// ones would abort launch (their `Connection<Db>` guard is a sentinel for
 /// the pool's fairing, which cannot start without a URL).
@@ -401,7 +425,8 @@ fn instance(host: &str, port: u16, pool: usize, tls: Option<&Tls>) -> Rocket<Bui
             wait_time,
             simple,
             timed,
-            bcrypt_hash
+            bcrypt_hash,
+            ws_echo
         ],
     );
     if database_url.is_some() {
