@@ -89,9 +89,9 @@ impl Protocol {
             Protocol::Tls => (HttpVersion::Http1, Transport::Tls),
             Protocol::Mtls => (HttpVersion::Http1, Transport::Mtls),
             Protocol::H2 => (HttpVersion::Http2, Transport::Tls),
-            // The upgrade is HTTP/1.1 on PORT (until the engine's
-            // WebSocket wire gives it a version of its own).
-            Protocol::Ws => (HttpVersion::Http1, Transport::Cleartext),
+            // The upgrade is HTTP/1.1 on PORT; the engine's WebSocket
+            // wire speaks it.
+            Protocol::Ws => (HttpVersion::WebSocket, Transport::Cleartext),
         }
     }
 
@@ -147,7 +147,7 @@ mod tests {
                 (HttpVersion::Http1, Transport::Tls),
                 (HttpVersion::Http1, Transport::Mtls),
                 (HttpVersion::Http2, Transport::Tls),
-                (HttpVersion::Http1, Transport::Cleartext),
+                (HttpVersion::WebSocket, Transport::Cleartext),
             ]
         );
     }

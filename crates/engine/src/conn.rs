@@ -25,6 +25,7 @@ use crate::response::Complete;
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
 use crate::tls_conn::{Fill, TlsSession};
+use crate::ws_conn::{WsConn, WsFail, WsMessage};
 use socket2::{Domain, Protocol, Socket, Type};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -95,6 +96,9 @@ pub(crate) enum SessionSpec {
     Http1,
     /// The request's frames (the plan's build checked they can be made).
     Http2(Arc<H2Request>),
+    /// The message every connection sends (echo checked), or in hold
+    /// mode the upgrade's target only.
+    WebSocket { message: Arc<WsMessage>, hold: bool },
 }
 
 impl SessionSpec {
@@ -102,6 +106,7 @@ impl SessionSpec {
         match self {
             SessionSpec::Http1 => HttpVersion::Http1,
             SessionSpec::Http2(_) => HttpVersion::Http2,
+            SessionSpec::WebSocket { .. } => HttpVersion::WebSocket,
         }
     }
 
@@ -116,6 +121,11 @@ impl SessionSpec {
             SessionSpec::Http2(request) => {
                 Session::H2(Box::new(H2Conn::new(request.clone(), expect)))
             }
+            SessionSpec::WebSocket { message, hold } => Session::Ws(Box::new(if *hold {
+                WsConn::holding(message.clone())
+            } else {
+                WsConn::new(message.clone(), true)
+            })),
         }
     }
 }
@@ -130,6 +140,7 @@ impl SessionSpec {
 enum Session {
     H1(H1Fifo),
     H2(Box<H2Conn>),
+    Ws(Box<WsConn>),
 }
 
 impl Session {
@@ -137,6 +148,7 @@ impl Session {
         match self {
             Session::H1(_) => HttpVersion::Http1,
             Session::H2(_) => HttpVersion::Http2,
+            Session::Ws(_) => HttpVersion::WebSocket,
         }
     }
 
@@ -144,6 +156,7 @@ impl Session {
         match self {
             Session::H1(_) => depth,
             Session::H2(h2) => h2.room(depth),
+            Session::Ws(ws) => ws.room(depth),
         }
     }
 
@@ -151,6 +164,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.outstanding(),
             Session::H2(h2) => h2.outstanding(),
+            Session::Ws(ws) => ws.outstanding(),
         }
     }
 
@@ -158,6 +172,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.front(),
             Session::H2(h2) => h2.front(),
+            Session::Ws(ws) => ws.front(),
         }
     }
 
@@ -165,6 +180,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.push(job, len),
             Session::H2(h2) => h2.push(job),
+            Session::Ws(ws) => ws.push(job),
         }
     }
 
@@ -175,6 +191,7 @@ impl Session {
                 (jobs, Lost::InOrder { written })
             }
             Session::H2(h2) => (h2.drain(), Lost::Alike),
+            Session::Ws(ws) => (ws.drain(), Lost::Alike),
         }
     }
 
@@ -183,6 +200,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.pending(wire),
             Session::H2(h2) => h2.pending(),
+            Session::Ws(ws) => ws.pending(),
         }
     }
 
@@ -190,6 +208,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.wrote(n),
             Session::H2(h2) => h2.wrote(n),
+            Session::Ws(ws) => ws.wrote(n),
         }
     }
 
@@ -202,13 +221,14 @@ impl Session {
         match self {
             Session::H1(h1) => h1.outstanding() > 0 && (open || h1.has_pending()),
             Session::H2(h2) => has_socket && (open || !h2.pending().is_empty()),
+            Session::Ws(ws) => has_socket && (open || !ws.pending().is_empty()),
         }
     }
 
     /// Which stalled start the session is waiting on at the deadline.
     fn stalled(&self) -> Option<&'static str> {
         match self {
-            Session::H1(_) => None,
+            Session::H1(_) | Session::Ws(_) => None,
             Session::H2(h2) => h2.stalled(),
         }
     }
@@ -217,6 +237,7 @@ impl Session {
         match self {
             Session::H1(h1) => h1.reset(),
             Session::H2(h2) => h2.reset(),
+            Session::Ws(ws) => ws.reset(),
         }
     }
 }
@@ -320,6 +341,20 @@ impl Conn {
             Session::H2(h2) => Some(h2),
             _ => None,
         }
+    }
+
+    /// The WebSocket session, when it is one (for the worker's `flight_ws`).
+    pub fn ws_mut(&mut self) -> Option<&mut WsConn> {
+        match &mut self.session {
+            Session::Ws(ws) => Some(ws),
+            _ => None,
+        }
+    }
+
+    /// Whether the connection takes no more work for good: a WebSocket
+    /// connection of hold mode that was opened once.
+    pub fn held(&self) -> bool {
+        matches!(&self.session, Session::Ws(ws) if ws.retired())
     }
 
     /// How many requests may be in flight: `depth`, or over HTTP/2 what
@@ -662,6 +697,55 @@ impl Conn {
         }
         match self.write(&Wire::empty()) {
             Step::Failed(class) => (Err(class.into()), total),
+            _ => (Ok(()), total),
+        }
+    }
+
+    /// WebSocket: reads what this event brought into the session (whose
+    /// echoes then wait in its `done`) and writes what the session owes
+    /// the server (pongs, a close in reply). Returns the bytes received.
+    pub fn read_ws(&mut self, buf: &mut [u8], hangup: bool) -> (Result<(), WsFail>, usize) {
+        if self.connecting {
+            return match self.sock.as_ref().map(Socket::take_error) {
+                Some(Ok(None)) => (Ok(()), 0),
+                _ => (Err(WsFail::Class(ErrorClass::Connect)), 0),
+            };
+        }
+        if let Some(tls) = self.tls.as_mut() {
+            tls.on_event();
+        }
+        let mut total = 0;
+        loop {
+            let fill = recv(&mut self.sock, &mut self.tls, &mut self.tls_news, buf);
+            let Some(ws) = self.ws_mut() else {
+                return (Err(WsFail::Class(ErrorClass::Read)), total);
+            };
+            match fill {
+                Fill::Data(n) => {
+                    total += n;
+                    if let Err(fail) = ws.feed(&buf[..n]) {
+                        // Best effort: the close owed in reply.
+                        let _ = self.write(&Wire::empty());
+                        return (Err(fail), total);
+                    }
+                    let more = match &self.tls {
+                        Some(tls) => tls.more(),
+                        None => n == buf.len(),
+                    };
+                    if !more && !hangup {
+                        break;
+                    }
+                }
+                Fill::Blocked => break,
+                Fill::Eof => {
+                    let end = ws.on_eof().and(Err(WsFail::Class(ErrorClass::Read)));
+                    return (end, total);
+                }
+                Fill::Failed(class) => return (Err(WsFail::Class(class)), total),
+            }
+        }
+        match self.write(&Wire::empty()) {
+            Step::Failed(class) => (Err(WsFail::Class(class)), total),
             _ => (Ok(()), total),
         }
     }

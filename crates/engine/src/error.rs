@@ -38,6 +38,9 @@ pub enum PlanField {
     ClientKey,
     /// The transport (epoll or io_uring).
     Io,
+    /// WebSocket: the message (its size) and what a WebSocket load
+    /// cannot send with it.
+    Message,
 }
 
 impl PlanField {
@@ -62,6 +65,7 @@ impl PlanField {
             PlanField::ClientCert => "client_cert",
             PlanField::ClientKey => "client_key",
             PlanField::Io => "io",
+            PlanField::Message => "message",
         }
     }
 }

@@ -186,7 +186,7 @@ impl Worker<'_> {
     /// or below the refill mark.
     fn list(&mut self, idx: usize) {
         let conn = &mut self.conns[idx];
-        if !conn.listed && conn.outstanding() <= self.low_water {
+        if !conn.listed && conn.outstanding() <= self.low_water && !conn.held() {
             conn.listed = true;
             self.available.push(idx);
         }

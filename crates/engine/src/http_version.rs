@@ -7,7 +7,8 @@
 //! Each version has one session type behind `conn::Session` (HTTP/1.1's
 //! in-order FIFO, `h1_conn`; HTTP/2's streams, `h2_conn`), and every
 //! `match` on a version is exhaustive, so a new one (WebSocket, HTTP/3)
-//! is listed by the compiler at each place it must be handled
+//! is listed by the compiler at each place it must be handled (WebSocket,
+//! `ws_conn`, went in that way)
 //! (docs/architecture.md, "The protocol seam").
 
 use std::fmt;
@@ -21,6 +22,9 @@ pub enum HttpVersion {
     /// HTTP/2 (ALPN h2 over TLS, h2c with prior knowledge over cleartext):
     /// requests are streams, answered in any order.
     Http2,
+    /// WebSocket (RFC 6455, `ws://` and `wss://`): an HTTP/1.1 upgrade,
+    /// then messages echoed in order, up to a depth in flight.
+    WebSocket,
 }
 
 impl HttpVersion {
@@ -29,20 +33,25 @@ impl HttpVersion {
         match self {
             HttpVersion::Http1 => "1.1",
             HttpVersion::Http2 => "2",
+            HttpVersion::WebSocket => "websocket",
         }
     }
 
     /// The version a summary's `protocol.http` names, if any.
     pub fn from_label(label: &str) -> Option<HttpVersion> {
-        [HttpVersion::Http1, HttpVersion::Http2]
-            .into_iter()
-            .find(|v| v.label() == label)
+        [
+            HttpVersion::Http1,
+            HttpVersion::Http2,
+            HttpVersion::WebSocket,
+        ]
+        .into_iter()
+        .find(|v| v.label() == label)
     }
 
     /// The protocols a TLS client offers through ALPN, preferred first.
     pub(crate) fn alpn_offer(self) -> Vec<Vec<u8>> {
         match self {
-            HttpVersion::Http1 => vec![b"http/1.1".to_vec()],
+            HttpVersion::Http1 | HttpVersion::WebSocket => vec![b"http/1.1".to_vec()],
             HttpVersion::Http2 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
         }
     }
@@ -51,7 +60,7 @@ impl HttpVersion {
     /// sent over TLS (there is no falling back); None when any will do.
     pub(crate) fn alpn_required(self) -> Option<&'static [u8]> {
         match self {
-            HttpVersion::Http1 => None,
+            HttpVersion::Http1 | HttpVersion::WebSocket => None,
             HttpVersion::Http2 => Some(b"h2"),
         }
     }
@@ -60,7 +69,7 @@ impl HttpVersion {
     pub fn over_uring(self) -> bool {
         match self {
             HttpVersion::Http1 => true,
-            HttpVersion::Http2 => false,
+            HttpVersion::Http2 | HttpVersion::WebSocket => false,
         }
     }
 }
@@ -71,6 +80,7 @@ impl fmt::Display for HttpVersion {
         f.write_str(match self {
             HttpVersion::Http1 => "HTTP/1.1",
             HttpVersion::Http2 => "HTTP/2",
+            HttpVersion::WebSocket => "WebSocket",
         })
     }
 }
@@ -84,7 +94,12 @@ mod tests {
     fn labels_are_the_summary_strings_and_parse_back() {
         assert_eq!(HttpVersion::Http1.label(), "1.1");
         assert_eq!(HttpVersion::Http2.label(), "2");
-        for v in [HttpVersion::Http1, HttpVersion::Http2] {
+        assert_eq!(HttpVersion::WebSocket.label(), "websocket");
+        for v in [
+            HttpVersion::Http1,
+            HttpVersion::Http2,
+            HttpVersion::WebSocket,
+        ] {
             assert_eq!(HttpVersion::from_label(v.label()), Some(v));
         }
         assert_eq!(HttpVersion::from_label("2.0"), None);

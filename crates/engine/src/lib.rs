@@ -1,5 +1,5 @@
-//! The shootout load engine: an HTTP/1.1 or HTTP/2 (cleartext or TLS) load
-//! generator library with no CLI, storage or rendering in it.
+//! The shootout load engine: an HTTP/1.1, HTTP/2 or WebSocket (cleartext or
+//! TLS) load generator library with no CLI, storage or rendering in it.
 //!
 //! Data flows one way: a validated [`Plan`] goes into [`run`], worker threads
 //! (one event loop each, over epoll or io_uring: see `worker`) produce
@@ -34,12 +34,12 @@ pub use expect::{BodyMatch, Expect, Mismatch, StatusMatch, StatusMatchError};
 pub use http_version::HttpVersion;
 pub use mix::{Mix, MixError, RequestKind};
 pub use plan::{
-    check_pipeline, check_streams, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, MAX_PIPELINE,
-    RATE_PER_THREAD,
+    check_pipeline, check_streams, Endpoint, Plan, PlanBuilder, Reach, RequestSpec, WsOptions,
+    MAX_PIPELINE, RATE_PER_THREAD,
 };
 pub use report::{
     ErrorCounts, Handshakes, Intervals, LatencySummary, LoadReport, Protocol, RequestCounts,
-    RouteSummary, RunClock, Second, Summary, TlsSummary,
+    RouteSummary, RunClock, Second, Summary, TlsSummary, WsSummary,
 };
 pub use shard::{Shard, ShardError};
 pub use template::{Template, TemplateError};
@@ -104,8 +104,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         late_by,
     };
     let measure_start = t0 + plan.warmup();
-    let refused = std::sync::OnceLock::new();
-    let stalled = std::sync::OnceLock::new();
+    let (refused, stalled) = (std::sync::OnceLock::new(), std::sync::OnceLock::new());
     let setup = worker::Setup {
         addr: plan.endpoint().addr,
         wire: conn::Wire::new(&request.bytes, plan.pipeline()),
@@ -125,6 +124,7 @@ pub fn run(plan: &Plan, control: &Control) -> Result<LoadReport, EngineError> {
         session: plan.session_spec().clone(),
         refused: &refused,
         stalled: &stalled,
+        ping_every: plan.ping_every(),
     };
     let cert_asked = plan.tls_client().map(|c| c.cert_asked());
     let deadline = plan.stop().duration.map(|d| measure_start + d);

@@ -30,8 +30,11 @@ pub struct Endpoint {
     pub addr: SocketAddr,
     pub host_header: String,
     pub path: String,
-    /// `https://`: TLS, with `host` as the server name (SNI, certificate).
+    /// `https://` or `wss://`: TLS, with `host` as the server name (SNI,
+    /// certificate).
     pub tls: bool,
+    /// `ws://` or `wss://`: the plan speaks WebSocket ([`WsOptions`]).
+    pub websocket: bool,
     /// The URL's host without brackets (`localhost`, `127.0.0.1`, `::1`).
     pub host: String,
 }
@@ -81,6 +84,7 @@ impl Endpoint {
             host_header: parts.authority.to_string(),
             path: parts.target,
             tls: parts.tls,
+            websocket: parts.websocket,
             host: parts.host.trim_matches(['[', ']']).to_string(),
         })
     }
@@ -151,6 +155,32 @@ pub struct Plan {
     session: SessionSpec,
     /// HTTP/2: the streams each connection keeps in flight, at most.
     streams: usize,
+    /// WebSocket: the message, and hold mode.
+    ws: WsOptions,
+}
+
+/// What a WebSocket load sends (a `ws://` or `wss://` endpoint): messages
+/// of `message_size` bytes, text unless `binary`, each echo checked; or in
+/// `hold` mode none, the connections kept open and idle, pinged every
+/// `ping_every` when given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WsOptions {
+    pub message_size: usize,
+    pub binary: bool,
+    pub hold: bool,
+    pub ping_every: Option<Duration>,
+}
+
+/// 64-byte text messages, no hold.
+impl Default for WsOptions {
+    fn default() -> WsOptions {
+        WsOptions {
+            message_size: 64,
+            binary: false,
+            hold: false,
+            ping_every: None,
+        }
+    }
 }
 
 /// Requests per second above which one generator thread is certainly
@@ -198,6 +228,7 @@ impl Plan {
             version: HttpVersion::Http1,
             session: SessionSpec::Http1,
             streams: 1,
+            ws: WsOptions::default(),
         })
     }
 
@@ -281,11 +312,23 @@ impl Plan {
         &self.session
     }
 
+    /// WebSocket: the message and hold mode (unused by other versions).
+    pub fn websocket(&self) -> &WsOptions {
+        &self.ws
+    }
+
+    /// WebSocket hold mode: how often every open connection is pinged.
+    pub fn ping_every(&self) -> Option<Duration> {
+        self.ws
+            .ping_every
+            .filter(|_| self.version == HttpVersion::WebSocket)
+    }
+
     /// HTTP/2: the streams per connection asked for; None for a version
     /// without streams.
     pub fn http2_streams(&self) -> Option<usize> {
         match self.version {
-            HttpVersion::Http1 => None,
+            HttpVersion::Http1 | HttpVersion::WebSocket => None,
             HttpVersion::Http2 => Some(self.streams),
         }
     }
@@ -297,10 +340,11 @@ impl Plan {
     }
 
     /// Requests each connection may have in flight: the pipeline's depth,
-    /// or over HTTP/2 the streams.
+    /// or over HTTP/2 the streams; over WebSocket the messages awaiting
+    /// their echo (`pipeline`).
     pub fn depth(&self) -> usize {
         match self.version {
-            HttpVersion::Http1 => self.pipeline,
+            HttpVersion::Http1 | HttpVersion::WebSocket => self.pipeline,
             HttpVersion::Http2 => self.streams,
         }
     }
@@ -475,6 +519,13 @@ impl PlanBuilder {
         self
     }
 
+    /// What a WebSocket load sends (used when the endpoint is `ws://` or
+    /// `wss://`; `build` refuses it on another).
+    pub fn websocket(mut self, ws: WsOptions) -> Self {
+        self.0.ws = ws;
+        self
+    }
+
     /// Speaks HTTP/2 with up to `streams` concurrent streams per connection.
     pub fn http2(mut self, streams: Option<usize>) -> Self {
         self.0.version = match streams {
@@ -513,12 +564,13 @@ impl PlanBuilder {
                 "Poisson arrivals need an arrival rate (an open loop)",
             ));
         }
+        plan.version = version(&plan)?;
         plan.session = session_spec(&plan)?;
         plan.tls_client = tls_client(&plan.endpoint, &plan.tls, plan.version)?;
         if plan.io == Some(Io::Uring) && plan.epoll_only() {
             return Err(PlanError::invalid(
                 PlanField::Io,
-                "io_uring carries cleartext HTTP/1.1 only: use epoll for https and HTTP/2",
+                "io_uring carries cleartext HTTP/1.1 only: use epoll for https, HTTP/2 and WebSocket",
             ));
         }
         let allowed = crate::affinity::allowed_cpus();
@@ -551,6 +603,29 @@ fn tls_client(
     Ok(None)
 }
 
+/// The version the plan speaks: WebSocket for a `ws://` or `wss://`
+/// endpoint (never with HTTP/2), else the one asked for; WebSocket
+/// options on another endpoint are refused rather than ignored.
+fn version(plan: &Plan) -> Result<HttpVersion, PlanError> {
+    if !plan.endpoint.websocket {
+        if plan.ws != WsOptions::default() {
+            return Err(PlanError::invalid(
+                PlanField::Message,
+                "a message size, binary messages or hold mode need a ws:// or wss:// URL",
+            ));
+        }
+        return Ok(plan.version);
+    }
+    if plan.version == HttpVersion::Http2 {
+        return Err(PlanError::invalid(
+            PlanField::Streams,
+            "a ws:// or wss:// URL speaks WebSocket over HTTP/1.1 (its upgrade, RFC 6455); \
+             WebSocket over HTTP/2 (RFC 8441) is not supported",
+        ));
+    }
+    Ok(HttpVersion::WebSocket)
+}
+
 /// Checks the rules of the plan's HTTP version (HTTP/1.1's, pipeline and
 /// mix, are checked for every plan) and makes what each connection's
 /// session starts from. HTTP/2: 1..=[`MAX_PIPELINE`] streams, keep-alive,
@@ -570,7 +645,51 @@ fn session_spec(plan: &Plan) -> Result<SessionSpec, PlanError> {
                 .map(|request| SessionSpec::Http2(Arc::new(request)))
                 .map_err(|why| PlanError::invalid(PlanField::Streams, why.to_string()))
         }
+        HttpVersion::WebSocket => ws_session(plan),
     }
+}
+
+/// WebSocket's rules: messages on connections kept open (keep-alive, no
+/// mix), no HTTP request of its own (a GET upgrade with no header or body
+/// given, no response checks: every echo is checked against its message),
+/// a message of 1 B to 16 MiB, and hold mode sending one message at a time
+/// at most (none). The message's filler is drawn from the run's seed.
+fn ws_session(plan: &Plan) -> Result<SessionSpec, PlanError> {
+    let bad = |why: &str| Err(PlanError::invalid(PlanField::Message, why.to_string()));
+    let r = &plan.request;
+    if !(r.method.is_empty() || r.method == "GET") || !r.headers.is_empty() || !r.body.is_empty() {
+        return bad(
+            "a WebSocket load sends messages, not an HTTP request: no method, header or body",
+        );
+    }
+    if plan.expect != Expect::default() {
+        return bad("every echo is checked against its message: response checks do not apply");
+    }
+    if plan.mix.is_some() {
+        return bad("a mix cannot be sent over WebSocket");
+    }
+    if !plan.keepalive {
+        return bad("WebSocket keeps its connections open: it cannot open one per message");
+    }
+    if plan.ws.hold && (plan.pipeline > 1 || plan.workload.load().is_open_loop()) {
+        return bad("hold mode sends no message: no pipeline, no rate");
+    }
+    if plan.ws.ping_every.is_some_and(|d| d.is_zero()) {
+        return bad("the ping interval must be more than 0");
+    }
+    let mut rng = crate::seed::rng(plan.seed, Shard::WHOLE, 0, crate::seed::Stream::Requests);
+    let message = crate::ws_conn::WsMessage::new(
+        &plan.endpoint.host_header,
+        &plan.endpoint.path,
+        plan.ws.message_size,
+        !plan.ws.binary,
+        &mut rng,
+    )
+    .map_err(|e| PlanError::invalid(PlanField::Message, e.to_string()))?;
+    Ok(SessionSpec::WebSocket {
+        message: Arc::new(message),
+        hold: plan.ws.hold,
+    })
 }
 
 /// The HTTP/2 load's rules, apart from the request (which a study checks

@@ -253,6 +253,32 @@ pub struct Summary {
     /// Handshake figures of an `https://` run; null over cleartext.
     #[serde(default)]
     pub tls: Option<TlsSummary>,
+    /// A WebSocket load's own figures (`protocol.http` "websocket", where
+    /// the requests are messages); absent for HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub websocket: Option<WsSummary>,
+}
+
+/// What a WebSocket load sent and, in hold mode, kept: its `requests` are
+/// the messages echoed (each checked; a differing echo is a mismatch), or
+/// in hold mode the upgrades (latency: connect to 101).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WsSummary {
+    /// The bytes of each message; absent in hold mode (none is sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_size: Option<usize>,
+    /// Binary messages rather than text.
+    pub binary: bool,
+    /// Hold mode: connections opened and kept idle, no message sent.
+    pub hold: bool,
+    /// Hold mode: how often each open connection was pinged; null for never.
+    pub ping_every_s: Option<f64>,
+    /// Hold mode: connections still open (upgraded, never closed) at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_open: Option<u64>,
+    /// Pings sent in the measured phase, and the pongs that answered them.
+    pub pings: u64,
+    pub pongs: u64,
 }
 
 /// One request kind of a mix. Invariant, as for the whole run:
@@ -423,6 +449,7 @@ mod tests {
             routes: Vec::new(),
             protocol: Protocol::default(),
             tls: None,
+            websocket: None,
         };
         let mut v = serde_json::to_value(&s).unwrap_or_default();
         assert_eq!(v["pipeline"], 16);

@@ -105,10 +105,37 @@ pub(crate) struct Recorder {
     pub routes: Vec<RouteStats>,
     /// Over TLS: the handshakes.
     pub tls: Option<TlsRecorder>,
+    /// WebSocket: pings, pongs and the connections open at the end.
+    pub ws: WsCounts,
     exact_seconds: bool,
     measure_start: Instant,
     /// Unflushed progress since the last [`Recorder::take_progress`].
     progress: (u64, u64),
+}
+
+/// A status that counts as ok: 2xx, 3xx, and a WebSocket echo's 101 (the
+/// connection's status, which every echo carries).
+fn is_ok(status: u16) -> bool {
+    (200..400).contains(&status) || status == 101
+}
+
+/// WebSocket figures apart from the messages (a hold's above all).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct WsCounts {
+    /// Pings sent in the measured phase.
+    pub pings: u64,
+    /// Pongs that answered them.
+    pub pongs: u64,
+    /// Connections open (upgraded, not closed) at the end.
+    pub held_open: u64,
+}
+
+impl WsCounts {
+    fn add(&mut self, other: &WsCounts) {
+        self.pings += other.pings;
+        self.pongs += other.pongs;
+        self.held_open += other.held_open;
+    }
 }
 
 fn micros(d: Duration) -> u64 {
@@ -140,6 +167,7 @@ impl Recorder {
             timeline: Vec::new(),
             routes: (0..kinds).map(|_| RouteStats::new()).collect(),
             tls: None,
+            ws: WsCounts::default(),
             exact_seconds,
             measure_start,
             progress: (0, 0),
@@ -177,7 +205,7 @@ impl Recorder {
         now: Instant,
     ) {
         self.counts.completed += 1;
-        if (200..400).contains(&status) {
+        if is_ok(status) {
             self.counts.ok += 1;
         }
         self.status[usize::from(status).min(999)] += 1;
@@ -226,6 +254,14 @@ impl Recorder {
         self.first_violation.get_or_insert((now, why));
     }
 
+    /// WebSocket: the server closed a connection with `code` (counted in
+    /// the measured phase only, as requests are).
+    pub fn closed_with(&mut self, code: u16, now: Instant) {
+        if now >= self.measure_start {
+            *self.errors.close_codes.entry(code).or_default() += 1;
+        }
+    }
+
     pub fn cut(&mut self, kind: u16) {
         self.counts.cut += 1;
         if let Some(r) = self.routes.get_mut(usize::from(kind)) {
@@ -262,6 +298,7 @@ impl Recorder {
         self.late += other.late;
         self.all_busy += other.all_busy;
         self.unsent += other.unsent;
+        self.ws.add(&other.ws);
         // Across threads, the first mismatch is the earliest to arrive.
         if let Some((at, m)) = other.first_mismatch {
             if self
@@ -332,7 +369,7 @@ impl RouteStats {
 
     pub fn completed(&mut self, status: u16, corrected_us: u64) {
         self.counts.completed += 1;
-        if (200..400).contains(&status) {
+        if is_ok(status) {
             self.counts.ok += 1;
         }
         self.latency.saturating_record(corrected_us);

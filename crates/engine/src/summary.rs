@@ -6,10 +6,11 @@ use crate::mix::Mix;
 use crate::report::RouteSummary;
 use crate::report::{
     GeneratorUsage, Intervals, LagSummary, LatencySummary, LoadReport, Protocol, RunClock, Summary,
-    TlsSummary,
+    TlsSummary, WsSummary,
 };
 use crate::stats::{Recorder, RouteStats};
 use crate::worker::Outcome;
+use crate::HttpVersion;
 use crate::{Load, Plan};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -142,7 +143,25 @@ fn summarize(
             ..Protocol::default()
         },
         tls: None,
+        websocket: ws_summary(plan, rec),
     }
+}
+
+/// The WebSocket figures of a `ws://` or `wss://` plan; None otherwise.
+fn ws_summary(plan: &Plan, rec: &Recorder) -> Option<WsSummary> {
+    if plan.version() != HttpVersion::WebSocket {
+        return None;
+    }
+    let ws = plan.websocket();
+    Some(WsSummary {
+        message_size: (!ws.hold).then_some(ws.message_size),
+        binary: !ws.hold && ws.binary,
+        hold: ws.hold,
+        ping_every_s: ws.ping_every.map(|d| d.as_secs_f64()),
+        held_open: ws.hold.then_some(rec.ws.held_open),
+        pings: rec.ws.pings,
+        pongs: rec.ws.pongs,
+    })
 }
 
 /// How late open-loop sends were, in ms; `None` in closed loop.

@@ -1,5 +1,7 @@
 //! The syntax of a load's URL, checked strictly before anything is resolved
-//! or sent: `http[s]://host[:port][/path][?query][#fragment]`. The path and
+//! or sent: `http[s]://host[:port][/path][?query][#fragment]`, or `ws[s]://`
+//! alike for a WebSocket load (RFC 6455 §3: its upgrade is an HTTP/1.1
+//! request to the same target, over TLS for `wss://`). The path and
 //! query become the request target verbatim, so every byte RFC 3986 does not
 //! allow there (a CR or LF would inject a header, a space would break the
 //! request line, RFC 9112 §3.2) is refused with its position rather than
@@ -17,8 +19,10 @@ pub(crate) struct Parts<'a> {
     /// The host, brackets kept for an IPv6 literal.
     pub host: &'a str,
     pub port: u16,
-    /// `https://`: spoken over TLS (port 443 unless given).
+    /// `https://` or `wss://`: spoken over TLS (port 443 unless given).
     pub tls: bool,
+    /// `ws://` or `wss://`: a WebSocket load.
+    pub websocket: bool,
     /// The request target: the path (at least `/`) and query.
     pub target: String,
 }
@@ -31,7 +35,7 @@ pub enum UrlError {
     /// non-ASCII character), anywhere in the URL.
     #[error("{} at byte {at}{}", describe(*.c), ENCODE_HINT)]
     Invisible { c: char, at: usize },
-    #[error("expected a URL starting with http:// or https://")]
+    #[error("expected a URL starting with http:// or https:// (or ws:// or wss:// for WebSocket)")]
     Scheme,
     #[error(
         "credentials in the URL (user:password@) are not supported; \
@@ -58,11 +62,16 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, UrlError> {
     if let Some((at, c)) = url.char_indices().find(|(_, c)| !c.is_ascii_graphic()) {
         return Err(UrlError::Invisible { c, at });
     }
-    let (rest, tls) = if let Some(r) = url.strip_prefix("http://") {
-        (r, false)
-    } else if let Some(r) = url.strip_prefix("https://") {
-        (r, true)
-    } else {
+    let schemes = [
+        ("http://", false, false),
+        ("https://", true, false),
+        ("ws://", false, true),
+        ("wss://", true, true),
+    ];
+    let Some((rest, tls, websocket)) = schemes
+        .iter()
+        .find_map(|&(scheme, tls, ws)| Some((url.strip_prefix(scheme)?, tls, ws)))
+    else {
         return Err(UrlError::Scheme);
     };
     let scheme_len = url.len() - rest.len();
@@ -88,6 +97,7 @@ pub(crate) fn split(url: &str) -> Result<Parts<'_>, UrlError> {
         host,
         port,
         tls,
+        websocket,
         target,
     })
 }
@@ -206,6 +216,19 @@ mod tests {
         assert!(!split("http://localhost/").unwrap().tls);
         assert!(why("https://127.0.0.1:9/a b").starts_with("a space at byte 21"));
         assert!(why("ftp://127.0.0.1/").contains("http:// or https://"));
+    }
+
+    #[test]
+    fn websocket_schemes_are_http_and_https_with_a_flag() {
+        let p = split("ws://127.0.0.1:9/ws?x=1").unwrap();
+        assert_eq!((p.port, p.tls, p.websocket), (9, false, true));
+        assert_eq!(p.target, "/ws?x=1");
+        let p = split("wss://localhost/ws").unwrap();
+        assert_eq!((p.port, p.tls, p.websocket), (443, true, true));
+        assert!(!split("https://localhost/").unwrap().websocket);
+        for url in ["ws://", "wss://", "ws:///ws"] {
+            assert_eq!(why(url), "missing host", "{url}");
+        }
     }
 
     #[test]

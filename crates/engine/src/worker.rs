@@ -13,7 +13,9 @@
 //! speaks one [`HttpVersion`]: a readiness event is handed to its
 //! version's half at one point ([`Worker::on_event`]): HTTP/1.1's answers
 //! in order (`flight`), HTTP/2's streams that end in any order
-//! (`flight_h2`); the pacer and stop rule are the same.
+//! (`flight_h2`), WebSocket's echoes (`flight_ws`); the pacer and stop rule
+//! are the same. A WebSocket hold pings its open connections at an
+//! interval and counts those still open at the end.
 
 use crate::conn::{Conn, Graveyard, SessionSpec, Wire};
 use crate::control::Control;
@@ -37,6 +39,8 @@ mod completion;
 mod flight;
 #[path = "flight_h2.rs"]
 mod flight_h2;
+#[path = "flight_ws.rs"]
+mod flight_ws;
 
 const READ_BUF: usize = 64 * 1024;
 /// How soon a connection that failed is offered work again.
@@ -62,7 +66,7 @@ pub(crate) fn refill_at(depth: usize, open_loop: bool, version: HttpVersion) -> 
     match (open_loop, version) {
         (true, _) => depth.saturating_sub(1),
         (false, HttpVersion::Http2) => depth / 2,
-        (false, HttpVersion::Http1) => depth / 4,
+        (false, HttpVersion::Http1 | HttpVersion::WebSocket) => depth / 4,
     }
 }
 
@@ -103,6 +107,8 @@ pub(crate) struct Setup<'a> {
     /// HTTP/2 SETTINGS, or on a stream limit above 0: the run fails with
     /// this reason if no request completed at all.
     pub stalled: &'a OnceLock<&'static str>,
+    /// WebSocket hold mode: how often every open connection is pinged.
+    pub ping_every: Option<Duration>,
 }
 
 /// What tells the loop that sockets have something for it.
@@ -211,12 +217,14 @@ impl<'a> Worker<'a> {
         let mut next_flush = self.setup.t0 + every;
         let sweep_every =
             (self.setup.timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(100));
+        let mut next_ping = self.setup.ping_every.map(|every| self.setup.t0 + every);
         let finished_at = loop {
             let now = Instant::now();
             if self.stop.deadline_passed(now)
                 || self.setup.control.is_cancelled()
                 || self.setup.refused.get().is_some()
             {
+                self.count_held_open();
                 self.cut_in_flight();
                 let end = now.min(self.stop.deadline().unwrap_or(now));
                 self.count_unsent(end);
@@ -235,8 +243,19 @@ impl<'a> Worker<'a> {
                 self.flush_progress();
                 next_flush = now + every;
             }
+            if let (Some(at), Some(every)) = (next_ping, self.setup.ping_every) {
+                if now >= at {
+                    self.ping_open(now);
+                    next_ping = Some(now + every);
+                }
+            }
             let stuck = self.stuck();
-            let wait = self.wait_time(now, next_sweep.min(next_flush), stuck);
+            let housekeeping = next_sweep.min(next_flush);
+            let wait = self.wait_time(
+                now,
+                next_ping.map_or(housekeeping, |p| p.min(housekeeping)),
+                stuck,
+            );
             self.poll(wait, stuck);
         };
         self.flush_progress();
@@ -347,6 +366,7 @@ impl<'a> Worker<'a> {
         match self.conns[idx].version() {
             HttpVersion::Http1 => self.on_event_h1(idx, events),
             HttpVersion::Http2 => self.on_event_h2(idx, events),
+            HttpVersion::WebSocket => self.on_event_ws(idx, events),
         }
     }
 

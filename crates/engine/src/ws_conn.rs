@@ -25,9 +25,11 @@
 //! own close ([`WsConn::close`]) waits for the server's. A broken rule of
 //! the protocol queues the close its code calls for (1002, 1007 or 1009)
 //! and ends the session with [`WsFail::Violation`].
-
-// Not used by the worker yet: its dispatch arm comes with the protocol seam.
-#![allow(dead_code)]
+//!
+//! In hold mode ([`WsConn::holding`]) no message is sent: the job pushed
+//! is the upgrade itself, finished by the 101, and the connection then
+//! stays open and idle (room 0), pinged when the worker says so. A held
+//! connection that closes is not opened again.
 
 use crate::expect::{first_difference, shown, Mismatch};
 use crate::job::Job;
@@ -54,6 +56,8 @@ pub(crate) enum WsFail {
     /// The server closed the session with this code: 1005 when its close
     /// frame had none, 1006 when the connection ended with no close frame.
     Closed(u16),
+    /// The socket or TLS under the session failed (connect, read, tls).
+    Class(ErrorClass),
 }
 
 impl WsFail {
@@ -63,6 +67,7 @@ impl WsFail {
             WsFail::Refused(_) => ErrorClass::HandshakeRefused,
             WsFail::Violation(_) => ErrorClass::Protocol,
             WsFail::Closed(_) => ErrorClass::Closed,
+            WsFail::Class(class) => *class,
         }
     }
 }
@@ -129,6 +134,7 @@ impl WsMessage {
         self.filler.len()
     }
 
+    #[allow(dead_code)] // the session's own tests use it; the worker does not yet
     pub fn is_text(&self) -> bool {
         self.text
     }
@@ -227,6 +233,11 @@ enum State {
 pub(crate) struct WsConn {
     message: Arc<WsMessage>,
     check: bool,
+    /// Hold mode: no message, the upgrade is the job.
+    hold: bool,
+    /// Hold mode: this slot's connection was opened once (and is not
+    /// opened again once closed).
+    spent: bool,
     state: State,
     key: String,
     /// Bytes owed to the server; `out[sent..]` is not written yet.
@@ -264,6 +275,8 @@ impl WsConn {
         WsConn {
             message,
             check,
+            hold: false,
+            spent: false,
             state: State::Upgrading,
             key,
             out,
@@ -282,11 +295,22 @@ impl WsConn {
         }
     }
 
+    /// A session of hold mode: the job pushed is the upgrade, finished by
+    /// the 101; then nothing but pings.
+    pub fn holding(message: Arc<WsMessage>) -> WsConn {
+        WsConn {
+            hold: true,
+            ..WsConn::new(message, false)
+        }
+    }
+
     /// Starts over for the next socket (the messages were drained), with
     /// a new key; what the worker has not taken yet is kept.
     pub fn reset(&mut self) {
         let fresh = WsConn::new(self.message.clone(), self.check);
         let old = std::mem::replace(self, fresh);
+        self.hold = old.hold;
+        self.spent = old.spent;
         self.pongs = old.pongs;
         self.closes = old.closes;
         self.done = old.done;
@@ -296,7 +320,9 @@ impl WsConn {
     /// until it comes), then `depth`; none once a close was sent or came.
     pub fn room(&self, depth: usize) -> usize {
         match self.state {
+            State::Upgrading if self.hold && self.spent => 0,
             State::Upgrading => 1,
+            State::Open if self.hold => 0,
             State::Open => depth,
             State::Closing | State::Closed => 0,
         }
@@ -330,6 +356,12 @@ impl WsConn {
         }
     }
 
+    /// Hold mode, once opened: the slot takes no more work (its
+    /// connection is open and idle, or was closed and stays so).
+    pub fn retired(&self) -> bool {
+        self.hold && self.spent
+    }
+
     /// Whether the 101 came and no close was sent or received.
     pub fn is_open(&self) -> bool {
         self.state == State::Open
@@ -343,12 +375,17 @@ impl WsConn {
 
     /// Pings sent that no pong answered (a pong answers its ping and any
     /// earlier one, RFC 6455 §5.5.3).
+    #[allow(dead_code)] // the session's own tests use it; the worker does not yet
     pub fn unanswered_pings(&self) -> u64 {
         self.pings - self.ponged
     }
 
     /// Queues one message, to await its echo (as `room` allows).
     pub fn push(&mut self, job: Job) {
+        if self.hold {
+            self.queue.push_back((job, 0));
+            return;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let out = if self.state == State::Upgrading {
@@ -373,6 +410,7 @@ impl WsConn {
     /// Queues our close with `code`; the session ends when the server's
     /// close answers it. Before the 101 nothing may be sent: the session
     /// just ends, and the socket may close.
+    #[allow(dead_code)] // the session's own tests use it; the worker does not yet
     pub fn close(&mut self, code: u16) {
         match self.state {
             State::Upgrading => self.state = State::Closed,
@@ -428,6 +466,19 @@ impl WsConn {
     /// The 101 came: what was held back leaves, its send time taken now.
     fn opened(&mut self) {
         self.state = State::Open;
+        if self.hold {
+            // The upgrade was the job: finished, from its own send.
+            self.spent = true;
+            for (job, _) in self.queue.drain(..) {
+                self.done.push(Finished {
+                    job,
+                    outcome: Ok(()),
+                    passed: true,
+                    mismatch: None,
+                });
+            }
+            return;
+        }
         let held = std::mem::take(&mut self.held);
         self.out.extend_from_slice(&held);
         let now = Instant::now();

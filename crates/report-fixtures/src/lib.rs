@@ -453,5 +453,6 @@ fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Sum
         routes: Vec::new(),
         protocol: Default::default(),
         tls: None,
+        websocket: None,
     }
 }

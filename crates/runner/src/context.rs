@@ -95,7 +95,8 @@ pub(crate) fn builder_for(
         builder = builder.mix(Some(m.mix.clone()));
     }
     match level.protocol.version() {
-        HttpVersion::Http1 => {}
+        // A WebSocket level speaks it through its ws:// URL.
+        HttpVersion::Http1 | HttpVersion::WebSocket => {}
         HttpVersion::Http2 => builder = builder.http2(Some(level.streams)),
     }
     if let Some(seed) = sc.seed {

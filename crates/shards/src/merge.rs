@@ -406,6 +406,7 @@ fn summary(
         routes: Vec::new(),
         protocol: first.protocol.clone(),
         tls: None,
+        websocket: first.websocket.clone(),
         generator: GeneratorUsage {
             cpu_seconds,
             cpu_utilization: if thread_seconds > 0.0 {

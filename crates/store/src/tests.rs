@@ -89,6 +89,7 @@ fn summary(rps: f64) -> Summary {
         routes: Vec::new(),
         protocol: Default::default(),
         tls: None,
+        websocket: None,
     }
 }
 

@@ -69,7 +69,7 @@ impl Level {
             label = format!("{label} {}", self.protocol);
         }
         match self.protocol.version() {
-            HttpVersion::Http1 => {}
+            HttpVersion::Http1 | HttpVersion::WebSocket => {}
             HttpVersion::Http2 => label = format!("{label} streams={}", self.streams),
         }
         if self.tls_resume {

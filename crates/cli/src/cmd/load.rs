@@ -276,7 +276,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .stages
         .as_ref()
         .map(|s| s.0.iter().map(|s| s.duration).sum::<Duration>());
-    let duration = match (args.duration, args.requests) {
+    let duration = match (args.ws.hold.or(args.duration), args.requests) {
         (Some(d), _) => Some(d),
         (None, None) => Some(stage_total.unwrap_or(Duration::from_secs(10))),
         (None, Some(_)) => stage_total,
@@ -301,6 +301,7 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
         .pipeline(usize::try_from(args.pipeline).unwrap_or(usize::MAX))
         .io_if(args.io)
         .http2(args.http2.streams())
+        .websocket(args.ws.options())
         .expect(expect(&args.expect)?)
         .shard(args.shard.unwrap_or_default())
         .start_at(args.start_at)
@@ -333,11 +334,7 @@ fn check_websocket(args: &Args) -> anyhow::Result<()> {
             stages: args.stages.is_some(),
             pipeline: args.pipeline,
         },
-    )?;
-    if websocket {
-        bail!("a WebSocket load is not wired into the engine yet");
-    }
-    Ok(())
+    )
 }
 
 fn parse_io(s: &str) -> Result<Io, shootout_engine::transport::ParseIoError> {
@@ -388,6 +385,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::ClientCert => "--cert",
         PlanField::ClientKey => "--key",
         PlanField::Io => "--io",
+        PlanField::Message => "--message-size",
     }
 }
 

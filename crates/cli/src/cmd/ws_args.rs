@@ -59,6 +59,16 @@ impl WsArgs {
         self.message_size.unwrap_or(DEFAULT_MESSAGE_SIZE)
     }
 
+    /// The engine's WebSocket options (used only with a ws:// URL).
+    pub fn options(&self) -> shootout_engine::WsOptions {
+        shootout_engine::WsOptions {
+            message_size: usize::try_from(self.size()).unwrap_or(usize::MAX),
+            binary: self.binary,
+            hold: self.hold.is_some(),
+            ping_every: self.ping_every,
+        }
+    }
+
     /// Checks the WebSocket flags against the URL (`websocket`: a ws:// or
     /// wss:// one) and the other flags; the error names the flag.
     pub fn check(&self, websocket: bool, o: &Others<'_>) -> anyhow::Result<()> {

@@ -9,7 +9,7 @@
 use super::Format;
 use crate::escape;
 use crate::group::MIN_RANKED_S;
-use shootout_engine::{LatencySummary, LoadReport, Mismatch, Summary, TlsSummary};
+use shootout_engine::{HttpVersion, LatencySummary, LoadReport, Mismatch, Summary, TlsSummary};
 use shootout_study::Metric;
 use std::fmt::Write;
 
@@ -203,6 +203,8 @@ fn listening_address(url: &str) -> &str {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
+        .or_else(|| url.strip_prefix("ws://"))
+        .or_else(|| url.strip_prefix("wss://"))
         .unwrap_or(url);
     rest.split('/').next().unwrap_or(rest)
 }
@@ -233,7 +235,13 @@ pub fn describe(s: &Summary) -> String {
         ),
         None => pipeline,
     };
-    let what = if s.routes.is_empty() {
+    let what = if let Some(ws) = &s.websocket {
+        match ws.message_size {
+            Some(size) if ws.binary => format!("{size}-byte binary messages to"),
+            Some(size) => format!("{size}-byte text messages to"),
+            None => "connections held open on".to_string(),
+        }
+    } else if s.routes.is_empty() {
         s.method.clone()
     } else {
         format!("a mix of {} kinds on", s.routes.len())
@@ -257,13 +265,41 @@ fn text(report: &LoadReport) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Load: {}", describe(s));
     let _ = writeln!(o, "\nSummary");
-    let _ = writeln!(o, "  Requests/s   {:.2}", s.rps);
     let r = &s.requests;
-    let _ = writeln!(
-        o,
-        "  Requests     {} sent, {} completed, {} ok (2xx/3xx), {} cut at the deadline",
-        r.sent, r.completed, r.ok, r.cut
-    );
+    match &s.websocket {
+        Some(ws) if ws.hold => {
+            let _ = writeln!(o, "  Upgrades/s   {:.2}", s.rps);
+            let _ = writeln!(
+                o,
+                "  Upgrades     {} sent, {} completed (101), {} cut at the deadline",
+                r.sent, r.completed, r.cut
+            );
+            let _ = writeln!(
+                o,
+                "  Held open    {} of {} connections at the end; {} pings, {} pongs",
+                ws.held_open.unwrap_or(0),
+                s.connections,
+                ws.pings,
+                ws.pongs
+            );
+        }
+        Some(_) => {
+            let _ = writeln!(o, "  Messages/s   {:.2}", s.rps);
+            let _ = writeln!(
+                o,
+                "  Messages     {} sent, {} completed (echoed and checked), {} cut at the deadline",
+                r.sent, r.completed, r.cut
+            );
+        }
+        None => {
+            let _ = writeln!(o, "  Requests/s   {:.2}", s.rps);
+            let _ = writeln!(
+                o,
+                "  Requests     {} sent, {} completed, {} ok (2xx/3xx), {} cut at the deadline",
+                r.sent, r.completed, r.ok, r.cut
+            );
+        }
+    }
     let _ = writeln!(o, "  Duration     {:.2} s", s.duration_s);
     for w in warnings(s) {
         let _ = writeln!(o, "  Warning      {w}");
@@ -368,7 +404,7 @@ fn errors_text(o: &mut String, s: &Summary) {
     // Only an https load can fail a handshake.
     let tls = s.tls.as_ref().map(|_| format!(", tls {}", e.tls));
     // Only HTTP/2 has streams to reset, GOAWAY and framing rules to break.
-    let h2 = (s.protocol.http == "2").then(|| {
+    let h2 = (version(s) == Some(HttpVersion::Http2)).then(|| {
         format!(
             ", stream reset {}, goaway {}, protocol {}",
             e.stream_reset, e.goaway, e.protocol
@@ -417,9 +453,14 @@ fn errors_text(o: &mut String, s: &Summary) {
     }
 }
 
+/// The HTTP version the summary says was spoken.
+fn version(s: &Summary) -> Option<HttpVersion> {
+    HttpVersion::from_label(&s.protocol.http)
+}
+
 /// Whether the load spoke WebSocket (its "requests" are messages).
 fn is_websocket(s: &Summary) -> bool {
-    s.protocol.http == "websocket"
+    version(s) == Some(HttpVersion::WebSocket)
 }
 
 /// The protocol whose rules a violation broke: HTTP/2 or WebSocket.

@@ -1,0 +1,183 @@
+//! `shootout load ws://…`: the WebSocket echo load against the testkit's
+//! echo server (tungstenite, a library nobody here wrote): messages with
+//! every echo checked and 0 errors; one echo in N corrupted counted as
+//! exactly those mismatches; closes counted by code; hold mode holding its
+//! connections open; and bad input refused with exit 2 before anything is
+//! sent. Each load lasts at most 1 s.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{shootout, stderr};
+
+/// Each bad input exits 2 with its message, naming the flag.
+#[test]
+fn bad_websocket_input_exits_2_naming_the_flag() {
+    let ws = "ws://127.0.0.1:9/ws";
+    let cases: &[(&[&str], &str)] = &[
+        (&["ws://"], "missing host"),
+        (&["wss://"], "missing host"),
+        (&["ws:///ws"], "missing host"),
+        (&["--message-size", "0", ws], "a message size of 0 bytes"),
+        (&["--message-size", "17MiB", ws], "it must be 1 B to 16 MiB"),
+        (
+            &["--message-size", "lots", ws],
+            "'lots' is not a size in bytes",
+        ),
+        (
+            &["--http2", ws],
+            "--http2: a ws:// or wss:// URL speaks WebSocket",
+        ),
+        (
+            &["--hold", "1s", "http://127.0.0.1:9/"],
+            "--hold needs a ws://",
+        ),
+        (
+            &["--message-size", "8", "http://127.0.0.1:9/"],
+            "--message-size needs a ws://",
+        ),
+        (
+            &["--binary", "http://127.0.0.1:9/"],
+            "--binary needs a ws://",
+        ),
+        (&["--ping-every", "1s", ws], "--hold <DURATION>"),
+        (
+            &["-m", "POST", ws],
+            "-m/--method does not apply to a WebSocket load",
+        ),
+        (&["-H", "X-A: b", ws], "-H/--header does not apply"),
+        (&["-d", "x", ws], "-d/--body and --body-file does not apply"),
+        (&["--no-keepalive", ws], "--no-keepalive does not apply"),
+        (&["--expect-status", "200", ws], "--expect-* does not apply"),
+        (&["--io", "uring", ws], "--io uring"),
+        (
+            &["--hold", "1s", "-z", "1s", ws],
+            "-z/--duration (--hold is how long) does not apply",
+        ),
+        (
+            &["--hold", "1s", "-n", "10", ws],
+            "-n/--requests does not apply",
+        ),
+        (
+            &["--hold", "1s", "-q", "10", ws],
+            "-q/--rate does not apply",
+        ),
+        (
+            &["--hold", "1s", "--pipeline", "4", ws],
+            "--pipeline does not apply",
+        ),
+        (
+            &["--hold", "1s", "--ping-every", "0s", ws],
+            "--ping-every: must be more than 0",
+        ),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["load"];
+        all.extend_from_slice(args);
+        let out = shootout(&all);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}
+
+use serde_json::Value;
+use shootout_testkit::ws_echo::{EchoRules, WsEcho};
+use std::sync::atomic::Ordering;
+
+/// `load -o json` against the echo server, exit 0 expected; the JSON.
+fn load_json(args: &[&str]) -> Value {
+    let mut all = vec!["load", "-o", "json", "-t", "2"];
+    all.extend_from_slice(args);
+    let out = shootout(&all);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::assert_load_json(&json);
+    json
+}
+
+/// A closed loop of 8 connections for 1 s: messages echoed and checked,
+/// no error, the protocol said.
+#[test]
+fn echoes_are_messages_with_no_error() {
+    let echo = WsEcho::start(EchoRules::default()).unwrap();
+    let url = echo.url();
+    let j = load_json(&["-c", "8", "-z", "1s", &url]);
+    let completed = j["requests"]["completed"].as_u64().unwrap();
+    assert!(completed > 100, "{j}");
+    assert_eq!(j["requests"]["ok"], j["requests"]["completed"], "{j}");
+    assert_eq!(j["errors"]["mismatch"], 0, "{j}");
+    assert_eq!(j["protocol"]["http"], "websocket", "{j}");
+    assert_eq!(j["websocket"]["message_size"], 64, "{j}");
+    assert_eq!(j["status"]["101"], j["requests"]["completed"], "{j}");
+    let errors: u64 = ["connect", "write", "read", "timeout", "parse", "tls"]
+        .iter()
+        .map(|k| j["errors"][k].as_u64().unwrap())
+        .sum();
+    assert_eq!(errors, 0, "{j}");
+    assert!(j["errors"].get("closed").is_none(), "{j}");
+    // The server echoed every message the load counted, and no other.
+    let echoed = echo.counts().echoes.load(Ordering::Relaxed);
+    assert!(echoed >= completed, "server {echoed}, load {completed}");
+    // Text output says messages; binary and a pipeline work alike.
+    let out = shootout(&[
+        "load",
+        "-c",
+        "2",
+        "-n",
+        "400",
+        "--pipeline",
+        "4",
+        "--binary",
+        "--message-size",
+        "1k",
+        &url,
+    ]);
+    let text = common::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(text.contains("Messages/s"), "{text}");
+    assert!(text.contains("400 sent, 400 completed"), "{text}");
+}
+
+/// One echo in 1000 corrupted (counted over every connection): exactly
+/// messages / 1000 mismatches, each of them one the server corrupted.
+#[test]
+fn corrupted_echoes_are_exactly_the_mismatches() {
+    let rules = EchoRules {
+        corrupt_every: Some(1000),
+        ..EchoRules::default()
+    };
+    let echo = WsEcho::start(rules).unwrap();
+    for (n, extra) in [("5500", None), ("3000", Some("--binary"))] {
+        let before = echo.counts().corrupted.load(Ordering::Relaxed);
+        let mut args = vec!["-c", "8", "-n", n];
+        args.extend(extra);
+        let url = echo.url();
+        args.push(&url);
+        let out = shootout(&[&["load", "-o", "json", "-t", "2"][..], &args].concat());
+        let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let corrupted = echo.counts().corrupted.load(Ordering::Relaxed) - before;
+        let sent = j["requests"]["sent"].as_u64().unwrap();
+        assert_eq!(sent, n.parse::<u64>().unwrap(), "{j}");
+        assert_eq!(j["errors"]["mismatch"].as_u64(), Some(corrupted), "{j}");
+        assert!(
+            j["first_mismatch"]["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("echo of message")),
+            "{j}"
+        );
+        assert_eq!(
+            j["requests"]["completed"].as_u64(),
+            Some(sent - corrupted),
+            "{j}"
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        if before == 0 {
+            assert_eq!(
+                corrupted, 5,
+                "5500 echoes from the first: floor(5500 / 1000)"
+            );
+        }
+    }
+}

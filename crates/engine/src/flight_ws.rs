@@ -1,0 +1,126 @@
+//! The worker's side of a WebSocket connection: reading what an event
+//! brought, recording each echo as a completed request (in the order sent;
+//! latency from the message's own send, or its intended send in an open
+//! loop; a mismatch when the echo differs), counting the server's closes
+//! by code, and refilling the connection once its messages in flight fall
+//! to the refill mark, as `flight` does for HTTP/1.1. A session that ends
+//! (a close, a refused upgrade, a broken rule) fails what awaited its echo
+//! with [`WsFail::class`] and the connection is opened anew when work is
+//! offered to it; in hold mode it stays closed. Hold mode also pings every
+//! open connection at the run's interval and, at the end, counts those
+//! still open.
+
+use super::Worker;
+use crate::conn::Step;
+use crate::sys::{HANGUP, WRITABLE};
+use crate::ws_conn::{Finished, WsFail};
+use std::time::Instant;
+
+/// A WebSocket echo's status: the connection's own (101 Switching Protocols).
+const SWITCHED: u16 = 101;
+
+impl Worker<'_> {
+    /// An event on a WebSocket connection. As over HTTP/2, bytes on an
+    /// idle connection are normal (a ping, a close) and are read.
+    pub(super) fn on_event_ws(&mut self, idx: usize, events: u32) {
+        let conn = &mut self.conns[idx];
+        if events & WRITABLE != 0 && conn.wants_write() {
+            let wire = super::wire_of(self.setup, &self.mix, idx);
+            if let Step::Failed(class) = conn.write(wire) {
+                return self.fail_all(idx, class, Instant::now());
+            }
+        }
+        if events & !WRITABLE != 0 {
+            self.on_readable_ws(idx, events & HANGUP != 0);
+        }
+        self.note_tls(idx);
+    }
+
+    fn on_readable_ws(&mut self, idx: usize, hangup: bool) {
+        let conn = &mut self.conns[idx];
+        let measured = conn.front().is_some_and(|j| j.measured);
+        let (result, n) = conn.read_ws(&mut self.buf, hangup);
+        if measured {
+            self.rec.bytes += n as u64;
+        }
+        let now = Instant::now();
+        let Some(ws) = self.conns[idx].ws_mut() else {
+            return;
+        };
+        // Taken and given back, so the buffers keep their capacity.
+        let mut done = std::mem::take(&mut ws.done);
+        let mut closes = std::mem::take(&mut ws.closes);
+        let pongs = std::mem::take(&mut ws.pongs);
+        let answered = !done.is_empty();
+        for echo in done.drain(..) {
+            self.record_ws(echo, now);
+        }
+        for code in closes.drain(..) {
+            self.rec.closed_with(code, now);
+        }
+        if now >= self.setup.measure_start {
+            self.rec.ws.pongs += pongs;
+        }
+        if let Some(ws) = self.conns[idx].ws_mut() {
+            ws.done = done;
+            ws.closes = closes;
+        }
+        match result {
+            Err(WsFail::Violation(why)) => {
+                self.rec.violated(why, now);
+                return self.fail_all(idx, crate::stats::ErrorClass::Protocol, now);
+            }
+            Err(fail) => return self.fail_all(idx, fail.class(), now),
+            Ok(()) => {}
+        }
+        if self.conns[idx].ws_mut().is_some_and(|ws| ws.is_closed()) {
+            // Our close answered (or the session over): nothing more comes.
+            return self.fail_all(idx, crate::stats::ErrorClass::Closed, now);
+        }
+        if answered && self.conns[idx].outstanding() <= self.low_water {
+            self.refill(idx, now);
+        }
+    }
+
+    fn record_ws(&mut self, echo: Finished, now: Instant) {
+        self.in_flight -= 1;
+        let job = echo.job;
+        if !job.measured {
+            return;
+        }
+        match echo.outcome {
+            Ok(()) if echo.passed => {
+                self.rec
+                    .completed(job.kind, SWITCHED, job.intended, job.sent_at, now);
+            }
+            Ok(()) => self.rec.mismatched(job.kind, SWITCHED, echo.mismatch, now),
+            Err(class) => self.rec.failed(job.kind, class, now),
+        }
+    }
+
+    /// Hold mode: pings every open connection (and writes the pings).
+    pub(super) fn ping_open(&mut self, now: Instant) {
+        for idx in 0..self.conns.len() {
+            let Some(ws) = self.conns[idx].ws_mut().filter(|ws| ws.is_open()) else {
+                continue;
+            };
+            ws.ping();
+            if now >= self.setup.measure_start {
+                self.rec.ws.pings += 1;
+            }
+            let wire = super::wire_of(self.setup, &self.mix, idx);
+            if let Step::Failed(class) = self.conns[idx].write(wire) {
+                self.fail_all(idx, class, now);
+            }
+        }
+    }
+
+    /// At the end: counts the WebSocket connections still open.
+    pub(super) fn count_held_open(&mut self) {
+        for conn in &mut self.conns {
+            if conn.ws_mut().is_some_and(|ws| ws.is_open()) {
+                self.rec.ws.held_open += 1;
+            }
+        }
+    }
+}
