@@ -145,3 +145,31 @@ fn the_table_has_a_ws_column_before_shutdown() {
     let ws = names.iter().position(|n| *n == "ws");
     assert_eq!(ws.map(|i| names[i + 1]), Some("shutdown"), "{names:?}");
 }
+
+#[test]
+fn a_ws_port_target_gets_ws_port_on_a_start_of_its_own() {
+    let root = crate::tempdir::Dir::new();
+    let dir = root.path().join("env");
+    std::fs::create_dir_all(&dir).expect("a target folder");
+    let mut target = Target {
+        ready: "/plaintext".into(),
+        root: root.path().to_path_buf(),
+        ..Target::command("env", &dir, r#"echo "${WS_PORT:-none}" >> seen; exit 1"#)
+    };
+    target.protocols.ws = true;
+    target.ws_place = WsPlace::OwnPort;
+    let opts = VerifyOptions {
+        tls: false,
+        ready_timeout: Duration::from_secs(5),
+        ..VerifyOptions::default()
+    };
+    let report = verify_target(&target, &opts);
+    let seen = std::fs::read_to_string(dir.join("seen")).expect("the server ran");
+    let seen: Vec<_> = seen.lines().collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0], "none", "the cleartext start has no WS_PORT");
+    assert!(seen[1].parse::<u16>().is_ok(), "{seen:?}");
+    let why = report.failures().find(|(c, _)| c.column == Column::Ws);
+    let why = why.map(|(_, f)| f.to_string()).unwrap_or_default();
+    assert!(why.starts_with("ws: start: start with WS_PORT: "), "{why}");
+}
