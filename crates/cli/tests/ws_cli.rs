@@ -181,3 +181,68 @@ fn corrupted_echoes_are_exactly_the_mismatches() {
         }
     }
 }
+
+/// A server that closes each connection with 1011 after 10 echoes: the
+/// closes are counted under 1011, one per connection closed, and the
+/// load goes on over new connections.
+#[test]
+fn closes_are_counted_by_code() {
+    let rules = EchoRules {
+        close_after: Some((10, 1011)),
+        ..EchoRules::default()
+    };
+    let echo = WsEcho::start(rules).unwrap();
+    let url = echo.url();
+    // One connection, 95 messages: closes after the 10th, 20th, … 90th.
+    let j = load_json(&["-c", "1", "-n", "95", &url]);
+    assert_eq!(
+        j["errors"]["close_codes"],
+        serde_json::json!({"1011": 9}),
+        "{j}"
+    );
+    assert_eq!(echo.counts().closes.load(Ordering::Relaxed), 9);
+    let (completed, closed) = (
+        j["requests"]["completed"].as_u64().unwrap(),
+        j["errors"]["closed"].as_u64().unwrap_or(0),
+    );
+    // A message sent while the close was on its way is lost to it.
+    assert_eq!(completed + closed, 95, "{j}");
+    assert!(completed >= 86, "{j}");
+    let out = shootout(&["load", "-c", "1", "-n", "95", &url]);
+    let text = common::stdout(&out);
+    assert!(text.contains("closes by code: 1011 ×9"), "{text}");
+}
+
+/// Hold mode: 20 connections opened and held, pinged every 100 ms, all
+/// still open at the end; the upgrades are the requests.
+#[test]
+fn hold_mode_holds_its_connections() {
+    let echo = WsEcho::start(EchoRules::default()).unwrap();
+    let url = echo.url();
+    let j = load_json(&["-c", "20", "--hold", "1s", "--ping-every", "100ms", &url]);
+    let ws = &j["websocket"];
+    assert_eq!(ws["hold"], true, "{j}");
+    assert_eq!(ws["held_open"], 20, "{j}");
+    assert_eq!(j["requests"]["completed"], 20, "{j}");
+    let pings = ws["pings"].as_u64().unwrap();
+    assert!(pings >= 20 * 5, "{j}");
+    assert!(ws["pongs"].as_u64().unwrap() + 20 >= pings, "{j}");
+    assert_eq!(echo.counts().echoes.load(Ordering::Relaxed), 0);
+    // A server that answers no ping: still held, no pong counted.
+    let closing = WsEcho::start(EchoRules {
+        no_pongs: true,
+        ..EchoRules::default()
+    })
+    .unwrap();
+    let j = load_json(&[
+        "-c",
+        "5",
+        "--hold",
+        "500ms",
+        "--ping-every",
+        "100ms",
+        &closing.url(),
+    ]);
+    assert_eq!(j["websocket"]["held_open"], 5, "{j}");
+    assert_eq!(j["websocket"]["pongs"], 0, "{j}");
+}
