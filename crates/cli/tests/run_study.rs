@@ -800,7 +800,12 @@ fn every_result_names_its_framework_and_runtime_versions() {
     }
     let tmp = Tmp::new("provenance");
     let dir = fixture_targets(&tmp.0);
-    common::go_nethttp_copy(&dir, "go-prov", str::to_string);
+    // Without its /ws route: an HTTP study does not verify /ws, so a
+    // broken one keeps no target out of it.
+    common::go_nethttp_copy(&dir, "go-prov", |main| {
+        assert!(main.contains("\tmux.HandleFunc(\"GET /ws\", wsEcho)\n"));
+        main.replace("\tmux.HandleFunc(\"GET /ws\", wsEcho)\n", "")
+    });
     let manifest = dir.join("go-prov/target.toml");
     let mut text = std::fs::read_to_string(&manifest).unwrap();
     text.push_str("provenance = [\"net/http\", \"pgx\", \"left-pad\"]\n");
@@ -816,31 +821,8 @@ fn every_result_names_its_framework_and_runtime_versions() {
     eprintln!("run took {:.1?}", t0.elapsed());
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 
-    let go = Command::new("go").arg("version").output().unwrap();
-    let go = String::from_utf8_lossy(&go.stdout);
-    let go = go.split_whitespace().nth(2).unwrap().to_string();
-    let go_mod = std::fs::read_to_string(dir.join("go-prov/go.mod")).unwrap();
-    let pgx = go_mod
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("github.com/jackc/pgx/v5 "))
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
-    let report = |format: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
-            .args(["report", "latest", "--format", format, "--db"])
-            .arg(tmp.0.join("t.db"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let (go, pgx) = go_and_pgx(&dir.join("go-prov/go.mod"));
+    let report = |format: &str| report(&tmp.0.join("t.db"), format);
     let json: serde_json::Value = serde_json::from_str(&report("json")).unwrap();
     let schema = include_str!("../../../docs/report.schema.json");
     assert_eq!(common::schema_problems(schema, &json), Vec::<String>::new());
@@ -881,4 +863,36 @@ fn every_result_names_its_framework_and_runtime_versions() {
             )),
         "the HTML report's Versions table"
     );
+}
+
+/// `go version`'s version (go1.26.8) and pgx's in `go_mod` (v5.12.0).
+fn go_and_pgx(go_mod: &Path) -> (String, String) {
+    let go = Command::new("go").arg("version").output().unwrap();
+    let go = String::from_utf8_lossy(&go.stdout);
+    let go = go.split_whitespace().nth(2).unwrap().to_string();
+    let go_mod = std::fs::read_to_string(go_mod).unwrap();
+    let pgx = go_mod
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("github.com/jackc/pgx/v5 "))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    (go, pgx)
+}
+
+/// `shootout report latest --format FORMAT` of `db`, which must succeed.
+fn report(db: &Path, format: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["report", "latest", "--format", format, "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
