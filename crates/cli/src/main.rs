@@ -55,6 +55,8 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Compare two recorded runs with significance tests.
     Compare(cmd::report::CompareArgs),
+    /// Write the results site: a static, offline HTML site of every recorded run (index, targets, runs).
+    Site(cmd::site::Args),
     /// Start the database routes' PostgreSQL and print its DATABASE_URL, until Ctrl-C.
     Database(cmd::database::Args),
     /// Write throw-away TLS certificates (a CA, a server and a client certificate) as PEM files.
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::History(a) => cmd::report::history(a),
         Command::Report(a) => cmd::report::report(a),
         Command::Compare(a) => cmd::report::compare(a),
+        Command::Site(a) => cmd::site::run(a),
         Command::Database(a) => cmd::database::run(a),
         Command::Certs(a) => cmd::certs::run(a),
     };

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "load", "capacity", "run", "build", "verify", "report", "history", "compare", "merge", "certs",
-    "studies", "serve",
+    "studies", "serve", "site",
 ];
 
 #[derive(Debug)]

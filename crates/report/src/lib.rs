@@ -35,6 +35,7 @@ pub mod protocol;
 pub mod provenance;
 pub mod published;
 pub mod ranking;
+pub mod site;
 pub mod stats;
 pub mod tls_cost;
 pub mod trend;

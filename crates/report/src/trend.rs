@@ -103,16 +103,7 @@ impl Trend {
 /// database's reports folder ([`crate::paths::reports_dir`]), `trend-STUDY.html`
 /// (the name made file-safe).
 pub fn default_path(db: &Path, study: &str) -> PathBuf {
-    let safe: String = study
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let safe = crate::paths::file_safe(study);
     crate::paths::reports_dir(db).join(format!("trend-{safe}.html"))
 }
 

@@ -1,8 +1,8 @@
 //! The browser test: headless Chromium (driven by `playwright-core` from
 //! `tests/browser/check.mjs`) opens HTML reports of fixture runs (the rust
 //! trio, a hostile target name, a default-study-shaped run of thirteen
-//! targets with the timed and wait_time routes) and the trend page, at
-//! 1400 and 390 px, and fails on console errors, dialogs, network
+//! targets with the timed and wait_time routes), the trend page and the
+//! results site's index and a target page, at 1400 and 390 px, and fails on console errors, dialogs, network
 //! requests, overlapping text in a chart, sideways scrolling, a bar
 //! without a tooltip, a table that does not sort or a target that does not
 //! hide. Screenshots of the first screen (`NAME-1400.png` at 1400 x 900,
@@ -63,13 +63,25 @@ fn check_page_with(
     must_show: Option<&str>,
     full_page: bool,
 ) {
-    let dir = artifacts();
-    let page = dir.join(format!("{name}.html"));
+    let page = artifacts().join(format!("{name}.html"));
     std::fs::write(&page, html).expect("write page");
+    check_file(browser_dir, &page, name, charts, must_show, full_page);
+}
+
+/// Checks the page at `page`; screenshots `NAME-WIDTH.png` in the artifacts.
+fn check_file(
+    browser_dir: &Path,
+    page: &Path,
+    name: &str,
+    charts: usize,
+    must_show: Option<&str>,
+    full_page: bool,
+) {
+    let dir = artifacts();
     let prefix = dir.join(name);
     let mut cmd = Command::new("node");
     cmd.arg(browser_dir.join("check.mjs"))
-        .arg(&page)
+        .arg(page)
         .arg(&prefix)
         .arg(charts.to_string());
     if let Some(text) = must_show {
@@ -190,6 +202,54 @@ fn trend_pages_open_cleanly_in_chromium() {
         "trend-default",
         t.scenarios.len(),
         None,
+    );
+}
+
+/// The results site of twelve runs, rust-axum 25% slower in runs 5 to 8:
+/// its index (every scenario's ranking, linked) and rust-axum's page (its
+/// series with the change points drawn), written where `shootout site`
+/// writes them and opened from there, as a visitor would.
+#[test]
+fn the_results_site_opens_cleanly_in_chromium() {
+    let Some(browser_dir) = skip_without_browser() else {
+        return;
+    };
+    let db = common::temp_dir("browser-site").join("shootout.db");
+    for seed in 1..=12 {
+        let opts = FixtureOptions {
+            seed,
+            slow: (5..=8)
+                .contains(&seed)
+                .then(|| ("rust-axum".to_string(), 1.25)),
+            ..Default::default()
+        };
+        shootout_report_fixtures::write_fixture_run(&db, &opts).expect("fixture run");
+    }
+    let store = shootout_store::Store::open_existing(&db).expect("store");
+    let runs = shootout_report::site::load(&store).expect("runs");
+    let dir = artifacts().join("site");
+    let _ = std::fs::remove_dir_all(&dir);
+    shootout_report::site::write(&runs, &dir, &Default::default()).expect("site");
+    check_file(
+        &browser_dir,
+        &dir.join("index.html"),
+        "site-index",
+        0,
+        Some("rust-axum"),
+        false,
+    );
+    let query = shootout_report::changes::Query {
+        target: Some("rust-axum".into()),
+        ..Default::default()
+    };
+    let series = shootout_report::changes::history(&runs, &query).len();
+    check_file(
+        &browser_dir,
+        &dir.join(shootout_report::site::target_page("rust-axum")),
+        "site-target",
+        series,
+        Some("nothing recorded changed"),
+        false,
     );
 }
 

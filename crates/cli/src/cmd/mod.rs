@@ -10,6 +10,7 @@ pub mod merge;
 pub mod mix_args;
 pub mod report;
 pub mod run;
+pub mod site;
 pub mod targets;
 pub mod tls_args;
 pub mod ws_args;

@@ -49,7 +49,7 @@ pub enum HistoryFormat {
 }
 
 /// An age in whole days: `90d`, `12w`, or a number of days.
-fn parse_age(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_age(s: &str) -> Result<u64, String> {
     let (n, unit) = match s.strip_suffix('d') {
         Some(n) => (n, 1),
         None => match s.strip_suffix('w') {
@@ -171,7 +171,7 @@ fn parse_margin(s: &str) -> Result<f64, String> {
     }
 }
 
-fn open(db: &PathBuf) -> anyhow::Result<Store> {
+pub(crate) fn open(db: &PathBuf) -> anyhow::Result<Store> {
     if !db.exists() {
         anyhow::bail!(
             "no results store at {} (run `shootout run` first, or pass --db PATH)",

@@ -6,7 +6,9 @@
 //! one shaded band with a bracket and "≈ tied" at its side, so ties read
 //! as groups, not as footnotes. The findings' sentences stay below, folded,
 //! for those who read. HTML and CSS only, like [`super::bars`]: names and
-//! figures are laid out by the browser and cannot overlap at 390 px.
+//! figures are laid out by the browser and cannot overlap at 390 px. The
+//! results site's index draws the same rankings, its names linked to the
+//! targets' pages ([`Links`], [`crate::site`]).
 
 use crate::context::Context;
 use crate::escape::html as esc;
@@ -27,17 +29,34 @@ fn shown<'g, 'a>(all: &'g [Group<'a>]) -> Vec<&'g Group<'a>> {
         .collect()
 }
 
+/// Where the results site's index points a ranking drawn from one run
+/// ([`crate::site`]): the scenario's title to its section in the run's
+/// report, each target's name to its own page; `key` keeps the ids of
+/// several runs' rankings on one page apart. The report links within itself.
+pub(crate) struct Links<'a> {
+    pub key: &'a str,
+    pub run_page: &'a str,
+    pub target_page: &'a dyn Fn(&str) -> String,
+}
+
 /// Renders the section; nothing when no group has a throughput.
 pub fn render(out: &mut String, ctx: &Context, all: &[Group]) {
+    render_linked(out, ctx, all, None);
+}
+
+/// [`render`], with the links of the results site's index.
+pub(crate) fn render_linked(out: &mut String, ctx: &Context, all: &[Group], links: Option<&Links>) {
     let drawn: Vec<String> = shown(all)
         .into_iter()
-        .filter_map(|g| ranking(ctx, g))
+        .filter_map(|g| ranking(ctx, g, links))
         .collect();
     if drawn.is_empty() {
         return;
     }
-    out.push_str(
-        "<section id=\"glance\" aria-label=\"Rankings at a glance\">\n<div class=\"glance\">\n",
+    let _ = write!(
+        out,
+        "<section id=\"glance{}\" aria-label=\"Rankings at a glance\">\n<div class=\"glance\">\n",
+        links.map_or(String::new(), |l| format!("-{}", esc(l.key)))
     );
     for d in drawn {
         out.push_str(&d);
@@ -51,7 +70,7 @@ pub fn render(out: &mut String, ctx: &Context, all: &[Group]) {
 }
 
 /// One scenario's ranking; None when no target has a throughput.
-fn ranking(ctx: &Context, g: &Group) -> Option<String> {
+fn ranking(ctx: &Context, g: &Group, links: Option<&Links>) -> Option<String> {
     let ranked = rank(g, Measure::Metric(Metric::Rps));
     let best = ranked.first()?.spread.median;
     if !(best > 0.0 && best.is_finite()) {
@@ -62,10 +81,12 @@ fn ranking(ctx: &Context, g: &Group) -> Option<String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "<figure class=\"glance-rank\" id=\"glance-{}\" data-rows=\"{}\" data-ties=\"{ties}\" \
-         data-ci=\"{with_ci}\"><figcaption><a href=\"#s-{}\">{}</a> <span>req/s</span></figcaption>",
+        "<figure class=\"glance-rank\" id=\"glance-{}{}\" data-rows=\"{}\" data-ties=\"{ties}\" \
+         data-ci=\"{with_ci}\"><figcaption><a href=\"{}#s-{}\">{}</a> <span>req/s</span></figcaption>",
+        links.map_or(String::new(), |l| format!("{}-", esc(l.key))),
         esc(&g.slug()),
         ranked.len(),
+        links.map_or(String::new(), |l| esc(l.run_page)),
         esc(&g.slug()),
         esc(&g.title()),
     );
@@ -83,7 +104,7 @@ fn ranking(ctx: &Context, g: &Group) -> Option<String> {
             out.push_str("<div class=\"band\">");
         }
         for e in band {
-            row(&mut out, ctx, e, best);
+            row(&mut out, ctx, e, best, links);
         }
         out.push_str("</div>\n");
         i = j;
@@ -92,7 +113,7 @@ fn ranking(ctx: &Context, g: &Group) -> Option<String> {
     Some(out)
 }
 
-fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64) {
+fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64, links: Option<&Links>) {
     let s = &e.spread;
     let pct = |v: f64| (v / best * 100.0).clamp(0.0, 100.0);
     let whisker = match s.half_ci {
@@ -111,15 +132,22 @@ fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64) {
             format!("the best is {} this", ratio_text(&e.ratio)),
         )
     };
+    let name = esc(&e.column.marked_name());
+    let name = match links {
+        Some(l) => format!(
+            "<a class=\"gname\" href=\"{}\">{name}</a>",
+            esc(&(l.target_page)(e.target()))
+        ),
+        None => format!("<span class=\"gname\">{name}</span>"),
+    };
     let _ = writeln!(
         out,
-        "<div class=\"g t{}\" style=\"--c:{}\" title=\"{}\"><span class=\"gname\">{}</span>\
+        "<div class=\"g t{}\" style=\"--c:{}\" title=\"{}\">{name}\
          <span class=\"gtrack\"><span class=\"gbar\" style=\"width:{:.2}%\"></span>{whisker}</span>\
          <span class=\"gval\">{}</span><span class=\"gratio\">{}</span></div>",
         ctx.colours.index(e.target()),
         ctx.colours.of(e.target()).hex(),
         esc(&title),
-        esc(&e.column.marked_name()),
         pct(s.median),
         esc(&num(s.median)),
         esc(&ratio),

@@ -15,12 +15,12 @@ use crate::stats::Label;
 use crate::trend::{Point, Scenario, Series, Trend, TrendRun};
 use std::fmt::Write;
 
-const W: f64 = 820.0;
-const H: f64 = 300.0;
-const LEFT: f64 = 64.0;
-const RIGHT: f64 = 20.0;
-const TOP: f64 = 16.0;
-const BOTTOM: f64 = 44.0;
+pub(crate) const W: f64 = 820.0;
+pub(crate) const H: f64 = 300.0;
+pub(crate) const LEFT: f64 = 64.0;
+pub(crate) const RIGHT: f64 = 20.0;
+pub(crate) const TOP: f64 = 16.0;
+pub(crate) const BOTTOM: f64 = 44.0;
 
 /// Renders the whole trend page.
 pub fn render(t: &Trend) -> String {
@@ -106,8 +106,9 @@ fn scenario(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {
 }
 
 /// Where a chart puts runs and rates: runs evenly along x, requests per
-/// second on y from 0 to a round maximum above every whisker.
-struct Frame {
+/// second on y from 0 to a round maximum above every whisker. The results
+/// site's target pages ([`crate::site`]) draw in it too.
+pub(crate) struct Frame {
     /// The number of runs (at least 1).
     runs: usize,
     /// The x of the first and the last run.
@@ -125,6 +126,11 @@ impl Frame {
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.rps.ci_high()))
             .fold(0.0_f64, f64::max);
+        Frame::spanning(runs, top)
+    }
+
+    /// `runs` runs, up to `top` requests per second.
+    pub(crate) fn spanning(runs: usize, top: f64) -> Frame {
         let step = nice_step(top / 4.0);
         // Points start a little right of the y axis, so that the first
         // run's label clears the axis's "0".
@@ -137,7 +143,7 @@ impl Frame {
         }
     }
 
-    fn x(&self, run: usize) -> f64 {
+    pub(crate) fn x(&self, run: usize) -> f64 {
         if self.runs == 1 {
             (self.x0 + self.x1) / 2.0
         } else {
@@ -145,7 +151,7 @@ impl Frame {
         }
     }
 
-    fn y(&self, rps: f64) -> f64 {
+    pub(crate) fn y(&self, rps: f64) -> f64 {
         TOP + (H - TOP - BOTTOM) * (1.0 - rps / self.y_max)
     }
 }
@@ -166,7 +172,7 @@ fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
 }
 
 /// Horizontal grid lines with their req/s on the y axis.
-fn grid(s: &mut String, frame: &Frame) {
+pub(crate) fn grid(s: &mut String, frame: &Frame) {
     let mut v = 0.0;
     while v <= frame.y_max * 1.000_001 {
         let _ = write!(
@@ -186,9 +192,20 @@ fn grid(s: &mut String, frame: &Frame) {
 /// Each run's id and date under the x axis; at most eight of them, so
 /// that they never overlap.
 fn run_labels(s: &mut String, t: &Trend, frame: &Frame) {
+    let runs: Vec<(i64, &str)> = t
+        .runs
+        .iter()
+        .map(|r| (r.id, r.started_at.as_str()))
+        .collect();
+    run_axis(s, &runs, frame);
+}
+
+/// Under the x axis, each run's id and the date of its start time; at most
+/// eight of them.
+pub(crate) fn run_axis(s: &mut String, runs: &[(i64, &str)], frame: &Frame) {
     let n = frame.runs;
     let every = n.div_ceil(8);
-    for (i, r) in t.runs.iter().enumerate() {
+    for (i, (id, started_at)) in runs.iter().enumerate() {
         if i % every == 0 || i == n - 1 && n <= 8 {
             let _ = write!(
                 s,
@@ -196,10 +213,10 @@ fn run_labels(s: &mut String, t: &Trend, frame: &Frame) {
                  <text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#777\" font-size=\"10\">{}</text>",
                 frame.x(i),
                 H - BOTTOM + 16.0,
-                r.id,
+                id,
                 frame.x(i),
                 H - BOTTOM + 30.0,
-                esc(r.started_at.get(..10).unwrap_or(&r.started_at))
+                esc(started_at.get(..10).unwrap_or(started_at))
             );
         }
     }

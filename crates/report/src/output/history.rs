@@ -106,9 +106,15 @@ pub fn render_changes(series: &[SeriesHistory]) -> String {
     out
 }
 
-/// `▼ 0.80× [0.78–0.82], p = 0.005: axum 0.8.4 → 0.8.1`.
-fn change_text(c: &ChangeAt) -> String {
+/// `▼ 0.80×`: a change point's direction and size (the results site's
+/// label on a chart).
+pub fn change_size(c: &ChangeAt) -> String {
     let arrow = if c.ratio < 1.0 { "▼" } else { "▲" };
+    format!("{arrow} {:.2}×", c.ratio)
+}
+
+/// `▼ 0.80× [0.78–0.82], p = 0.005: axum 0.8.4 → 0.8.1`.
+pub fn change_text(c: &ChangeAt) -> String {
     let interval = c.interval.map_or(
         " (no interval: one run on a side)".to_string(),
         |(lo, hi)| format!(" [{lo:.2}–{hi:.2}]"),
@@ -119,8 +125,8 @@ fn change_text(c: &ChangeAt) -> String {
         c.causes.join(", ")
     };
     format!(
-        "{arrow} {:.2}×{interval}, p = {}: {causes}",
-        c.ratio,
+        "{}{interval}, p = {}: {causes}",
+        change_size(c),
         crate::compare::p_text(c.p_value)
     )
 }

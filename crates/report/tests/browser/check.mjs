@@ -3,9 +3,9 @@
 // network requests; exactly the one inline script (admitted by the CSP's
 // hash, so a CSP violation shows as a console error); every chart present
 // and non-empty; no two text boxes of a chart intersecting; no sideways
-// scrolling of the page; on a report, at least one scenario's whole
-// ranking drawn on the first screen (every row's bar, its whiskers and
-// tie bands); hovering the first bar of every ranked chart shows a tooltip; a sortable table sorts on click; the first "hide"
+// scrolling of the page; on a report and the results site's index, at
+// least one scenario's whole ranking drawn on the first screen (every
+// row's bar, its whiskers and tie bands); hovering the first bar of every ranked chart shows a tooltip; a sortable table sorts on click; the first "hide"
 // switch hides that target from every chart; printing leaves the switches
 // and toggles out and fits the width. Saves what a visitor sees first at
 // each width.
@@ -45,24 +45,27 @@ context.on('request', (r) => {
 });
 
 // Every pair of text boxes (one per line of each text node, SVG text
-// included) inside one chart that intersect by more than a pixel.
+// included) of two different texts inside one chart, or one ranking of
+// the first screen, that intersect by more than a pixel.
 function overlaps() {
   const found = [];
-  for (const fig of document.querySelectorAll('figure.chart')) {
+  for (const fig of document.querySelectorAll('figure.chart, figure.glance-rank')) {
     const boxes = [];
     const walker = document.createTreeWalker(fig, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    let node = 0;
+    for (let n = walker.nextNode(); n; n = walker.nextNode(), node++) {
       if (!n.textContent.trim()) continue;
       const el = n.parentElement;
       if (el.closest('.tip')) continue; // tooltips are meant to float over the chart
       const range = document.createRange();
       range.selectNodeContents(n);
       for (const r of range.getClientRects()) {
-        if (r.width > 0.5 && r.height > 0.5) boxes.push({ r, text: n.textContent.trim().slice(0, 30) });
+        if (r.width > 0.5 && r.height > 0.5) boxes.push({ r, node, text: n.textContent.trim().slice(0, 30) });
       }
     }
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
+        if (boxes[i].node === boxes[j].node) continue; // one text's own pieces (an elided name)
         const a = boxes[i].r; const b = boxes[j].r;
         const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
         const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
@@ -117,7 +120,7 @@ async function checkWidth(page, width) {
   // scenario's whole ranking drawn (every row, its whiskers, its tie bands).
   await page.evaluate(() => window.scrollTo(0, 0));
   const first = await page.evaluate(() => {
-    if (!document.querySelector('figure.chart .rows')) return null; // a report, not a trend page
+    if (!document.querySelector('figure.glance-rank')) return null; // a report or the site's index, not a trend page
     const seen = [];
     for (const f of document.querySelectorAll('figure.glance-rank')) {
       const r = f.getBoundingClientRect();
