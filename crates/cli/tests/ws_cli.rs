@@ -140,6 +140,26 @@ fn echoes_are_messages_with_no_error() {
     assert!(text.contains("400 sent, 400 completed"), "{text}");
 }
 
+/// An open loop of messages: sent at the rate, latency from each one's
+/// intended send beside the latency from its actual send.
+#[test]
+fn an_open_loop_sends_messages_at_the_rate() {
+    let echo = WsEcho::start(EchoRules::default()).unwrap();
+    let j = load_json(&["-c", "4", "-q", "400", "-z", "500ms", &echo.url()]);
+    let sent = j["requests"]["sent"].as_u64().unwrap();
+    assert!((190..=210).contains(&sent), "{j}");
+    assert_eq!(j["mode"], "open", "{j}");
+    assert!(
+        j["latency_uncorrected_ms"]["p50"].as_f64().unwrap() > 0.0,
+        "{j}"
+    );
+    assert_eq!(
+        j["requests"]["completed"].as_u64().unwrap() + j["requests"]["cut"].as_u64().unwrap(),
+        sent,
+        "{j}"
+    );
+}
+
 /// One echo in 1000 corrupted (counted over every connection): exactly
 /// messages / 1000 mismatches, each of them one the server corrupted.
 #[test]

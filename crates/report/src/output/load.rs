@@ -212,6 +212,7 @@ fn listening_address(url: &str) -> &str {
 /// One line saying what load was offered.
 pub fn describe(s: &Summary) -> String {
     let mut mode = match (s.mode.as_str(), s.rate) {
+        ("open", Some(r)) if s.websocket.is_some() => format!("open loop at {r} messages/s"),
         ("open", Some(r)) => format!("open loop at {r} req/s"),
         ("stages", _) => "ramped load".to_string(),
         _ => "closed loop".to_string(),
