@@ -28,12 +28,13 @@ pub struct Entry {
 
 /// Builds every target (in order), then verifies the built ones, filling
 /// their records; their TLS ports only when `tls` (the study has TLS
-/// levels), each server pinned to `cpus`, the run's server CPUs. Stops
+/// levels) and their `/ws` only when `ws` (it has WebSocket levels), each
+/// server pinned to `cpus`, the run's server CPUs. Stops
 /// early, marking the rest skipped, on Ctrl-C.
 pub fn prepare_all(
     entries: &mut [Entry],
     database: Option<&DatabaseAccess>,
-    tls: bool,
+    (tls, ws): (bool, bool),
     cache: Option<&BuildCache>,
     cpus: &[usize],
     observer: &dyn Observer,
@@ -63,6 +64,7 @@ pub fn prepare_all(
     let opts = VerifyOptions {
         database: database.cloned(),
         tls,
+        ws,
         cpus: cpus.to_vec(),
         ..VerifyOptions::default()
     };

@@ -261,12 +261,20 @@ impl Run<'_> {
     /// the unusable ones off the plan.
     fn prepare(&mut self, entries: &mut [Entry]) -> Result<(), RunError> {
         let access = self.database.as_ref().map(Database::access);
-        // The run has certificates exactly when its study has TLS levels.
+        // The run has certificates exactly when its study has TLS levels;
+        // /ws is verified only for a study with WebSocket levels (a broken
+        // /ws keeps no target out of an HTTP study).
         let tls = self.tls.is_some();
+        let ws = self
+            .study
+            .scenarios
+            .iter()
+            .flat_map(|s| &s.levels)
+            .any(|l| l.protocol == shootout_contract::protocol::Protocol::Ws);
         crate::prepare::prepare_all(
             entries,
             access.as_ref(),
-            tls,
+            (tls, ws),
             self.cfg.build_cache.as_ref(),
             &self.pinning.server_cpus,
             self.observer,
