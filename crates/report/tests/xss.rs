@@ -84,3 +84,24 @@ fn without_our_script(page: &str) -> String {
     assert_eq!(page.matches(&ours).count(), 1, "the sorting script");
     page.replace(&ours, "")
 }
+
+/// The results site: the hostile name is text on the index and on its own
+/// page, whose file name is made safe.
+#[test]
+fn the_site_shows_the_hostile_name_as_text() {
+    let data = hostile_data();
+    let dir = common::temp_dir("xss-site");
+    let pages = shootout_report::site::write(&[data], &dir, &Default::default()).expect("site");
+    let page = shootout_report::site::target_page(HOSTILE);
+    assert!(!page["targets/".len()..].contains(['<', '>', '/']), "{page}");
+    assert!(pages.contains(&dir.join(&page)), "{pages:?}");
+    for p in [dir.join("index.html"), dir.join(&page)] {
+        let html = without_our_script(&std::fs::read_to_string(&p).expect("page"));
+        assert!(!html.to_lowercase().contains("<script"), "{}", p.display());
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{}",
+            p.display()
+        );
+    }
+}
