@@ -93,7 +93,10 @@ fn the_site_shows_the_hostile_name_as_text() {
     let dir = common::temp_dir("xss-site");
     let pages = shootout_report::site::write(&[data], &dir, &Default::default()).expect("site");
     let page = shootout_report::site::target_page(HOSTILE);
-    assert!(!page["targets/".len()..].contains(['<', '>', '/']), "{page}");
+    assert!(
+        !page["targets/".len()..].contains(['<', '>', '/']),
+        "{page}"
+    );
     assert!(pages.contains(&dir.join(&page)), "{pages:?}");
     for p in [dir.join("index.html"), dir.join(&page)] {
         let html = without_our_script(&std::fs::read_to_string(&p).expect("page"));
