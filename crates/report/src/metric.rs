@@ -2,8 +2,8 @@
 //! label, unit, direction, aggregation) is read from a stored measurement,
 //! and the number formatting shared by all formats. The database metrics
 //! only have values for database scenarios, the handshake metrics only for
-//! TLS levels without keep-alive; tables show their rows only where some
-//! measurement has them.
+//! TLS levels without keep-alive, the hold metrics only for WebSocket
+//! holds; tables show their rows only where some measurement has them.
 
 use shootout_store::{Measurement, TargetRecord};
 pub use shootout_study::Metric;
@@ -65,7 +65,15 @@ pub fn value(metric: Metric, m: &Measurement) -> f64 {
         Metric::HandshakesResumed => handshake(m, |t| t.handshakes.resumed as f64),
         Metric::HandshakesFailed => handshake(m, |t| t.handshakes.failed as f64),
         Metric::HandshakeP99 => handshake(m, |t| t.handshake_ms.p99),
+        Metric::KibPerIdleConnection => hold(m, |h| h.kib_per_connection.unwrap_or(f64::NAN)),
+        Metric::HoldCpu => hold(m, shootout_store::parts::Hold::cpu_ms_per_s),
     }
+}
+
+/// A figure of a WebSocket hold level (its `hold` part); NaN for every
+/// other level.
+fn hold(m: &Measurement, f: fn(&shootout_store::parts::Hold) -> f64) -> f64 {
+    m.parts.hold.as_ref().map_or(f64::NAN, f)
 }
 
 /// A handshake figure of a TLS measurement without keep-alive; NaN over

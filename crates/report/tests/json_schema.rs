@@ -92,7 +92,7 @@ fn auto_warm_up_json_report_matches_the_committed_schema() {
 
 #[test]
 fn a_levels_parts_match_the_committed_schema() {
-    use shootout_store::parts::{Cost, Derived, Overload, Parts, Standing};
+    use shootout_store::parts::{Cost, Derived, Hold, Overload, Parts, Standing};
     let (db, ids) = common::fixture_db("json-parts", &[FixtureOptions::default()]);
     let mut data = common::load(&db, ids[0]);
     data.measurements[0].parts = Parts {
@@ -126,6 +126,14 @@ fn a_levels_parts_match_the_committed_schema() {
         derived: Some(Derived {
             capacity_rps: 171.0,
             fraction: Some(2.0),
+        }),
+        hold: Some(Hold {
+            connections: 1000,
+            seconds: 10.0,
+            rss_idle_mib: 10.0,
+            rss_held_mib: 30.0,
+            cpu_s: 0.05,
+            kib_per_connection: Hold::kib_per(10.0, 30.0, 1000),
         }),
     };
     let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("report is JSON");

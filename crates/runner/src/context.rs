@@ -10,7 +10,7 @@ use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::tls::RunTls;
 use shootout_contract::expect::expect_request;
-use shootout_engine::{Expect, HttpVersion, Plan, RequestSpec};
+use shootout_engine::{Expect, HttpVersion, Plan, RequestSpec, WsOptions};
 use shootout_servers::Target;
 use shootout_store::Pinning;
 use shootout_study::{Level, Scenario, Study};
@@ -73,10 +73,10 @@ pub(crate) fn builder_for(
     port: u16,
 ) -> Result<shootout_engine::PlanBuilder, shootout_engine::PlanError> {
     let path = sc.path_for(level);
-    let scheme = if level.protocol.is_tls() {
-        "https"
-    } else {
-        "http"
+    let scheme = match (level.ws.is_some(), level.protocol.is_tls()) {
+        (true, _) => "ws",
+        (false, true) => "https",
+        (false, false) => "http",
     };
     let url = format!("{scheme}://127.0.0.1:{port}{path}");
     let expect = expect_for(sc, level);
@@ -98,6 +98,14 @@ pub(crate) fn builder_for(
         // A WebSocket level speaks it through its ws:// URL.
         HttpVersion::Http1 | HttpVersion::WebSocket => {}
         HttpVersion::Http2 => builder = builder.http2(Some(level.streams)),
+    }
+    if let Some(ws) = level.ws {
+        builder = builder.websocket(WsOptions {
+            message_size: ws.message_size,
+            binary: ws.binary,
+            hold: ws.hold,
+            ping_every: ws.ping_every,
+        });
     }
     if let Some(seed) = sc.seed {
         builder = builder.seed(seed);
@@ -126,5 +134,9 @@ pub(crate) fn builder_for(
 /// request's route answers (see [`shootout_contract::expect`]), so a
 /// wrong answer counts as a mismatch, not as a request served.
 pub fn expect_for(sc: &Scenario, level: &Level) -> Expect {
+    if level.ws.is_some() {
+        // The engine checks every echo against its message.
+        return Expect::default();
+    }
     expect_request(&sc.method, &sc.path_for(level), &sc.body)
 }

@@ -38,6 +38,11 @@ pub(crate) struct Running {
     tls_refused: Option<String>,
     /// Why its HTTP/2 levels are skipped (its manifest does not claim h2).
     h2_refused: Option<String>,
+    /// Where it serves `/ws` (`port`, or its own `WS_PORT` process), when
+    /// the run has WebSocket levels and it claims `ws`.
+    pub(crate) ws_port: Option<u16>,
+    /// Why its WebSocket levels are skipped (its manifest does not claim ws).
+    ws_refused: Option<String>,
     log: PathBuf,
     startup: Duration,
     pgid: i32,
@@ -51,6 +56,11 @@ impl Running {
     /// The port a level's load goes to, or why the server does not serve
     /// the level's protocol (its manifest's word).
     fn port_for(&self, level: &Level) -> Result<u16, &str> {
+        if level.ws.is_some() {
+            return self
+                .ws_port
+                .ok_or_else(|| self.ws_refused.as_deref().unwrap_or("no WebSocket port"));
+        }
         if !level.protocol.is_tls() {
             return Ok(self.port);
         }
@@ -230,6 +240,12 @@ fn measure_checked(
     if let Some(tls) = run.tls_port.filter(|_| step.level.protocol.is_tls()) {
         guard::check_server(&mut run.server, tls, "before the level").map_err(|r| run.lost(r))?;
     }
+    if let Some(ws) = run
+        .ws_port
+        .filter(|&p| step.level.ws.is_some() && p != run.port)
+    {
+        guard::check_server(&mut run.server, ws, "before the level").map_err(|r| run.lost(r))?;
+    }
     let (m, rss) = measure_level(cx, run, step, idle_rss)?;
     theirs(run, &m, step.level)?;
     Ok((m, rss))
@@ -261,21 +277,23 @@ fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), Sessi
 pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running, SessionError> {
     let target = cx.target;
     let log = target.server_log("run");
-    // Both picked at once, so the TLS port is never the cleartext one.
-    let [port, tls_pick] = shootout_servers::free_ports::<2>()
+    // Picked at once, so no two of the ports are one.
+    let [port, tls_pick, ws_pick] = shootout_servers::free_ports::<3>()
         .map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     let mut env = cx
         .database
         .map(|db| db.access().server_env())
         .unwrap_or_default();
     let (tls_port, tls_refused) = tls_port(cx, tls_pick, &mut env);
+    let (ws_port, ws_refused) = ws_port(cx, port, ws_pick, &mut env);
     let mut server =
         Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
             .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(Some(server.pgid()));
     let ready = budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt)
         .map_err(NotReady::from)
-        .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup));
+        .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup))
+        .and_then(|startup| ws_ready(cx, ws_port.filter(|&p| p != port)).map(|()| startup));
     match ready {
         Ok(startup) => Ok(Running {
             pgid: server.pgid(),
@@ -291,6 +309,8 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
                     target.name
                 )
             }),
+            ws_port,
+            ws_refused,
             log,
             startup,
         }),
@@ -334,6 +354,29 @@ fn tls_port(
     }
 }
 
+/// With WebSocket levels in the run: where the target serves `/ws` (on
+/// `port`, or on `pick` as its `WS_PORT`, added to `env`), or why it
+/// cannot serve them.
+fn ws_port(
+    cx: &SessionContext<'_>,
+    port: u16,
+    pick: u16,
+    env: &mut Vec<(String, String)>,
+) -> (Option<u16>, Option<String>) {
+    if !cx.study.scenarios.iter().any(Scenario::is_websocket) {
+        return (None, None);
+    }
+    let t = cx.target;
+    match shootout_servers::ws_env(&t.name, t.protocols, t.ws_place, pick) {
+        Ok(vars) => {
+            let own = t.ws_place == shootout_servers::WsPlace::OwnPort;
+            env.extend(vars);
+            (Some(if own { pick } else { port }), None)
+        }
+        Err(why) => (None, Some(why.to_string())),
+    }
+}
+
 /// Why a started target is not ready to be measured.
 #[derive(Debug, thiserror::Error)]
 enum NotReady {
@@ -342,6 +385,22 @@ enum NotReady {
     /// Its TLS port, which may open after the cleartext one, did not.
     #[error("its TLS port {port} did not open within {secs} s")]
     TlsPort { port: u16, secs: u64 },
+    /// Its WebSocket process's port (`WS_PORT`) did not open.
+    #[error("its WebSocket port {port} (WS_PORT) did not open within {secs} s")]
+    WsPort { port: u16, secs: u64 },
+}
+
+/// Waits for a second process's WebSocket port, which opens on its own.
+fn ws_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), NotReady> {
+    match port {
+        Some(p) if !crate::tls::wait_port(p, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
+            Err(NotReady::WsPort {
+                port: p,
+                secs: READY_TIMEOUT.as_secs(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Waits for the TLS port, which may open after the cleartext one.
@@ -459,6 +518,8 @@ fn measure_level(
         report: &loaded.report,
         server_cpu_s: loaded.usage.cpu_s,
         derived: step.derived,
+        rss_idle_bytes: idle_rss,
+        rss_peak_bytes: loaded.usage.rss_peak_bytes,
     });
     let m = measurement(MeasurementParts {
         target: &cx.target.name,

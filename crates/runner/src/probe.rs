@@ -5,12 +5,14 @@
 //! open loop's rate, with why the point is not a cost when the rate was
 //! not carried; the overload probe gives goodput within the deadline,
 //! errors by class and the recovery time of an overload level; the derived
-//! probe says which capacity a cost level was derived from. (The standing
-//! cost is measured between levels, with no load: `cost::standing`.)
+//! probe says which capacity a cost level was derived from; the hold probe
+//! gives a WebSocket hold's memory per idle connection and CPU while held.
+//! (The standing cost is measured between levels, with no load:
+//! `cost::standing`.)
 
 use crate::cost::{DerivedLevel, OverloadPlan};
 use shootout_engine::{LoadReport, Summary};
-use shootout_store::parts::{Cost, Overload, OverloadSecond, Parts};
+use shootout_store::parts::{Cost, Hold, Overload, OverloadSecond, Parts};
 
 /// What a level's load saw, for the probes.
 pub(crate) struct Seen<'a> {
@@ -19,6 +21,10 @@ pub(crate) struct Seen<'a> {
     pub server_cpu_s: f64,
     /// Set for a level a cost scenario derived.
     pub derived: Option<&'a DerivedLevel>,
+    /// The server's RSS, idle, before the level.
+    pub rss_idle_bytes: u64,
+    /// The highest RSS the sampler saw over the measured phase.
+    pub rss_peak_bytes: u64,
 }
 
 /// Adds one part of a measurement.
@@ -27,7 +33,7 @@ trait Probe: Sync {
 }
 
 /// Every probe, in the order they run.
-const PROBES: [&dyn Probe; 3] = [&DerivedProbe, &CostProbe, &OverloadProbe];
+const PROBES: [&dyn Probe; 4] = [&DerivedProbe, &CostProbe, &OverloadProbe, &HoldProbe];
 
 /// The parts every probe adds for `seen`.
 pub(crate) fn parts(seen: &Seen<'_>) -> Parts {
@@ -43,6 +49,34 @@ struct DerivedProbe;
 impl Probe for DerivedProbe {
     fn add(&self, seen: &Seen<'_>, parts: &mut Parts) {
         parts.derived = seen.derived.map(|d| d.derived.clone());
+    }
+}
+
+/// A WebSocket hold: the server's memory per connection held open and
+/// idle, (RSS while held − RSS idle before) / connections still open at
+/// the end, and its CPU while it held them.
+struct HoldProbe;
+
+impl Probe for HoldProbe {
+    fn add(&self, seen: &Seen<'_>, parts: &mut Parts) {
+        let s = &seen.report.summary;
+        let Some(ws) = s.websocket.as_ref().filter(|w| w.hold) else {
+            return;
+        };
+        let connections = ws.held_open.unwrap_or(0);
+        let mib = |b: u64| b as f64 / crate::procfs::MIB;
+        let (idle, held) = (
+            mib(seen.rss_idle_bytes),
+            mib(seen.rss_peak_bytes.max(seen.rss_idle_bytes)),
+        );
+        parts.hold = Some(Hold {
+            connections,
+            seconds: s.duration_s,
+            rss_idle_mib: idle,
+            rss_held_mib: held,
+            cpu_s: seen.server_cpu_s,
+            kib_per_connection: Hold::kib_per(idle, held, connections),
+        });
     }
 }
 

@@ -153,6 +153,7 @@ fn warm_owed(
         protocol: Default::default(),
         streams: 1,
         tls_resume: false,
+        ws: None,
         resources: Default::default(),
     };
     let cap = rule_for(&Warmup::Auto { window, max }).cap

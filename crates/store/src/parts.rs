@@ -24,6 +24,10 @@ pub struct Parts {
     /// What the level was, when the run derived it (a cost study's rates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub derived: Option<Derived>,
+    /// A WebSocket hold: the server's memory and CPU per connection held
+    /// open and idle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<Hold>,
 }
 
 impl Parts {
@@ -107,6 +111,44 @@ pub struct Standing {
 
 impl Standing {
     /// CPU milliseconds per second of standing.
+    pub fn cpu_ms_per_s(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.cpu_s * 1e3 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The server holding WebSocket connections open and idle (a hold level):
+/// its RSS idle before the level and while they were held, and its CPU
+/// while it held them (pings answered, timers run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hold {
+    /// Connections open at the end of the hold.
+    pub connections: u64,
+    /// How long they were held.
+    pub seconds: f64,
+    /// The server's RSS, idle, before the level.
+    pub rss_idle_mib: f64,
+    /// Its RSS while the connections were held (the highest sampled).
+    pub rss_held_mib: f64,
+    /// Its CPU seconds while they were held.
+    pub cpu_s: f64,
+    /// (held − idle) / connections, in KiB: [`Hold::kib_per`]. None with
+    /// no connection held.
+    pub kib_per_connection: Option<f64>,
+}
+
+impl Hold {
+    /// Memory per idle connection in KiB: (RSS held − RSS idle) /
+    /// connections held, the one formula. None with none held; it may be
+    /// below 0 when the server gave memory back as the connections opened.
+    pub fn kib_per(rss_idle_mib: f64, rss_held_mib: f64, connections: u64) -> Option<f64> {
+        (connections > 0).then(|| (rss_held_mib - rss_idle_mib) * 1024.0 / connections as f64)
+    }
+
+    /// CPU milliseconds per second of the hold.
     pub fn cpu_ms_per_s(&self) -> f64 {
         if self.seconds > 0.0 {
             self.cpu_s * 1e3 / self.seconds

@@ -459,7 +459,7 @@ fn a_target_failed_during_measurement_keeps_its_status() {
 
 #[test]
 fn a_measurements_parts_round_trip_and_none_reads_as_empty() {
-    use crate::parts::{Cost, Derived, Overload, OverloadSecond, Parts, Standing};
+    use crate::parts::{Cost, Derived, Hold, Overload, OverloadSecond, Parts, Standing};
     let tmp = TempDb::new("parts");
     let store = Store::open(tmp.path()).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
@@ -502,6 +502,14 @@ fn a_measurements_parts_round_trip_and_none_reads_as_empty() {
         derived: Some(Derived {
             capacity_rps: 200.0,
             fraction: Some(2.0),
+        }),
+        hold: Some(Hold {
+            connections: 50,
+            seconds: 2.0,
+            rss_idle_mib: 10.0,
+            rss_held_mib: 11.0,
+            cpu_s: 0.004,
+            kib_per_connection: Hold::kib_per(10.0, 11.0, 50),
         }),
     };
     store.record_measurement(id, &plain).unwrap();
@@ -592,4 +600,22 @@ fn migrates_a_version_11_database_and_keeps_provenance() {
     store.record_target(id, &rec).unwrap();
     let back = store.load_run(id).unwrap();
     assert_eq!(back.targets[0].provenance, Some(provenance()));
+}
+
+#[test]
+fn memory_per_idle_connection_is_the_rise_over_the_connections_held() {
+    use crate::parts::Hold;
+    // 1 MiB more for 50 connections: 20.48 KiB each.
+    let kib = Hold::kib_per(10.0, 11.0, 50).unwrap();
+    assert!((kib - 20.48).abs() < 1e-9, "{kib}");
+    assert_eq!(Hold::kib_per(10.0, 11.0, 0), None, "none held");
+    let h = Hold {
+        connections: 50,
+        seconds: 2.0,
+        rss_idle_mib: 10.0,
+        rss_held_mib: 11.0,
+        cpu_s: 0.004,
+        kib_per_connection: Some(kib),
+    };
+    assert!((h.cpu_ms_per_s() - 2.0).abs() < 1e-9);
 }

@@ -68,6 +68,7 @@ impl Capacity {
             protocol: Default::default(),
             streams: 1,
             tls_resume: false,
+            ws: None,
             resources: crate::resources::Resources::default(),
         }
     }

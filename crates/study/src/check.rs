@@ -207,10 +207,11 @@ fn scenario(
     defaults: &ScenarioDefaults,
 ) -> Result<Scenario, StudyError> {
     let s = raw.get_ref();
-    let (name, mixed) = name_and_mix(at, raw)?;
+    let (name, mixed, ws) = kind(at, raw)?;
     let route = name.route();
     let keepalive = s.keepalive.unwrap_or(true);
     let protocol = match &s.protocol {
+        None if ws.is_some() => Protocol::Ws,
         None => Protocol::default(),
         Some(p) => level::protocol_from(p.get_ref()).map_err(|e| at.at(p, &e.key, e.message))?,
     };
@@ -240,6 +241,7 @@ fn scenario(
         .map(|l| {
             let mut level = level::level_from(l.get_ref(), keepalive, protocol, mixed.is_some())
                 .map_err(|e| at.error(Some(l.span()), Some(&load_key(s, &e.key)), e.message))?;
+            ws_fits(at, s, l, &level, ws.is_some(), warmup)?;
             let own = resources::check(at, l.get_ref().resources.as_ref())?;
             level.resources = own.over(budget);
             // Levels that differ by budget say so in their generated label.
@@ -261,10 +263,11 @@ fn scenario(
     if timeout.is_zero() {
         return Err(at.at(raw, "timeout", "must be more than 0"));
     }
-    let path = path_of(at, s.path.as_ref(), route.path)?;
+    let path = path_of(at, s.path.as_ref(), route.path, ws.is_some())?;
     Ok(Scenario {
         name,
         mix: mixed,
+        ws,
         arrival,
         seed,
         method: s
@@ -285,13 +288,50 @@ fn scenario(
     })
 }
 
-/// The scenario's `path`, or its route's.
+/// A level fits its scenario's kind: `ws` levels in a WebSocket
+/// scenario and only there, and a hold after no warm-up (it sends nothing
+/// to warm up with and is measured from its first connection).
+fn ws_fits(
+    at: &Locator<'_>,
+    s: &RawScenario,
+    l: &Spanned<RawLoad>,
+    level: &Level,
+    ws: bool,
+    warmup: Warmup,
+) -> Result<(), StudyError> {
+    if (level.protocol == Protocol::Ws) != ws {
+        let why = if ws {
+            format!(
+                "a WebSocket scenario's levels speak \"ws\", not '{}'",
+                level.protocol
+            )
+        } else {
+            "a WebSocket level belongs to a scenario written ws = \"name\" (it loads /ws)"
+                .to_string()
+        };
+        return Err(at.error(Some(l.span()), Some(&load_key(s, "protocol")), why));
+    }
+    if level.ws.is_some_and(|w| w.hold) && warmup != Warmup::Fixed(Duration::ZERO) {
+        return Err(at.error(
+            Some(l.span()),
+            Some(&load_key(s, "hold")),
+            "a hold sends nothing to warm up with and is measured from its first \
+             connection: give its scenario warmup = \"0s\""
+                .to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// The scenario's `path`, or its route's; `/ws` for a WebSocket one.
 fn path_of(
     at: &Locator<'_>,
     path: Option<&Spanned<String>>,
     route_path: &str,
+    ws: bool,
 ) -> Result<String, StudyError> {
     match path {
+        _ if ws => Ok(crate::ws::WS_PATH.to_string()),
         None => Ok(route_path.to_string()),
         Some(p) if !p.get_ref().starts_with('/') => {
             Err(at.at(p, "path", format!("'{}' must start with '/'", p.get_ref())))
@@ -372,9 +412,57 @@ fn load_key(s: &RawScenario, key: &str) -> String {
     }
 }
 
+/// What a scenario loads: a route, a mix, or the WebSocket echo (whose
+/// route is not requested: plaintext's stands for it where a route is
+/// read, the nominal service time of an estimate).
+fn kind(
+    at: &Locator<'_>,
+    raw: &Spanned<RawScenario>,
+) -> Result<(ScenarioName, Option<ScenarioMix>, Option<String>), StudyError> {
+    match ws_name(at, raw)? {
+        Some(ws) => Ok((ScenarioName::Plaintext, None, Some(ws))),
+        None => name_and_mix(at, raw).map(|(name, mixed)| (name, mixed, None)),
+    }
+}
+
+/// A WebSocket scenario's name (`ws = "echo"`), checked like a study's:
+/// it loads `/ws`, so no route (`name`), `mix`, `method`, `path`, `body`
+/// or capacity search beside it. None for an HTTP scenario.
+fn ws_name(at: &Locator<'_>, raw: &Spanned<RawScenario>) -> Result<Option<String>, StudyError> {
+    let s = raw.get_ref();
+    let Some(key) = &s.ws else {
+        return Ok(None);
+    };
+    let shown = name(at, key).map_err(|e| StudyError {
+        key: Some("ws".to_string()),
+        ..e
+    })?;
+    let other = [
+        ("name", s.name.is_some()),
+        ("mix", s.mix.is_some()),
+        ("method", s.method.is_some()),
+        ("path", s.path.is_some()),
+        ("body", s.body.is_some()),
+        ("capacity", s.capacity.is_some()),
+    ];
+    if let Some((k, _)) = other.iter().find(|(_, given)| *given) {
+        return Err(at.at(
+            key,
+            k,
+            format!("a WebSocket scenario (`ws`) loads the /ws echo: remove `{k}`"),
+        ));
+    }
+    Ok(Some(shown))
+}
+
 /// How a scenario is named in messages before it is checked.
 fn shown(s: &RawScenario) -> String {
     match (&s.name, &s.mix) {
+        _ if s.ws.is_some() => {
+            s.ws.as_ref()
+                .map(|w| w.get_ref().clone())
+                .unwrap_or_default()
+        }
         (Some(n), _) => n.get_ref().to_string(),
         (None, Some(m)) => m.get_ref().clone(),
         (None, None) => "?".to_string(),

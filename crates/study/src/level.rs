@@ -8,6 +8,7 @@
 use crate::locator::KeyError;
 use crate::raw::{Mode, RawLoad, Unit};
 use crate::resources::Resources;
+use crate::ws::WsLevel;
 use serde::Serialize;
 use shootout_contract::protocol::Protocol;
 use shootout_engine::{
@@ -40,6 +41,9 @@ pub struct Level {
     /// The level's budget, merged with its scenario's and study's
     /// ([`Resources::over`]).
     pub resources: Resources,
+    /// WebSocket only (`protocol = "ws"`): what its messages are, or that
+    /// it holds its connections idle.
+    pub ws: Option<WsLevel>,
 }
 
 impl Level {
@@ -56,9 +60,15 @@ impl Level {
     /// then its protocol if it is not cleartext (with HTTP/2's streams per
     /// connection), and `resumed` when its handshakes resume (`q=20 c=64
     /// 4s`, `c=64 5s p=16`, `c=64 5s tls`, `c=4 5s h2 streams=16`, `c=16 5s
-    /// tls resumed`).
+    /// tls resumed`); a WebSocket level its message (`c=64 5s ws 64B`), or
+    /// its hold (`c=1000 hold 20s ws`).
     pub fn auto_label(&self) -> String {
-        let mut label = auto_label(self.load(), self.stop());
+        let mut label = match (self.ws, self.load(), self.stop().duration) {
+            (Some(ws), Load::Closed { connections }, Some(d)) if ws.hold => {
+                format!("c={connections} hold {}", format_secs(d.as_secs_f64()))
+            }
+            _ => auto_label(self.load(), self.stop()),
+        };
         if let Some(q) = self.queries {
             label = format!("q={q} {label}");
         }
@@ -74,6 +84,9 @@ impl Level {
         }
         if self.tls_resume {
             label.push_str(" resumed");
+        }
+        if let Some(ws) = &self.ws {
+            label.push_str(&ws.label_suffix());
         }
         label
     }
@@ -96,20 +109,28 @@ pub(crate) fn level_from(
         Mode::Closed
     });
     let keepalive = l.keepalive.unwrap_or(keepalive);
-    let (load, stop) = match mode {
-        Mode::Closed => closed(l)?,
-        Mode::Open => open(l)?,
-        Mode::Stages => stages(l)?,
+    let protocol = match &l.protocol {
+        None => protocol,
+        Some(word) => protocol_from(word)?,
+    };
+    let ws = crate::ws::level(l, protocol)?;
+    let (load, stop) = match (l.hold, mode) {
+        (Some(hold), _) => crate::ws::hold_load(l, hold.0)?,
+        (None, Mode::Closed) => closed(l)?,
+        (None, Mode::Open) => open(l)?,
+        (None, Mode::Stages) => stages(l)?,
     };
     let workload =
         Workload::new(load, stop).map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
     let pipeline = l.pipeline.unwrap_or(1);
     check_pipeline(pipeline, keepalive)
         .map_err(|e| KeyError::new(study_key(e.field()), e.reason()))?;
-    let protocol = match &l.protocol {
-        None => protocol,
-        Some(word) => protocol_from(word)?,
-    };
+    if ws.is_some() && !keepalive {
+        return Err(KeyError::new(
+            "keepalive",
+            "a WebSocket level keeps its connections open: remove keepalive = false",
+        ));
+    }
     let tls_resume = l.tls_resume.unwrap_or(false);
     check_tls_resume(tls_resume, protocol, keepalive)?;
     let streams = streams(l.streams, protocol, pipeline, keepalive, mixed)?;
@@ -122,6 +143,7 @@ pub(crate) fn level_from(
         protocol,
         streams,
         tls_resume,
+        ws,
         // Filled in by the caller, which can locate errors in the table.
         resources: Resources::default(),
     };
@@ -132,14 +154,6 @@ pub(crate) fn level_from(
 /// A `protocol` word, or the error that lists the known ones.
 pub(crate) fn protocol_from(word: &str) -> Result<Protocol, KeyError> {
     match Protocol::parse(word) {
-        // The WebSocket echo is a target's protocol word, not yet a
-        // level's: refused rather than measured as HTTP.
-        Some(Protocol::Ws) => Err(KeyError::new(
-            "protocol",
-            "'ws' is not a level's protocol yet: a study cannot load /ws; \
-             use `shootout load ws://…`"
-                .to_owned(),
-        )),
         Some(p) => Ok(p),
         None => Err(KeyError::new(
             "protocol",

@@ -28,6 +28,7 @@ mod resolve;
 pub mod resources;
 pub mod scale;
 mod warmup;
+pub mod ws;
 
 pub use capacity::Capacity;
 pub use cost::CostPlan;
@@ -159,3 +160,5 @@ mod protocol_tests;
 mod tests;
 #[cfg(test)]
 mod warmup_tests;
+#[cfg(test)]
+mod ws_tests;

@@ -30,6 +30,10 @@ pub enum Unit {
     ReqPerSPerGib,
     /// TLS handshakes (a count).
     Handshakes,
+    /// Kibibytes (memory per connection).
+    KiB,
+    /// CPU milliseconds per second (a server holding idle connections).
+    MsPerS,
 }
 
 impl Unit {
@@ -47,6 +51,8 @@ impl Unit {
             Unit::Cpus => "CPUs",
             Unit::ReqPerSPerGib => "req/s per GiB",
             Unit::Handshakes => "handshakes",
+            Unit::KiB => "KiB",
+            Unit::MsPerS => "ms/s",
         }
     }
 }
@@ -88,6 +94,9 @@ pub enum Scope {
     /// kept-alive connection shook hands in the warm-up); tables drop the
     /// row where no column has it.
     NewTlsConnections,
+    /// Only WebSocket hold levels (connections held open and idle);
+    /// tables drop the row where no column has it.
+    Hold,
 }
 
 /// Everything the catalogue says about one metric.
@@ -183,6 +192,8 @@ catalogue! {
     HandshakesResumed = "handshakes_resumed", "TLS handshakes resumed", Handshakes, Higher, Median, NewTlsConnections, true;
     HandshakesFailed = "handshakes_failed", "TLS handshakes failed", Handshakes, Lower, Median, NewTlsConnections, true;
     HandshakeP99 = "handshake_p99_ms", "TLS handshake p99 (ms)", Ms, Lower, Median, NewTlsConnections, true;
+    KibPerIdleConnection = "kib_per_idle_conn", "Memory per idle connection (KiB)", KiB, Lower, Median, Hold, true;
+    HoldCpu = "hold_cpu_ms_per_s", "Server CPU while held (ms/s)", MsPerS, Lower, Median, Hold, true;
 }
 
 impl Metric {
@@ -225,7 +236,11 @@ impl Metric {
     pub fn only_where_measured(self) -> bool {
         matches!(
             self.info().scope,
-            Scope::Database | Scope::Budget | Scope::AutoWarmup | Scope::NewTlsConnections
+            Scope::Database
+                | Scope::Budget
+                | Scope::AutoWarmup
+                | Scope::NewTlsConnections
+                | Scope::Hold
         )
     }
 

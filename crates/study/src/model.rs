@@ -44,6 +44,9 @@ pub struct Scenario {
     pub name: ScenarioName,
     /// The request kinds sent instead of one request (docs/mix.md).
     pub mix: Option<ScenarioMix>,
+    /// A WebSocket scenario's name (`ws = "echo"`): its levels load `/ws`
+    /// over `ws` (`crate::ws`); `name` is then plaintext's, unrequested.
+    pub ws: Option<String>,
     /// How an open loop's requests arrive (the search's levels' for a
     /// capacity scenario).
     pub arrival: Arrival,
@@ -72,6 +75,7 @@ impl Scenario {
     pub fn needs_database(&self) -> bool {
         match &self.mix {
             Some(m) => m.needs_database(),
+            None if self.ws.is_some() => false,
             None => self.name.route().needs_database(),
         }
     }
@@ -84,13 +88,19 @@ impl Scenario {
             .filter(|p| p.is_tls())
     }
 
-    /// The scenario's name in every output: its route's, or its mix
-    /// file's stem (`service`).
+    /// The scenario's name in every output: its route's, its mix
+    /// file's stem (`service`) or its WebSocket name (`echo`).
     pub fn shown_name(&self) -> &str {
-        match &self.mix {
-            Some(m) => &m.shown,
-            None => self.name.as_str(),
+        match (&self.mix, &self.ws) {
+            (Some(m), _) => &m.shown,
+            (None, Some(ws)) => ws,
+            (None, None) => self.name.as_str(),
         }
+    }
+
+    /// Whether it loads the `/ws` echo (`ws = "name"`).
+    pub fn is_websocket(&self) -> bool {
+        self.ws.is_some()
     }
 
     /// The path a level requests: the scenario's, with `queries=Q` when the
@@ -98,6 +108,9 @@ impl Scenario {
     pub fn path_for(&self, level: &Level) -> String {
         if self.mix.is_some() {
             return "/".to_string();
+        }
+        if self.ws.is_some() {
+            return self.path.clone();
         }
         match level.queries {
             Some(q) => self.name.route().path_with_queries(q),

@@ -106,6 +106,9 @@ pub(super) struct RawScenario {
     pub name: Option<Spanned<ScenarioName>>,
     /// A mix file (docs/mix.md), relative to the study file's folder.
     pub mix: Option<Spanned<String>>,
+    /// A WebSocket scenario's name (`ws = "echo"`): its levels load the
+    /// `/ws` echo of targets/SPEC.md (`ws.rs`).
+    pub ws: Option<Spanned<String>>,
     /// `uniform` or `poisson`: how an open loop's requests arrive.
     pub arrival: Option<Spanned<String>>,
     /// The seed of the mix's and the arrivals' draws.
@@ -220,6 +223,15 @@ pub(super) struct RawLoad {
     /// TLS without keep-alive: reconnects resume the server's sessions.
     pub tls_resume: Option<bool>,
     pub queries: Option<u32>,
+    /// WebSocket: the bytes of each message (64 when not given).
+    pub message_size: Option<usize>,
+    /// WebSocket: binary messages instead of text.
+    pub binary: Option<bool>,
+    /// WebSocket hold mode: the connections are opened and held idle for
+    /// this long (no message sent).
+    pub hold: Option<Dur>,
+    /// WebSocket hold mode: a ping on every held connection this often.
+    pub ping_every: Option<Dur>,
     pub unit: Option<Unit>,
     pub stages: Option<Vec<RawStage>>,
     pub resources: Option<Spanned<RawResources>>,
