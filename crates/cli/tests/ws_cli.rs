@@ -72,6 +72,13 @@ fn bad_websocket_input_exits_2_naming_the_flag() {
             "--ping-every: must be more than 0",
         ),
     ];
+    let out = shootout(&["capacity", ws]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("capacity searches HTTP only"),
+        "{}",
+        stderr(&out)
+    );
     for (args, message) in cases {
         let mut all = vec!["load"];
         all.extend_from_slice(args);

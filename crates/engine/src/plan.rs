@@ -816,6 +816,48 @@ mod tests {
         assert!(Endpoint::parse("http://127.0.0.1:notaport/").is_err());
     }
 
+    /// A ws:// URL speaks WebSocket, with WebSocket's rules; its options
+    /// on an http:// URL are refused rather than ignored.
+    #[test]
+    fn a_ws_url_speaks_websocket_by_its_rules() {
+        let ws = || Plan::builder(Endpoint::parse("ws://127.0.0.1:9/ws").unwrap(), workload());
+        let plan = ws().pipeline(4).build().unwrap();
+        assert_eq!(plan.version(), HttpVersion::WebSocket);
+        assert_eq!((plan.depth(), plan.http2_streams()), (4, None));
+        assert!(plan.epoll_only());
+        let field = |b: PlanBuilder| b.build().unwrap_err().field();
+        assert_eq!(field(ws().http2(Some(4))), PlanField::Streams);
+        let sized = |n| WsOptions {
+            message_size: n,
+            ..WsOptions::default()
+        };
+        assert_eq!(field(ws().websocket(sized(0))), PlanField::Message);
+        assert_eq!(
+            field(ws().websocket(sized((16 << 20) + 1))),
+            PlanField::Message
+        );
+        assert!(ws().websocket(sized(16 << 20)).build().is_ok());
+        let hold = WsOptions {
+            hold: true,
+            ..WsOptions::default()
+        };
+        assert_eq!(
+            field(ws().websocket(hold.clone()).pipeline(2)),
+            PlanField::Message
+        );
+        assert_eq!(field(ws().keepalive(false)), PlanField::Message);
+        let post = RequestSpec {
+            method: "POST".into(),
+            ..RequestSpec::default()
+        };
+        assert_eq!(field(ws().request(post)), PlanField::Message);
+        assert_eq!(field(ws().io(Io::Uring)), PlanField::Io);
+        let http = Plan::builder(Endpoint::parse("http://127.0.0.1:9/").unwrap(), workload());
+        assert_eq!(field(http.websocket(hold)), PlanField::Message);
+        let wss = Endpoint::parse("wss://127.0.0.1:9/ws").unwrap();
+        assert!(wss.tls && wss.websocket);
+    }
+
     #[test]
     fn remote_addresses_only_when_asked() {
         let t = Endpoint::parse_with("http://10.213.0.1:8080/x", Reach::Remote).unwrap();

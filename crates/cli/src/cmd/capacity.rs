@@ -142,6 +142,12 @@ fn success_expected(mut e: Expect) -> Expect {
 /// replaced per level) and the search settings; every error names its flag.
 pub fn plan(args: &Args) -> anyhow::Result<(Plan, Settings)> {
     let endpoint = Endpoint::parse(&args.url)?;
+    if endpoint.websocket {
+        anyhow::bail!(
+            "capacity searches HTTP only: a WebSocket load ({}) is run with `shootout load`",
+            endpoint.url
+        );
+    }
     let connections = args
         .connections
         .map(usize::try_from)
