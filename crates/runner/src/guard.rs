@@ -39,6 +39,8 @@ pub(crate) enum Lost {
     NoResponse { secs: f64, sent: u64 },
     #[error("no response for the last {SILENT_TAIL_S} s of the level")]
     SilentTail,
+    #[error("none of the {opened} WebSocket connections opened stayed open through the hold")]
+    NoneHeld { opened: u64 },
 }
 
 /// The generator sent none of the requests due: the load machine's
@@ -93,7 +95,8 @@ pub(crate) fn generator_silent(s: &Summary) -> Option<GeneratorSilent> {
     })
 }
 
-/// The load answered: some completion, and some in its last seconds.
+/// The load answered: some completion, and some in its last seconds (a
+/// WebSocket hold: some connection still open at its end).
 pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Lost> {
     if let Some(why) = generator_silent(s) {
         return Err(Lost::GeneratorSilent(why));
@@ -103,6 +106,16 @@ pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Los
             secs: s.duration_s,
             sent: s.requests.sent,
         });
+    }
+    // A WebSocket hold sends nothing after its upgrades: its silence is
+    // the load, and whether the server kept up is what it still held.
+    if let Some(ws) = s.websocket.as_ref().filter(|w| w.hold) {
+        return match ws.held_open {
+            Some(0) => Err(Lost::NoneHeld {
+                opened: s.requests.completed,
+            }),
+            _ => Ok(()),
+        };
     }
     let tail = timeline;
     if tail.len() > SILENT_TAIL_S
@@ -171,6 +184,44 @@ mod tests {
         m.summary.errors.connect = 64;
         let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
         assert!(e.starts_with("no response for"), "{e}");
+    }
+
+    /// A hold is silent after its upgrades: a silent tail fails an echo,
+    /// not a hold, which fails when none of its connections stayed open.
+    #[test]
+    fn a_hold_is_answered_by_the_connections_it_kept() {
+        use shootout_report_fixtures::tls::{sample, Way};
+        let way = Way {
+            tls: None,
+            client_cert: false,
+            keepalive: true,
+            resumed: false,
+        };
+        let mut m = sample("go-nethttp", way);
+        let quiet = |t| Second {
+            t,
+            completed: 0,
+            ..Default::default()
+        };
+        let mut timeline: Vec<Second> = (0..10).map(quiet).collect();
+        timeline[0].completed = 1000;
+        let e = check_answered(&m.summary, &timeline).unwrap_err();
+        assert!(matches!(e, Lost::SilentTail), "{e}");
+        m.summary.websocket = Some(shootout_engine::WsSummary {
+            hold: true,
+            held_open: Some(1000),
+            ..Default::default()
+        });
+        check_answered(&m.summary, &timeline).expect("a hold held");
+        m.summary.websocket = Some(shootout_engine::WsSummary {
+            hold: true,
+            held_open: Some(0),
+            ..Default::default()
+        });
+        let e = check_answered(&m.summary, &timeline)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stayed open through the hold"), "{e}");
     }
 
     /// A target whose server is Python's http.server on `$PORT`.
