@@ -57,7 +57,8 @@ pub struct Row {
     pub started_at: String,
     /// Median requests per second over the run's starts.
     pub rps: f64,
-    /// Its 95% interval; None with one start.
+    /// Its 95% interval, on the log scale (never below zero); None with
+    /// one start.
     pub interval: Option<(f64, f64)>,
     /// Why the row is stale, if it is.
     pub stale: Vec<String>,
@@ -172,7 +173,7 @@ fn series(
             run: d.run.id,
             started_at: d.run.started_at.clone(),
             rps: rps.median,
-            interval: rps.half_ci.map(|h| (rps.median - h, rps.median + h)),
+            interval: rps.log_bounds(),
             stale: stale(d, target, latest_line.as_deref(), query),
         })
         .collect();

@@ -79,6 +79,19 @@ impl Spread {
         }
         Some(s)
     }
+
+    /// The interval's bounds on the log scale: median·e^(∓h), h =
+    /// asinh(half/median), the inverse of [`Spread::of_starts`]'s
+    /// half-width. Never below zero, however wide (two starts with one
+    /// degree of freedom give t = 12.7). None without an interval or a
+    /// positive median.
+    pub fn log_bounds(&self) -> Option<(f64, f64)> {
+        let half = self.half_ci?;
+        (self.median > 0.0 && self.median.is_finite()).then(|| {
+            let h = (half / self.median).abs().asinh();
+            (self.median * (-h).exp(), self.median * h.exp())
+        })
+    }
 }
 
 /// The logarithms of a cell's values; None when one is not positive and
@@ -215,6 +228,21 @@ mod tests {
         assert!((p.var - 0.066_667 / 3.0).abs() < 1e-6, "{p:?}");
         assert!(Pooled::of([&[1.0][..]]).is_none());
         assert!(Pooled::of([&[1.0, -1.0][..]]).is_none());
+    }
+
+    #[test]
+    fn log_bounds_undo_the_half_width_and_stay_positive() {
+        // ln values {0, 1}: var 0.5 on df 1, t = 12.706, h = 12.706·√(0.5/2).
+        let xs = [1.0, 1f64.exp()];
+        let p = Pooled::of([&xs[..]]).expect("pooled");
+        let s = Spread::of_starts(&xs, Some(p)).expect("spread");
+        let h = 12.706_204_736_f64 * 0.5;
+        let (lo, hi) = s.log_bounds().expect("bounds");
+        assert!((lo - s.median * (-h).exp()).abs() < 1e-6 * s.median, "{lo}");
+        assert!((hi - s.median * h.exp()).abs() < 1e-3 * hi, "{hi}");
+        // The symmetric half-width goes far below zero; the bounds do not.
+        assert!(s.median - s.half_ci.unwrap() < 0.0 && lo > 0.0);
+        assert_eq!(Spread::of(&[3.0]).unwrap().log_bounds(), None);
     }
 
     #[test]
