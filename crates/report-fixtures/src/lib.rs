@@ -150,6 +150,7 @@ pub(crate) fn provenance(framework: &str) -> Provenance {
             version: "rustc 1.91.0".into(),
             source: "rustc -vV".into(),
         },
+        build: None,
     }
 }
 

@@ -2,7 +2,8 @@
 //! target, the runs over time with their throughput and its 95% interval
 //! (the figures of the trend page, [`crate::trend`]), the change points E-Divisive
 //! means finds in them ([`crate::stats::changepoint`]), and for each what
-//! changed at that run (against the run before it): the target's framework or library versions, its
+//! changed at that run (against the run before it): the target's
+//! source (its build's inputs, when no listed version explains it), the target's framework or library versions, its
 //! runtime, shootout's version or commit, the host, or the database. A
 //! change that nothing recorded explains is said as such.
 //!
@@ -285,6 +286,13 @@ fn causes(a: &RunData, b: &RunData, target: &str) -> Vec<String> {
         if let (Some(o), Some(n)) = (pa.runtime.version(), pb.runtime.version()) {
             if o != n {
                 out.push(format!("runtime {o} → {n}"));
+            }
+        }
+        if let (Some(o), Some(n)) = (&pa.build, &pb.build) {
+            if o != n && out.is_empty() {
+                // Neither a listed package nor the runtime moved: the
+                // target's own source (or its build) did.
+                out.push(format!("the target's build inputs (source) {o} → {n}"));
             }
         }
     }

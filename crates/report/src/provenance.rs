@@ -139,6 +139,7 @@ mod tests {
                 version: "rustc 1.91.0".into(),
                 source: "rustc -vV".into(),
             },
+            build: None,
         };
         let rows = rows(&[
             record(TargetStatus::Ok, Some(p)),

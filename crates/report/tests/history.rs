@@ -57,6 +57,7 @@ fn twelve_runs() -> Vec<shootout_store::RunData> {
                     version: "rustc 1.91.0".into(),
                     source: "rustc -vV".into(),
                 },
+                build: None,
             });
         }
     }
@@ -145,5 +146,40 @@ fn hosts_are_not_mixed_and_old_or_foreign_rows_are_stale() {
             .any(|w| w.contains("another host: other-box")),
         "{:?}",
         rows[7]
+    );
+}
+
+#[test]
+fn a_change_of_the_targets_own_source_is_named_when_no_version_moved() {
+    let mut runs = twelve_runs();
+    // Run 9 keeps run 8's versions but was built from other sources.
+    let eight = runs[7].targets.clone();
+    runs[8].targets = eight;
+    for (i, r) in runs.iter_mut().enumerate() {
+        for t in &mut r.targets {
+            if let Some(p) = &mut t.provenance {
+                p.build = Some(
+                    if i < 8 {
+                        "aaaa00001111"
+                    } else {
+                        "bbbb00002222"
+                    }
+                    .into(),
+                );
+            }
+        }
+    }
+    let q = Query {
+        target: Some("rust-axum".into()),
+        scenario: Some("simple".into()),
+        ..Query::default()
+    };
+    let s = history(&runs, &q).remove(0);
+    assert_eq!(s.changes.len(), 2, "{:?}", s.changes);
+    // The version change explains run 5 on its own.
+    assert_eq!(s.changes[0].causes, ["axum 0.8.4 → 0.8.1"]);
+    assert_eq!(
+        s.changes[1].causes,
+        ["the target's build inputs (source) aaaa00001111 → bbbb00002222"]
     );
 }

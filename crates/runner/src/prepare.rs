@@ -194,6 +194,9 @@ fn provenance(target: &Target) -> shootout_store::Provenance {
             })
             .collect(),
         runtime: recorded(p.runtime),
+        build: shootout_servers::build_cache::key(target)
+            .ok()
+            .map(|k| k.hex().chars().take(12).collect()),
     }
 }
 

@@ -199,6 +199,12 @@ pub struct Provenance {
     pub packages: Vec<PackageVersion>,
     /// The runtime's short version (`rustc 1.91.0`, `go1.26.8`).
     pub runtime: Recorded,
+    /// The build's key (its inputs' content, toolchain and commands:
+    /// `shootout_servers::build_cache::key`), first 12 hex digits: a
+    /// change of the target's own source shows here. None when it could
+    /// not be read, and for runs recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
 }
 
 /// One package's recorded version.

@@ -551,6 +551,7 @@ fn provenance() -> Provenance {
             version: "rustc 1.91.0".into(),
             source: "rustc -vV".into(),
         },
+        build: None,
     }
 }
 
