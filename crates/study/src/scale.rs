@@ -249,6 +249,10 @@ fn scale_level(level: &mut Level, f: f64) {
     if let Ok(w) = Workload::new(load, Stop { requests, duration }) {
         level.workload = w;
     }
+    // A hold's pings shrink with it, never past it.
+    if let (Some(ws), Some(d)) = (level.ws.as_mut(), duration) {
+        ws.ping_every = ws.ping_every.map(|p| scale_dur(p, f, 0.5).min(d));
+    }
     if auto {
         level.label = level.auto_label();
     }

@@ -169,3 +169,21 @@ fn a_ws_level_outside_a_ws_scenario_is_refused() {
         "{e}"
     );
 }
+
+/// `--quick` shrinks a hold's pings with it, so a shortened hold still
+/// pings (a 10 s hold pinged every 5 s stays pinged at least once).
+#[test]
+fn a_scaled_hold_pings_within_its_hold() {
+    let s = parse_ok(&format!(
+        "{HEAD}[[scenario]]\nws = \"idle\"\nwarmup = \"0s\"\n\
+         load = {{ connections = 1000, hold = \"10s\", ping_every = \"5s\" }}\n"
+    ));
+    let quick = s.scaled(0.1);
+    let level = &quick.scenarios[0].levels[0];
+    let (hold, ping) = (
+        level.stop().duration.unwrap(),
+        level.ws.and_then(|w| w.ping_every).unwrap(),
+    );
+    assert!(ping <= hold, "ping every {ping:?} in a hold of {hold:?}");
+    assert_eq!(level.label, level.auto_label());
+}
