@@ -21,7 +21,6 @@ use crate::h2::H2Request;
 use crate::h2_conn::{H2Conn, H2Fail};
 use crate::handshake::TlsNews;
 use crate::http_version::HttpVersion;
-use crate::response::Complete;
 use crate::stats::ErrorClass;
 use crate::tls::TlsClient;
 use crate::tls_conn::{Fill, TlsSession};
@@ -36,57 +35,7 @@ use std::time::Instant;
 
 pub(crate) use crate::job::Job;
 
-/// What an I/O step concluded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
-    /// Waiting for the socket; nothing to record yet.
-    Pending,
-    /// The front request's response is whole.
-    Done(Complete),
-    Failed(ErrorClass),
-}
-
-/// The request bytes a run writes: the encoded request repeated, so that
-/// several pipelined requests go out in one write.
-#[derive(Debug)]
-pub(crate) struct Wire {
-    /// One request's length.
-    pub len: usize,
-    /// Whole copies of the request, back to back (at least one).
-    pub batch: Vec<u8>,
-}
-
-impl Wire {
-    /// A wire holding nothing yet: a mix writes each request into it.
-    pub fn empty() -> Wire {
-        Wire {
-            len: 0,
-            batch: Vec::new(),
-        }
-    }
-
-    /// Copies enough for `depth` requests, but no more than about 64 KiB
-    /// (a large body is written a copy at a time).
-    pub fn new(request: &[u8], depth: usize) -> Wire {
-        let copies = depth.min((64 * 1024 / request.len().max(1)).max(1));
-        Wire {
-            len: request.len(),
-            batch: request.repeat(copies),
-        }
-    }
-
-    /// The next bytes to write when `left` bytes of queued requests are
-    /// unwritten: they start where a request's copy is cut by `left`.
-    pub(crate) fn next(&self, left: usize) -> &[u8] {
-        let b = &self.batch;
-        let start = if left <= b.len() {
-            b.len() - left
-        } else {
-            (self.len - left % self.len) % self.len
-        };
-        &b[start..b.len().min(start + left)]
-    }
-}
+pub(crate) use crate::h1_conn::{Step, Wire};
 
 /// What each connection's session is made from: one arm per
 /// [`HttpVersion`], built once by the plan (`Plan::session_spec`).
@@ -668,7 +617,7 @@ impl Conn {
         let mut total = 0;
         loop {
             let fill = recv(&mut self.sock, &mut self.tls, &mut self.tls_news, buf);
-            if let Err(why) = self.check_alpn() {
+            if let Some(why) = self.alpn_refusal() {
                 return (Err(H2Fail::Refused(why)), total);
             }
             let Some(h2) = self.h2_mut() else {
@@ -752,24 +701,20 @@ impl Conn {
 
     /// Over TLS, once the handshake is done: a server whose ALPN did not
     /// choose what the session's version requires refuses that version
-    /// (there is no falling back); the error says so.
-    fn check_alpn(&mut self) -> Result<(), String> {
+    /// (there is no falling back): the sentence saying so, if it did.
+    fn alpn_refusal(&mut self) -> Option<String> {
         let version = self.session.version();
-        let Some(wanted) = version.alpn_required().filter(|_| !self.alpn_checked) else {
-            return Ok(());
-        };
-        let Some(chosen) = self.tls.as_ref().and_then(|t| t.alpn()) else {
-            return Ok(());
-        };
+        let wanted = version.alpn_required().filter(|_| !self.alpn_checked)?;
+        let chosen = self.tls.as_ref().and_then(|t| t.alpn())?;
         if chosen == Some(wanted) {
             self.alpn_checked = true;
-            return Ok(());
+            return None;
         }
         let chosen = chosen.map_or("no protocol".to_string(), |p| {
             format!("'{}'", String::from_utf8_lossy(p))
         });
         let wanted = String::from_utf8_lossy(wanted);
-        Err(format!(
+        Some(format!(
             "the server refused {version}: ALPN chose {chosen} instead of {wanted} \
              (it offers no {version} on this port)"
         ))

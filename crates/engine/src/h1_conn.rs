@@ -9,16 +9,70 @@
 //! may bring several responses; the bytes past one response are fed to
 //! the next: `left` bytes of the worker's buffer, ending at `filled`, are
 //! still to be parsed, valid only within one readiness event.
+//!
+//! The request bytes a run writes ([`Wire`]) and what an I/O step
+//! concluded ([`Step`]) live here too; `conn` re-exports them.
 
 use crate::checker::Checker;
-use crate::conn::{Step, Wire};
 use crate::expect::{Expect, Mismatch};
 use crate::job::Job;
-use crate::response::{ReadFailure, ResponseReader};
+use crate::response::{Complete, ReadFailure, ResponseReader};
 use crate::stats::ErrorClass;
 use crate::tls_conn::Fill;
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+/// What an I/O step concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Waiting for the socket; nothing to record yet.
+    Pending,
+    /// The front request's response is whole.
+    Done(Complete),
+    Failed(ErrorClass),
+}
+
+/// The request bytes a run writes: the encoded request repeated, so that
+/// several pipelined requests go out in one write.
+#[derive(Debug)]
+pub(crate) struct Wire {
+    /// One request's length.
+    pub len: usize,
+    /// Whole copies of the request, back to back (at least one).
+    pub batch: Vec<u8>,
+}
+
+impl Wire {
+    /// A wire holding nothing yet: a mix writes each request into it.
+    pub fn empty() -> Wire {
+        Wire {
+            len: 0,
+            batch: Vec::new(),
+        }
+    }
+
+    /// Copies enough for `depth` requests, but no more than about 64 KiB
+    /// (a large body is written a copy at a time).
+    pub fn new(request: &[u8], depth: usize) -> Wire {
+        let copies = depth.min((64 * 1024 / request.len().max(1)).max(1));
+        Wire {
+            len: request.len(),
+            batch: request.repeat(copies),
+        }
+    }
+
+    /// The next bytes to write when `left` bytes of queued requests are
+    /// unwritten: they start where a request's copy is cut by `left`.
+    pub(crate) fn next(&self, left: usize) -> &[u8] {
+        let b = &self.batch;
+        let start = if left <= b.len() {
+            b.len() - left
+        } else {
+            (self.len - left % self.len) % self.len
+        };
+        &b[start..b.len().min(start + left)]
+    }
+}
 
 #[derive(Debug)]
 pub(crate) struct H1Fifo {

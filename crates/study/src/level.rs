@@ -8,6 +8,7 @@
 use crate::locator::KeyError;
 use crate::raw::{Mode, RawLoad, Unit};
 use crate::resources::Resources;
+use crate::secs::format_secs;
 use crate::ws::WsLevel;
 use serde::Serialize;
 use shootout_contract::protocol::Protocol;
@@ -341,18 +342,6 @@ pub fn auto_label(load: &Load, stop: &Stop) -> String {
                 .collect();
             format!("{prefix} 0{}", legs.join(" "))
         }
-    }
-}
-
-pub(crate) fn format_secs(s: f64) -> String {
-    if s >= 1.0 && (s - s.round()).abs() < 1e-9 {
-        format!("{}s", s.round() as u64)
-    } else if s >= 1.0 {
-        // 1.25 s is "1.25s", not "1.2s": up to milliseconds, no trailing 0.
-        let ms = format!("{s:.3}");
-        format!("{}s", ms.trim_end_matches('0'))
-    } else {
-        format!("{}ms", (s * 1000.0).round() as u64)
     }
 }
 

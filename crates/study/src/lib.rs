@@ -27,6 +27,7 @@ mod raw;
 mod resolve;
 pub mod resources;
 pub mod scale;
+mod secs;
 mod warmup;
 pub mod ws;
 

@@ -6,9 +6,9 @@
 //! (docs/steady-state.md). This is the one definition the runner, the
 //! scaler and the estimates read. Also the raw TOML form and its checks.
 
-use crate::level::format_secs;
 use crate::locator::{KeyError, Locator, StudyError};
 use crate::raw::RawWarmup;
+use crate::secs::format_secs;
 use serde::Serialize;
 use std::time::Duration;
 use toml::Spanned;

@@ -43,7 +43,7 @@ impl WsLevel {
     pub(crate) fn label_suffix(&self) -> String {
         if self.hold {
             return match self.ping_every {
-                Some(p) => format!(" ws ping={}", crate::level::format_secs(p.as_secs_f64())),
+                Some(p) => format!(" ws ping={}", crate::secs::format_secs(p.as_secs_f64())),
                 None => " ws".to_string(),
             };
         }
@@ -123,8 +123,8 @@ pub(crate) fn level(l: &RawLoad, protocol: Protocol) -> Result<Option<WsLevel>, 
                 "ping_every",
                 format!(
                     "a ping every {} is longer than the hold ({}): none would be sent",
-                    crate::level::format_secs(p.as_secs_f64()),
-                    crate::level::format_secs(h.0.as_secs_f64())
+                    crate::secs::format_secs(p.as_secs_f64()),
+                    crate::secs::format_secs(h.0.as_secs_f64())
                 ),
             ));
         }

@@ -289,16 +289,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     let store = open(&args.db)?;
     let a = store.load_run(store.resolve(&args.a)?)?;
     let b = store.load_run(store.resolve(&args.b)?)?;
-    use shootout_report::changes::{host_label, same_host};
-    if !args.force && !same_host(&a.run.host, &b.run.host) {
-        eprintln!(
-            "compare: runs {} and {} were measured on different hosts ({} and {}): one machine's \
-             figures say nothing about another's; give --force to compare them anyway",
-            a.run.id,
-            b.run.id,
-            host_label(&a.run.host),
-            host_label(&b.run.host)
-        );
+    if !args.force && two_hosts(&a, &b) {
         return Ok(Outcome::Usage);
     }
     let margin = match args.margin {
@@ -311,24 +302,7 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<Outcome> {
     };
     let cmp = shootout_report::compare::compare_with(&a, &b, margin, pairing);
     out!("{}", cmp.render());
-    // Two runs of one study: the trend page shows them among all the others.
-    if a.run.study == b.run.study {
-        let runs = store
-            .runs()?
-            .iter()
-            .filter(|r| r.study == a.run.study)
-            .count();
-        let path = shootout_report::trend::default_path(&args.db, &a.run.study);
-        let seen = if path.exists() {
-            format!(", last written to {}", path.display())
-        } else {
-            String::new()
-        };
-        outln!(
-            "\nEvery run of {0} ({runs} in the results store): `shootout report --trend {0}`{seen}.",
-            a.run.study
-        );
-    }
+    trend_hint(&store, &args.db, &a, &b)?;
     let Some(gate) = args.fail_if_slower else {
         return Ok(Outcome::Ok);
     };
@@ -385,4 +359,48 @@ fn pct_text(worse: f64) -> String {
     } else {
         format!("{:.1}% better", -worse)
     }
+}
+
+/// Runs from two hosts: said on stderr (true), unless they are one host's.
+fn two_hosts(a: &shootout_store::RunData, b: &shootout_store::RunData) -> bool {
+    use shootout_report::changes::{host_label, same_host};
+    if same_host(&a.run.host, &b.run.host) {
+        return false;
+    }
+    eprintln!(
+        "compare: runs {} and {} were measured on different hosts ({} and {}): one machine's \
+         figures say nothing about another's; give --force to compare them anyway",
+        a.run.id,
+        b.run.id,
+        host_label(&a.run.host),
+        host_label(&b.run.host)
+    );
+    true
+}
+
+/// Two runs of one study: the trend page shows them among all the others.
+fn trend_hint(
+    store: &Store,
+    db: &std::path::Path,
+    a: &shootout_store::RunData,
+    b: &shootout_store::RunData,
+) -> anyhow::Result<()> {
+    if a.run.study == b.run.study {
+        let runs = store
+            .runs()?
+            .iter()
+            .filter(|r| r.study == a.run.study)
+            .count();
+        let path = shootout_report::trend::default_path(db, &a.run.study);
+        let seen = if path.exists() {
+            format!(", last written to {}", path.display())
+        } else {
+            String::new()
+        };
+        outln!(
+            "\nEvery run of {0} ({runs} in the results store): `shootout report --trend {0}`{seen}.",
+            a.run.study
+        );
+    }
+    Ok(())
 }

@@ -266,6 +266,63 @@ fn text(report: &LoadReport) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Load: {}", describe(s));
     let _ = writeln!(o, "\nSummary");
+    counts_text(&mut o, s);
+    let _ = writeln!(o, "  Duration     {:.2} s", s.duration_s);
+    for w in warnings(s) {
+        let _ = writeln!(o, "  Warning      {w}");
+    }
+    let _ = writeln!(
+        o,
+        "  Received     {} ({}/s)",
+        bytes(s.bytes_received as f64),
+        bytes(s.bytes_received as f64 / s.duration_s.max(1e-9))
+    );
+    let _ = writeln!(
+        o,
+        "\nLatency (ms)   {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "min", "mean", "stdev", "p50", "p90", "p99", "p99.9", "max"
+    );
+    let label = if s.latency_uncorrected_ms.is_some() {
+        "  corrected  "
+    } else {
+        "  all        "
+    };
+    if s.requests.completed == 0 {
+        // Zeros here would read as a latency: there is none.
+        let _ = writeln!(o, "  (no request completed: no latency to show)");
+    } else {
+        latency_row(&mut o, label, &s.latency_ms);
+        if let Some(u) = &s.latency_uncorrected_ms {
+            latency_row(&mut o, "  uncorrected", u);
+        }
+    }
+    if let Some(lag) = &s.lag {
+        let _ = writeln!(
+            o,
+            "  send lag: {} late (>1 ms) of {}, mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            lag.late, s.requests.sent, lag.mean_ms, lag.p99_ms, lag.max_ms
+        );
+    }
+    routes_table(&mut o, s);
+    histogram(&mut o, report);
+    if let Some(tls) = &s.tls {
+        tls_text(&mut o, tls);
+    }
+    let _ = writeln!(o, "\nStatus codes");
+    if s.status.is_empty() {
+        let _ = writeln!(o, "  (none)");
+    }
+    for (code, n) in &s.status {
+        let _ = writeln!(o, "  [{code}] {n} responses");
+    }
+    errors_text(&mut o, s);
+    generator_text(&mut o, s);
+    o
+}
+
+/// What was sent and completed: requests, WebSocket messages, or a hold's
+/// upgrades and the connections it held open.
+fn counts_text(o: &mut String, s: &Summary) {
     let r = &s.requests;
     match &s.websocket {
         Some(ws) if ws.hold => {
@@ -301,55 +358,10 @@ fn text(report: &LoadReport) -> String {
             );
         }
     }
-    let _ = writeln!(o, "  Duration     {:.2} s", s.duration_s);
-    for w in warnings(s) {
-        let _ = writeln!(o, "  Warning      {w}");
-    }
-    let _ = writeln!(
-        o,
-        "  Received     {} ({}/s)",
-        bytes(s.bytes_received as f64),
-        bytes(s.bytes_received as f64 / s.duration_s.max(1e-9))
-    );
-    let _ = writeln!(
-        o,
-        "\nLatency (ms)   {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "min", "mean", "stdev", "p50", "p90", "p99", "p99.9", "max"
-    );
-    let label = if s.latency_uncorrected_ms.is_some() {
-        "  corrected  "
-    } else {
-        "  all        "
-    };
-    if s.requests.completed == 0 {
-        // Zeros here would read as a latency: there is none.
-        let _ = writeln!(o, "  (no request completed: no latency to show)");
-    } else {
-        latency_row(&mut o, label, &s.latency_ms);
-        if let Some(u) = &s.latency_uncorrected_ms {
-            latency_row(&mut o, "  uncorrected", u);
-        }
-    }
-    if let Some(lag) = &s.lag {
-        let _ = writeln!(
-            o,
-            "  send lag: {} late (>1 ms) of {}, mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-            lag.late, r.sent, lag.mean_ms, lag.p99_ms, lag.max_ms
-        );
-    }
-    routes_table(&mut o, s);
-    histogram(&mut o, report);
-    if let Some(tls) = &s.tls {
-        tls_text(&mut o, tls);
-    }
-    let _ = writeln!(o, "\nStatus codes");
-    if s.status.is_empty() {
-        let _ = writeln!(o, "  (none)");
-    }
-    for (code, n) in &s.status {
-        let _ = writeln!(o, "  [{code}] {n} responses");
-    }
-    errors_text(&mut o, s);
+}
+
+/// The generator's own CPU, and a warning when it may have been the limit.
+fn generator_text(o: &mut String, s: &Summary) {
     let g = &s.generator;
     let _ = writeln!(
         o,
@@ -365,7 +377,6 @@ fn text(report: &LoadReport) -> String {
             "warning: the generator was at or above 90% CPU; the server may not be the bottleneck"
         );
     }
-    o
 }
 
 /// A mix's kinds, one row each: counts, share of the sends, errors and

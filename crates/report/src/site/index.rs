@@ -6,7 +6,7 @@
 //! whose results are stale says why. Then every target, with its change
 //! points counted, and every run, each linking to its report.
 
-use super::{run_page, stale_reasons, target_page};
+use super::links::{run_page, stale_reasons, target_page};
 use crate::changes::{host_label, SeriesHistory};
 use crate::context::Context;
 use crate::escape::html as esc;

@@ -9,7 +9,7 @@
 //! recorded it ([`crate::provenance`], the report's one rendering), a
 //! row whose versions differ from the run before marked.
 
-use super::{run_page, stale_reasons};
+use super::links::{run_page, stale_reasons};
 use crate::changes::{ChangeAt, SeriesHistory};
 use crate::colour::Palette;
 use crate::escape::html as esc;

@@ -52,6 +52,17 @@ const PROTOCOL_ERROR: u16 = 1002;
 
 type Ws = WebSocket<TcpStream>;
 
+/// Why a check failed: the sentence its `Failure::Ws` carries.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Why(String);
+
+impl From<String> for Why {
+    fn from(why: String) -> Why {
+        Why(why)
+    }
+}
+
 /// The WebSocket checks of a started server whose `/ws` is at `addr`, a
 /// port that may open up to `wait` after the server answered `ready`.
 pub(super) fn check_ws(addr: SocketAddr, wait: Duration) -> Vec<Check> {
@@ -62,7 +73,7 @@ pub(super) fn check_ws(addr: SocketAddr, wait: Duration) -> Vec<Check> {
     let mut ws = match connect(addr) {
         Ok(ws) => ws,
         Err(why) => {
-            checks.push(fail(Aspect::Handshake, "handshake", why));
+            checks.push(fail(Aspect::Handshake, "handshake", why.0));
             return checks;
         }
     };
@@ -80,7 +91,7 @@ pub(super) fn check_ws(addr: SocketAddr, wait: Duration) -> Vec<Check> {
             note,
             ..Check::pass(Column::Ws, Aspect::Unmasked)
         },
-        Err(why) => fail(Aspect::Unmasked, "unmasked frame", why),
+        Err(why) => fail(Aspect::Unmasked, "unmasked frame", why.0),
     });
     checks
 }
@@ -89,16 +100,16 @@ fn fail(aspect: Aspect, check: &'static str, why: String) -> Check {
     Check::fail(Column::Ws, aspect, Failure::Ws { check, why })
 }
 
-fn verdict(aspect: Aspect, check: &'static str, result: Result<(), String>) -> Check {
+fn verdict(aspect: Aspect, check: &'static str, result: Result<(), Why>) -> Check {
     match result {
         Ok(()) => Check::pass(Column::Ws, aspect),
-        Err(why) => fail(aspect, check, why),
+        Err(why) => fail(aspect, check, why.0),
     }
 }
 
 /// A new connection to `/ws` through tungstenite's handshake, which checks
 /// the 101 and its `Sec-WebSocket-Accept`.
-fn connect(addr: SocketAddr) -> Result<Ws, String> {
+fn connect(addr: SocketAddr) -> Result<Ws, Why> {
     let sock = TcpStream::connect_timeout(&addr, LIMIT).map_err(|e| format!("connect: {e}"))?;
     let set = |s: &TcpStream| {
         s.set_read_timeout(Some(LIMIT))?;
@@ -110,15 +121,17 @@ fn connect(addr: SocketAddr) -> Result<Ws, String> {
     match tungstenite::client::client(url.as_str(), sock) {
         Ok((ws, _)) => Ok(ws),
         // A blocking socket is "interrupted" only by its read timeout.
-        Err(HandshakeError::Interrupted(_)) => Err(format!(
+        Err(HandshakeError::Interrupted(_)) => Err(Why(format!(
             "GET /ws with Upgrade: websocket got no answer within {} s",
             LIMIT.as_secs()
-        )),
-        Err(HandshakeError::Failure(Error::Http(resp))) => Err(format!(
+        ))),
+        Err(HandshakeError::Failure(Error::Http(resp))) => Err(Why(format!(
             "GET /ws with Upgrade: websocket answered {}, expected 101 Switching Protocols",
             resp.status()
-        )),
-        Err(HandshakeError::Failure(e)) => Err(format!("GET /ws with Upgrade: websocket: {e}")),
+        ))),
+        Err(HandshakeError::Failure(e)) => {
+            Err(Why(format!("GET /ws with Upgrade: websocket: {e}")))
+        }
     }
 }
 
@@ -294,7 +307,7 @@ impl Sent {
 
 /// Every size as text and as binary, each echoed byte for byte as one
 /// message of its type.
-fn echo(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
+fn echo(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), Why> {
     for size in SIZES {
         for text in [true, false] {
             let sent = Sent::random(rng, size, text);
@@ -308,27 +321,32 @@ fn echo(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
             let got = match next(ws, deadline, control) {
                 Ok(m) => m,
                 Err(Fault::TimedOut) => {
-                    return Err(format!("no echo of {name} within {} s", LIMIT.as_secs()))
+                    return Err(Why(format!(
+                        "no echo of {name} within {} s",
+                        LIMIT.as_secs()
+                    )))
                 }
                 Err(Fault::Dropped) => {
-                    return Err(format!(
+                    return Err(Why(format!(
                         "the server closed the connection instead of echoing {name}"
-                    ))
+                    )))
                 }
-                Err(Fault::Broken(e)) => return Err(format!("reading the echo of {name}: {e}")),
+                Err(Fault::Broken(e)) => {
+                    return Err(Why(format!("reading the echo of {name}: {e}")))
+                }
             };
             let (text, echoed): (bool, &[u8]) = match &got {
                 Message::Text(t) => (true, t.as_bytes()),
                 Message::Binary(b) => (false, b),
                 other => {
-                    return Err(format!(
+                    return Err(Why(format!(
                         "{name} was answered by {} instead of its echo",
                         describe(other)
-                    ))
+                    )))
                 }
             };
             if text != sent.text {
-                return Err(format!("{name} came back as {}", describe(&got)));
+                return Err(Why(format!("{name} came back as {}", describe(&got))));
             }
             if echoed != sent.payload.as_slice() {
                 let at = echoed
@@ -336,10 +354,10 @@ fn echo(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
                     .zip(&sent.payload)
                     .position(|(a, b)| a != b)
                     .unwrap_or(echoed.len().min(sent.payload.len()));
-                return Err(format!(
+                return Err(Why(format!(
                     "{name} came back as {}, different from byte {at} on",
                     describe(&got)
-                ));
+                )));
             }
         }
     }
@@ -347,7 +365,7 @@ fn echo(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
 }
 
 /// A ping with a random payload is answered by a pong with that payload.
-fn ping(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
+fn ping(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), Why> {
     let mut payload = vec![0; rng.usize(1..=125)];
     rng.fill(&mut payload);
     let deadline = Instant::now() + LIMIT;
@@ -355,21 +373,26 @@ fn ping(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<(), String> {
         .map_err(|e| format!("sending the ping: {e}"))?;
     match next(ws, deadline, server_ping) {
         Ok(Message::Pong(p)) if p.as_ref() == payload.as_slice() => Ok(()),
-        Ok(Message::Pong(p)) => Err(format!(
+        Ok(Message::Pong(p)) => Err(Why(format!(
             "the pong carried {} other than the ping's {}",
             bytes(p.len()),
             bytes(payload.len())
+        ))),
+        Ok(m) => Err(Why(format!(
+            "answered by {} instead of a pong",
+            describe(&m)
+        ))),
+        Err(Fault::TimedOut) => Err(Why(format!("no pong within {} s", LIMIT.as_secs()))),
+        Err(Fault::Dropped) => Err(Why(
+            "the server closed the connection instead of a pong".into()
         )),
-        Ok(m) => Err(format!("answered by {} instead of a pong", describe(&m))),
-        Err(Fault::TimedOut) => Err(format!("no pong within {} s", LIMIT.as_secs())),
-        Err(Fault::Dropped) => Err("the server closed the connection instead of a pong".into()),
-        Err(Fault::Broken(e)) => Err(format!("reading the pong: {e}")),
+        Err(Fault::Broken(e)) => Err(Why(format!("reading the pong: {e}"))),
     }
 }
 
 /// A close (1000) is answered by a close (1000), then the TCP connection
 /// is closed.
-fn close(mut ws: Ws) -> Result<(), String> {
+fn close(mut ws: Ws) -> Result<(), Why> {
     let deadline = Instant::now() + LIMIT;
     let normal = CloseFrame {
         code: CloseCode::Normal,
@@ -380,27 +403,34 @@ fn close(mut ws: Ws) -> Result<(), String> {
     let secs = LIMIT.as_secs();
     match next(&mut ws, deadline, control) {
         Ok(Message::Close(Some(f))) if f.code == CloseCode::Normal => {}
-        Ok(m) => return Err(format!("a close (1000) was answered by {}", describe(&m))),
-        Err(Fault::TimedOut) => return Err(format!("no close frame within {secs} s")),
-        Err(Fault::Dropped) => {
-            return Err("the server closed the TCP connection without a close frame".into())
+        Ok(m) => {
+            return Err(Why(format!(
+                "a close (1000) was answered by {}",
+                describe(&m)
+            )))
         }
-        Err(Fault::Broken(e)) => return Err(format!("reading the close frame: {e}")),
+        Err(Fault::TimedOut) => return Err(Why(format!("no close frame within {secs} s"))),
+        Err(Fault::Dropped) => {
+            return Err(Why(
+                "the server closed the TCP connection without a close frame".into(),
+            ))
+        }
+        Err(Fault::Broken(e)) => return Err(Why(format!("reading the close frame: {e}"))),
     }
     match next(&mut ws, deadline, control) {
         Err(Fault::Dropped) => Ok(()),
-        Err(Fault::TimedOut) => Err(format!(
+        Err(Fault::TimedOut) => Err(Why(format!(
             "the TCP connection was still open {secs} s after the close"
-        )),
-        Ok(m) => Err(format!("{} came after the close frame", describe(&m))),
-        Err(Fault::Broken(e)) => Err(format!("after the close frame: {e}")),
+        ))),
+        Ok(m) => Err(Why(format!("{} came after the close frame", describe(&m)))),
+        Err(Fault::Broken(e)) => Err(Why(format!("after the close frame: {e}"))),
     }
 }
 
 /// An unmasked text frame (which a server must refuse, RFC 6455 §5.1) is
 /// answered by a close with 1002, or at least by closing the connection;
 /// a note when it was only closed.
-fn unmasked(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<Option<String>, String> {
+fn unmasked(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<Option<String>, Why> {
     let payload: Vec<u8> = (0..rng.usize(8..=32))
         .map(|_| rng.alphanumeric() as u8)
         .collect();
@@ -421,27 +451,27 @@ fn unmasked(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<Option<String>, Stri
             let code = body.get(..2).map(|c| u16::from_be_bytes([c[0], c[1]]));
             return match op {
                 0x8 if code == Some(PROTOCOL_ERROR) => Ok(None),
-                0x8 => Err(match code {
+                0x8 => Err(Why(match code {
                     Some(c) => format!("the server closed with {c} instead of {PROTOCOL_ERROR}"),
                     None => format!(
                         "the server sent a close frame without a status code instead of {PROTOCOL_ERROR}"
                     ),
-                }),
+                })),
                 0x9 | 0xA => continue,
-                0x1 | 0x2 if body == payload.as_slice() => Err(format!(
+                0x1 | 0x2 if body == payload.as_slice() => Err(Why(format!(
                     "the server echoed it instead of closing with {PROTOCOL_ERROR}"
-                )),
-                _ => Err(format!(
+                ))),
+                _ => Err(Why(format!(
                     "the server answered with a frame of opcode {op:#x} instead of closing with {PROTOCOL_ERROR}"
-                )),
+                ))),
             };
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(format!(
+            return Err(Why(format!(
                 "no close frame and the connection still open after {} s",
                 LIMIT.as_secs()
-            ));
+            )));
         }
         sock.set_read_timeout(Some(left))
             .map_err(|e| format!("reading the answer: {e}"))?;
@@ -456,7 +486,7 @@ fn unmasked(ws: &mut Ws, rng: &mut fastrand::Rng) -> Result<Option<String>, Stri
                     e.kind(),
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) => {}
-            Err(e) => return Err(format!("reading the answer: {e}")),
+            Err(e) => return Err(Why(format!("reading the answer: {e}"))),
         }
     }
 }
