@@ -634,17 +634,21 @@ mod tests {
         let _serial = serial();
         let dir = tempdir::Dir::new();
         // A child that ignores SIGTERM forces the SIGKILL path.
-        let run = "sh -c 'trap \"\" TERM; sleep 60' & trap '' TERM; echo started; wait";
+        // Each shell logs only after its own trap is set: a TERM that
+        // arrived before the child's trap would end the group gracefully.
+        let run =
+            "sh -c 'trap \"\" TERM; echo child-ready; sleep 60' & trap '' TERM; echo started; wait";
         let t = target(dir.path(), run);
         let log = dir.path().join("s.log");
         let mut server = Server::start(&t, free_port().unwrap(), &log).unwrap();
         let pgid = server.pgid();
-        // The script says `started` once it has forked the child and set its
-        // own trap.
         shootout_testkit::wait_until(
-            "the server's script logging `started`",
+            "both shells logging that their traps are set",
             Duration::from_secs(5),
-            || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("started")),
+            || {
+                std::fs::read_to_string(&log)
+                    .is_ok_and(|t| t.contains("started") && t.contains("child-ready"))
+            },
         );
         assert!(group_alive(pgid));
         let report = server.stop();
