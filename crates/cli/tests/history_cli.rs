@@ -9,22 +9,9 @@
 mod common;
 
 use common::{shootout, stderr, stdout, Tmp};
-use shootout_report_fixtures::{new_run, write_fixture_run, FixtureOptions};
+use shootout_report_fixtures::{new_run, write_fixture_run, write_twelve_runs, FixtureOptions};
 use shootout_store::{RunStatus, Store};
 use std::path::Path;
-
-fn twelve_runs(db: &Path) {
-    for seed in 1..=12 {
-        let opts = FixtureOptions {
-            seed,
-            slow: (5..=8)
-                .contains(&seed)
-                .then(|| ("rust-axum".to_string(), 1.25)),
-            ..Default::default()
-        };
-        write_fixture_run(db, &opts).expect("fixture run");
-    }
-}
 
 fn db_arg(db: &Path) -> String {
     db.to_string_lossy().into_owned()
@@ -34,7 +21,7 @@ fn db_arg(db: &Path) -> String {
 fn a_series_shows_its_change_points_and_what_changed() {
     let tmp = Tmp::new("history-series");
     let db = tmp.0.join("shootout.db");
-    twelve_runs(&db);
+    write_twelve_runs(&db).expect("fixture runs");
     let d = db_arg(&db);
     let out = shootout(&[
         "history",

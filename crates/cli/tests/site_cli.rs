@@ -1,7 +1,8 @@
 //! `shootout site DIR` on a fixture history of twelve runs, rust-axum 25%
-//! slower in runs 5 to 8 (as `history_cli.rs`): the index, a page per
-//! target and a page per run are written; the index draws every
-//! scenario's ranking of the latest run, each target linking to its page;
+//! slower in runs 5 to 8 (report-fixtures' `write_twelve_runs`): the
+//! index, a page per target and a page per run are written; the index
+//! draws every scenario's ranking of the latest run, each target linking
+//! to its page;
 //! rust-axum's page draws change points at runs 5 and 9 and nowhere else,
 //! and the other targets' pages none; every link resolves to a file of
 //! the site and no page refers to anything on the network. An absent or
@@ -10,21 +11,8 @@
 mod common;
 
 use common::{shootout, stderr, Tmp};
-use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
+use shootout_report_fixtures::{write_fixture_run, write_twelve_runs, FixtureOptions};
 use std::path::{Path, PathBuf};
-
-fn twelve_runs(db: &Path) {
-    for seed in 1..=12 {
-        let opts = FixtureOptions {
-            seed,
-            slow: (5..=8)
-                .contains(&seed)
-                .then(|| ("rust-axum".to_string(), 1.25)),
-            ..Default::default()
-        };
-        write_fixture_run(db, &opts).expect("fixture run");
-    }
-}
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -59,7 +47,7 @@ fn pages(dir: &Path) -> Vec<PathBuf> {
 fn a_site_has_an_index_target_pages_and_run_pages_that_link_up() {
     let tmp = Tmp::new("site-cli");
     let db = tmp.0.join("shootout.db");
-    twelve_runs(&db);
+    write_twelve_runs(&db).expect("fixture runs");
     let dir = tmp.0.join("site");
     let out = shootout(&[
         "site",

@@ -10,6 +10,8 @@
 //! one target is slowed down, a hostile target name is added, or the run is
 //! a database run instead (`db` and `fortunes` against a PostgreSQL pinned
 //! to the server's CPU, as on a two-core machine, with its own CPU and RSS).
+//! Twelve such runs with one target slowed in four of them make the
+//! history of the change-point tests ([`write_twelve_runs`]).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod capacity;
@@ -262,6 +264,23 @@ pub fn write_fixture_run(
     }
     store.finish_run(id, RunStatus::Complete)?;
     Ok(id)
+}
+
+/// Writes the history that the change-point tests read into the database
+/// at `path`: twelve fixture runs (seeds 1 to 12, ids 1 to 12 in a new
+/// store), rust-axum 25% slower in runs 5 to 8 and restored from run 9.
+pub fn write_twelve_runs(path: &Path) -> Result<(), shootout_store::StoreError> {
+    for seed in 1..=12 {
+        let opts = FixtureOptions {
+            seed,
+            slow: (5..=8)
+                .contains(&seed)
+                .then(|| ("rust-axum".to_string(), 1.25)),
+            ..Default::default()
+        };
+        write_fixture_run(path, &opts)?;
+    }
+    Ok(())
 }
 
 fn measurements(target: &str, rps: f64, rng: &mut Rng) -> Vec<Measurement> {

@@ -215,16 +215,7 @@ fn the_results_site_opens_cleanly_in_chromium() {
         return;
     };
     let db = common::temp_dir("browser-site").join("shootout.db");
-    for seed in 1..=12 {
-        let opts = FixtureOptions {
-            seed,
-            slow: (5..=8)
-                .contains(&seed)
-                .then(|| ("rust-axum".to_string(), 1.25)),
-            ..Default::default()
-        };
-        shootout_report_fixtures::write_fixture_run(&db, &opts).expect("fixture run");
-    }
+    shootout_report_fixtures::write_twelve_runs(&db).expect("fixture runs");
     let store = shootout_store::Store::open_existing(&db).expect("store");
     let runs = shootout_report::site::load(&store).expect("runs");
     let dir = artifacts().join("site");

@@ -7,21 +7,12 @@
 mod common;
 
 use shootout_report::changes::{history, Query};
-use shootout_report_fixtures::{write_fixture_run, FixtureOptions};
+use shootout_report_fixtures::write_twelve_runs;
 use shootout_store::{PackageVersion, Provenance, Recorded, Store};
 
 fn twelve_runs() -> Vec<shootout_store::RunData> {
     let db = common::temp_dir("history").join("shootout.db");
-    for seed in 1..=12 {
-        let opts = FixtureOptions {
-            seed,
-            slow: (5..=8)
-                .contains(&seed)
-                .then(|| ("rust-axum".to_string(), 1.25)),
-            ..Default::default()
-        };
-        write_fixture_run(&db, &opts).expect("fixture run");
-    }
+    write_twelve_runs(&db).expect("fixture runs");
     let store = Store::open_existing(&db).expect("store");
     let mut runs: Vec<_> = (1..=12)
         .map(|id| store.load_run(id).expect("run"))
