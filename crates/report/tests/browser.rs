@@ -2,15 +2,17 @@
 //! `tests/browser/check.mjs`) opens HTML reports of fixture runs (the rust
 //! trio, a hostile target name, a default-study-shaped run of thirteen
 //! targets with the timed and wait_time routes), the trend page and the
-//! results site's index and a target page, at 1400 and 390 px, and fails on console errors, dialogs, network
-//! requests, overlapping text in a chart, sideways scrolling, a bar
-//! without a tooltip, a table that does not sort or a target that does not
-//! hide. Screenshots of the first screen (`NAME-1400.png` at 1400 x 900,
-//! `NAME-390.png` at 390 x 844) go to `target/artifacts/`; with
-//! `SHOOTOUT_SCREENSHOT_DB=PATH` the latest run of that database is
-//! checked too, with whole pages (`report-real-full-*.png`) and the
-//! README's picture (`report-real-top.png`). Without Chromium, Node or the npm package, the
-//! test is counted as skipped (shootout-testkit), and fails under `CI=true`.
+//! results site's index, a target page and a run page, at 1400 and 390 px,
+//! and fails on console errors, dialogs, network requests, overlapping text
+//! in a chart, sideways scrolling, a bar without a tooltip, a table that
+//! does not sort or a target that does not hide. Screenshots of the first
+//! screen (`NAME-1400.png` at 1400 x 900, `NAME-390.png` at 390 x 844) go
+//! to `target/artifacts/`; with `SHOOTOUT_SCREENSHOT_DB=PATH` the latest
+//! run of that database is checked too, with whole pages
+//! (`report-real-full-*.png`) and the README's picture
+//! (`report-real-top.png`). Without Chromium, Node or the npm package, the
+//! test is counted as skipped (shootout-testkit), and fails under
+//! `CI=true`.
 
 mod common;
 
@@ -206,8 +208,8 @@ fn trend_pages_open_cleanly_in_chromium() {
 }
 
 /// The results site of twelve runs, rust-axum 25% slower in runs 5 to 8:
-/// its index (every scenario's ranking, linked) and rust-axum's page (its
-/// series with the change points drawn), written where `shootout site`
+/// its index (every scenario's ranking, linked), rust-axum's page (its
+/// series with the change points drawn) and the newest run's page, written where `shootout site`
 /// writes them and opened from there, as a visitor would.
 #[test]
 fn the_results_site_opens_cleanly_in_chromium() {
@@ -240,6 +242,23 @@ fn the_results_site_opens_cleanly_in_chromium() {
         "site-target",
         series,
         Some("nothing recorded changed"),
+        false,
+    );
+    // The newest run's page, which the index's ranking links to: the
+    // run's whole report, opened from the site's folder.
+    let latest = runs.iter().max_by_key(|r| r.run.id).expect("a run");
+    let page = shootout_report::site::run_page(latest.run.id);
+    let index = std::fs::read_to_string(dir.join("index.html")).expect("index");
+    assert!(
+        index.contains(&format!("href=\"{page}\"")),
+        "the index links to {page}"
+    );
+    check_file(
+        &browser_dir,
+        &dir.join(&page),
+        "site-run",
+        expected_charts(latest),
+        None,
         false,
     );
 }

@@ -5,7 +5,7 @@
 use crate::changes::SeriesHistory;
 
 /// The page of run `id`, relative to the site's root.
-pub(crate) fn run_page(id: i64) -> String {
+pub fn run_page(id: i64) -> String {
     format!("runs/{id}.html")
 }
 

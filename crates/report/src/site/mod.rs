@@ -18,8 +18,7 @@ mod index;
 mod links;
 mod target;
 
-use links::run_page;
-pub use links::target_page;
+pub use links::{run_page, target_page};
 
 use crate::changes::{history, Query, SeriesHistory};
 use crate::error::ReportError;
