@@ -6,7 +6,7 @@
 # in its three places, every pod uses hostNetwork, run.sh refuses a bad
 # LEAD and an unreachable cluster, the shell scripts parse and pass shellcheck
 # (scripts/setup.sh installs it; without it this fails, naming it), and
-# mkimage.py writes the same image twice.
+# mkimage.py writes the same image twice (and images.py the same layer).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -17,7 +17,7 @@ if ! command -v shellcheck >/dev/null; then
     exit 2
 fi
 shellcheck "$HERE"/*.sh "$HERE"/../../scripts/*.sh
-python3 -m py_compile "$HERE/mkimage.py" "$HERE/hdrcheck.py" "$HERE/render.py" "$HERE/rendercheck.py"
+python3 -m py_compile "$HERE/mkimage.py" "$HERE/images.py" "$HERE/imagecheck.py" "$HERE/hdrcheck.py" "$HERE/render.py" "$HERE/rendercheck.py"
 # render.sh: every value of the README's table (and a few no table can
 # show) is refused with exit 2 and OUTDIR untouched, or renders YAML that
 # parses back with the value intact; through kubectl too when the local
@@ -75,4 +75,25 @@ python3 "$HERE/mkimage.py" --name localhost/t:1 --out "$tmp/a.tar" --file "$tmp/
 python3 "$HERE/mkimage.py" --name localhost/t:1 --out "$tmp/b.tar" --file "$tmp/f:/f" >"$tmp/b.txt"
 cmp -s "$tmp/a.tar" "$tmp/b.tar" || { echo "check.sh: mkimage.py is not reproducible" >&2; exit 1; }
 tar -tf "$tmp/a.tar" | grep -qx index.json
+# images.py's layers depend on content, not on times: a tree touched, and
+# given a __pycache__, makes the same layer. (Its Debian layers need apt and
+# a mirror, so whole images are built twice by hand: README, "An image for
+# every contestant".)
+mkdir -p "$tmp/tree/app/__pycache__"
+printf 'x\n' >"$tmp/tree/app/f"
+ln -s f "$tmp/tree/app/l"
+python3 - "$HERE" "$tmp/tree" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import images
+def diff_id():
+    layer = images.Layer("check")
+    layer.add_tree(sys.argv[2], "/srv/t", skip=lambda rel: "__pycache__" in rel.split("/"))
+    return layer.blob()["diff_id"]
+a = diff_id()
+os.utime(os.path.join(sys.argv[2], "app/f"), (1, 1))
+open(os.path.join(sys.argv[2], "app/__pycache__/f.pyc"), "w").write("y")
+if diff_id() != a:
+    sys.exit("check.sh: images.py's layer changed with an mtime or a __pycache__")
+EOF
 echo "deploy/kubernetes: manifests render (bad values refused), N agrees, hostNetwork everywhere, run.sh refuses, scripts parse, images reproducible"

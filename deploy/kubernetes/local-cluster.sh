@@ -8,7 +8,9 @@
 #   local-cluster.sh down   stop all of it, remove everything `up` made, then
 #                           check that nothing is left (exit 1 naming it if so)
 #   local-cluster.sh build  only build and cache the binaries and images
-#   local-cluster.sh images only build the images (OCI archives in the cache)
+#   local-cluster.sh images [TARGET...]
+#                           only build the images (OCI archives in the cache):
+#                           pause, shootout and one per target (all by default)
 #   local-cluster.sh env    print the KUBECONFIG line for this cluster
 #
 # Kubernetes' own sources at K8S_VERSION (default v1.34.4, a release whose
@@ -50,7 +52,9 @@ NODE=127.0.0.1
 # ever tried, could only go to this machine.
 PAUSE_IMAGE=localhost/shootout-pause:3.10
 SHOOTOUT_IMAGE=localhost/shootout:e2e
-GONETHTTP_IMAGE=localhost/go-nethttp:e2e
+# Each target's image (images.py's --name-format): go-nethttp's is
+# localhost/go-nethttp:e2e, e2e.sh's SERVER_IMAGE.
+TARGET_IMAGE='localhost/{target}:e2e'
 
 log() { printf '[local-cluster %s] %s\n' "$(date +%T)" "$*" >&2; }
 die() {
@@ -130,7 +134,7 @@ install_packages() {
     fi
 }
 
-# The shootout release binary and go-nethttp, built from this checkout.
+# The shootout release binary, built from this checkout.
 build_release_binaries() {
     local target=${CARGO_TARGET_DIR:-$REPO/target}
     # SHOOTOUT_BIN: a release binary built elsewhere, used as it is.
@@ -141,16 +145,13 @@ build_release_binaries() {
             (cd "$REPO" && nice -n 19 cargo build --release --locked -p shootout)
         fi
     fi
-    GONETHTTP_BIN=$CACHE/images/go-nethttp
-    if [ ! -x "$GONETHTTP_BIN" ] || [ -n "$(find "$REPO/targets/go-nethttp" -newer "$GONETHTTP_BIN" -name '*.go' -print -quit)" ]; then
-        log "go build targets/go-nethttp (static)"
-        mkdir -p "$CACHE/images"
-        (cd "$REPO/targets/go-nethttp" && CGO_ENABLED=0 GOMAXPROCS=2 nice -n 19 go build -p 1 -trimpath -o "$GONETHTTP_BIN.tmp" .)
-        mv "$GONETHTTP_BIN.tmp" "$GONETHTTP_BIN"
-    fi
 }
 
-# OCI image archives, written by mkimage.py (no Docker, no registry).
+# OCI image archives (no Docker, no registry): the pause and shootout
+# images by mkimage.py, and one image per target by images.py, made from what
+# `shootout build` produced (all of targets/ unless TARGET... is given), each
+# named localhost/TARGET:e2e. go-nethttp's also has /usr/local/bin/go-nethttp,
+# the command contestant-go-nethttp.yaml gives.
 build_images() {
     build_release_binaries
     local dir=$CACHE/images
@@ -179,9 +180,41 @@ build_images() {
         --file "$dir/pause:/pause" --entrypoint /pause
     image "$dir/shootout.tar" "$SHOOTOUT_BIN" --name "$SHOOTOUT_IMAGE" \
         --file "$SHOOTOUT_BIN:/usr/local/bin/shootout" --with-libs --busybox /bin/busybox
-    image "$dir/go-nethttp.tar" "$GONETHTTP_BIN" --name "$GONETHTTP_IMAGE" \
-        --file "$GONETHTTP_BIN:/usr/local/bin/go-nethttp" --busybox /bin/busybox \
-        --env HOST=127.0.0.1 --env PORT=8080 --entrypoint /usr/local/bin/go-nethttp
+    local targets=("$@") t key stale=() line
+    if ((${#targets[@]} == 0)); then
+        for t in "$REPO"/targets/*/target.toml; do
+            t=${t%/target.toml}
+            targets+=("${t##*/}")
+        done
+    fi
+    log "shootout build ${targets[*]}"
+    "$SHOOTOUT_BIN" build --targets-dir "$REPO/targets" "${targets[@]}" >&2
+    # A target's image is written again when its build stamp (what
+    # `shootout build` last built) or images.py/mkimage.py changed.
+    key_of() {
+        echo "$(cat "$REPO/targets/.build/$1.stamp" 2>/dev/null) $(stat -c '%n %s %Y' "$HERE/images.py" "$HERE/mkimage.py" /bin/busybox | tr '\n' ' ')"
+    }
+    for t in "${targets[@]}"; do
+        if [ -f "$dir/$t.tar" ] && [ "$(cat "$dir/$t.tar.key" 2>/dev/null)" = "$(key_of "$t")" ]; then
+            log "$dir/$t.tar is up to date"
+        else
+            stale+=("$t")
+        fi
+    done
+    ((${#stale[@]})) || return 0
+    log "images.py ${stale[*]}"
+    local t0=$SECONDS rc=0
+    python3 "$HERE/images.py" --out-dir "$dir" --debs "$dir/debs" --name-format "$TARGET_IMAGE" \
+        --alias go-nethttp:/usr/local/bin/go-nethttp=bin/go-nethttp "${stale[@]}" >"$dir/images.out" || rc=$?
+    while read -r line; do
+        log "$line"
+        t=${line%% *}
+        t=${t##*/}
+        t=${t%.tar}
+        key_of "$t" >"$dir/$t.tar.key"
+    done <"$dir/images.out"
+    [ "$rc" = 0 ] || die "images.py failed (its messages are above)"
+    log "${#stale[@]} target image(s) in $((SECONDS - t0))s"
 }
 
 # ------------------------------------------------------------- snapshot ---
@@ -444,8 +477,8 @@ up() {
     start containerd containerd --config "$STATE/containerd/config.toml"
     wait_for containerd 30 ctr --address "$SOCK" version
     local img
-    for img in pause shootout go-nethttp; do
-        ctr --address "$SOCK" -n k8s.io images import "$CACHE/images/$img.tar" >/dev/null
+    for img in "$CACHE"/images/*.tar; do
+        ctr --address "$SOCK" -n k8s.io images import "$img" >/dev/null
     done
     log "images: $(ctr --address "$SOCK" -n k8s.io images ls -q | tr '\n' ' ')"
 
@@ -666,10 +699,13 @@ build)
     build_k8s
     build_images
     ;;
-images) build_images ;;
+images)
+    shift
+    build_images "$@"
+    ;;
 env) echo "export KUBECONFIG=$STATE/pki/admin.kubeconfig" ;;
 *)
-    echo "usage: $0 up|down|build|env" >&2
+    echo "usage: $0 up|down|build|images [TARGET...]|env" >&2
     exit 2
     ;;
 esac

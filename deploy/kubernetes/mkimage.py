@@ -17,7 +17,8 @@ loads it into containerd.
                  Dockerfile's image: the manifests give the command)
 
 The archive is reproducible: fixed mtimes, owners and order, so the same
-inputs give the same digests.
+inputs give the same digests. images.py (an image per target, in layers)
+writes its archives with gzip_layer, image_config and write_layout.
 """
 
 import argparse
@@ -107,31 +108,46 @@ def blob(out, data):
     return f"sha256:{digest}", len(data)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--name", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--file", action="append", default=[])
-    p.add_argument("--with-libs", action="store_true")
-    p.add_argument("--busybox")
-    p.add_argument("--env", action="append", default=[])
-    p.add_argument("--entrypoint")
-    args = p.parse_args()
+def gzip_layer(raw, annotations=None):
+    """A layer for write_layout: the raw tar gzipped reproducibly (mtime 0,
+    no file name, a fixed level), with its diff ID."""
+    return {
+        "gz": gzip.compress(raw, compresslevel=6, mtime=0),
+        "diff_id": "sha256:" + hashlib.sha256(raw).hexdigest(),
+        "annotations": annotations or {},
+    }
 
-    raw = layer(args)
-    diff_id = "sha256:" + hashlib.sha256(raw).hexdigest()
-    gz = gzip.compress(raw, mtime=0)
+
+def image_config(env=(), entrypoint=None, workdir="/", labels=None, diff_ids=()):
+    """The image's config: PATH first, then `env`; `entrypoint` a list."""
     config = {
         "architecture": "amd64",
         "os": "linux",
-        "config": {"Env": [f"PATH={PATH}"] + args.env, "WorkingDir": "/"},
-        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
+        "config": {"Env": [f"PATH={PATH}"] + list(env), "WorkingDir": workdir},
+        "rootfs": {"type": "layers", "diff_ids": list(diff_ids)},
     }
-    if args.entrypoint:
-        config["config"]["Entrypoint"] = [args.entrypoint]
-    tmp = args.out + ".tmp"
+    if entrypoint:
+        config["config"]["Entrypoint"] = list(entrypoint)
+    if labels:
+        config["config"]["Labels"] = dict(labels)
+    return config
+
+
+def write_layout(path, name, layers, config):
+    """Writes an OCI image layout, as a tar, to `path` (through a temporary
+    file renamed into place); returns the manifest's digest. `layers` are
+    gzip_layer results, lowest first; `config` an image_config whose diff
+    IDs are set here."""
+    config = dict(config, rootfs={"type": "layers", "diff_ids": [l["diff_id"] for l in layers]})
+    tmp = path + ".tmp"
     with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as out:
-        layer_digest, layer_size = blob(out, gz)
+        descriptors = []
+        for l in layers:
+            digest, size = blob(out, l["gz"])
+            d = {"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": digest, "size": size}
+            if l["annotations"]:
+                d["annotations"] = dict(l["annotations"])
+            descriptors.append(d)
         cfg = json.dumps(config, sort_keys=True).encode()
         cfg_digest, cfg_size = blob(out, cfg)
         manifest = {
@@ -142,13 +158,7 @@ def main():
                 "digest": cfg_digest,
                 "size": cfg_size,
             },
-            "layers": [
-                {
-                    "mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
-                    "digest": layer_digest,
-                    "size": layer_size,
-                }
-            ],
+            "layers": descriptors,
         }
         m = json.dumps(manifest, sort_keys=True).encode()
         m_digest, m_size = blob(out, m)
@@ -161,21 +171,38 @@ def main():
                     "size": m_size,
                     "platform": {"architecture": "amd64", "os": "linux"},
                     "annotations": {
-                        "io.containerd.image.name": args.name,
-                        "org.opencontainers.image.ref.name": args.name.rsplit(":", 1)[-1],
+                        "io.containerd.image.name": name,
+                        "org.opencontainers.image.ref.name": name.rsplit(":", 1)[-1],
                     },
                 }
             ],
         }
-        for name, data in (
+        for fname, data in (
             ("oci-layout", json.dumps({"imageLayoutVersion": "1.0.0"}).encode()),
             ("index.json", json.dumps(index, sort_keys=True).encode()),
         ):
-            info = tarfile.TarInfo(name)
+            info = tarfile.TarInfo(fname)
             info.size = len(data)
             info.mode = 0o444
             out.addfile(info, io.BytesIO(data))
-    os.replace(tmp, args.out)
+    os.replace(tmp, path)
+    return m_digest
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--name", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--file", action="append", default=[])
+    p.add_argument("--with-libs", action="store_true")
+    p.add_argument("--busybox")
+    p.add_argument("--env", action="append", default=[])
+    p.add_argument("--entrypoint")
+    args = p.parse_args()
+
+    raw = layer(args)
+    config = image_config(env=args.env, entrypoint=[args.entrypoint] if args.entrypoint else None)
+    m_digest = write_layout(args.out, args.name, [gzip_layer(raw)], config)
     print(f"{args.out}: {args.name} {m_digest}")
 
 
