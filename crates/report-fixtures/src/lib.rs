@@ -129,8 +129,9 @@ pub(crate) fn target_record(name: &str, framework: &str, status: TargetStatus) -
 }
 
 /// What a fixture target's build resolved: its framework at 1.2.3 and a
-/// second library that the lockfile lacks, on rustc 1.91.0.
-pub(crate) fn provenance(framework: &str) -> Provenance {
+/// second library that the lockfile lacks, on rustc 1.91.0. Every target
+/// of a fixture run that built records it; the report's tests start from it.
+pub fn provenance(framework: &str) -> Provenance {
     Provenance {
         packages: vec![
             PackageVersion {

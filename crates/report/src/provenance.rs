@@ -97,7 +97,7 @@ pub fn json(t: &TargetRecord) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shootout_store::{PackageVersion, TargetStatus};
+    use shootout_store::TargetStatus;
 
     fn record(status: TargetStatus, provenance: Option<Provenance>) -> TargetRecord {
         TargetRecord {
@@ -118,29 +118,7 @@ mod tests {
 
     #[test]
     fn a_missing_version_is_said_never_blank() {
-        let p = Provenance {
-            packages: vec![
-                PackageVersion {
-                    name: "actix-web".into(),
-                    recorded: Recorded::Found {
-                        version: "4.12.0".into(),
-                        source: "targets/Cargo.lock".into(),
-                    },
-                },
-                PackageVersion {
-                    name: "tokio".into(),
-                    recorded: Recorded::Missing {
-                        not_recorded: "not recorded: targets/Cargo.lock has no package \"tokio\""
-                            .into(),
-                    },
-                },
-            ],
-            runtime: Recorded::Found {
-                version: "rustc 1.91.0".into(),
-                source: "rustc -vV".into(),
-            },
-            build: None,
-        };
+        let p = shootout_report_fixtures::provenance("actix-web");
         let rows = rows(&[
             record(TargetStatus::Ok, Some(p)),
             record(TargetStatus::Ok, None),
@@ -148,7 +126,7 @@ mod tests {
         ]);
         assert_eq!(
             rows[0][1],
-            "actix-web 4.12.0, tokio: not recorded: targets/Cargo.lock has no package \"tokio\""
+            "actix-web 1.2.3, tokio: not recorded: targets/Cargo.lock has no package \"tokio\""
         );
         assert_eq!(rows[0][2], "rustc 1.91.0");
         assert!(rows[1][1].contains("predates"), "{:?}", rows[1]);

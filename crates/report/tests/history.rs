@@ -7,8 +7,8 @@
 mod common;
 
 use shootout_report::changes::{history, Query};
-use shootout_report_fixtures::write_twelve_runs;
-use shootout_store::{PackageVersion, Provenance, Recorded, Store};
+use shootout_report_fixtures::{provenance, write_twelve_runs};
+use shootout_store::{Recorded, Store};
 
 fn twelve_runs() -> Vec<shootout_store::RunData> {
     let db = common::temp_dir("history").join("shootout.db");
@@ -18,38 +18,20 @@ fn twelve_runs() -> Vec<shootout_store::RunData> {
         .map(|id| store.load_run(id).expect("run"))
         .collect();
     // axum's version as a build would record it: 0.8.4, then 0.8.1 from
-    // run 5 on (the slower one), and 0.8.4 again from run 9.
+    // run 5 on (the slower one), and 0.8.4 again from run 9. The other
+    // targets keep the fixture's provenance, the same in every run.
     for r in &mut runs {
         let version = if (5..=8).contains(&r.run.id) {
             "0.8.1"
         } else {
             "0.8.4"
         };
-        for t in &mut r.targets {
-            t.provenance = Some(Provenance {
-                packages: vec![PackageVersion {
-                    name: if t.target == "rust-axum" {
-                        "axum"
-                    } else {
-                        "tokio"
-                    }
-                    .into(),
-                    recorded: Recorded::Found {
-                        version: if t.target == "rust-axum" {
-                            version
-                        } else {
-                            "1.47.0"
-                        }
-                        .into(),
-                        source: "targets/Cargo.lock".into(),
-                    },
-                }],
-                runtime: Recorded::Found {
-                    version: "rustc 1.91.0".into(),
-                    source: "rustc -vV".into(),
-                },
-                build: None,
-            });
+        for t in r.targets.iter_mut().filter(|t| t.target == "rust-axum") {
+            let p = t.provenance.get_or_insert_with(|| provenance("axum"));
+            p.packages[0].recorded = Recorded::Found {
+                version: version.into(),
+                source: "targets/Cargo.lock".into(),
+            };
         }
     }
     // Run 9's restore is left without provenance: nothing recorded explains it.
