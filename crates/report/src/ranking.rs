@@ -195,7 +195,10 @@ pub fn floor_of(g: &Group, measure: Measure) -> Option<Floor> {
 pub fn best_and_worst(g: &Group, metric: Metric) -> (Vec<usize>, Vec<usize>) {
     let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
     let (mut best, mut worst) = extremes(&spreads, metric.higher_is_better());
-    if metric.aggregate() != shootout_study::Aggregate::Median
+    // Fewer than two values, or all equal: nothing is best or worst, and
+    // the ranking's order among equals must not invent one.
+    if best.is_empty()
+        || metric.aggregate() != shootout_study::Aggregate::Median
         || metric.info().scope == shootout_study::Scope::Target
     {
         return (best, worst);
@@ -388,5 +391,43 @@ mod tests {
         };
         assert_eq!(best_and_worst(&g, Metric::PssPeak), (vec![], vec![]));
         assert_eq!(best_and_worst(&g, Metric::Rps), (vec![], vec![]));
+    }
+
+    /// A row where every target has the same value (no errors anywhere)
+    /// has no best and no worst, whatever order the ranking lists them in.
+    #[test]
+    fn a_row_of_equal_values_marks_nothing() {
+        let way = shootout_report_fixtures::tls::Way {
+            tls: None,
+            client_cert: false,
+            keepalive: true,
+            resumed: false,
+        };
+        let a = vec![shootout_report_fixtures::tls::sample("a", way)];
+        let b = vec![shootout_report_fixtures::tls::sample("b", way)];
+        assert_eq!(a[0].summary.errors.total(), 0);
+        assert_eq!(b[0].summary.errors.total(), 0);
+        let column = |target, all: &'static [_]| Column {
+            target,
+            reps: all.iter().collect(),
+            record: None,
+            all,
+        };
+        let a: &'static [_] = Box::leak(a.into_boxed_slice());
+        let b: &'static [_] = Box::leak(b.into_boxed_slice());
+        let g = Group {
+            scenario: "json",
+            level: 0,
+            level_label: "",
+            sweep: false,
+            columns: vec![column("a", a), column("b", b)],
+            listed: Vec::new(),
+            spec: None,
+            protocol: None,
+            warmup_window_s: None,
+            margin: crate::stats::Margin::default(),
+            calibration: None,
+        };
+        assert_eq!(best_and_worst(&g, Metric::Errors), (vec![], vec![]));
     }
 }
