@@ -7,8 +7,9 @@
 
 use crate::error::SessionError;
 use crate::interrupt::Interrupt;
-use shootout_cgroup::{Budget, Counters};
-use shootout_servers::{Limits, Server, StartError};
+use crate::place::Contestant;
+use shootout_cgroup::Budget;
+use shootout_servers::{Limits, StartError};
 use shootout_study::Resources;
 use std::time::{Duration, Instant};
 
@@ -34,14 +35,14 @@ pub fn limits(budgets: &[Resources]) -> Limits {
 
 /// Applies a level's budget to the running server's cgroup. A server
 /// without one started without limits, so only an unset budget fits it.
-pub(crate) fn apply(server: &Server, r: &Resources) -> Result<(), SessionError> {
+pub(crate) fn apply(server: &dyn Contestant, r: &Resources) -> Result<(), SessionError> {
     let want = budget_of(r);
     match server.budget() {
         Some(now) if now == want => Ok(()),
         Some(_) => match server.set_budget(&want) {
-            Some(Ok(())) => Ok(()),
-            Some(Err(e)) => Err(failed(format!("cannot apply resources {}: {e}", r.label()))),
-            None => Err(failed("the server's cgroup is gone".to_string())),
+            Ok(()) => Ok(()),
+            Err(e @ crate::place::BudgetError::Gone) => Err(failed(e.to_string())),
+            Err(e) => Err(failed(format!("cannot apply resources {}: {e}", r.label()))),
         },
         None if r.is_set() => Err(failed(format!(
             "resources {} need a cgroup, and this server has none",
@@ -69,12 +70,12 @@ pub fn oom_reason(memory: Option<u64>) -> String {
     }
 }
 
-/// [`Server::wait_ready`], which under a memory limit gives up as soon as
+/// [`Contestant::wait_ready`], which under a memory limit gives up as soon as
 /// the OOM killer struck: a supervisor (gunicorn, a cluster master) that
 /// respawns killed workers would otherwise keep it waiting the whole
 /// `timeout`. The startup time is from this call, as without a limit.
 pub(crate) fn wait_ready(
-    server: &mut Server,
+    server: &mut dyn Contestant,
     limits: &Limits,
     timeout: Duration,
     interrupt: &Interrupt,
@@ -115,15 +116,12 @@ pub(crate) fn wait_ready(
 }
 
 /// The server's OOM-kill counter now (None: no cgroup or unreadable).
-pub(crate) fn oom_kills(server: &Server) -> Option<u64> {
-    server
-        .cgroup_counters()
-        .and_then(Result::ok)
-        .map(|c: Counters| c.oom_kills)
+pub(crate) fn oom_kills(server: &dyn Contestant) -> Option<u64> {
+    server.meter().counters().map(|c| c.oom_kills)
 }
 
 /// OOM kills since `before` (0 when either read is missing).
-pub(crate) fn oom_since(server: &Server, before: Option<u64>) -> u64 {
+pub(crate) fn oom_since(server: &dyn Contestant, before: Option<u64>) -> u64 {
     match (before, oom_kills(server)) {
         (Some(b), Some(a)) => a.saturating_sub(b),
         _ => 0,

@@ -36,7 +36,7 @@ pub fn run_capacity_session(
     let mut result = Ok(());
     for &si in scenarios {
         let sc = &cx.study.scenarios[si];
-        let searched = crate::budget::apply(&run.server, &sc.resources)
+        let searched = crate::budget::apply(run.server.as_ref(), &sc.resources)
             .and_then(|()| search(cx, session, sc, &run));
         if searched.is_ok() {
             drain(cx, &run, sc);

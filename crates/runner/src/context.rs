@@ -1,5 +1,5 @@
 //! What every part of a session reads: the [`SessionContext`] (the study,
-//! the target, the CPUs, the observers) and the engine plan of one level
+//! the target, where it runs, the CPUs, the observers) and the engine plan of one level
 //! against the running server ([`plan_for`]), with what every response must
 //! be ([`expect_for`]). The session (`crate::measure`), its warm-up
 //! (`crate::warmup`) and capacity searches (`crate::capacity`) build on it.
@@ -8,6 +8,7 @@ use crate::database::Database;
 use crate::event::Observer;
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
+use crate::place::Place;
 use crate::tls::RunTls;
 use shootout_contract::expect::expect_request;
 use shootout_engine::{Expect, HttpVersion, Plan, RequestSpec, WsOptions};
@@ -21,6 +22,8 @@ pub struct SessionContext<'a> {
     pub study: &'a Study,
     pub target: &'a Target,
     pub pinning: &'a Pinning,
+    /// Where the target runs, picked once for the run.
+    pub(crate) place: &'a dyn Place,
     /// Generator threads.
     pub threads: usize,
     pub settle: Duration,

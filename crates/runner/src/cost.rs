@@ -6,7 +6,8 @@
 //! capacity for `recover_for`). The probes (`probe.rs`) turn each into its
 //! part of the measurement.
 
-use crate::procfs::{self, MIB};
+use crate::place::Meter;
+use crate::procfs::MIB;
 use shootout_engine::{Load, PlanError, Stage, StageUnit, Stop, Workload};
 use shootout_store::parts::{Derived, Standing};
 use shootout_study::cost::RECOVERY_FRACTION;
@@ -152,37 +153,31 @@ fn whole(x: f64) -> String {
     }
 }
 
-/// The server's CPU and memory over `seconds` of no load: from its cgroup's
-/// CPU counter when it has one, else from `/proc`.
-/// The server is `server`, its process tree `pgid` rooted at `root`.
+/// The server's CPU and memory over `seconds` of no load, as its meter
+/// reads them (CPU from its cgroup's counter when it has one); an error
+/// sentence when its place cannot give them. None when not asked for or
+/// interrupted.
 pub(crate) fn standing(
-    server: &shootout_servers::Server,
-    (pgid, root): (i32, i32),
+    meter: &dyn Meter,
     seconds: Duration,
     interrupt: &crate::interrupt::Interrupt,
-) -> Option<Standing> {
+) -> Result<Option<Standing>, String> {
     if seconds.is_zero() {
-        return None;
+        return Ok(None);
     }
-    let cpu_now = || -> f64 {
-        match server.cgroup_counters() {
-            Some(Ok(c)) => c.cpu.as_secs_f64(),
-            _ => procfs::sample(pgid, root, false).cpu_s,
-        }
-    };
-    let before = cpu_now();
+    let before = meter.cpu();
     let t0 = Instant::now();
     interrupt.sleep(seconds);
     if interrupt.is_stopped() {
-        return None;
+        return Ok(None);
     }
-    let cpu_s = (cpu_now() - before).max(0.0);
-    let rss = procfs::sample(pgid, root, false).rss_bytes;
-    Some(Standing {
+    let cpu_s = meter.cpu().since(&before).required("standing CPU time")?;
+    let rss = meter.memory(false).rss.required("standing memory (RSS)")?;
+    Ok(Some(Standing {
         seconds: t0.elapsed().as_secs_f64(),
         cpu_s,
         rss_mib: rss as f64 / MIB,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -42,6 +42,16 @@ impl Database {
         self.cluster.cgroup_reader()
     }
 
+    /// The cluster's process tree and cgroup, for the sampler and the drain.
+    pub(crate) fn meter(&self) -> crate::place::local::TreeMeter {
+        let pm = self.postmaster();
+        crate::place::local::TreeMeter {
+            pgid: pm,
+            root: pm,
+            cgroup: self.cgroup_reader(),
+        }
+    }
+
     pub fn record(&self) -> DatabaseRecord {
         let info = self.cluster.info();
         DatabaseRecord {

@@ -8,7 +8,7 @@
 //! its database are quiet, for at most the scenario's request timeout.
 
 use crate::interrupt::Interrupt;
-use crate::procfs;
+use crate::place::Meter;
 use std::time::{Duration, Instant};
 
 /// How long each look at the CPU counters lasts.
@@ -24,27 +24,34 @@ pub struct Drain {
     pub quiet: bool,
 }
 
-/// Waits until every `(pgid, root)` tree uses less than [`QUIET_SHARE`] of
-/// a core over one [`WINDOW`], or `cap` passes.
-pub fn wait_quiet(trees: &[(i32, i32)], cap: Duration, interrupt: &Interrupt) -> Drain {
+/// Waits until the servers `meters` read use, together, less than
+/// [`QUIET_SHARE`] of a core over one [`WINDOW`], or `cap` passes. A
+/// server whose CPU cannot be read is never known to be quiet: the wait
+/// ends at once, not quiet.
+pub(crate) fn wait_quiet(meters: &[&dyn Meter], cap: Duration, interrupt: &Interrupt) -> Drain {
     let t0 = Instant::now();
-    let cpu = || -> f64 {
-        trees
+    let cpu = || -> Option<f64> {
+        meters
             .iter()
-            .map(|&(pgid, root)| procfs::cpu_seconds_precise(pgid, root))
+            .map(|m| m.cpu().required("CPU time").ok())
             .sum()
     };
-    let mut before = cpu();
+    let Some(mut before) = cpu() else {
+        return Drain {
+            waited: t0.elapsed(),
+            quiet: false,
+        };
+    };
     loop {
         std::thread::sleep(WINDOW);
-        let now = cpu();
+        let now = cpu().unwrap_or(f64::INFINITY);
         if now - before < QUIET_SHARE * WINDOW.as_secs_f64() {
             return Drain {
                 waited: t0.elapsed(),
                 quiet: true,
             };
         }
-        if t0.elapsed() >= cap || interrupt.is_stopped() {
+        if t0.elapsed() >= cap || interrupt.is_stopped() || now.is_infinite() {
             return Drain {
                 waited: t0.elapsed(),
                 quiet: false,

@@ -8,10 +8,9 @@
 //! through `shootout_servers::listener`; the session turns a reason into a
 //! failed target.
 
+use crate::place::{Contestant, Liveness};
 use shootout_engine::{Second, Summary};
-use shootout_servers::listener::{self, ListenerError};
-use shootout_servers::Server;
-use std::os::unix::process::ExitStatusExt as _;
+use shootout_servers::listener::ListenerError;
 
 /// Seconds at the end of a level without a completion that fail it.
 pub const SILENT_TAIL_S: usize = 3;
@@ -58,23 +57,17 @@ pub(crate) struct GeneratorSilent {
 /// The server holds `port` alone, is alive and is not stopped. The port's
 /// owner is asked first: a server that could not bind because another
 /// process took the port has exited, and the impostor is the news.
-pub(crate) fn check_server(server: &mut Server, port: u16, when: &str) -> Result<(), Lost> {
-    let pids = server.pids();
-    let owner = listener::check_owner(port, &pids);
+pub(crate) fn check_server(server: &dyn Contestant, port: u16, when: &str) -> Result<(), Lost> {
+    let owner = server.holds_port(port);
     if let Err(e @ (ListenerError::Foreign { .. } | ListenerError::Unseen { .. })) = owner {
         return Err(Lost::Port(e));
     }
     let when = when.to_string();
-    if let Some(status) = server.exit_status() {
-        let how = describe(status);
-        return Err(Lost::Exited { when, how });
-    }
-    if !shootout_servers::process::group_alive(server.pgid()) {
-        return Err(Lost::NoProcessLeft { when });
-    }
-    if listener::all_stopped(&pids) {
-        let count = pids.len();
-        return Err(Lost::Stopped { when, count });
+    match server.liveness() {
+        Liveness::Exited { how, .. } => return Err(Lost::Exited { when, how }),
+        Liveness::Gone => return Err(Lost::NoProcessLeft { when }),
+        Liveness::Frozen { count } => return Err(Lost::Stopped { when, count }),
+        Liveness::Alive => {}
     }
     match owner {
         Err(ListenerError::NotListening { port }) => Err(Lost::NotListening { port, when }),
@@ -126,25 +119,6 @@ pub(crate) fn check_answered(s: &Summary, timeline: &[Second]) -> Result<(), Los
         return Err(Lost::SilentTail);
     }
     Ok(())
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (_, Some(sig)) => format!("signal {sig}{}", signal_name(sig)),
-        (Some(code), None) => format!("exit status {code}"),
-        (None, None) => status.to_string(),
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGKILL => " (SIGKILL)",
-        libc::SIGTERM => " (SIGTERM)",
-        libc::SIGSEGV => " (SIGSEGV)",
-        libc::SIGABRT => " (SIGABRT)",
-        libc::SIGINT => " (SIGINT)",
-        _ => "",
-    }
 }
 
 #[cfg(test)]
@@ -244,6 +218,24 @@ mod tests {
             .join("py-http")
     }
 
+    /// `target` started on `port` by the local place.
+    fn start(
+        target: &shootout_servers::Target,
+        port: u16,
+        log: &std::path::Path,
+    ) -> Box<dyn Contestant> {
+        use crate::place::{local::LocalPlace, Place, StartSpec};
+        let spec = StartSpec {
+            target,
+            port,
+            log,
+            cpus: &[],
+            env: &[],
+            limits: &shootout_servers::Limits::default(),
+        };
+        LocalPlace.start(&spec).expect("start")
+    }
+
     #[test]
     fn an_impostor_on_the_port_is_named_and_a_frozen_server_is_stopped() {
         let dir = temp("impostor");
@@ -251,15 +243,14 @@ mod tests {
         // The impostor: this process holds the port before the server binds.
         let squatter = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = squatter.local_addr().expect("addr").port();
-        let log = dir.join("squat.log");
-        let mut server = Server::start(&target, port, &log).expect("start");
+        let server = start(&target, port, &dir.join("squat.log"));
         // The server finds the port taken and exits: the case checked.
         shootout_testkit::wait_until(
             "the server exited, unable to bind the held port",
             Duration::from_secs(10),
-            || server.exit_status().is_some(),
+            || matches!(server.liveness(), Liveness::Exited { .. }),
         );
-        let why = check_server(&mut server, port, "at start")
+        let why = check_server(server.as_ref(), port, "at start")
             .expect_err("not the server")
             .to_string();
         let me = std::process::id();
@@ -272,21 +263,24 @@ mod tests {
         server.stop();
 
         let port = shootout_servers::free_port().expect("port");
-        let mut server = Server::start(&target, port, &dir.join("ok.log")).expect("start");
+        let mut server = start(&target, port, &dir.join("ok.log"));
         server.wait_ready(Duration::from_secs(20)).expect("ready");
-        check_server(&mut server, port, "before the level").expect("ours, running");
+        check_server(server.as_ref(), port, "before the level").expect("ours, running");
+        // The group's leader is the server's first process (exec'd python).
+        let pid = server.process_group().expect("a local process group");
         // SAFETY: stopping the server this test started.
-        unsafe { libc::kill(server.pid() as i32, libc::SIGSTOP) };
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
         shootout_testkit::wait_until(
             "the server in state T (stopped) after SIGSTOP",
             Duration::from_secs(5),
-            || listener::state(server.pid()) == Some('T'),
+            || shootout_servers::listener::state(pid as u32) == Some('T'),
         );
-        let why = check_server(&mut server, port, "during the level").expect_err("frozen");
+        let why = check_server(server.as_ref(), port, "during the level").expect_err("frozen");
         assert!(matches!(why, Lost::Stopped { count: 1.., .. }), "{why}");
         let why = why.to_string();
         assert!(why.starts_with("server stopped during the level"), "{why}");
-        server.stop();
+        let stopped = server.stop();
+        assert!(!stopped.leftovers, "{stopped:?}");
         let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
     }
 }

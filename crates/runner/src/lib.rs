@@ -30,6 +30,7 @@ pub mod interrupt;
 pub mod liveness;
 pub mod machine_lock;
 pub mod measure;
+mod place;
 pub mod prepare;
 mod probe;
 pub mod procfs;

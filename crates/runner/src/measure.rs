@@ -11,17 +11,17 @@ pub use crate::context::{expect_for, plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel};
 use crate::guard;
-use crate::procfs::{self, MIB};
+use crate::place::{Contestant, Liveness, Meter, StartSpec};
+use crate::procfs::MIB;
 use crate::quiet_wait;
 use crate::sampler::{LoadUsage, Sampler};
 use crate::schedule::Session;
 use crate::warmup::{warm_up, WarmedUp};
 use shootout_engine::{Control, HttpVersion, LoadReport, Plan};
-use shootout_servers::{Limits, Server, StartError};
+use shootout_servers::{Limits, StartError};
 use shootout_store::Measurement;
 use shootout_study::{Level, Resources, Scenario};
 use std::cell::Cell;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,9 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A started server and what is known of it.
 pub(crate) struct Running {
-    pub(crate) server: Server,
+    pub(crate) server: Box<dyn Contestant>,
+    /// Its CPU and memory, as its place reads them.
+    meter: Arc<dyn Meter>,
     pub(crate) port: u16,
     /// Its TLS port, when the run has TLS levels and it serves them.
     pub(crate) tls_port: Option<u16>,
@@ -43,10 +45,7 @@ pub(crate) struct Running {
     pub(crate) ws_port: Option<u16>,
     /// Why its WebSocket levels are skipped (its manifest does not claim ws).
     ws_refused: Option<String>,
-    log: PathBuf,
     startup: Duration,
-    pgid: i32,
-    root: i32,
     /// Load this start has had so far (warm-ups and measured loads), to
     /// owe the target's `warmup_min` only once per start.
     loaded: Cell<Duration>,
@@ -79,7 +78,7 @@ impl Running {
     pub(crate) fn lost(&self, reason: impl std::fmt::Display) -> SessionError {
         SessionError::Failed {
             reason: reason.to_string(),
-            log_tail: shootout_servers::tail::log_tail(&self.log, 20),
+            log_tail: self.server.log_tail(20),
         }
     }
 }
@@ -98,8 +97,13 @@ pub fn run_session(
         .collect();
     let mut run = start(cx, &budget::limits(&budgets))?;
     cx.interrupt.sleep(cx.settle);
-    let mut before = procfs::sample(run.pgid, run.root, true);
-    let result = session_levels(cx, &mut run, session, estimate_of, record, &mut before);
+    let result = run
+        .meter
+        .memory(false)
+        .rss
+        .required("memory (RSS)")
+        .map_err(|why| run.lost(why))
+        .and_then(|mut idle| session_levels(cx, &mut run, session, estimate_of, record, &mut idle));
     stop(cx, run)?;
     result
 }
@@ -113,7 +117,7 @@ fn session_levels(
     session: &Session,
     estimate_of: &dyn Fn(&Scenario, &Level) -> f64,
     record: &mut dyn FnMut(&Measurement) -> Result<(), shootout_store::StoreError>,
-    before: &mut procfs::TreeSample,
+    idle_rss: &mut u64,
 ) -> Result<(), SessionError> {
     for &si in &session.scenarios {
         let sc = &cx.study.scenarios[si];
@@ -133,20 +137,17 @@ fn session_levels(
                 skip_level(cx, why, &step);
                 continue;
             }
-            let (mut m, after_rss) = measure_quietly(cx, run, &step, before.rss_bytes)?;
-            before.rss_bytes = after_rss;
+            let (mut m, after_rss) = measure_quietly(cx, run, &step, *idle_rss)?;
+            *idle_rss = after_rss;
             // A cost scenario's capacity is its last level (a closed loop);
             // levels before it are measured as written.
             let Some(cost) = sc.cost.as_ref().filter(|_| li + 1 == sc.levels.len()) else {
                 record(&m).map_err(SessionError::Record)?;
                 continue;
             };
-            m.parts.standing = crate::cost::standing(
-                &run.server,
-                (run.pgid, run.root),
-                cost.standing,
-                cx.interrupt,
-            );
+            m.parts.standing =
+                crate::cost::standing(run.meter.as_ref(), cost.standing, cx.interrupt)
+                    .map_err(|why| run.lost(why))?;
             record(&m).map_err(SessionError::Record)?;
             if cx.interrupt.is_stopped() {
                 return Err(SessionError::Interrupted);
@@ -163,8 +164,8 @@ fn session_levels(
                     estimate_s: estimate_of(&quick, &d.level),
                     derived: Some(d),
                 };
-                let (m, after_rss) = measure_quietly(cx, run, &step, before.rss_bytes)?;
-                before.rss_bytes = after_rss;
+                let (m, after_rss) = measure_quietly(cx, run, &step, *idle_rss)?;
+                *idle_rss = after_rss;
                 record(&m).map_err(SessionError::Record)?;
             }
         }
@@ -236,15 +237,18 @@ fn measure_checked(
     step: &Step<'_>,
     idle_rss: u64,
 ) -> Result<(Measurement, u64), SessionError> {
-    guard::check_server(&mut run.server, run.port, "before the level").map_err(|r| run.lost(r))?;
+    guard::check_server(run.server.as_ref(), run.port, "before the level")
+        .map_err(|r| run.lost(r))?;
     if let Some(tls) = run.tls_port.filter(|_| step.level.protocol.is_tls()) {
-        guard::check_server(&mut run.server, tls, "before the level").map_err(|r| run.lost(r))?;
+        guard::check_server(run.server.as_ref(), tls, "before the level")
+            .map_err(|r| run.lost(r))?;
     }
     if let Some(ws) = run
         .ws_port
         .filter(|&p| step.level.ws.is_some() && p != run.port)
     {
-        guard::check_server(&mut run.server, ws, "before the level").map_err(|r| run.lost(r))?;
+        guard::check_server(run.server.as_ref(), ws, "before the level")
+            .map_err(|r| run.lost(r))?;
     }
     let (m, rss) = measure_level(cx, run, step, idle_rss)?;
     theirs(run, &m, step.level)?;
@@ -259,7 +263,8 @@ fn measure_checked(
 /// offer at all is recorded, its cost part saying "not offered" and why,
 /// so the target keeps its other points and the server is not blamed.
 fn theirs(run: &mut Running, m: &Measurement, level: &Level) -> Result<(), SessionError> {
-    guard::check_server(&mut run.server, run.port, "during the level").map_err(|r| run.lost(r))?;
+    guard::check_server(run.server.as_ref(), run.port, "during the level")
+        .map_err(|r| run.lost(r))?;
     let unoffered_point = m.parts.derived.is_some()
         && m.parts.overload.is_none()
         && m.parts.cost.as_ref().is_some_and(|c| c.not_offered);
@@ -278,7 +283,9 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
     let target = cx.target;
     let log = target.server_log("run");
     // Picked at once, so no two of the ports are one.
-    let [port, tls_pick, ws_pick] = shootout_servers::free_ports::<3>()
+    let [port, tls_pick, ws_pick] = cx
+        .place
+        .free_ports()
         .map_err(|e| start_err(format!("no free port: {e}"), ""))?;
     let mut env = cx
         .database
@@ -286,18 +293,26 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
         .unwrap_or_default();
     let (tls_port, tls_refused) = tls_port(cx, tls_pick, &mut env);
     let (ws_port, ws_refused) = ws_port(cx, port, ws_pick, &mut env);
-    let mut server =
-        Server::start_limited(target, port, &log, &cx.pinning.server_cpus, &env, limits)
-            .map_err(|e| start_err(e.to_string(), ""))?;
-    cx.alive.note_server(Some(server.pgid()));
-    let ready = budget::wait_ready(&mut server, limits, READY_TIMEOUT, cx.interrupt)
+    let spec = StartSpec {
+        target,
+        port,
+        log: &log,
+        cpus: &cx.pinning.server_cpus,
+        env: &env,
+        limits,
+    };
+    let mut server = cx
+        .place
+        .start(&spec)
+        .map_err(|e| start_err(e.to_string(), ""))?;
+    cx.alive.note_server(server.process_group());
+    let ready = budget::wait_ready(server.as_mut(), limits, READY_TIMEOUT, cx.interrupt)
         .map_err(NotReady::from)
         .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup))
         .and_then(|startup| ws_ready(cx, ws_port.filter(|&p| p != port)).map(|()| startup));
     match ready {
         Ok(startup) => Ok(Running {
-            pgid: server.pgid(),
-            root: server.pid() as i32,
+            meter: server.meter(),
             loaded: Cell::new(Duration::ZERO),
             server,
             port,
@@ -311,11 +326,10 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
             }),
             ws_port,
             ws_refused,
-            log,
             startup,
         }),
         Err(e) => {
-            let oom = budget::oom_kills(&server).unwrap_or(0);
+            let oom = budget::oom_kills(server.as_ref()).unwrap_or(0);
             drop(server);
             cx.alive.note_server(None);
             if cx.interrupt.is_stopped() {
@@ -480,8 +494,8 @@ fn measure_level(
     if cx.interrupt.is_stopped() {
         return Err(SessionError::Interrupted);
     }
-    budget::apply(&run.server, &step.level.resources)?;
-    let oom_before = budget::oom_kills(&run.server);
+    budget::apply(run.server.as_ref(), &step.level.resources)?;
+    let oom_before = budget::oom_kills(run.server.as_ref());
     let port = run.port_for(step.level).unwrap_or(run.port);
     let plan = match step.derived.and_then(|d| d.overload) {
         // An overload level's phases start with the measurement, and its
@@ -499,6 +513,10 @@ fn measure_level(
             let started_at = shootout_store::now_rfc3339_millis();
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))
         })
+        .and_then(|(w, started_at, l)| match figures_missing(&l) {
+            Some(why) => Err(run.lost(why)),
+            None => Ok((w, started_at, l)),
+        })
         .inspect_err(|_| {
             cx.observer.event(&Event::LoadEnded {
                 estimate_s: step.estimate_s,
@@ -512,8 +530,13 @@ fn measure_level(
     );
     drain(cx, run, step.scenario);
     cx.interrupt.sleep(cx.settle_after);
-    let after = procfs::sample(run.pgid, run.root, false);
-    let oom_killed = oom_before.map(|_| budget::oom_since(&run.server, oom_before));
+    let after_rss = run
+        .meter
+        .memory(false)
+        .rss
+        .required("memory (RSS)")
+        .map_err(|why| run.lost(why))?;
+    let oom_killed = oom_before.map(|_| budget::oom_since(run.server.as_ref(), oom_before));
     let parts = crate::probe::parts(&crate::probe::Seen {
         report: &loaded.report,
         server_cpu_s: loaded.usage.cpu_s,
@@ -530,7 +553,7 @@ fn measure_level(
         started_at,
         loaded,
         idle_rss,
-        after_rss: after.rss_bytes,
+        after_rss,
         startup: run.startup,
         // Stored as the budget it was: a quota above the pinned CPUs
         // cannot bind (docs/columns.md `cpu_quota`).
@@ -549,15 +572,26 @@ fn measure_level(
         estimate_s: step.estimate_s,
         measurement: Some(&m),
     });
-    Ok((m, after.rss_bytes))
+    Ok((m, after_rss))
 }
 
-/// A start failure when the server's process group is gone.
+/// Why a load's server (or database) figures cannot be recorded: a figure
+/// its place could not give is a failed level, never a zero.
+fn figures_missing(l: &Loaded) -> Option<String> {
+    let db = l.db_usage.as_ref().and_then(|u| u.unavailable.as_ref());
+    l.usage.unavailable.as_ref().or(db).cloned()
+}
+
+/// A start failure when no process of the server is left.
 pub(crate) fn ensure_alive(cx: &SessionContext<'_>, run: &Running) -> Result<(), SessionError> {
-    if shootout_servers::process::group_alive(run.pgid) {
-        return Ok(());
+    match run.server.liveness() {
+        Liveness::Gone
+        | Liveness::Exited {
+            others_left: false, ..
+        } => {}
+        _ => return Ok(()),
     }
-    let tail = shootout_servers::tail::log_tail(&run.log, 20);
+    let tail = run.server.log_tail(20);
     Err(start_err(
         format!("{} exited during the study", cx.target.name),
         &tail,
@@ -582,21 +616,11 @@ fn load_sampled(
     });
     let cpus = &cx.pinning.generator_cpus;
     let watch = crate::quiet::watched_cpus(&cx.pinning.server_cpus, cpus);
-    let sampler = Sampler::watching(
-        run.pgid,
-        run.root,
-        control.clone(),
-        cpus.clone(),
-        run.server.cgroup_reader(),
-        watch,
-    );
+    let sampler = Sampler::watching(run.meter.clone(), control.clone(), cpus.clone(), watch);
     let db_sampler = cx
         .database
         .filter(|_| step.scenario.needs_database())
-        .map(|db| {
-            let pm = db.postmaster();
-            Sampler::start(pm, pm, control.clone(), cpus.clone(), db.cgroup_reader())
-        });
+        .map(|db| Sampler::watching(Arc::new(db.meter()), control.clone(), cpus.clone(), vec![]));
     let report = shootout_engine::run(plan, &control);
     let usage = sampler.finish();
     let db_usage = db_sampler.map(Sampler::finish);
@@ -614,11 +638,12 @@ fn load_sampled(
 /// Waits for the server (and the database) to finish what the load left
 /// queued, so it does not spill into the next level; warns when it did not.
 pub(crate) fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
-    let mut trees = vec![(run.pgid, run.root)];
-    if let Some(db) = cx.database {
-        trees.push((db.postmaster(), db.postmaster()));
+    let db = cx.database.map(|db| db.meter());
+    let mut meters: Vec<&dyn Meter> = vec![run.meter.as_ref()];
+    if let Some(m) = &db {
+        meters.push(m);
     }
-    let d = crate::drain::wait_quiet(&trees, sc.timeout, cx.interrupt);
+    let d = crate::drain::wait_quiet(&meters, sc.timeout, cx.interrupt);
     if !d.quiet && !cx.interrupt.is_stopped() {
         cx.observer.event(&Event::StillBusy {
             target: &cx.target.name,
@@ -629,7 +654,7 @@ pub(crate) fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
 
 /// Stops the server: SIGKILL at once when interrupted (no 5 s grace while
 /// the user waits), else SIGTERM with grace, warning about leftovers.
-pub(crate) fn stop(cx: &SessionContext<'_>, mut run: Running) -> Result<(), SessionError> {
+pub(crate) fn stop(cx: &SessionContext<'_>, run: Running) -> Result<(), SessionError> {
     if cx.interrupt.is_stopped() {
         drop(run);
         cx.alive.note_server(None);
@@ -706,8 +731,8 @@ fn measurement(p: MeasurementParts<'_>) -> Measurement {
         server_cpu_s: cpu,
         req_per_cpu_s: if cpu > 0.0 { completed / cpu } else { 0.0 },
         startup_s: p.startup.as_secs_f64(),
-        db_cpu_s: db_usage.map(|u| u.cpu_s),
-        db_rss_peak_mib: db_usage.map(|u| u.rss_peak_bytes as f64 / MIB),
+        db_cpu_s: db_usage.as_ref().map(|u| u.cpu_s),
+        db_rss_peak_mib: db_usage.as_ref().map(|u| u.rss_peak_bytes as f64 / MIB),
         resources_cpus: p.resources.cpus,
         resources_memory_mib: p.resources.memory_mib(),
         throttled_s: usage.cgroup.map(|d| d.throttled.as_secs_f64()),

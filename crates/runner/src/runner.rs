@@ -14,6 +14,7 @@ use crate::event::{Event, Observer, RunStart};
 use crate::interrupt::Interrupt;
 use crate::liveness::RunLock;
 use crate::measure::{run_session, SessionContext};
+use crate::place::{local::LocalPlace, Place};
 use crate::prepare::Entry;
 use crate::schedule::{sessions, Session};
 use crate::tls::RunTls;
@@ -116,6 +117,8 @@ struct Run<'a> {
     cfg: &'a RunConfig,
     study: Study,
     pinning: Pinning,
+    /// Where every target runs: picked here, once.
+    place: Box<dyn Place>,
     store: Store,
     run_id: i64,
     /// Tells later runs this one is alive, and which server it runs.
@@ -243,6 +246,7 @@ fn open<'a>(
         cfg,
         study,
         pinning,
+        place: Box::new(LocalPlace),
         store,
         run_id,
         alive,
@@ -512,6 +516,7 @@ impl Run<'_> {
             study,
             target: m.target,
             pinning: &self.pinning,
+            place: self.place.as_ref(),
             threads,
             settle: settle_for(self.cfg.scale),
             settle_after: settle_after_for(self.cfg.scale),

@@ -13,7 +13,8 @@
 //! a CPU quota. Given the CPUs to watch, it also reads their per-CPU
 //! counters over the same phase ([`crate::quiet`]).
 
-use crate::procfs;
+use crate::place::local::TreeMeter;
+use crate::place::{Figure, Meter, Source};
 use crate::quiet::{CpuWindow, Mark};
 use shootout_cgroup::{Counters, Delta};
 use shootout_engine::Control;
@@ -26,7 +27,7 @@ use std::time::Duration;
 const PERIOD: Duration = Duration::from_millis(50);
 
 /// What the sampler saw during one load.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadUsage {
     pub rss_peak_bytes: u64,
     pub pss_peak_bytes: Option<u64>,
@@ -34,6 +35,10 @@ pub struct LoadUsage {
     pub cpu_s: f64,
     /// Whether `cpu_s` is the cgroup's counter delta (else `/proc` samples).
     pub cpu_from_cgroup: bool,
+    /// Why the server's CPU time or memory could not be had where it runs
+    /// (then `cpu_s` or `rss_peak_bytes` is no figure, and the level fails
+    /// rather than record one).
+    pub unavailable: Option<String>,
     /// The cgroup's memory high-water mark over the load (v1 resets it at
     /// the start; v2's is the group's lifetime peak).
     pub cgroup_memory_peak_bytes: Option<u64>,
@@ -47,15 +52,11 @@ pub struct LoadUsage {
 }
 
 /// The CPU baseline taken when the measured phase starts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Base {
-    proc_s: f64,
+    cpu: Figure<f64>,
     cgroup: Option<Counters>,
     cpus: Option<Mark>,
-}
-
-fn read_cgroup(cgroup: Option<&CgroupReader>) -> Option<Counters> {
-    cgroup.and_then(CgroupReader::counters).and_then(Result::ok)
 }
 
 /// A running sampler; [`Sampler::finish`] stops it and returns the usage.
@@ -67,7 +68,7 @@ pub struct Sampler {
 
 impl Sampler {
     /// Watches process group `pgid` (tree rooted at `root`) and, when
-    /// given, the server's cgroup, pinned to `cpus`.
+    /// given, its cgroup, pinned to `cpus`.
     pub fn start(
         pgid: i32,
         root: i32,
@@ -75,35 +76,30 @@ impl Sampler {
         cpus: Vec<usize>,
         cgroup: Option<CgroupReader>,
     ) -> Sampler {
-        Sampler::watching(pgid, root, control, cpus, cgroup, Vec::new())
+        let meter = Arc::new(TreeMeter { pgid, root, cgroup });
+        Sampler::watching(meter, control, cpus, Vec::new())
     }
 
-    /// [`Sampler::start`] that also reads the counters of `watch` (the
-    /// server's and the generator's CPUs) over the measured phase.
-    pub fn watching(
-        pgid: i32,
-        root: i32,
+    /// Watches what `meter` reads, pinned to `cpus`, and also the counters
+    /// of `watch` (the server's and the generator's CPUs) over the
+    /// measured phase.
+    pub(crate) fn watching(
+        meter: Arc<dyn Meter>,
         control: Arc<Control>,
         cpus: Vec<usize>,
-        cgroup: Option<CgroupReader>,
         watch: Vec<usize>,
     ) -> Sampler {
         let measuring = move || control.is_measuring();
-        Sampler::start_with(pgid, root, measuring, cpus, cgroup, watch)
+        Sampler::start_with(meter, measuring, cpus, watch)
     }
 
     fn start_with(
-        pgid: i32,
-        root: i32,
+        meter: Arc<dyn Meter>,
         measuring: impl Fn() -> bool + Send + 'static,
         cpus: Vec<usize>,
-        cgroup: Option<CgroupReader>,
         watch: Vec<usize>,
     ) -> Sampler {
-        if let Some(c) = &cgroup {
-            // Best effort: without a reset (v2) the peak is the lifetime's.
-            let _ = c.reset_peak();
-        }
+        meter.reset_peak();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
@@ -113,11 +109,14 @@ impl Sampler {
             let mut tick = 0u64;
             loop {
                 let done = flag.load(Ordering::Relaxed);
-                let s = procfs::sample(pgid, root, tick & 1 == 0 || done);
+                let m = meter.memory(tick & 1 == 0 || done);
                 tick += 1;
                 usage.samples += 1;
-                usage.rss_peak_bytes = usage.rss_peak_bytes.max(s.rss_bytes);
-                if let Some(p) = s.pss_bytes {
+                match m.rss.required("memory (RSS)") {
+                    Ok(rss) => usage.rss_peak_bytes = usage.rss_peak_bytes.max(rss),
+                    Err(why) => usage.unavailable = Some(why),
+                }
+                if let Some(p) = m.pss {
                     usage.pss_peak_bytes = Some(usage.pss_peak_bytes.unwrap_or(0).max(p));
                 }
                 if done {
@@ -129,8 +128,8 @@ impl Sampler {
                 while base.is_none() && std::time::Instant::now() < next {
                     if measuring() || flag.load(Ordering::Relaxed) {
                         base = Some(Base {
-                            proc_s: procfs::cpu_seconds_precise(pgid, root),
-                            cgroup: read_cgroup(cgroup.as_ref()),
+                            cpu: meter.cpu(),
+                            cgroup: meter.counters(),
                             cpus: Mark::now(&watch),
                         });
                         break;
@@ -142,14 +141,31 @@ impl Sampler {
                     std::thread::sleep(next - now);
                 }
             }
-            usage.cpus = base.and_then(|b| b.cpus).and_then(|m| m.window(&watch));
-            let end = procfs::cpu_seconds_precise(pgid, root);
-            usage.cpu_s = (end - base.map_or(end, |b| b.proc_s)).max(0.0);
-            let group_end = read_cgroup(cgroup.as_ref());
+            usage.cpus = base
+                .as_ref()
+                .and_then(|b| b.cpus)
+                .and_then(|m| m.window(&watch));
+            let end = meter.cpu();
+            // No measured phase: no CPU spent in it.
+            let cpu = base.as_ref().map_or(
+                Figure::Had {
+                    value: 0.0,
+                    from: Source::Procfs,
+                },
+                |b| end.since(&b.cpu),
+            );
+            match cpu {
+                Figure::Had { value, from } => {
+                    usage.cpu_s = value;
+                    usage.cpu_from_cgroup = from == Source::Cgroup;
+                }
+                Figure::Unavailable(why) => {
+                    usage.unavailable = Some(format!("the server's CPU time cannot be had: {why}"))
+                }
+            }
+            let group_end = meter.counters();
             if let (Some(before), Some(after)) = (base.and_then(|b| b.cgroup), group_end) {
                 let delta = after.since(&before);
-                usage.cpu_s = delta.cpu.as_secs_f64();
-                usage.cpu_from_cgroup = true;
                 usage.cgroup_memory_peak_bytes = delta.memory_peak;
                 usage.cgroup = Some(delta);
             }
@@ -168,6 +184,7 @@ impl Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::procfs;
     use shootout_servers::{Server, Target};
     use std::path::Path;
     use std::time::Instant;
@@ -211,7 +228,12 @@ mod tests {
             return;
         };
         let (pgid, pid) = (server.pgid(), server.pid());
-        let sampler = Sampler::start_with(pgid, pid as i32, || true, vec![], Some(reader), vec![]);
+        let meter = Arc::new(TreeMeter {
+            pgid,
+            root: pid as i32,
+            cgroup: Some(reader),
+        });
+        let sampler = Sampler::start_with(meter, || true, vec![], vec![]);
         let t0 = Instant::now();
         let text = loop {
             let text = std::fs::read_to_string(&times).unwrap_or_default();
