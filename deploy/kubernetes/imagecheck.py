@@ -8,7 +8,11 @@ and unmounted after), on 127.0.0.1 with a free PORT, and
 GET /plaintext and GET /json must answer 200 with the bodies of
 targets/SPEC.md.
 
-    imagecheck.py [--timeout SECONDS] ARCHIVE...
+    imagecheck.py [--timeout SECONDS] [--command PROGRAM] ARCHIVE...
+
+--command runs PROGRAM (an absolute path in the image, with no arguments)
+instead of the entry point, as a pod's `command:` does
+(contestant-go-nethttp.yaml runs /usr/local/bin/go-nethttp).
 
 Before the run, the image is checked for what it names but lacks: the
 entry point's program, every absolute symlink of the app and shared layers
@@ -180,10 +184,10 @@ def elf_interp(path):
     return None
 
 
-def lacks(root, config, app):
+def lacks(root, config, app, command=None):
     """What the image names but does not hold."""
     missing = []
-    entry = config["config"].get("Entrypoint") or config["config"].get("Cmd") or []
+    entry = [command] if command else config["config"].get("Entrypoint") or config["config"].get("Cmd") or []
     if entry and entry[0].startswith("/") and not resolve(root, entry[0]):
         missing.append(f"the entry point's program {entry[0]}")
     workdir = config["config"].get("WorkingDir", "/")
@@ -235,9 +239,9 @@ def leftovers(root):
     return found
 
 
-def serve(archive, root, timeout, log):
+def serve(archive, root, timeout, log, command=None):
     config, app = unpack(archive, root)
-    missing = lacks(root, config, app)
+    missing = lacks(root, config, app, command)
     if missing:
         raise CheckError("the image lacks " + "; ".join(missing))
     port = free_port()
@@ -247,6 +251,8 @@ def serve(archive, root, timeout, log):
         env[k] = v
     env.update(PORT=str(port), HOST="127.0.0.1", SERVER_CPUS="1")
     entry = (config["config"].get("Entrypoint") or []) + (config["config"].get("Cmd") or [])
+    if command:
+        entry = [command]
     workdir = config["config"].get("WorkingDir", "/")
     argv = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--", "/bin/sh", "-c", WRAPPER, "wrapper", root, workdir, *entry]
     with open(log, "wb") as out:
@@ -294,6 +300,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("archives", nargs="+", metavar="ARCHIVE")
     p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--command", help="an absolute path in the image to run instead of the entry point")
     a = p.parse_args()
     if os.geteuid() != 0:
         print("imagecheck.py: needs root (mount, chroot)", file=sys.stderr)
@@ -308,7 +315,7 @@ def main():
         name = os.path.basename(archive)
         t0 = time.monotonic()
         try:
-            ready = serve(archive, root, a.timeout, log)
+            ready = serve(archive, root, a.timeout, log, a.command)
             print(f"imagecheck: {name}: PASS (/plaintext and /json as SPEC.md says; ready in {ready:.1f}s, "
                   f"{time.monotonic() - t0:.1f}s in all)")
         except (CheckError, OSError, tarfile.TarError, KeyError, ValueError) as e:
