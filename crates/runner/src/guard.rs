@@ -131,32 +131,25 @@ mod tests {
     /// requests went out; when none did, the generator is named.
     #[test]
     fn silence_is_blamed_on_who_was_silent() {
-        use shootout_report_fixtures::tls::{sample, Way};
-        let way = Way {
-            tls: None,
-            client_cert: false,
-            keepalive: true,
-            resumed: false,
-        };
-        let mut m = sample("go-nethttp", way);
-        m.summary.requests.completed = 0;
-        m.summary.requests.sent = 120;
-        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
+        let mut s = shootout_testkit::summary::summary(10_000.0);
+        s.requests.completed = 0;
+        s.requests.sent = 120;
+        let e = check_answered(&s, &[]).unwrap_err().to_string();
         assert!(e.starts_with("no response for"), "{e}");
-        m.summary.requests.sent = 0;
-        m.summary.lag = Some(shootout_engine::LagSummary {
+        s.requests.sent = 0;
+        s.lag = Some(shootout_engine::LagSummary {
             unsent: 10_147,
             ..Default::default()
         });
-        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
+        let e = check_answered(&s, &[]).unwrap_err().to_string();
         assert!(
             e.contains("the generator sent none of the 10147 requests due"),
             "{e}"
         );
         assert!(e.contains("the server is not to blame"), "{e}");
         // Nothing sent because connections were refused: the server's.
-        m.summary.errors.connect = 64;
-        let e = check_answered(&m.summary, &[]).unwrap_err().to_string();
+        s.errors.connect = 64;
+        let e = check_answered(&s, &[]).unwrap_err().to_string();
         assert!(e.starts_with("no response for"), "{e}");
     }
 
@@ -164,14 +157,7 @@ mod tests {
     /// not a hold, which fails when none of its connections stayed open.
     #[test]
     fn a_hold_is_answered_by_the_connections_it_kept() {
-        use shootout_report_fixtures::tls::{sample, Way};
-        let way = Way {
-            tls: None,
-            client_cert: false,
-            keepalive: true,
-            resumed: false,
-        };
-        let mut m = sample("go-nethttp", way);
+        let mut s = shootout_testkit::summary::summary(10_000.0);
         let quiet = |t| Second {
             t,
             completed: 0,
@@ -179,22 +165,20 @@ mod tests {
         };
         let mut timeline: Vec<Second> = (0..10).map(quiet).collect();
         timeline[0].completed = 1000;
-        let e = check_answered(&m.summary, &timeline).unwrap_err();
+        let e = check_answered(&s, &timeline).unwrap_err();
         assert!(matches!(e, Lost::SilentTail), "{e}");
-        m.summary.websocket = Some(shootout_engine::WsSummary {
+        s.websocket = Some(shootout_engine::WsSummary {
             hold: true,
             held_open: Some(1000),
             ..Default::default()
         });
-        check_answered(&m.summary, &timeline).expect("a hold held");
-        m.summary.websocket = Some(shootout_engine::WsSummary {
+        check_answered(&s, &timeline).expect("a hold held");
+        s.websocket = Some(shootout_engine::WsSummary {
             hold: true,
             held_open: Some(0),
             ..Default::default()
         });
-        let e = check_answered(&m.summary, &timeline)
-            .unwrap_err()
-            .to_string();
+        let e = check_answered(&s, &timeline).unwrap_err().to_string();
         assert!(e.contains("stayed open through the hold"), "{e}");
     }
 

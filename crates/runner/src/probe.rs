@@ -257,14 +257,7 @@ mod tests {
 
     /// An open loop at 1,000 req/s for 2 s as `edit` leaves it.
     fn open_loop(edit: impl Fn(&mut Summary)) -> Summary {
-        use shootout_report_fixtures::tls::{sample, Way};
-        let way = Way {
-            tls: None,
-            client_cert: false,
-            keepalive: true,
-            resumed: false,
-        };
-        let mut s = sample("go-nethttp", way).summary;
+        let mut s = shootout_testkit::summary::summary(10_000.0);
         s.mode = "open".into();
         s.rate = Some(1000.0);
         s.duration_s = 2.0;

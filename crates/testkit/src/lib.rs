@@ -30,11 +30,16 @@
 //! a log line counted): [`wait_until`] polls it with a short interval up to a
 //! deadline and fails naming the state, where a fixed sleep would be either
 //! too long on a quiet machine or too short on a loaded one.
+//!
+//! With the `engine` feature, a plausible load summary for the unit tests
+//! that judge one (the `summary` module).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod h2_rules;
 pub mod h2_server;
 pub mod scripted;
+#[cfg(feature = "engine")]
+pub mod summary;
 pub mod ws_echo;
 
 use std::fmt::Display;
