@@ -1,7 +1,8 @@
 //! `shootout load https://…` against Debian's nginx with certificates from
 //! `shootout certs`' crate: exit codes, the JSON contract with its TLS
 //! figures, what a refused certificate and a missing client certificate
-//! say, the TLS flags' errors, and `shootout certs` itself. Without nginx
+//! say, the TLS flags' errors, `wss://` through nginx's WebSocket proxy,
+//! and `shootout certs` itself. Without nginx
 //! the server tests are skipped (a failure under `CI=true`).
 
 #![allow(clippy::unwrap_used)]
@@ -67,6 +68,54 @@ fn https_load_with_cacert_is_exact_and_reports_its_handshakes() {
     );
     assert!(text.contains("mismatch 0, tls 0"), "{text}");
     assert_eq!(nginx.logged_requests(), 1200);
+}
+
+/// `wss://`: WebSocket over the engine's TLS, through nginx proxying
+/// `/ws` to the testkit's echo server: every echo checked, the handshake
+/// verified against the CA, and no error.
+#[test]
+fn wss_echoes_over_verified_tls_with_no_error() {
+    let echo = shootout_testkit::ws_echo::WsEcho::start(Default::default()).unwrap();
+    let setup = Setup {
+        ws_upstream: Some(echo.addr()),
+        ..Setup::default()
+    };
+    let Some(nginx) = nginx_tls::start("wss_echo", setup) else {
+        return;
+    };
+    let ca = nginx.certs.ca.to_str().unwrap();
+    let url = format!("wss://127.0.0.1:{}/ws", nginx.port);
+    let out = shootout(&[
+        "load",
+        "-n",
+        "2000",
+        "-c",
+        "4",
+        "--message-size",
+        "300",
+        "--cacert",
+        ca,
+        "-o",
+        "json",
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&json);
+    assert_eq!(json["protocol"]["http"], "websocket");
+    assert_eq!(json["protocol"]["tls"], "1.3");
+    assert_eq!(json["tls"]["verified"], true);
+    assert_eq!(json["tls"]["handshakes"]["done"], 4);
+    assert_eq!(json["requests"]["ok"], 2000, "{json}");
+    let errors = json["errors"].as_object().unwrap();
+    assert!(errors.values().all(|v| v == 0), "{errors:?}");
+    assert!(
+        echo.counts()
+            .echoes
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 2000,
+        "the echoes came from the echo server, through nginx"
+    );
 }
 
 #[test]

@@ -28,6 +28,10 @@ pub struct Setup {
     pub max_streams: Option<u32>,
     /// `keepalive_requests` (a million when None): nginx sends GOAWAY after it.
     pub keepalive_requests: Option<u32>,
+    /// `location /ws` proxied to this WebSocket server (nginx's documented
+    /// WebSocket proxying: HTTP/1.1 upstream, `Upgrade` and `Connection`
+    /// passed on), so `wss://` is TLS in nginx and WebSocket behind it.
+    pub ws_upstream: Option<std::net::SocketAddr>,
 }
 
 pub struct NginxTls {
@@ -296,6 +300,13 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
         format!("http2_max_concurrent_streams {n};")
     });
     let keepalive = setup.keepalive_requests.unwrap_or(1_000_000);
+    // https://nginx.org/en/docs/http/websocket.html
+    let ws = setup.ws_upstream.map_or(String::new(), |a| {
+        format!(
+            "location /ws {{ proxy_pass http://{a}; proxy_http_version 1.1; \
+             proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection \"upgrade\"; }}"
+        )
+    });
     format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
          events {{ worker_connections 1024; }}\nhttp {{\n  access_log {d}/access.log;\n  \
@@ -304,6 +315,7 @@ fn conf(dir: &Path, port: u16, certs: &CertPaths, setup: Setup) -> String {
          server {{ listen 127.0.0.1:{port}{ssl}{h2}; listen [::1]:{port}{ssl}{h2};\n    \
          {tls}\n    {streams}\n    \
          {client}\n    \
+         {ws}\n    \
          location /reset {{ return 444; }}\n    \
          location = /{BIG_NAME} {{ root {d}; default_type text/plain; }}\n    \
          location / {{ default_type text/plain; return 200 \"Hello, World!\"; }} }}\n}}\n"
