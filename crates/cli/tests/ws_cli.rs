@@ -92,6 +92,7 @@ fn bad_websocket_input_exits_2_naming_the_flag() {
 use serde_json::Value;
 use shootout_testkit::ws_echo::{EchoRules, WsEcho};
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 /// `load -o json` against the echo server, exit 0 expected; the JSON.
 fn load_json(args: &[&str]) -> Value {
@@ -117,7 +118,8 @@ fn echoes_are_messages_with_no_error() {
     assert_eq!(j["errors"]["mismatch"], 0, "{j}");
     assert_eq!(j["protocol"]["http"], "websocket", "{j}");
     assert_eq!(j["websocket"]["message_size"], 64, "{j}");
-    assert_eq!(j["status"]["101"], j["requests"]["completed"], "{j}");
+    // One 101 per connection (its upgrade), not per message.
+    assert_eq!(j["status"], serde_json::json!({"101": 8}), "{j}");
     let errors: u64 = ["connect", "write", "read", "timeout", "parse", "tls"]
         .iter()
         .map(|k| j["errors"][k].as_u64().unwrap())
@@ -252,7 +254,8 @@ fn closes_are_counted_by_code() {
 }
 
 /// Hold mode: 20 connections opened and held, pinged every 100 ms, all
-/// still open at the end; the upgrades are the requests.
+/// still open at the end, then closed with 1000; the upgrades are the
+/// requests.
 #[test]
 fn hold_mode_holds_its_connections() {
     let echo = WsEcho::start(EchoRules::default()).unwrap();
@@ -266,6 +269,12 @@ fn hold_mode_holds_its_connections() {
     assert!(pings >= 20 * 5, "{j}");
     assert!(ws["pongs"].as_u64().unwrap() + 20 >= pings, "{j}");
     assert_eq!(echo.counts().echoes.load(Ordering::Relaxed), 0);
+    // Each held connection is closed with 1000 at the end.
+    shootout_testkit::wait_until(
+        "a close 1000 per held connection",
+        Duration::from_secs(2),
+        || echo.counts().normal_closes_received.load(Ordering::Relaxed) == 20,
+    );
     // A server that answers no ping: still held, no pong counted.
     let closing = WsEcho::start(EchoRules {
         no_pongs: true,
@@ -283,4 +292,55 @@ fn hold_mode_holds_its_connections() {
     ]);
     assert_eq!(j["websocket"]["held_open"], 5, "{j}");
     assert_eq!(j["websocket"]["pongs"], 0, "{j}");
+}
+
+/// At the end of a load (its count reached, or its deadline) every open
+/// connection is closed with 1000 (RFC 6455 §7) and the server's close
+/// awaited: the server sees one close 1000 per connection, which counts
+/// as no error, the messages in flight at a deadline are still cut, and
+/// the status map counts one 101 per handshake, not per message.
+#[test]
+fn the_end_closes_each_connection_with_1000() {
+    let echo = WsEcho::start(EchoRules::default()).unwrap();
+    let url = echo.url();
+    let closes = || echo.counts().normal_closes_received.load(Ordering::Relaxed);
+    let opened = || echo.counts().connections.load(Ordering::Relaxed);
+    // The count reached: nothing in flight at the end.
+    let j = load_json(&["-c", "4", "-n", "200", &url]);
+    assert_eq!(opened(), 4);
+    shootout_testkit::wait_until(
+        "a close 1000 per connection",
+        Duration::from_secs(2),
+        || closes() == 4,
+    );
+    assert_eq!(j["requests"]["completed"], 200, "{j}");
+    assert_eq!(j["status"], serde_json::json!({"101": 4}), "{j}");
+    assert!(j["errors"].get("closed").is_none(), "{j}");
+    assert!(j["errors"].get("close_codes").is_none(), "{j}");
+    // The deadline: messages in flight are cut, not errors, and the close
+    // takes no part in the duration.
+    let j = load_json(&["-c", "2", "--pipeline", "4", "-z", "300ms", &url]);
+    assert_eq!(opened(), 6);
+    shootout_testkit::wait_until(
+        "a close 1000 per connection",
+        Duration::from_secs(2),
+        || closes() == 6,
+    );
+    assert_eq!(j["status"], serde_json::json!({"101": 2}), "{j}");
+    assert!(j["errors"].get("closed").is_none(), "{j}");
+    let errors: u64 = [
+        "connect", "write", "read", "timeout", "parse", "tls", "protocol",
+    ]
+    .iter()
+    .map(|k| j["errors"][k].as_u64().unwrap_or(0))
+    .sum();
+    assert_eq!(errors, 0, "{j}");
+    let duration = j["duration_s"].as_f64().unwrap();
+    assert!((0.29..0.32).contains(&duration), "{j}");
+    // The text says one 101 per connection, never one per message.
+    let out = shootout(&["load", "-c", "2", "-n", "100", &url]);
+    let text = common::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(text.contains("[101] 2 "), "{text}");
+    assert!(!text.contains("[101] 100"), "{text}");
 }

@@ -201,6 +201,66 @@ pub(crate) enum Lost {
     Alike,
 }
 
+/// A session that reads whatever an event brings, on an idle connection
+/// too (HTTP/2, WebSocket): what [`Conn::read_session`] needs of it.
+pub(crate) trait ReadSession {
+    /// Why the session cannot go on; a failure of the socket or TLS under
+    /// it becomes one through `From<ErrorClass>`.
+    type Fail: From<ErrorClass>;
+
+    /// The connection's session, when it is of this kind.
+    fn of(conn: &mut Conn) -> Option<&mut Self>;
+
+    /// Reads the bytes the server sent.
+    fn feed(&mut self, data: &[u8]) -> Result<(), Self::Fail>;
+
+    /// The server ended the connection: Ok when that is an expected end
+    /// (the read still fails the connection), else why it is not.
+    fn on_eof(&mut self) -> Result<(), Self::Fail>;
+
+    /// A server whose ALPN refused the version (`why`, the sentence):
+    /// the failure that stops the run, for a version that needs ALPN.
+    fn refused(_why: String) -> Option<Self::Fail> {
+        None
+    }
+}
+
+impl ReadSession for H2Conn {
+    type Fail = H2Fail;
+
+    fn of(conn: &mut Conn) -> Option<&mut H2Conn> {
+        conn.h2_mut()
+    }
+
+    fn feed(&mut self, data: &[u8]) -> Result<(), H2Fail> {
+        H2Conn::feed(self, data)
+    }
+
+    fn on_eof(&mut self) -> Result<(), H2Fail> {
+        H2Conn::on_eof(self)
+    }
+
+    fn refused(why: String) -> Option<H2Fail> {
+        Some(H2Fail::Refused(why))
+    }
+}
+
+impl ReadSession for WsConn {
+    type Fail = WsFail;
+
+    fn of(conn: &mut Conn) -> Option<&mut WsConn> {
+        conn.ws_mut()
+    }
+
+    fn feed(&mut self, data: &[u8]) -> Result<(), WsFail> {
+        WsConn::feed(self, data)
+    }
+
+    fn on_eof(&mut self) -> Result<(), WsFail> {
+        WsConn::on_eof(self)
+    }
+}
+
 /// One connection slot. It keeps its socket across requests when keep-alive holds.
 ///
 /// Over io_uring (`ring`) the slot's socket is blocking (the ring never
@@ -601,10 +661,17 @@ impl Conn {
         })
     }
 
-    /// HTTP/2: reads what this event brought into the session (whose
-    /// ended streams then wait in its `done`) and writes what the session
-    /// owes the server. Returns the bytes received.
-    pub fn read_h2(&mut self, buf: &mut [u8], hangup: bool) -> (Result<(), H2Fail>, usize) {
+    /// HTTP/2 or WebSocket: reads what this event brought into the
+    /// session `S` (whose ended streams or echoes then wait in its `done`)
+    /// and writes what the session owes the server (SETTINGS
+    /// acknowledgements, PING answers, pongs, a close in reply). Returns
+    /// the bytes received. `hangup` says the peer has shut down: then the
+    /// socket is read until EOF, since its FIN raises no further edge.
+    pub fn read_session<S: ReadSession>(
+        &mut self,
+        buf: &mut [u8],
+        hangup: bool,
+    ) -> (Result<(), S::Fail>, usize) {
         if self.connecting {
             return match self.sock.as_ref().map(Socket::take_error) {
                 Some(Ok(None)) => (Ok(()), 0),
@@ -617,17 +684,19 @@ impl Conn {
         let mut total = 0;
         loop {
             let fill = recv(&mut self.sock, &mut self.tls, &mut self.tls_news, buf);
-            if let Some(why) = self.alpn_refusal() {
-                return (Err(H2Fail::Refused(why)), total);
+            if let Some(fail) = self.alpn_refusal().and_then(S::refused) {
+                return (Err(fail), total);
             }
-            let Some(h2) = self.h2_mut() else {
+            let Some(session) = S::of(self) else {
                 return (Err(ErrorClass::Read.into()), total);
             };
             match fill {
                 Fill::Data(n) => {
                     total += n;
-                    if let Err(fail) = h2.feed(&buf[..n]) {
-                        // Best effort: the GOAWAY naming a broken rule.
+                    if let Err(fail) = session.feed(&buf[..n]) {
+                        // Best effort: what the failure owes the server
+                        // (HTTP/2's GOAWAY naming a broken rule, the
+                        // WebSocket close in reply).
                         let _ = self.write(&Wire::empty());
                         return (Err(fail), total);
                     }
@@ -640,61 +709,12 @@ impl Conn {
                     }
                 }
                 Fill::Blocked => break,
-                Fill::Eof => return (h2.on_eof().and(Err(ErrorClass::Read.into())), total),
+                Fill::Eof => return (session.on_eof().and(Err(ErrorClass::Read.into())), total),
                 Fill::Failed(class) => return (Err(class.into()), total),
             }
         }
         match self.write(&Wire::empty()) {
             Step::Failed(class) => (Err(class.into()), total),
-            _ => (Ok(()), total),
-        }
-    }
-
-    /// WebSocket: reads what this event brought into the session (whose
-    /// echoes then wait in its `done`) and writes what the session owes
-    /// the server (pongs, a close in reply). Returns the bytes received.
-    pub fn read_ws(&mut self, buf: &mut [u8], hangup: bool) -> (Result<(), WsFail>, usize) {
-        if self.connecting {
-            return match self.sock.as_ref().map(Socket::take_error) {
-                Some(Ok(None)) => (Ok(()), 0),
-                _ => (Err(WsFail::Class(ErrorClass::Connect)), 0),
-            };
-        }
-        if let Some(tls) = self.tls.as_mut() {
-            tls.on_event();
-        }
-        let mut total = 0;
-        loop {
-            let fill = recv(&mut self.sock, &mut self.tls, &mut self.tls_news, buf);
-            let Some(ws) = self.ws_mut() else {
-                return (Err(WsFail::Class(ErrorClass::Read)), total);
-            };
-            match fill {
-                Fill::Data(n) => {
-                    total += n;
-                    if let Err(fail) = ws.feed(&buf[..n]) {
-                        // Best effort: the close owed in reply.
-                        let _ = self.write(&Wire::empty());
-                        return (Err(fail), total);
-                    }
-                    let more = match &self.tls {
-                        Some(tls) => tls.more(),
-                        None => n == buf.len(),
-                    };
-                    if !more && !hangup {
-                        break;
-                    }
-                }
-                Fill::Blocked => break,
-                Fill::Eof => {
-                    let end = ws.on_eof().and(Err(WsFail::Class(ErrorClass::Read)));
-                    return (end, total);
-                }
-                Fill::Failed(class) => return (Err(WsFail::Class(class)), total),
-            }
-        }
-        match self.write(&Wire::empty()) {
-            Step::Failed(class) => (Err(WsFail::Class(class)), total),
             _ => (Ok(()), total),
         }
     }

@@ -7,7 +7,7 @@
 //! refuses HTTP/2 stops the run.
 
 use super::Worker;
-use crate::h2_conn::{Finished, H2Fail};
+use crate::h2_conn::{Finished, H2Conn, H2Fail};
 use crate::stats::ErrorClass;
 use crate::sys::WRITABLE;
 use std::time::Instant;
@@ -32,7 +32,7 @@ impl Worker<'_> {
     fn on_readable_h2(&mut self, idx: usize, hangup: bool) {
         let conn = &mut self.conns[idx];
         let measured = conn.front().is_some_and(|j| j.measured);
-        let (result, n) = conn.read_h2(&mut self.buf, hangup);
+        let (result, n) = conn.read_session::<H2Conn>(&mut self.buf, hangup);
         if measured {
             self.rec.bytes += n as u64;
         }

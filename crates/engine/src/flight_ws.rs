@@ -9,15 +9,31 @@
 //! offered to it; in hold mode it stays closed. Hold mode also pings every
 //! open connection at the run's interval and, at the end, counts those
 //! still open.
+//!
+//! At the end of a run (its deadline, its count reached, a cancel) every
+//! open connection is closed politely (RFC 6455 §7): the messages still
+//! awaiting their echo are cut, as any request in flight at the end is,
+//! a close with code 1000 is sent, and the server's close awaited for at
+//! most [`CLOSE_WAIT`] over all of the worker's connections; then the
+//! sockets are dropped. Nothing read meanwhile is recorded: the server's
+//! close is the expected answer (no error, no close counted), and the run
+//! ended before, so the wait is no part of its duration or rate.
 
 use super::Worker;
 use crate::conn::Step;
 use crate::sys::{HANGUP, WRITABLE};
-use crate::ws_conn::{Finished, WsFail};
-use std::time::Instant;
+use crate::ws_conn::{Finished, WsConn, WsFail};
+use crate::ws_frame::code;
+use std::time::{Duration, Instant};
 
-/// A WebSocket echo's status: the connection's own (101 Switching Protocols).
+/// A WebSocket echo's status: the connection's own (101 Switching
+/// Protocols), which makes it ok. The status map counts the 101s per
+/// upgrade instead (`WsCounts::upgrades`), not per echo.
 const SWITCHED: u16 = 101;
+
+/// The longest a worker waits at the end for the server's answers to its
+/// closes, over all of its connections (the run's timeout, when shorter).
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 impl Worker<'_> {
     /// An event on a WebSocket connection. As over HTTP/2, bytes on an
@@ -39,7 +55,7 @@ impl Worker<'_> {
     fn on_readable_ws(&mut self, idx: usize, hangup: bool) {
         let conn = &mut self.conns[idx];
         let measured = conn.front().is_some_and(|j| j.measured);
-        let (result, n) = conn.read_ws(&mut self.buf, hangup);
+        let (result, n) = conn.read_session::<WsConn>(&mut self.buf, hangup);
         if measured {
             self.rec.bytes += n as u64;
         }
@@ -51,6 +67,7 @@ impl Worker<'_> {
         let mut done = std::mem::take(&mut ws.done);
         let mut closes = std::mem::take(&mut ws.closes);
         let pongs = std::mem::take(&mut ws.pongs);
+        let upgrades = std::mem::take(&mut ws.upgrades);
         let answered = !done.is_empty();
         for echo in done.drain(..) {
             self.record_ws(echo, now);
@@ -60,6 +77,7 @@ impl Worker<'_> {
         }
         if now >= self.setup.measure_start {
             self.rec.ws.pongs += pongs;
+            self.rec.ws.upgrades += upgrades;
         }
         if let Some(ws) = self.conns[idx].ws_mut() {
             ws.done = done;
@@ -122,5 +140,75 @@ impl Worker<'_> {
                 self.rec.ws.held_open += 1;
             }
         }
+    }
+
+    /// At the end of the run: cuts the messages still awaiting their echo
+    /// on every open connection, sends each a close with 1000 and waits
+    /// for the servers' closes (see the module's text). Connections not
+    /// open (their upgrade under way) are left to `cut_in_flight`.
+    pub(super) fn close_open(&mut self) {
+        let mut closing = 0;
+        for idx in 0..self.conns.len() {
+            let conn = &mut self.conns[idx];
+            if !conn.ws_mut().is_some_and(|ws| ws.is_open()) {
+                continue;
+            }
+            let wire = super::wire_of(self.setup, &self.mix, idx);
+            let (jobs, _) = conn.drain(wire.len);
+            self.in_flight -= jobs.len();
+            for job in jobs.iter().filter(|j| j.measured) {
+                self.rec.cut(job.kind);
+            }
+            if let Some(ws) = conn.ws_mut() {
+                ws.close(code::NORMAL);
+            }
+            match conn.write(wire) {
+                Step::Failed(_) => conn.close(),
+                _ => closing += 1,
+            }
+        }
+        let until = Instant::now() + CLOSE_WAIT.min(self.setup.timeout);
+        while closing > 0 {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            let super::Driver::Epoll(poller) = &mut self.driver else {
+                break;
+            };
+            for i in 0..poller.wait(until - now) {
+                let super::Driver::Epoll(poller) = &self.driver else {
+                    break;
+                };
+                let (idx, events) = poller.event(i);
+                if self.on_closing_event(idx, events) {
+                    closing -= 1;
+                }
+            }
+        }
+    }
+
+    /// An event on a connection at the end: writes what it owes, reads
+    /// (recording nothing) and drops the socket once the session is over
+    /// (the server's close came) or failed. Whether it dropped a socket
+    /// that awaited the server's close.
+    fn on_closing_event(&mut self, idx: usize, events: u32) -> bool {
+        let conn = &mut self.conns[idx];
+        if !conn.has_socket() || !conn.ws_mut().is_some_and(|ws| ws.is_closing()) {
+            return false;
+        }
+        let mut over = false;
+        if events & WRITABLE != 0 && conn.wants_write() {
+            let wire = super::wire_of(self.setup, &self.mix, idx);
+            over = matches!(conn.write(wire), Step::Failed(_));
+        }
+        if !over && events & !WRITABLE != 0 {
+            let (result, _) = conn.read_session::<WsConn>(&mut self.buf, events & HANGUP != 0);
+            over = result.is_err() || conn.ws_mut().is_some_and(|ws| ws.is_closed());
+        }
+        if over {
+            conn.close();
+        }
+        over
     }
 }

@@ -128,6 +128,9 @@ pub(crate) struct WsCounts {
     pub pongs: u64,
     /// Connections open (upgraded, not closed) at the end.
     pub held_open: u64,
+    /// Upgrades the server accepted (its 101s) in the measured phase: the
+    /// status map's 101, one per handshake (an echo carries none).
+    pub upgrades: u64,
 }
 
 impl WsCounts {
@@ -135,6 +138,7 @@ impl WsCounts {
         self.pings += other.pings;
         self.pongs += other.pongs;
         self.held_open += other.held_open;
+        self.upgrades += other.upgrades;
     }
 }
 

@@ -126,7 +126,7 @@ fn summarize(
         },
         requests: rec.counts.clone(),
         errors: rec.errors.clone(),
-        status: status_map(&rec.status),
+        status: status_map(plan, rec),
         bytes_received: rec.bytes,
         latency_ms: LatencySummary::from_histogram(&rec.latency),
         latency_uncorrected_ms: rec.uncorrected.as_ref().map(LatencySummary::from_histogram),
@@ -196,8 +196,17 @@ fn generator_usage(cpu: Duration, secs: f64, threads: usize, sent: u64) -> Gener
     }
 }
 
-fn status_map(counts: &[u64]) -> BTreeMap<String, u64> {
-    counts
+/// The status codes counted: one per response, or over WebSocket one 101
+/// per accepted upgrade (its messages carry no status of their own).
+fn status_map(plan: &Plan, rec: &Recorder) -> BTreeMap<String, u64> {
+    if plan.version() == HttpVersion::WebSocket {
+        let upgrades = rec.ws.upgrades;
+        return (upgrades > 0)
+            .then(|| ("101".to_string(), upgrades))
+            .into_iter()
+            .collect();
+    }
+    rec.status
         .iter()
         .enumerate()
         .filter(|(_, &n)| n > 0)

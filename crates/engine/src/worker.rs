@@ -225,12 +225,14 @@ impl<'a> Worker<'a> {
                 || self.setup.refused.get().is_some()
             {
                 self.count_held_open();
+                self.close_open();
                 self.cut_in_flight();
                 let end = now.min(self.stop.deadline().unwrap_or(now));
                 self.count_unsent(end);
                 break end;
             }
             if self.stop.exhausted() && self.in_flight == 0 {
+                self.close_open();
                 break now;
             }
             self.release(now);

@@ -72,6 +72,12 @@ impl WsFail {
     }
 }
 
+impl From<ErrorClass> for WsFail {
+    fn from(class: ErrorClass) -> WsFail {
+        WsFail::Class(class)
+    }
+}
+
 impl From<HandshakeFail> for WsFail {
     fn from(fail: HandshakeFail) -> WsFail {
         match fail {
@@ -258,6 +264,8 @@ pub(crate) struct WsConn {
     stop: Option<WsFail>,
     /// Pongs that answered one of our pings (over every socket).
     pub pongs: u64,
+    /// Upgrades the server accepted (over every socket).
+    pub upgrades: u64,
     /// The codes of the server's closes (over every socket), for the
     /// worker to take and count per code.
     pub closes: Vec<u16>,
@@ -290,6 +298,7 @@ impl WsConn {
             ponged: 0,
             stop: None,
             pongs: 0,
+            upgrades: 0,
             closes: Vec::new(),
             done: Vec::new(),
         }
@@ -312,6 +321,7 @@ impl WsConn {
         self.hold = old.hold;
         self.spent = old.spent;
         self.pongs = old.pongs;
+        self.upgrades = old.upgrades;
         self.closes = old.closes;
         self.done = old.done;
     }
@@ -367,6 +377,11 @@ impl WsConn {
         self.state == State::Open
     }
 
+    /// Whether our close was sent and the server's has not come.
+    pub fn is_closing(&self) -> bool {
+        self.state == State::Closing
+    }
+
     /// Whether the session is over (closed both ways, refused or failed):
     /// the socket may close once [`WsConn::pending`] is written.
     pub fn is_closed(&self) -> bool {
@@ -408,9 +423,10 @@ impl WsConn {
     }
 
     /// Queues our close with `code`; the session ends when the server's
-    /// close answers it. Before the 101 nothing may be sent: the session
-    /// just ends, and the socket may close.
-    #[allow(dead_code)] // the session's own tests use it; the worker does not yet
+    /// close answers it (its messages awaiting an echo are the caller's to
+    /// drain first: their echoes, still in flight, are then let be). Before
+    /// the 101 nothing may be sent: the session just ends, and the socket
+    /// may close.
     pub fn close(&mut self, code: u16) {
         match self.state {
             State::Upgrading => self.state = State::Closed,
@@ -466,6 +482,7 @@ impl WsConn {
     /// The 101 came: what was held back leaves, its send time taken now.
     fn opened(&mut self) {
         self.state = State::Open;
+        self.upgrades += 1;
         if self.hold {
             // The upgrade was the job: finished, from its own send.
             self.spent = true;
@@ -541,6 +558,10 @@ impl WsConn {
     }
 
     fn echo(&mut self, text: bool, data: &[u8]) -> bool {
+        if self.state == State::Closing && self.queue.is_empty() {
+            // The echo of a message drained before our close: let be.
+            return true;
+        }
         let Some((job, seq)) = self.queue.pop_front() else {
             ws_frame::put_close(&mut self.out, code::PROTOCOL, "");
             self.state = State::Closed;

@@ -361,6 +361,31 @@ fn our_close_waits_for_the_servers_and_an_eof_is_1006() {
     assert!(conn.is_closed() && conn.pending().is_empty());
 }
 
+/// The end of a run: the messages awaiting their echo are drained (cut),
+/// then our close sent; their echoes, still on the way, are let be (no
+/// violation, nothing done) until the server's close ends the session,
+/// which is no close of the server's to count. Each upgrade is counted
+/// once, however many messages follow it.
+#[test]
+fn echoes_after_the_drain_before_our_close_are_let_be() {
+    let mut conn = opened(8, false, true);
+    let payloads = [sent(&mut conn, 0), sent(&mut conn, 1)];
+    assert_eq!(conn.drain().len(), 2);
+    conn.close(code::NORMAL);
+    assert!(conn.is_closing());
+    for payload in &payloads {
+        let echo = server_frame(opcode::BINARY, true, payload);
+        assert_eq!(conn.feed(&echo), Ok(()));
+    }
+    assert!(conn.done.is_empty() && conn.is_closing());
+    conn.feed(&server_frame(opcode::CLOSE, true, &1000u16.to_be_bytes()))
+        .unwrap();
+    assert!(conn.is_closed() && !conn.is_closing() && conn.closes.is_empty());
+    assert_eq!(conn.upgrades, 1);
+    conn.reset();
+    assert_eq!(conn.upgrades, 1, "kept for the worker across sockets");
+}
+
 // ---- against a real echo server ----
 
 /// A session on a socket to `server`, driven by blocking reads and writes.

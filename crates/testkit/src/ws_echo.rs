@@ -8,8 +8,10 @@
 //! never answer a ping, echo unmasked client frames (which a server must
 //! refuse) or answer the handshake with a wrong `Sec-WebSocket-Accept`.
 //! As it should, it closes with 1002 on a protocol error (an unmasked
-//! frame, when not told to echo it). The server stops accepting when
-//! dropped, and a connection whose client says nothing for 30 s is dropped.
+//! frame, when not told to echo it). It counts what it did and the close
+//! frames its clients sent with code 1000 ([`EchoCounts`]). The server
+//! stops accepting when dropped, and a connection whose client says
+//! nothing for 30 s is dropped.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -51,6 +53,9 @@ pub struct EchoCounts {
     pub echoes: AtomicU64,
     pub corrupted: AtomicU64,
     pub closes: AtomicU64,
+    /// Close frames received from clients with code 1000 (normal closure),
+    /// counted before the server's reply leaves.
+    pub normal_closes_received: AtomicU64,
 }
 
 /// A running echo server; stops accepting when dropped.
@@ -144,13 +149,16 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
     let mut echoed = 0u64;
     loop {
         let read = match ws.read() {
-            Err(tungstenite::Error::Protocol(e)) => return refuse(&mut ws, &e),
+            Err(tungstenite::Error::Protocol(e)) => return refuse(&mut ws, &e, counts),
             read => read?,
         };
         let message = match read {
             Message::Text(t) => echo_text(t.as_str(), rules, counts),
             Message::Binary(b) => echo_binary(b.to_vec(), rules, counts),
-            Message::Close(_) => return drain(&mut ws),
+            Message::Close(frame) => {
+                note_close(frame.as_ref(), counts);
+                return drain(&mut ws, counts);
+            }
             _ => continue,
         };
         ws.send(message)?;
@@ -161,8 +169,17 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
                 code: CloseCode::from(code),
                 reason: "".into(),
             }))?;
-            return drain(&mut ws);
+            return drain(&mut ws, counts);
         }
+    }
+}
+
+/// Counts a client's close frame of code 1000.
+fn note_close(frame: Option<&CloseFrame>, counts: &EchoCounts) {
+    if frame.is_some_and(|f| f.code == CloseCode::Normal) {
+        counts
+            .normal_closes_received
+            .fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -171,18 +188,20 @@ fn serve(conn: TcpStream, rules: EchoRules, counts: &EchoCounts) -> tungstenite:
 fn refuse<S: Read + Write>(
     ws: &mut WebSocket<S>,
     e: &tungstenite::error::ProtocolError,
+    counts: &EchoCounts,
 ) -> tungstenite::Result<()> {
     ws.close(Some(CloseFrame {
         code: CloseCode::Protocol,
         reason: e.to_string().chars().take(100).collect::<String>().into(),
     }))?;
-    drain(ws)
+    drain(ws, counts)
 }
 
 /// Reads until the close handshake is over.
-fn drain<S: Read + Write>(ws: &mut WebSocket<S>) -> tungstenite::Result<()> {
+fn drain<S: Read + Write>(ws: &mut WebSocket<S>, counts: &EchoCounts) -> tungstenite::Result<()> {
     loop {
         match ws.read() {
+            Ok(Message::Close(frame)) => note_close(frame.as_ref(), counts),
             Ok(_) => {}
             Err(tungstenite::Error::ConnectionClosed) => return Ok(()),
             Err(e) => return Err(e),
