@@ -106,11 +106,25 @@ pub fn send(addr: SocketAddr, req: &Request<'_>, timeout: Duration) -> io::Resul
     Ok(resp)
 }
 
+/// A read or write that ran out of its socket timeout says so: Linux
+/// reports it as EAGAIN ("Resource temporarily unavailable"), which reads
+/// like a fault of this side rather than a server that did not answer.
+fn timed_out(e: io::Error, timeout: Duration) -> io::Error {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no answer within {timeout:?}"),
+        ),
+        _ => e,
+    }
+}
+
 /// One open connection, for several requests in a row.
 #[derive(Debug)]
 pub struct Conn {
     addr: SocketAddr,
     reader: BufReader<TcpStream>,
+    timeout: Duration,
 }
 
 impl Conn {
@@ -122,12 +136,13 @@ impl Conn {
         Ok(Conn {
             addr,
             reader: BufReader::new(stream),
+            timeout,
         })
     }
 
     /// Sends `req` and reads its response; `elapsed` counts from the write.
     pub fn send(&mut self, req: &Request<'_>) -> io::Result<Response> {
-        exchange(&mut self.reader, self.addr, req)
+        exchange(&mut self.reader, self.addr, req).map_err(|e| timed_out(e, self.timeout))
     }
 
     /// Waits (up to the read timeout) for the server to close: Ok(true) on
@@ -310,6 +325,23 @@ fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
 mod tests {
     use super::*;
     use std::net::TcpListener;
+
+    /// A server that takes the connection and never answers: the error
+    /// names the timeout, not EAGAIN.
+    #[test]
+    fn a_silent_server_is_no_answer_within_the_timeout() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let err = send(
+            addr,
+            &Request::get("/plaintext"),
+            Duration::from_millis(200),
+        )
+        .unwrap_err();
+        drop(listener);
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(err.to_string(), "no answer within 200ms");
+    }
 
     /// Serves `raw` once to the first connection, after reading its head.
     fn serve_once(raw: &'static [u8]) -> SocketAddr {
