@@ -4,9 +4,9 @@
 //! is failed with a reason ("server exited during the level: signal 9
 //! (SIGKILL)", "no response for the last 3 s of the level", "port 40123 is
 //! held by pid 812 (python3), not by the server") instead of becoming a
-//! number. The checks read `/proc`
-//! through `shootout_servers::listener`; the session turns a reason into a
-//! failed target.
+//! number. The checks ask the contestant (`place::Contestant`:
+//! a local one reads `/proc`); the session turns a reason into a failed
+//! target.
 
 use crate::place::{Contestant, Liveness};
 use shootout_engine::{Second, Summary};

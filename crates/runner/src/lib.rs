@@ -1,8 +1,9 @@
 //! Studies: take a parsed study file (`shootout_study`), schedule its work with rotation
 //! and restarts ([`schedule`]), and run it ([`run_study`]): each target is
 //! built if needed and verified once, then started pinned to the server
-//! CPUs, loaded through the engine (the generator pinned to its own CPUs)
-//! while its whole process tree is sampled from /proc, stopped, and every
+//! CPUs where the run's place puts it (`place`: local process groups),
+//! loaded through the engine (the generator pinned to its own CPUs) while
+//! its CPU and memory are sampled, stopped, and every
 //! measurement is committed to the store the moment it ends. A scenario
 //! may instead ask for a capacity search ([`capacity`]), run per target on
 //! a pinned server start and recorded with all its levels, or a cost

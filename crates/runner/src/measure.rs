@@ -2,9 +2,11 @@
 //! ready (the startup time), let it settle, read its idle memory, then for
 //! each scenario level warm up (for a fixed time inside the measured plan,
 //! or until steady first, [`crate::warmup`]) and load it through the engine while a
-//! sampler watches the whole process tree, settle again, read the
-//! after-memory and hand the measurement over to be committed at once.
-//! Finally stop it (SIGTERM, SIGKILL to the group after 5 s).
+//! sampler reads its meter, settle again, read the after-memory and hand
+//! the measurement over to be committed at once. Finally stop it (asked,
+//! then killed after its grace). The target runs where the context's
+//! place (`place.rs`) puts it; a figure that place cannot give
+//! fails the level, never a zero.
 
 use crate::budget;
 pub use crate::context::{expect_for, plan_for, SessionContext};

@@ -1,6 +1,7 @@
-//! A background thread that samples a server's process tree while a load
-//! runs: RSS and CPU every 50 ms (20 Hz), PSS every 100 ms (10 Hz, smaps_rollup
-//! costs more). CPU seconds are counted from the moment the engine starts
+//! A background thread that samples a server through its meter
+//! (`place::Meter`) while a load runs: RSS every 50 ms (20 Hz),
+//! PSS every 100 ms (10 Hz, smaps_rollup costs more). CPU seconds are
+//! counted from the moment the engine starts
 //! measuring, so they match the measured request count; peaks cover warm-up
 //! and load. CPU is read with nanosecond resolution (schedstat) at the start
 //! and end of the measured phase. The thread is pinned to the generator's CPUs.
@@ -11,7 +12,8 @@
 //! sample misses. `/proc` stays the source only where no group exists.
 //! The same delta gives the time and periods the server was throttled by
 //! a CPU quota. Given the CPUs to watch, it also reads their per-CPU
-//! counters over the same phase ([`crate::quiet`]).
+//! counters over the same phase ([`crate::quiet`]). A figure the meter
+//! cannot give is said in [`LoadUsage::unavailable`], never counted as 0.
 
 use crate::place::local::TreeMeter;
 use crate::place::{Figure, Meter, Source};
