@@ -75,7 +75,8 @@ fn search(
         level: "capacity",
     };
     pay_warmup_min(cx, run, sc, &probe_level(cap), &label)?;
-    let plan = plan_for(cx, sc, &cap.template_level(), run.port).map_err(EngineRefusal::from)?;
+    let plan =
+        plan_for(cx, sc, &cap.template_level(), run.at(run.port)).map_err(EngineRefusal::from)?;
     let settings = cap
         .settings()
         .map_err(EngineRefusal::from)?

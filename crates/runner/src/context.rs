@@ -15,6 +15,7 @@ use shootout_engine::{Expect, HttpVersion, Plan, RequestSpec, WsOptions};
 use shootout_servers::Target;
 use shootout_store::Pinning;
 use shootout_study::{Level, Scenario, Study};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// What a session needs besides the session itself.
@@ -53,7 +54,7 @@ impl std::fmt::Debug for SessionContext<'_> {
     }
 }
 
-/// The engine plan for one level against the server on `port` (its TLS
+/// The engine plan for one level against the server at `at` (its TLS
 /// port for a TLS level, verified against the run's CA). The level's
 /// workload is already valid; what can still fail is the part known only
 /// now (threads, generator CPUs). Every response is checked against
@@ -62,9 +63,9 @@ pub fn plan_for(
     cx: &SessionContext<'_>,
     sc: &Scenario,
     level: &Level,
-    port: u16,
+    at: SocketAddr,
 ) -> Result<Plan, shootout_engine::PlanError> {
-    builder_for(cx, sc, level, port)?.build()
+    builder_for(cx, sc, level, at)?.build()
 }
 
 /// [`plan_for`]'s plan before it is built, for a level that changes a
@@ -73,7 +74,7 @@ pub(crate) fn builder_for(
     cx: &SessionContext<'_>,
     sc: &Scenario,
     level: &Level,
-    port: u16,
+    at: SocketAddr,
 ) -> Result<shootout_engine::PlanBuilder, shootout_engine::PlanError> {
     let path = sc.path_for(level);
     let scheme = match (level.ws.is_some(), level.protocol.is_tls()) {
@@ -81,7 +82,7 @@ pub(crate) fn builder_for(
         (false, true) => "https",
         (false, false) => "http",
     };
-    let url = format!("{scheme}://127.0.0.1:{port}{path}");
+    let url = format!("{scheme}://{at}{path}");
     let expect = expect_for(sc, level);
     let mut headers = Vec::new();
     if !sc.body.is_empty() {

@@ -24,6 +24,7 @@ use shootout_servers::{Limits, StartError};
 use shootout_store::Measurement;
 use shootout_study::{Level, Resources, Scenario};
 use std::cell::Cell;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,8 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// A started server and what is known of it.
 pub(crate) struct Running {
     pub(crate) server: Box<dyn Contestant>,
+    /// Where its ports are.
+    host: IpAddr,
     /// Its CPU and memory, as its place reads them.
     meter: Arc<dyn Meter>,
     pub(crate) port: u16,
@@ -54,6 +57,11 @@ pub(crate) struct Running {
 }
 
 impl Running {
+    /// Its `port`, as the generator reaches it.
+    pub(crate) fn at(&self, port: u16) -> SocketAddr {
+        SocketAddr::new(self.host, port)
+    }
+
     /// The port a level's load goes to, or why the server does not serve
     /// the level's protocol (its manifest's word).
     fn port_for(&self, level: &Level) -> Result<u16, &str> {
@@ -308,13 +316,16 @@ pub(crate) fn start(cx: &SessionContext<'_>, limits: &Limits) -> Result<Running,
         .start(&spec)
         .map_err(|e| start_err(e.to_string(), ""))?;
     cx.alive.note_server(server.process_group());
+    let host = server.host();
+    let at = |p: Option<u16>| p.map(|p| SocketAddr::new(host, p));
     let ready = budget::wait_ready(server.as_mut(), limits, READY_TIMEOUT, cx.interrupt)
         .map_err(NotReady::from)
-        .and_then(|startup| tls_ready(cx, tls_port).map(|()| startup))
-        .and_then(|startup| ws_ready(cx, ws_port.filter(|&p| p != port)).map(|()| startup));
+        .and_then(|startup| tls_ready(cx, at(tls_port)).map(|()| startup))
+        .and_then(|startup| ws_ready(cx, at(ws_port.filter(|&p| p != port))).map(|()| startup));
     match ready {
         Ok(startup) => Ok(Running {
             meter: server.meter(),
+            host,
             loaded: Cell::new(Duration::ZERO),
             server,
             port,
@@ -407,11 +418,11 @@ enum NotReady {
 }
 
 /// Waits for a second process's WebSocket port, which opens on its own.
-fn ws_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), NotReady> {
-    match port {
-        Some(p) if !crate::tls::wait_port(p, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
+fn ws_ready(cx: &SessionContext<'_>, at: Option<SocketAddr>) -> Result<(), NotReady> {
+    match at {
+        Some(a) if !crate::tls::wait_port(a, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
             Err(NotReady::WsPort {
-                port: p,
+                port: a.port(),
                 secs: READY_TIMEOUT.as_secs(),
             })
         }
@@ -420,11 +431,11 @@ fn ws_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), NotReady> 
 }
 
 /// Waits for the TLS port, which may open after the cleartext one.
-fn tls_ready(cx: &SessionContext<'_>, port: Option<u16>) -> Result<(), NotReady> {
-    match port {
-        Some(p) if !crate::tls::wait_port(p, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
+fn tls_ready(cx: &SessionContext<'_>, at: Option<SocketAddr>) -> Result<(), NotReady> {
+    match at {
+        Some(a) if !crate::tls::wait_port(a, READY_TIMEOUT, &|| cx.interrupt.is_stopped()) => {
             Err(NotReady::TlsPort {
-                port: p,
+                port: a.port(),
                 secs: READY_TIMEOUT.as_secs(),
             })
         }
@@ -480,7 +491,7 @@ pub(crate) fn pay_warmup_min(
     }
     let alive = || ensure_alive(cx, run);
     let started = Instant::now();
-    warm_up(cx, run.port, label, sc, level, owed, &alive)?;
+    warm_up(cx, run.at(run.port), label, sc, level, owed, &alive)?;
     run.loaded.set(run.loaded.get() + started.elapsed());
     Ok(())
 }
@@ -498,19 +509,19 @@ fn measure_level(
     }
     budget::apply(run.server.as_ref(), &step.level.resources)?;
     let oom_before = budget::oom_kills(run.server.as_ref());
-    let port = run.port_for(step.level).unwrap_or(run.port);
+    let at = run.at(run.port_for(step.level).unwrap_or(run.port));
     let plan = match step.derived.and_then(|d| d.overload) {
         // An overload level's phases start with the measurement, and its
         // goodput is counted per second.
-        Some(_) => crate::context::builder_for(cx, step.scenario, step.level, port)
+        Some(_) => crate::context::builder_for(cx, step.scenario, step.level, at)
             .and_then(|b| b.warmup(Duration::ZERO).interval_histograms(true).build()),
-        None => plan_for(cx, step.scenario, step.level, port),
+        None => plan_for(cx, step.scenario, step.level, at),
     }
     .map_err(EngineRefusal::from)?;
     let alive = || ensure_alive(cx, run);
     let label = step.label(cx);
     let owed = cx.warmup_min.saturating_sub(run.loaded.get());
-    let loaded = warm_up(cx, port, &label, step.scenario, step.level, owed, &alive)
+    let loaded = warm_up(cx, at, &label, step.scenario, step.level, owed, &alive)
         .and_then(|w| {
             let started_at = shootout_store::now_rfc3339_millis();
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))

@@ -15,6 +15,7 @@ pub(crate) mod local;
 use shootout_cgroup::{Budget, CgroupError, Counters};
 use shootout_servers::listener::ListenerError;
 use shootout_servers::{Limits, StartError, Target};
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -172,6 +173,8 @@ pub(crate) trait Place: Sync {
 
 /// A started target, as the runner asks about it. Dropping it kills it.
 pub(crate) trait Contestant: Send + Sync {
+    /// Where its ports are, as the generator reaches it.
+    fn host(&self) -> IpAddr;
     /// Waits until its ready route answers 200; how long that took. Fails
     /// at once, with its log's tail, when it exits.
     fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, StartError>;

@@ -60,11 +60,10 @@ impl RunTls {
     }
 }
 
-/// Waits until something accepts on 127.0.0.1:`port` (a TLS port may
+/// Waits until something accepts on `addr` (a TLS port may
 /// open a moment after the cleartext one: a second process, connector or
 /// instance); false after `limit`.
-pub fn wait_port(port: u16, limit: Duration, stopped: &dyn Fn() -> bool) -> bool {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+pub fn wait_port(addr: SocketAddr, limit: Duration, stopped: &dyn Fn() -> bool) -> bool {
     let end = Instant::now() + limit;
     while Instant::now() < end && !stopped() {
         if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {

@@ -57,7 +57,7 @@ const MAX_SETTLE: Duration = Duration::from_secs(2);
 /// so this only keeps a slow window's end from finding the load over.
 const SLACK: Duration = Duration::from_secs(10);
 
-/// Warms the server on `port` up for `level` as the scenario says, first
+/// Warms the server at `at` up for `level` as the scenario says, first
 /// loading it for `owed` (what is left of its `warmup_min` this start):
 /// for a fixed warm-up, windows for `owed` here and then the fixed
 /// duration inside the measured plan; for an auto one, windows until
@@ -65,7 +65,7 @@ const SLACK: Duration = Duration::from_secs(10);
 #[allow(clippy::too_many_arguments)] // the level's whole context, read-only
 pub fn warm_up(
     cx: &SessionContext<'_>,
-    port: u16,
+    at: std::net::SocketAddr,
     label: &LoadLabel<'_>,
     sc: &Scenario,
     level: &Level,
@@ -93,7 +93,7 @@ pub fn warm_up(
         Warmup::Auto { .. } => rule.cap as u32,
     };
     let length = window * most + SLACK;
-    let plan = plan_for(cx, sc, &window_level(level, length)?, port)
+    let plan = plan_for(cx, sc, &window_level(level, length)?, at)
         .map_err(EngineRefusal::from)?
         .with_progress_every(window / UPDATES_PER_WINDOW);
     let windows = Windows {

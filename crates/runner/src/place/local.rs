@@ -12,6 +12,7 @@ use crate::procfs;
 use shootout_cgroup::{Budget, Counters};
 use shootout_servers::listener::{self, ListenerError};
 use shootout_servers::{CgroupReader, Server, StartError};
+use std::net::IpAddr;
 use std::os::unix::process::ExitStatusExt as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -47,6 +48,10 @@ impl Local {
 }
 
 impl Contestant for Local {
+    fn host(&self) -> IpAddr {
+        self.server().addr().ip()
+    }
+
     fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, StartError> {
         self.server().wait_ready(timeout)
     }
