@@ -19,7 +19,7 @@ pub mod default_like;
 pub mod tls;
 
 use hdrhistogram::Histogram;
-use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
+use shootout_engine::{LatencySummary, Second, Summary};
 use shootout_store::{
     DatabaseRecord, Host, Measurement, NewRun, PackageVersion, Pinning, Provenance, Recorded,
     RunStatus, Store, TargetRecord, TargetStatus,
@@ -386,7 +386,12 @@ pub(crate) fn measurement(
         level_label: label.into(),
         repetition: rep,
         started_at: format!("2026-01-02T03:{:02}:00Z", 10 + rep),
-        summary: summary(rps, duration, completed, &hist),
+        // The testkit's summary is of 5 s at `rps` too; only its latency
+        // is drawn here.
+        summary: Summary {
+            latency_ms: LatencySummary::from_histogram(&hist),
+            ..shootout_testkit::summary::summary(rps)
+        },
         histogram: hist,
         histogram_uncorrected: None,
         timeline,
@@ -438,42 +443,4 @@ fn timeline(rps: f64, p99_ms: f64, rng: &mut Rng) -> Vec<Second> {
             p99_ms: p99_ms * (1.0 + 0.1 * rng.noise()),
         })
         .collect()
-}
-
-fn summary(rps: f64, duration_s: f64, completed: u64, h: &Histogram<u64>) -> Summary {
-    Summary {
-        mode: "closed".into(),
-        url: "http://127.0.0.1:8080/".into(),
-        method: "GET".into(),
-        connections: 100,
-        threads: 1,
-        keepalive: true,
-        pipeline: 1,
-        pipeline_refill_at: None,
-        streams: None,
-        rate: None,
-        duration_s,
-        rps,
-        requests: RequestCounts {
-            sent: completed,
-            completed,
-            ok: completed,
-            cut: 0,
-        },
-        errors: ErrorCounts::default(),
-        status: BTreeMap::from([("200".to_string(), completed)]),
-        bytes_received: completed * 150,
-        latency_ms: LatencySummary::from_histogram(h),
-        latency_uncorrected_ms: None,
-        lag: None,
-        first_mismatch: None,
-        first_violation: None,
-        generator: Default::default(),
-        arrival: None,
-        seed: None,
-        routes: Vec::new(),
-        protocol: Default::default(),
-        tls: None,
-        websocket: None,
-    }
 }

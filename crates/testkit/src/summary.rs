@@ -1,7 +1,8 @@
 //! A plausible load summary for the unit tests that judge one (was a level
-//! answered, who fell short of an offered rate): a closed loop of 64
-//! keep-alive connections over cleartext HTTP/1.1 for 5 s, every request
-//! answered 200 at the rate asked. A test changes the fields it is about.
+//! answered, who fell short of an offered rate) and for report-fixtures'
+//! runs: a closed loop of 100 keep-alive connections over cleartext
+//! HTTP/1.1 for 5 s, every request answered 200 at the rate asked. A test
+//! changes the fields it is about.
 //! Behind the `engine` feature, so that only the crates that ask for it
 //! build the engine for their tests.
 
@@ -15,9 +16,9 @@ pub fn summary(rps: f64) -> Summary {
     let completed = (rps * duration_s) as u64;
     Summary {
         mode: "closed".into(),
-        url: "http://127.0.0.1:8080/plaintext".into(),
+        url: "http://127.0.0.1:8080/".into(),
         method: "GET".into(),
-        connections: 64,
+        connections: 100,
         threads: 1,
         keepalive: true,
         pipeline: 1,
