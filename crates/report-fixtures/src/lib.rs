@@ -1,8 +1,8 @@
 //! Synthetic runs written through the store, for the report's tests,
 //! snapshots, browser test and demo; a dev-dependency only, so none of it is
 //! compiled into the shipping library. Beside the capacity run ([`capacity`])
-//! and the `default`-shaped run ([`default_like`]) and the `tls`-shaped
-//! run ([`tls`]), this file holds the
+//! and the `default`-shaped run ([`default_like`]), the `tls`-shaped
+//! run ([`tls`]) and the `websocket`-shaped run ([`ws`]), this file holds the
 //! deterministic rust-trio run: three Rust targets (one generator-bound
 //! once, one that answered some requests wrongly once), one that failed to
 //! build, a single-level scenario and a two-level sweep, three repetitions,
@@ -17,6 +17,7 @@
 pub mod capacity;
 pub mod default_like;
 pub mod tls;
+pub mod ws;
 
 use hdrhistogram::Histogram;
 use shootout_engine::{LatencySummary, Second, Summary};

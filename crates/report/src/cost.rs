@@ -11,6 +11,7 @@
 use crate::escape::md;
 use crate::metric::num;
 use crate::stats::{decide_starts, Margin, Pooled, Spread};
+use crate::traffic::Traffic;
 use shootout_store::parts::{Overload, Standing};
 use shootout_store::{Measurement, RunData};
 use std::collections::BTreeMap;
@@ -20,6 +21,9 @@ use std::fmt::Write;
 #[derive(Debug, Clone)]
 pub struct Section<'a> {
     pub scenario: &'a str,
+    /// What its load counts: the words of its costs (`µs per message`,
+    /// `msg/s` for a WebSocket echo).
+    pub traffic: Traffic,
     /// Each fixed rate (common rates first, then fractions of capacity).
     pub points: Vec<Point<'a>>,
     pub standing: Vec<(&'a str, Standing)>,
@@ -85,7 +89,11 @@ fn point_title(m: &Measurement) -> Option<String> {
         return None;
     }
     Some(match m.parts.derived.as_ref().and_then(|d| d.fraction) {
-        None => format!("{} req/s", num(cost.offered_rps)),
+        None => format!(
+            "{} {}",
+            num(cost.offered_rps),
+            Traffic::of_measurement(m).rate()
+        ),
         Some(f) => format!("{}% of capacity", num(f * 100.0)),
     })
 }
@@ -117,6 +125,9 @@ fn section<'a>(data: &'a RunData, scenario: &'a str) -> Section<'a> {
         .unwrap_or_default();
     Section {
         scenario,
+        traffic: ms
+            .first()
+            .map_or(Traffic::Requests, |m| Traffic::of_measurement(m)),
         points: points(&ms, &order, crate::group::run_margin(data)),
         standing: standing(&ms, &order),
         overloads,
@@ -228,8 +239,9 @@ fn point<'a>(
                     unsustained.push((
                         t,
                         format!(
-                            "{what} {} req/s: {}",
+                            "{what} {} {}: {}",
                             num(c.offered_rps),
+                            Traffic::of_measurement(here[0]).rate(),
                             c.invalid.as_deref().unwrap_or("not carried")
                         ),
                     ));
@@ -349,14 +361,15 @@ pub fn errors_text(o: &Overload) -> String {
 
 /// One fixed rate in a sentence: the cheapest and how many times less it
 /// costs than the dearest, then the targets not ranked there and why.
-fn point_line(scenario: &str, p: &Point<'_>) -> Option<String> {
-    let mut line = format!("{scenario} at {}:", p.title);
+fn point_line(sec: &Section<'_>, p: &Point<'_>) -> Option<String> {
+    let mut line = format!("{} at {}:", sec.scenario, p.title);
     if let (Some(best), Some(worst)) = (p.costs.first(), p.costs.last()) {
         let _ = write!(
             line,
-            " {} costs {} µs of server CPU per request",
+            " {} costs {} µs of server CPU per {}",
             best.target,
-            num(best.us.median)
+            num(best.us.median),
+            sec.traffic.noun()
         );
         match p.costs.get(1) {
             Some(next) if next.tied_above() => {
@@ -401,14 +414,30 @@ fn point_line(scenario: &str, p: &Point<'_>) -> Option<String> {
     Some(line)
 }
 
+/// The title of the cost sections together (the findings' and the
+/// HTML's): `Cost per request and past the knee`, per message for
+/// WebSocket echoes, `per request or message` when the run has both.
+pub fn title(sections: &[Section<'_>]) -> String {
+    let mut nouns: Vec<&str> = Vec::new();
+    for sec in sections {
+        if !nouns.contains(&sec.traffic.noun()) {
+            nouns.push(sec.traffic.noun());
+        }
+    }
+    if nouns.is_empty() {
+        nouns.push(Traffic::Requests.noun());
+    }
+    format!("Cost per {} and past the knee", nouns.join(" or "))
+}
+
 /// The findings of the cost sections, in sentences.
 pub fn findings(data: &RunData) -> Vec<String> {
     let mut out = Vec::new();
     for sec in sections(data) {
         for p in &sec.points {
-            out.extend(point_line(sec.scenario, p));
+            out.extend(point_line(&sec, p));
         }
-        out.extend(overload_lines(sec.scenario, &sec.overloads));
+        out.extend(overload_lines(&sec));
     }
     out
 }
@@ -416,7 +445,8 @@ pub fn findings(data: &RunData) -> Vec<String> {
 /// One sentence per overload multiple: the best and worst goodput, who
 /// recovered and how fast, who did not, who failed requests, and where the
 /// generator fell behind (goodput is then of a rate not fully offered).
-fn overload_lines(scenario: &str, rows: &[OverloadRow<'_>]) -> Vec<String> {
+fn overload_lines(sec: &Section<'_>) -> Vec<String> {
+    let rows = &sec.overloads;
     let mut factors: Vec<f64> = rows.iter().map(|r| r.overload.factor).collect();
     factors.dedup();
     factors
@@ -425,18 +455,20 @@ fn overload_lines(scenario: &str, rows: &[OverloadRow<'_>]) -> Vec<String> {
             let mut here: Vec<&OverloadRow<'_>> =
                 rows.iter().filter(|r| r.overload.factor == f).collect();
             here.sort_by(|a, b| goodput_share(b.overload).total_cmp(&goodput_share(a.overload)));
-            overload_line(scenario, f, &here)
+            overload_line(sec, f, &here)
         })
         .collect()
 }
 
 /// The sentence of one multiple, its rows best goodput first.
-fn overload_line(scenario: &str, f: f64, here: &[&OverloadRow<'_>]) -> Option<String> {
+fn overload_line(sec: &Section<'_>, f: f64, here: &[&OverloadRow<'_>]) -> Option<String> {
     let (best, worst) = (here.first()?, here.last()?);
     let o = best.overload;
+    let nouns = sec.traffic.nouns();
     let mut line = format!(
-        "{scenario} at {}% of each target's capacity for {} s, then 50%: goodput within {} ms \
+        "{} at {}% of each target's capacity for {} s, then 50%: goodput within {} ms \
          {} {:.1}% of the rate offered",
+        sec.scenario,
         num(f * 100.0),
         num(o.overload_s),
         num(o.deadline_ms),
@@ -472,7 +504,7 @@ fn overload_line(scenario: &str, f: f64, here: &[&OverloadRow<'_>]) -> Option<St
                 .collect(),
         ),
         (
-            "failed requests:",
+            &*format!("failed {nouns}:"),
             here.iter()
                 .filter(|r| r.overload.errors.total() > 0)
                 .map(|r| format!("{} ({})", r.target, errors_text(r.overload)))
@@ -484,7 +516,7 @@ fn overload_line(scenario: &str, f: f64, here: &[&OverloadRow<'_>]) -> Option<St
                 .filter(|r| unsent_share(r.overload) > 0.01)
                 .map(|r| {
                     format!(
-                        "{} ({:.0}% of the requests due never sent)",
+                        "{} ({:.0}% of the {nouns} due never sent)",
                         r.target,
                         unsent_share(r.overload) * 100.0
                     )
@@ -509,9 +541,11 @@ fn unsent_share(o: &Overload) -> f64 {
 /// The Markdown cost sections.
 pub fn markdown(out: &mut String, data: &RunData) {
     for sec in sections(data) {
-        let _ = writeln!(out, "\n## {} — cost per request\n", md(sec.scenario));
-        out.push_str(
-            "Server CPU per completed request (its own cgroup) at a constant offered rate \
+        let (noun, rate) = (sec.traffic.noun(), sec.traffic.rate());
+        let _ = writeln!(out, "\n## {} — cost per {noun}\n", md(sec.scenario));
+        let _ = write!(
+            out,
+            "Server CPU per completed {noun} (its own cgroup) at a constant offered rate \
              (open loop), cheapest first: median over starts `± half-width of the 95% interval`. \
              A point counts only when the rate was carried (achieved ≥ 99% of offered, send lag \
              p99 ≤ 50 ms, the generator under 90% of its CPUs, errors ≤ 0.1%).\n\n",
@@ -519,7 +553,7 @@ pub fn markdown(out: &mut String, data: &RunData) {
         for p in &sec.points {
             let _ = writeln!(
                 out,
-                "**{}**\n\n| Target | µs per request | offered (req/s) |\n|---|---:|---:|",
+                "**{}**\n\n| Target | µs per {noun} | offered ({rate}) |\n|---|---:|---:|",
                 md(&p.title)
             );
             for c in &p.costs {
@@ -553,19 +587,20 @@ pub fn markdown(out: &mut String, data: &RunData) {
             out.push('\n');
         }
         if !sec.overloads.is_empty() {
-            out.push_str(
+            let _ = write!(
+                out,
                 "**Past the knee**: the overload for its time, then half the capacity. Goodput: \
                  responses within the deadline (from the intended send time) per second of the \
                  overload; recovery: seconds after it ends until p99 stays within the deadline \
                  for 3 seconds in a row with no error.\n\n\
-                 | Target | offered | served (req/s) | goodput (req/s) | goodput | errors | unsent | recovery |\n\
+                 | Target | offered | served ({rate}) | goodput ({rate}) | goodput | errors | unsent | recovery |\n\
                  |---|---:|---:|---:|---:|---|---:|---|\n",
             );
             for r in &sec.overloads {
                 let o = r.overload;
                 let _ = writeln!(
                     out,
-                    "| {} | {}% ({} req/s) | {} | {} | {:.1}% | {} | {} | {} |",
+                    "| {} | {}% ({} {rate}) | {} | {} | {:.1}% | {} | {} | {} |",
                     md(r.target),
                     num(o.factor * 100.0),
                     num(o.offered_rps),

@@ -89,7 +89,7 @@ pub fn findings(ctx: &Context) -> Findings {
     let costs = crate::cost::findings(ctx.data);
     if !costs.is_empty() {
         scenarios.push(Scenario {
-            title: "cost per request and past the knee".to_string(),
+            title: crate::cost::title(&crate::cost::sections(ctx.data)).to_lowercase(),
             slug: "cost".to_string(),
             lines: costs,
         });
@@ -182,13 +182,21 @@ pub(crate) fn calibrated_line(c: &shootout_store::Calibration) -> String {
 }
 
 /// The sentences of one scenario × level, in reading order: the ranking
-/// and its ties, the p99 spread, every flag, the article's orders.
+/// (throughput, or a hold's memory per idle connection) and its ties, the
+/// connections a hold kept, the p99 spread, every flag, the article's
+/// orders.
 fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<String> {
-    let ranked = rank(g, Measure::Metric(Metric::Rps));
+    let by = g.traffic.ranked_by();
+    let ranked = rank(g, Measure::Metric(by));
     if ranked.is_empty() {
-        return vec!["No throughput was measured.".into()];
+        return vec![format!(
+            "No {} was measured.",
+            g.traffic.ranking_head().to_lowercase()
+        )];
     }
-    let mut lines = throughput_lines(&ranked, note_single);
+    let unit = g.traffic.symbol(by.unit());
+    let mut lines = ranking_lines(&ranked, g.traffic.ranking_head(), unit, note_single);
+    lines.extend(held_line(g));
     lines.extend(p99_line(g));
     lines.extend(generator_bound_line(g));
     lines.extend(wrong_answers_line(g));
@@ -199,10 +207,11 @@ fn group_lines(g: &Group, agreements: &[Agreement], note_single: bool) -> Vec<St
     lines
 }
 
-/// The throughput ranking, a sentence per run of tied targets, and the
-/// one-repetition caveat when the run does not say it once for all.
-fn throughput_lines(ranked: &[Entry], note_single: bool) -> Vec<String> {
-    let mut lines = vec![format!("Throughput: {}.", ranking_text(ranked, "req/s"))];
+/// The ranking headed `head` (`Throughput`) in `unit`, a sentence per run
+/// of tied targets, and the one-repetition caveat when the run does not
+/// say it once for all.
+fn ranking_lines(ranked: &[Entry], head: &str, unit: &str, note_single: bool) -> Vec<String> {
+    let mut lines = vec![format!("{head}: {}.", ranking_text(ranked, unit))];
     for run in ties(ranked) {
         let names: Vec<&str> = run.iter().map(|&i| ranked[i].target()).collect();
         let why: Vec<String> = run[1..]
@@ -237,13 +246,52 @@ fn throughput_lines(ranked: &[Entry], note_single: bool) -> Vec<String> {
     lines
 }
 
-/// The lowest and highest p99 and their ratio; None with fewer than two.
+/// A hold's connections held of those asked, per target (the fewest over
+/// its starts); None for every other level.
+fn held_line(g: &Group) -> Option<String> {
+    if !g.traffic.is_hold() {
+        return None;
+    }
+    let reps = || g.columns.iter().flat_map(|c| c.reps.iter());
+    let asked = reps().map(|m| m.summary.connections).max()?;
+    let held = |m: &shootout_store::Measurement| {
+        m.parts
+            .hold
+            .as_ref()
+            .map(|h| h.connections)
+            .or_else(|| m.summary.websocket.as_ref().and_then(|w| w.held_open))
+    };
+    let parts: Vec<String> = g
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let fewest = c.reps.iter().filter_map(|m| held(m)).min()?;
+            Some(format!("{} {fewest}", c.target))
+        })
+        .collect();
+    let starts = if g.columns.iter().any(|c| c.reps.len() > 1) {
+        " (each target's fewest over its starts)"
+    } else {
+        ""
+    };
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Connections held of {asked} asked{starts}: {}.",
+            parts.join("; ")
+        )
+    })
+}
+
+/// The lowest and highest p99 (a hold's: of its handshakes) and their
+/// ratio; None with fewer than two.
 fn p99_line(g: &Group) -> Option<String> {
     let p99 = rank(g, Measure::Metric(Metric::P99));
     let (best, worst) = (p99.first()?, p99.last()?);
+    let label = g.traffic.label(Metric::P99);
+    let what = label.trim_end_matches(" (ms)");
     (p99.len() > 1).then(|| {
         format!(
-            "p99 latency: lowest {} {} ms, highest {} {} ms ({}×).",
+            "{what}: lowest {} {} ms, highest {} {} ms ({}×).",
             best.target(),
             num(best.spread.median),
             worst.target(),

@@ -5,6 +5,7 @@
 
 use crate::metric::{self, Metric};
 use crate::stats::{Floor, Margin, Pooled, Spread};
+use crate::traffic::Traffic;
 use shootout_store::{Measurement, RunData, TargetRecord};
 use shootout_study::{Aggregate, Level, Scope, Study};
 
@@ -270,6 +271,9 @@ pub struct Group<'a> {
     /// The protocol label (`TLS 1.3`, `cleartext, new connections`) in a
     /// run with TLS levels; None in a cleartext-only run.
     pub protocol: Option<String>,
+    /// What the level's load counts (requests, WebSocket messages, or a
+    /// hold's connections): the words and units of every format.
+    pub traffic: Traffic,
     /// The window of the scenario's auto warm-up in seconds; None for a
     /// fixed warm-up or a study that no longer parses.
     pub warmup_window_s: Option<f64>,
@@ -305,7 +309,8 @@ impl Group<'_> {
 
     /// The default rows of the catalogue, less the database and warm-up
     /// ones when no repetition here has them (so other scenarios and fixed
-    /// warm-ups render as before).
+    /// warm-ups render as before), and less the rates a hold does not
+    /// have ([`Traffic::shows`]).
     pub fn metrics(&self) -> Vec<Metric> {
         self.present(Metric::default_rows())
     }
@@ -323,6 +328,7 @@ impl Group<'_> {
 
     fn present(&self, metrics: impl Iterator<Item = Metric>) -> Vec<Metric> {
         metrics
+            .filter(|m| self.traffic.shows(*m))
             .filter(|m| {
                 !m.only_where_measured() || self.columns.iter().any(|c| c.spread(*m).is_some())
             })
@@ -416,6 +422,7 @@ pub fn groups(data: &RunData) -> Vec<Group<'_>> {
                     .map(|s| s.metrics.clone())
                     .unwrap_or_default(),
                 protocol: tls.then(|| crate::protocol::label(spec.as_ref(), &reps)),
+                traffic: Traffic::of(spec.as_ref(), &reps),
                 spec,
                 warmup_window_s: study.as_ref().and_then(|st| warmup_window_s(st, scenario)),
                 margin: study.as_ref().map(study_margin).unwrap_or_default(),

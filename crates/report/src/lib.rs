@@ -38,6 +38,7 @@ pub mod ranking;
 pub mod site;
 pub mod stats;
 pub mod tls_cost;
+pub mod traffic;
 pub mod trend;
 
 pub use context::Context;

@@ -118,7 +118,7 @@ fn row(out: &mut String, ctx: &Context, g: &Group, metric: Metric, published: bo
     let spreads: Vec<Option<Spread>> = g.columns.iter().map(|c| c.spread(metric)).collect();
     let (best, worst) = crate::ranking::best_and_worst(g, metric);
     let digits = spread_decimals(&spreads);
-    let _ = write!(out, "| {} |", metric.label());
+    let _ = write!(out, "| {} |", g.traffic.label(metric));
     for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
         let cell = s.as_ref().map_or("—".to_string(), |s| cell_text(s, digits));
         let cell = match (best.contains(&i), worst.contains(&i)) {

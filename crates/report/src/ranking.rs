@@ -49,12 +49,13 @@ impl Measure {
         }
     }
 
-    /// The unit printed after values ("req/s", "ms", …).
-    pub fn unit(self) -> &'static str {
+    /// The unit printed after values ("req/s", "ms", …), in the words of
+    /// the level's traffic (`msg/s` for a WebSocket echo).
+    pub fn unit(self, traffic: crate::traffic::Traffic) -> std::borrow::Cow<'static, str> {
         match self {
-            Measure::Metric(x) => x.unit().symbol(),
-            Measure::Overhead { .. } => "ms",
-            Measure::ReqPerMib => "req/s per MiB",
+            Measure::Metric(x) => traffic.symbol(x.unit()).into(),
+            Measure::Overhead { .. } => "ms".into(),
+            Measure::ReqPerMib => format!("{} per MiB", traffic.rate()).into(),
         }
     }
 }
@@ -385,6 +386,7 @@ mod tests {
             listed: Vec::new(),
             spec: None,
             protocol: None,
+            traffic: crate::traffic::Traffic::Requests,
             warmup_window_s: None,
             margin: crate::stats::Margin::default(),
             calibration: None,
@@ -424,6 +426,7 @@ mod tests {
             listed: Vec::new(),
             spec: None,
             protocol: None,
+            traffic: crate::traffic::Traffic::Requests,
             warmup_window_s: None,
             margin: crate::stats::Margin::default(),
             calibration: None,

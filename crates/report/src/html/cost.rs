@@ -1,5 +1,5 @@
 //! The HTML cost sections (`crate::cost`): per fixed rate, ranked bars of
-//! server CPU microseconds per request (cheapest first, log axis, 95%
+//! server CPU microseconds per request or message (cheapest first, log axis, 95%
 //! interval whiskers) with the targets that could not carry the rate said
 //! under them; the standing cost; and past the knee, goodput against the
 //! offered rate (both as multiples of each target's capacity, the diagonal
@@ -21,8 +21,13 @@ pub fn render(out: &mut String, ctx: &Context) {
     if all.is_empty() {
         return;
     }
-    out.push_str("<section id=\"s-cost\">\n<h2>Cost per request and past the knee</h2>\n");
+    let _ = writeln!(
+        out,
+        "<section id=\"s-cost\">\n<h2>{}</h2>",
+        esc(&crate::cost::title(&all))
+    );
     for sec in &all {
+        let noun = sec.traffic.noun();
         let slug = format!("cost-{}", sec.scenario);
         let _ = writeln!(
             out,
@@ -32,16 +37,18 @@ pub fn render(out: &mut String, ctx: &Context) {
         for p in sec.points.iter().filter(|p| !p.costs.is_empty()) {
             let body = hbars::ranked(
                 &ctx.colours,
-                &format!("{} at {}: server CPU µs per request", sec.scenario, p.title),
-                "µs per request",
-                &bars(p),
+                &format!("{} at {}: server CPU µs per {noun}", sec.scenario, p.title),
+                &format!("µs per {noun}"),
+                &bars(sec, p),
             );
             figure_html(
                 out,
                 &slug,
                 "bars",
-                "Server CPU per completed request at a constant offered rate (median over \
-                 starts, 95% interval), cheapest first; only points where the rate was carried",
+                &format!(
+                    "Server CPU per completed {noun} at a constant offered rate (median over \
+                     starts, 95% interval), cheapest first; only points where the rate was carried"
+                ),
                 &body,
                 "hbars",
             );
@@ -105,16 +112,18 @@ fn tables(out: &mut String, sec: &Section<'_>) {
     if sec.overloads.is_empty() {
         return;
     }
-    out.push_str(
+    let rate = sec.traffic.rate();
+    let _ = writeln!(
+        out,
         "<div class=\"scroll\"><table class=\"metrics\"><thead><tr><th>Past the knee</th>\
-         <th>offered</th><th>served (req/s)</th><th>goodput (req/s)</th><th>goodput</th>\
-         <th>errors</th><th>unsent</th><th>recovery</th></tr></thead><tbody>\n",
+         <th>offered</th><th>served ({rate})</th><th>goodput ({rate})</th><th>goodput</th>\
+         <th>errors</th><th>unsent</th><th>recovery</th></tr></thead><tbody>",
     );
     for r in &sec.overloads {
         let o = r.overload;
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}% ({} req/s)</td><td>{}</td><td>{}</td><td>{:.1}%</td>\
+            "<tr><td>{}</td><td>{}% ({} {rate})</td><td>{}</td><td>{}</td><td>{:.1}%</td>\
              <td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(r.target),
             esc(&num(o.factor * 100.0)),
@@ -130,16 +139,18 @@ fn tables(out: &mut String, sec: &Section<'_>) {
     out.push_str("</tbody></table></div>\n");
 }
 
-fn bars(p: &crate::cost::Point<'_>) -> Vec<Row> {
+fn bars(sec: &Section<'_>, p: &crate::cost::Point<'_>) -> Vec<Row> {
     p.costs
         .iter()
         .map(|c| {
             let ci = c.us.half_ci.map(|_| (c.us.ci_low(), c.us.ci_high()));
             let mut tip = vec![format!(
-                "{}: {} µs per request at {} req/s",
+                "{}: {} µs per {} at {} {}",
                 c.target,
                 num(c.us.median),
-                num(c.offered_rps)
+                sec.traffic.noun(),
+                num(c.offered_rps),
+                sec.traffic.rate()
             )];
             if let Some((lo, hi)) = ci {
                 tip.push(format!("95% interval {}–{}", num(lo), num(hi)));

@@ -1,5 +1,6 @@
 //! The first screen: every scenario's throughput ranking drawn small, side
-//! by side, before any sentence. Each is the ranking the findings and the
+//! by side, before any sentence (a WebSocket hold's: its memory per idle
+//! connection, lowest first, bars from zero to the most). Each is the ranking the findings and the
 //! charts read ([`crate::ranking::rank`]): one row per target, best first,
 //! a bar to scale from zero, the interval as a whisker, the figure and the
 //! ratio to the best; a run of targets the rule cannot tell apart shares
@@ -13,8 +14,9 @@
 use crate::context::Context;
 use crate::escape::html as esc;
 use crate::group::Group;
-use crate::metric::{num, Metric};
+use crate::metric::num;
 use crate::ranking::{rank, ratio_num, ratio_text, Entry, Measure};
+use crate::traffic::Traffic;
 use std::fmt::Write;
 
 /// The groups drawn: every scenario's single level, and a sweep's last.
@@ -65,30 +67,56 @@ pub(crate) fn render_linked(out: &mut String, ctx: &Context, all: &[Group], link
         "</div>\n<p class=\"glance-key\">Throughput, best first: bars from zero, whiskers the 95% \
          interval over server starts, the figure and how many times the best is faster; a \
          shaded band with a bracket groups targets that are not told apart (their own \
-         variation and the study's margin, docs/statistics.md).</p>\n</section>\n",
+         variation and the study's margin, docs/statistics.md).",
     );
+    if shown(all).iter().any(|g| g.traffic.is_hold()) {
+        out.push_str(
+            " A WebSocket hold is ranked by memory per idle connection instead, lowest \
+             first, its bars from zero to the most, the ratio how many times the least \
+             memory each uses.",
+        );
+    }
+    out.push_str("</p>\n</section>\n");
 }
 
-/// One scenario's ranking; None when no target has a throughput.
+/// One scenario's ranking (its throughput, or a hold's memory per idle
+/// connection); None when no target has one.
 fn ranking(ctx: &Context, g: &Group, links: Option<&Links>) -> Option<String> {
-    let ranked = rank(g, Measure::Metric(Metric::Rps));
-    let best = ranked.first()?.spread.median;
+    let by = g.traffic.ranked_by();
+    let ranked = rank(g, Measure::Metric(by));
+    // Bars from zero to the largest figure: the best's when higher is
+    // better, the worst's when lower is.
+    let most = if by.higher_is_better() {
+        ranked.first()?
+    } else {
+        ranked.last()?
+    };
+    let best = most.spread.median;
     if !(best > 0.0 && best.is_finite()) {
         return None;
     }
+    let unit = if g.traffic.is_hold() {
+        format!(
+            "{} per idle connection, lower is better",
+            by.unit().symbol()
+        )
+    } else {
+        g.traffic.rate().to_string()
+    };
     let ties = ranked.iter().filter(|e| e.tied_above()).count();
     let with_ci = ranked.iter().filter(|e| e.spread.half_ci.is_some()).count();
     let mut out = String::new();
     let _ = writeln!(
         out,
         "<figure class=\"glance-rank\" id=\"glance-{}{}\" data-rows=\"{}\" data-ties=\"{ties}\" \
-         data-ci=\"{with_ci}\"><figcaption><a href=\"{}#s-{}\">{}</a> <span>req/s</span></figcaption>",
+         data-ci=\"{with_ci}\"><figcaption><a href=\"{}#s-{}\">{}</a> <span>{}</span></figcaption>",
         links.map_or(String::new(), |l| format!("{}-", esc(l.key))),
         esc(&g.slug()),
         ranked.len(),
         links.map_or(String::new(), |l| esc(l.run_page)),
         esc(&g.slug()),
         esc(&g.title()),
+        esc(&unit),
     );
     // Runs of ties: each entry tied with the one above joins its band.
     let mut i = 0;
@@ -104,7 +132,7 @@ fn ranking(ctx: &Context, g: &Group, links: Option<&Links>) -> Option<String> {
             out.push_str("<div class=\"band\">");
         }
         for e in band {
-            row(&mut out, ctx, e, best, links);
+            row(&mut out, ctx, e, best, g.traffic, links);
         }
         out.push_str("</div>\n");
         i = j;
@@ -113,7 +141,14 @@ fn ranking(ctx: &Context, g: &Group, links: Option<&Links>) -> Option<String> {
     Some(out)
 }
 
-fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64, links: Option<&Links>) {
+fn row(
+    out: &mut String,
+    ctx: &Context,
+    e: &Entry,
+    best: f64,
+    traffic: Traffic,
+    links: Option<&Links>,
+) {
     let s = &e.spread;
     let pct = |v: f64| (v / best * 100.0).clamp(0.0, 100.0);
     let whisker = match s.half_ci {
@@ -129,7 +164,11 @@ fn row(out: &mut String, ctx: &Context, e: &Entry, best: f64, links: Option<&Lin
     } else {
         (
             format!("{}×", ratio_num(e.ratio.value)),
-            format!("the best is {} this", ratio_text(&e.ratio)),
+            if traffic.is_hold() {
+                format!("{} the least memory per connection", ratio_text(&e.ratio))
+            } else {
+                format!("the best is {} this", ratio_text(&e.ratio))
+            },
         )
     };
     let name = esc(&e.column.marked_name());

@@ -1,6 +1,7 @@
 //! A scenario's ranked charts: throughput, efficiency (req per CPU-second,
-//! req per MiB), latency overhead above a route's floor, and the grouped
-//! memory and CPU bars. Each is ordered by [`crate::ranking::rank`], the
+//! req per MiB; messages for a WebSocket echo), latency overhead above a
+//! route's floor, and the grouped memory and CPU bars; a WebSocket hold's
+//! memory per idle connection instead of its rates. Each is ordered by [`crate::ranking::rank`], the
 //! rule the findings use, and each bar's tooltip holds the exact value,
 //! its interval, the repetitions and the load's settings.
 
@@ -10,6 +11,7 @@ use crate::context::Context;
 use crate::group::{Column, Group};
 use crate::metric::{num, Metric};
 use crate::ranking::{rank, Entry, Measure};
+use crate::traffic::Traffic;
 use std::time::Duration;
 
 /// The floor a route puts under every response (timed: 20 ms, wait_time:
@@ -25,9 +27,10 @@ pub fn floor_ms(scenario: &str) -> Option<f64> {
 /// The load's settings in words, from the first repetition.
 pub fn settings(c: &Column) -> String {
     let s = &c.reps[0].summary;
-    let rate = s
-        .rate
-        .map_or(String::new(), |r| format!(", {} req/s offered", num(r)));
+    let rate = s.rate.map_or(String::new(), |r| {
+        let rate = crate::traffic::Traffic::of_measurement(c.reps[0]).rate();
+        format!(", {} {rate} offered", num(r))
+    });
     format!(
         "{} loop, {} connections{}, {} s measured{}",
         s.mode,
@@ -39,8 +42,8 @@ pub fn settings(c: &Column) -> String {
 }
 
 /// The tooltip of one ranked bar.
-fn tip(e: &Entry, measure: Measure) -> Vec<String> {
-    let unit = measure.unit();
+fn tip(e: &Entry, measure: Measure, traffic: Traffic) -> Vec<String> {
+    let unit = measure.unit(traffic);
     let s = &e.spread;
     let mut t = vec![format!("{}: {} {unit}", e.target(), num(s.median))];
     match s.half_ci {
@@ -92,7 +95,7 @@ pub fn rows(g: &Group, measure: Measure) -> Vec<Row> {
                 .half_ci
                 .map(|_| (e.spread.ci_low(), e.spread.ci_high())),
             tip: {
-                let mut t = tip(e, measure);
+                let mut t = tip(e, measure, g.traffic);
                 if e.tied_above() {
                     t.insert(
                         1,
@@ -116,18 +119,29 @@ pub fn figure(
     caption: &str,
     measure: Measure,
 ) {
-    let body = bars::ranked(&ctx.colours, title, measure.unit(), &rows(g, measure));
+    let body = bars::ranked(
+        &ctx.colours,
+        title,
+        &measure.unit(g.traffic),
+        &rows(g, measure),
+    );
     figure_html(out, &g.slug(), kind, caption, &body, "hbars");
 }
 
-/// Every ranked figure of a scenario × level, best first.
+/// Every ranked figure of a scenario × level, best first: a hold's memory
+/// per idle connection instead of its rates, which mean nothing there.
 pub fn render(out: &mut String, ctx: &Context, g: &Group) {
+    if g.traffic.is_hold() {
+        hold(out, ctx, g);
+        return;
+    }
+    let nouns = g.traffic.title_nouns();
     figure(
         out,
         ctx,
         g,
         "rps",
-        "Requests per second",
+        &format!("{nouns} per second"),
         "Throughput, best first: median with 95% interval whiskers over server starts; \
          ≈ marks a target tied with the one above",
         Measure::Metric(Metric::Rps),
@@ -160,8 +174,11 @@ pub fn render(out: &mut String, ctx: &Context, g: &Group) {
         ctx,
         g,
         "efficiency",
-        "Requests per server CPU-second",
-        "Efficiency, best first: completed requests per second of server CPU time",
+        &format!("{nouns} per server CPU-second"),
+        &format!(
+            "Efficiency, best first: completed {} per second of server CPU time",
+            g.traffic.nouns()
+        ),
         Measure::Metric(Metric::ReqPerCpuS),
     );
     figure(
@@ -169,7 +186,7 @@ pub fn render(out: &mut String, ctx: &Context, g: &Group) {
         ctx,
         g,
         "per-mib",
-        "Requests per second per MiB of peak RSS",
+        &format!("{nouns} per second per MiB of peak RSS"),
         "Throughput per MiB of peak resident memory, best first",
         Measure::ReqPerMib,
     );
@@ -193,6 +210,22 @@ pub fn render(out: &mut String, ctx: &Context, g: &Group) {
             "hbars",
         );
     }
+}
+
+/// A hold's figures: memory per idle connection, then the RSS bars.
+fn hold(out: &mut String, ctx: &Context, g: &Group) {
+    figure(
+        out,
+        ctx,
+        g,
+        "per-connection",
+        "Memory per idle connection",
+        "Memory per idle connection, lowest first: (RSS while held − RSS idle) / \
+         connections held, median with 95% interval whiskers over server starts; ≈ marks a \
+         target tied with the one above",
+        Measure::Metric(Metric::KibPerIdleConnection),
+    );
+    memory(out, ctx, g);
 }
 
 /// Idle, peak and after RSS per target, lowest peak first.
@@ -231,7 +264,7 @@ fn grouped(g: &Group, metrics: &[Metric], by: Metric) -> Vec<bars::Group> {
                 .collect();
             let mut tip = vec![c.target.to_string()];
             for (m, v) in metrics.iter().zip(&values) {
-                tip.push(format!("{}: {}", m.label(), num(*v)));
+                tip.push(format!("{}: {}", g.traffic.label(*m), num(*v)));
             }
             tip.push(format!("{} repetitions · {}", c.reps.len(), settings(c)));
             bars::Group {

@@ -176,7 +176,10 @@ pub fn group(out: &mut String, ctx: &Context, g: &Group) {
         out,
         &slug,
         "latency",
-        "Latency percentile spectrum of the merged histograms",
+        &format!(
+            "{} percentile spectrum of the merged histograms",
+            g.traffic.latency_word()
+        ),
         spectrum(ctx, g).map(|svg| tag_series(ctx, &svg)),
     );
     figure(
@@ -207,7 +210,10 @@ fn spectrum(ctx: &Context, g: &Group) -> Result<String, ChartError> {
             }
         })
         .collect();
-    charts::spectrum("Latency by percentile", &lines)
+    charts::spectrum(
+        &format!("{} by percentile", g.traffic.latency_word()),
+        &lines,
+    )
 }
 
 /// The repetition whose RPS is closest to the median.
@@ -241,7 +247,14 @@ fn timeline(ctx: &Context, g: &Group) -> Result<String, ChartError> {
             points: tail.collect(),
         });
     }
-    charts::timeline("Throughput per second", &rps, &p99)
+    let t = g.traffic;
+    charts::timeline(
+        &format!("{} per second", t.per_second()),
+        t.rate(),
+        &format!("p99 {} per second", t.latency_word().to_lowercase()),
+        &rps,
+        &p99,
+    )
 }
 
 fn table(out: &mut String, ctx: &Context, g: &Group) {
@@ -258,7 +271,7 @@ fn table(out: &mut String, ctx: &Context, g: &Group) {
         let spreads: Vec<_> = g.columns.iter().map(|c| c.spread(m)).collect();
         let (best, worst) = crate::ranking::best_and_worst(g, m);
         let digits = spread_decimals(&spreads);
-        let _ = write!(out, "<tr><td>{}</td>", esc(m.label()));
+        let _ = write!(out, "<tr><td>{}</td>", esc(&g.traffic.label(m)));
         for (i, (c, s)) in g.columns.iter().zip(&spreads).enumerate() {
             let class = match (best.contains(&i), worst.contains(&i)) {
                 (true, _) => " class=\"best\"",

@@ -91,16 +91,23 @@ pub fn spectrum_points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
     pts
 }
 
-/// Two stacked panels over seconds: throughput on top, p99 below.
-pub fn timeline(title: &str, rps: &[Line], p99: &[Line]) -> Result<String, ChartError> {
+/// Two stacked panels over seconds: throughput on top (in `unit`), p99
+/// below (titled `p99_title`).
+pub fn timeline(
+    title: &str,
+    unit: &str,
+    p99_title: &str,
+    rps: &[Line],
+    p99: &[Line],
+) -> Result<String, ChartError> {
     let t_max = rps
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
         .fold(1.0_f64, f64::max);
     svg((SIZE.0, 640), |root| {
         let (upper, lower) = root.split_vertically(320);
-        panel(&upper, title, "req/s", t_max, rps)?;
-        panel(&lower, "p99 latency per second", "p99 (ms)", t_max, p99)
+        panel(&upper, title, unit, t_max, rps)?;
+        panel(&lower, p99_title, "p99 (ms)", t_max, p99)
     })
 }
 
