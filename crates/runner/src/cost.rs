@@ -154,14 +154,14 @@ fn whole(x: f64) -> String {
 }
 
 /// The server's CPU and memory over `seconds` of no load, as its meter
-/// reads them (CPU from its cgroup's counter when it has one); an error
-/// sentence when its place cannot give them. None when not asked for or
+/// reads them (CPU from its cgroup's counter when it has one); which of
+/// them its place cannot give, if one. None when not asked for or
 /// interrupted.
 pub(crate) fn standing(
     meter: &dyn Meter,
     seconds: Duration,
     interrupt: &crate::interrupt::Interrupt,
-) -> Result<Option<Standing>, String> {
+) -> Result<Option<Standing>, crate::place::Unavailable> {
     if seconds.is_zero() {
         return Ok(None);
     }

@@ -45,15 +45,24 @@ pub enum Figure<T> {
     Unavailable(String),
 }
 
+/// A figure a level needs that the contestant's place cannot give.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("the server's {what} cannot be had here: {why}")]
+pub struct Unavailable {
+    pub what: String,
+    pub why: String,
+}
+
 impl<T: Copy> Figure<T> {
-    /// The value, or the sentence saying it cannot be had: "the server's
-    /// `what` cannot be had here: why".
-    pub fn required(&self, what: &str) -> Result<T, String> {
+    /// The value, or why it cannot be had ("the server's `what` cannot be
+    /// had here: why").
+    pub fn required(&self, what: &str) -> Result<T, Unavailable> {
         match self {
             Figure::Had { value, .. } => Ok(*value),
-            Figure::Unavailable(why) => {
-                Err(format!("the server's {what} cannot be had here: {why}"))
-            }
+            Figure::Unavailable(why) => Err(Unavailable {
+                what: what.into(),
+                why: why.clone(),
+            }),
         }
     }
 }
@@ -273,8 +282,8 @@ mod tests {
         let none = Figure::Unavailable("no kubelet".into());
         assert_eq!(cg(1.0).since(&none), none);
         assert_eq!(
-            none.required("CPU time"),
-            Err("the server's CPU time cannot be had here: no kubelet".into())
+            none.required("CPU time").unwrap_err().to_string(),
+            "the server's CPU time cannot be had here: no kubelet"
         );
         assert_eq!(cg(2.0).required("CPU time"), Ok(2.0));
     }

@@ -116,7 +116,7 @@ impl Sampler {
                 usage.samples += 1;
                 match m.rss.required("memory (RSS)") {
                     Ok(rss) => usage.rss_peak_bytes = usage.rss_peak_bytes.max(rss),
-                    Err(why) => usage.unavailable = Some(why),
+                    Err(why) => usage.unavailable = Some(why.to_string()),
                 }
                 if let Some(p) = m.pss {
                     usage.pss_peak_bytes = Some(usage.pss_peak_bytes.unwrap_or(0).max(p));
