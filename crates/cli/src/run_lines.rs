@@ -4,10 +4,12 @@
 //! [`crate::run_view`] decides where and when they are shown.
 
 use shootout_capacity::{CapacityResult, Event as SearchEvent, Phase as SearchPhase};
+use shootout_report::traffic::Traffic;
 use shootout_runner::event::{DatabaseEvent, Prepared};
 use shootout_store::Measurement;
 
-/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB`, with the flags:
+/// `12345 req/s, p99 1.23 ms, 0 errors, RSS 12.3 MiB` (a WebSocket level
+/// in its own words, [`load_figures`]), with the flags:
 /// wrong answers (responses that failed the SPEC.md check),
 /// generator-bound, an auto warm-up's length and steadiness, and
 /// disturbed (what other processes or the hypervisor took of its CPUs).
@@ -40,12 +42,41 @@ pub fn measurement_line(m: &Measurement) -> String {
         ));
     }
     format!(
-        "{:.0} req/s, p99 {:.2} ms, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
-        s.rps,
-        s.latency_ms.p99,
+        "{}, {} errors, RSS peak {:.1} MiB, CPU {:.2} s{flags}",
+        load_figures(m),
         s.errors.total(),
         m.rss_peak_mib,
         m.server_cpu_s,
+    )
+}
+
+/// What the load did, in its own words ([`Traffic`]): `12345 req/s, p99
+/// 1.23 ms`, `28316 msg/s, p99 9.03 ms` for a WebSocket echo, and for a
+/// hold the connections held of those asked, the memory each took and
+/// the p99 of the opening handshakes (`1000/1000 held, 13.1 KiB each,
+/// handshake p99 6423 ms`).
+fn load_figures(m: &Measurement) -> String {
+    let s = &m.summary;
+    let traffic = Traffic::of_measurement(m);
+    if !traffic.is_hold() {
+        return format!(
+            "{:.0} {}, p99 {:.2} ms",
+            s.rps,
+            traffic.rate(),
+            s.latency_ms.p99
+        );
+    }
+    let hold = m.parts.hold.as_ref();
+    let held = hold
+        .map(|h| h.connections)
+        .or_else(|| s.websocket.as_ref().and_then(|w| w.held_open))
+        .unwrap_or(0);
+    let each = hold
+        .and_then(|h| h.kib_per_connection)
+        .map_or(String::new(), |k| format!(", {k:.1} KiB each"));
+    format!(
+        "{held}/{} held{each}, handshake p99 {:.0} ms",
+        s.connections, s.latency_ms.p99
     )
 }
 
@@ -168,5 +199,29 @@ pub fn prepared_line(target: &str, outcome: Prepared<'_>) -> String {
             build_s.map_or(String::new(), |s| format!(" (built in {s:.1} s)"))
         ),
         Prepared::Failed { status, reason } => format!("{target}: {status}: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::measurement_line;
+    use shootout_report_fixtures::ws::sample;
+
+    #[test]
+    fn an_echo_counts_messages() {
+        let line = measurement_line(&sample(None));
+        assert!(line.starts_with("28000 msg/s, p99 "), "{line}");
+    }
+
+    #[test]
+    fn a_hold_says_what_it_held_and_its_handshakes() {
+        let mut m = sample(Some(950));
+        m.summary.latency_ms.p99 = 6422.53;
+        let line = measurement_line(&m);
+        assert!(
+            line.starts_with("950/1000 held, 13.0 KiB each, handshake p99 6423 ms, 0 errors"),
+            "{line}"
+        );
+        assert!(!line.contains("req/s"), "{line}");
     }
 }

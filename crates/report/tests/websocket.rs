@@ -101,7 +101,7 @@ fn a_hold_ranks_memory_per_idle_connection_and_names_the_handshake() {
     assert!(ranking.contains(" KiB"), "{ranking}");
     // The others as multiples of the least, with their intervals.
     assert!(
-        ranking.contains("6.48× \\[5.55–7.56\\] go-nethttp"),
+        ranking.contains("6.42× \\[5.68–7.25\\] go-nethttp"),
         "{ranking}"
     );
     assert!(
