@@ -2,7 +2,7 @@
 
 use super::*;
 use hdrhistogram::Histogram;
-use shootout_engine::{ErrorCounts, LatencySummary, RequestCounts, Second, Summary};
+use shootout_engine::Second;
 use std::collections::BTreeMap;
 
 pub(crate) struct TempDb(PathBuf);
@@ -55,44 +55,6 @@ pub(crate) fn new_run() -> NewRun {
     }
 }
 
-fn summary(rps: f64) -> Summary {
-    Summary {
-        mode: "closed".into(),
-        url: "http://127.0.0.1:1/plaintext".into(),
-        method: "GET".into(),
-        connections: 64,
-        threads: 1,
-        keepalive: true,
-        pipeline: 1,
-        pipeline_refill_at: None,
-        streams: None,
-        rate: None,
-        duration_s: 5.0,
-        rps,
-        requests: RequestCounts {
-            sent: 10,
-            completed: 10,
-            ok: 10,
-            cut: 0,
-        },
-        errors: ErrorCounts::default(),
-        status: BTreeMap::from([("200".to_string(), 10)]),
-        bytes_received: 1000,
-        latency_ms: LatencySummary::default(),
-        latency_uncorrected_ms: None,
-        lag: None,
-        first_mismatch: None,
-        first_violation: None,
-        generator: Default::default(),
-        arrival: None,
-        seed: None,
-        routes: Vec::new(),
-        protocol: Default::default(),
-        tls: None,
-        websocket: None,
-    }
-}
-
 pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement {
     let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
     for v in values {
@@ -105,7 +67,7 @@ pub(crate) fn measurement(target: &str, rep: u32, values: &[u64]) -> Measurement
         level_label: "c=64".into(),
         repetition: rep,
         started_at: now_rfc3339(),
-        summary: summary(1000.0 + rep as f64),
+        summary: shootout_testkit::summary::summary(1000.0 + rep as f64),
         histogram: h,
         histogram_uncorrected: None,
         timeline: vec![Second {
@@ -226,7 +188,7 @@ fn round_trips_a_run() {
     assert_eq!(ms[0].histogram.len(), 3);
     assert_eq!(ms[0].histogram_uncorrected.as_ref().unwrap().len(), 1);
     assert!(ms[1].generator_bound);
-    assert_eq!(ms[1].summary, summary(1001.0));
+    assert_eq!(ms[1].summary, shootout_testkit::summary::summary(1001.0));
     assert_eq!(ms[0].pss_peak_mib, Some(8.0));
     assert_eq!(ms[0].timeline[0].completed, 10);
 
