@@ -24,7 +24,8 @@ pub enum Traffic {
     Requests,
     /// A WebSocket echo: messages and their echoes.
     Messages,
-    /// A WebSocket hold: connections opened and kept idle.
+    /// A WebSocket hold: connections opened and kept idle; what it counts
+    /// are their handshakes.
     Hold,
 }
 
@@ -57,12 +58,13 @@ impl Traffic {
         self == Traffic::Hold
     }
 
-    /// What one unit of load is: `request`, `message`, `connection`.
+    /// What one unit of load is: `request`, `message`, or a hold's
+    /// `handshake` (the upgrades it counts, at the start of the hold).
     pub fn noun(self) -> &'static str {
         match self {
             Traffic::Requests => "request",
             Traffic::Messages => "message",
-            Traffic::Hold => "connection",
+            Traffic::Hold => "handshake",
         }
     }
 
@@ -71,7 +73,7 @@ impl Traffic {
         match self {
             Traffic::Requests => "requests",
             Traffic::Messages => "messages",
-            Traffic::Hold => "connections",
+            Traffic::Hold => "handshakes",
         }
     }
 
@@ -80,7 +82,7 @@ impl Traffic {
         match self {
             Traffic::Requests => "Requests",
             Traffic::Messages => "Messages",
-            Traffic::Hold => "Connections",
+            Traffic::Hold => "Handshakes",
         }
     }
 

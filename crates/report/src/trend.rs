@@ -58,6 +58,9 @@ pub struct Series {
 pub struct Scenario {
     pub title: String,
     pub slug: String,
+    /// What its throughput counts (`req/s`, a WebSocket echo's `msg/s`,
+    /// a hold's `handshakes/s`).
+    pub traffic: crate::traffic::Traffic,
     pub series: Vec<Series>,
 }
 
@@ -149,6 +152,7 @@ pub fn trend(study: &str, runs: &[RunData]) -> Trend {
                     scenarios.push(Scenario {
                         title: g.title(),
                         slug,
+                        traffic: g.traffic,
                         series: Vec::new(),
                     });
                     scenarios.len() - 1

@@ -169,3 +169,25 @@ fn the_exports_keep_their_names() {
     let csv = shootout_report::csv(&data);
     assert!(csv.lines().next().expect("header").contains("rps"));
 }
+
+#[test]
+fn the_trend_page_counts_messages_and_a_holds_handshakes() {
+    let db = common::temp_dir("ws-trend").join("shootout.db");
+    write_ws_run(&db).expect("ws fixture");
+    let out = db.with_file_name("trend.html");
+    shootout_report::write_trend(&db, None, Some(&out)).expect("trend");
+    let page = std::fs::read_to_string(&out).expect("page");
+    let section = |slug: &str| {
+        let s = &page[page
+            .find(&format!("<section id=\"s-{slug}\">"))
+            .unwrap_or_else(|| panic!("no {slug} in {page}"))..];
+        s[..s.find("</section>").expect("end")].to_string()
+    };
+    let echo = section("echo-l0");
+    assert!(echo.contains("Median messages per second"), "{echo}");
+    assert!(echo.contains("msg/s: median"), "{echo}");
+    assert!(!echo.contains("req/s"), "{echo}");
+    let idle = section("idle-l0");
+    assert!(idle.contains("Median handshakes per second"), "{idle}");
+    assert!(!idle.contains("req/s"), "{idle}");
+}

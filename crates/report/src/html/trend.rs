@@ -94,11 +94,12 @@ fn scenario(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {
     );
     let _ = writeln!(
         out,
-        "<figure class=\"chart svg\" id=\"chart-{}-trend\">\n{}\n<figcaption>Median requests per \
+        "<figure class=\"chart svg\" id=\"chart-{}-trend\">\n{}\n<figcaption>Median {} per \
          second in each run, 95% CI whiskers with 2+ repetitions; a red ring: significantly slower \
          than the run before, by more than {}% (the test of <code>shootout compare</code>)</figcaption>\n</figure>",
         esc(&sc.slug),
         chart(t, sc, palette),
+        sc.traffic.nouns(),
         crate::trend::REGRESSION_PCT
     );
     table(out, t, sc, palette);
@@ -165,7 +166,7 @@ fn chart(t: &Trend, sc: &Scenario, palette: &Palette) -> String {
     grid(&mut s, &frame);
     run_labels(&mut s, t, &frame);
     for series in &sc.series {
-        line(&mut s, t, series, palette, &frame);
+        line(&mut s, t, series, palette, &frame, sc.traffic.rate());
     }
     s.push_str("</svg>");
     s + &legend(sc, palette)
@@ -224,7 +225,7 @@ pub(crate) fn run_axis(s: &mut String, runs: &[(i64, &str)], frame: &Frame) {
 
 /// One target's line and points, grouped under its `tN` class so that its
 /// switch hides them.
-fn line(s: &mut String, t: &Trend, series: &Series, palette: &Palette, frame: &Frame) {
+fn line(s: &mut String, t: &Trend, series: &Series, palette: &Palette, frame: &Frame, rate: &str) {
     let hex = palette.of(&series.target).hex();
     let pts: Vec<String> = series
         .points
@@ -238,14 +239,16 @@ fn line(s: &mut String, t: &Trend, series: &Series, palette: &Palette, frame: &F
         pts.join(" ")
     );
     for p in &series.points {
-        point(s, &series.target, p, &t.runs[p.run], &hex, frame);
+        point(s, &series.target, p, &t.runs[p.run], (&hex, rate), frame);
     }
     s.push_str("</g>");
 }
 
 /// One run's median with its whisker, a red ring when it regressed, and a
 /// tooltip with the figures and the run.
-fn point(s: &mut String, target: &str, p: &Point, r: &TrendRun, hex: &str, frame: &Frame) {
+/// `look` is the target's colour and the rate's unit.
+fn point(s: &mut String, target: &str, p: &Point, r: &TrendRun, look: (&str, &str), frame: &Frame) {
+    let (hex, rate) = look;
     let (cx, cy) = (frame.x(p.run), frame.y(p.rps.median));
     if p.rps.half_ci.is_some() {
         let _ = write!(
@@ -264,17 +267,17 @@ fn point(s: &mut String, target: &str, p: &Point, r: &TrendRun, hex: &str, frame
         s,
         "<g class=\"pt\" transform=\"translate({cx:.1},{cy:.1})\">{ring}<circle r=\"4\" fill=\"{hex}\"/>\
          <title>{}</title></g>",
-        esc(&tooltip(target, p, r))
+        esc(&tooltip(target, p, r, rate))
     );
 }
 
 /// `target · run N (date) · median req/s [CI] · repetitions · version (commit)`.
-fn tooltip(target: &str, p: &Point, r: &TrendRun) -> String {
+fn tooltip(target: &str, p: &Point, r: &TrendRun, rate: &str) -> String {
     let ci = p.rps.half_ci.map_or(String::new(), |_| {
         format!(" [{}–{}]", num(p.rps.ci_low()), num(p.rps.ci_high()))
     });
     format!(
-        "{} · run {} ({}) · {} req/s{} · {} repetition(s) · shootout {}{}",
+        "{} · run {} ({}) · {} {rate}{} · {} repetition(s) · shootout {}{}",
         target,
         r.id,
         r.started_at,
@@ -345,8 +348,9 @@ fn table(out: &mut String, t: &Trend, sc: &Scenario, palette: &Palette) {
     }
     let _ = writeln!(
         out,
-        "</tbody></table></div>\n<p class=\"note\">req/s: median ± 95% CI half-width; in brackets the \
+        "</tbody></table></div>\n<p class=\"note\">{}: median ± 95% CI half-width; in brackets the \
          change from the run before, bold red where significantly slower by more than {}%.</p>",
+        sc.traffic.rate(),
         crate::trend::REGRESSION_PCT
     );
 }
