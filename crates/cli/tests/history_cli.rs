@@ -136,3 +136,28 @@ fn compare_refuses_two_hosts_unless_forced() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("rust-axum"));
 }
+
+/// The history lists throughput, never latency: it reads each run's
+/// figures without decoding its histograms (issue #49), so a run whose
+/// histograms no longer decode is listed exactly as before.
+#[test]
+fn history_reads_no_histogram() {
+    let tmp = Tmp::new("history-no-histogram");
+    let db = tmp.0.join("shootout.db");
+    write_twelve_runs(&db).expect("fixture runs");
+    let d = db_arg(&db);
+    let args = ["history", "--db", &d, "--target", "rust-axum"];
+    let json = |out: &std::process::Output| {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+        stdout(out)
+    };
+    let whole = json(&shootout(&[&args[..], &["--format", "json"]].concat()));
+    let listing = json(&shootout(&["history", "--db", &d]));
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute("UPDATE measurements SET histogram = x'00'", [])
+        .unwrap();
+    let out = shootout(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json(&out), whole);
+    assert_eq!(json(&shootout(&["history", "--db", &d])), listing);
+}

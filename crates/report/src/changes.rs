@@ -92,8 +92,9 @@ pub fn history(runs: &[RunData], query: &Query) -> Vec<SeriesHistory> {
         })
         .collect();
     runs.sort_by_key(|r| r.run.id);
-    // Groups of runs one series may span: one study on one host.
-    let mut groups: Vec<(String, String, Vec<RunData>)> = Vec::new();
+    // Groups of runs one series may span: one study on one host (the
+    // runs by reference: a run is never copied).
+    let mut groups: Vec<(String, String, Vec<&RunData>)> = Vec::new();
     for r in runs {
         let host = if query.all_hosts {
             "every host".to_string()
@@ -104,8 +105,8 @@ pub fn history(runs: &[RunData], query: &Query) -> Vec<SeriesHistory> {
             .iter_mut()
             .find(|(s, h, _)| *s == r.run.study && *h == host)
         {
-            Some(g) => g.2.push(r.clone()),
-            None => groups.push((r.run.study.clone(), host, vec![r.clone()])),
+            Some(g) => g.2.push(r),
+            None => groups.push((r.run.study.clone(), host, vec![r])),
         }
     }
     let mut out = Vec::new();
@@ -133,7 +134,7 @@ type Points = Vec<(usize, Spread)>;
 
 /// Every (scenario × level, target) of `group` with its throughput in
 /// each run that measured it, in order of first appearance.
-fn figures(group: &[RunData]) -> Vec<((String, String), String, Points)> {
+fn figures(group: &[&RunData]) -> Vec<((String, String), String, Points)> {
     let mut out: Vec<((String, String), String, Points)> = Vec::new();
     for (ri, data) in group.iter().enumerate() {
         for g in groups(data) {
@@ -157,11 +158,11 @@ fn series(
     host: &str,
     scenario: &str,
     target: &str,
-    group: &[RunData],
+    group: &[&RunData],
     points: &Points,
     query: &Query,
 ) -> SeriesHistory {
-    let data: Vec<&RunData> = points.iter().map(|(ri, _)| &group[*ri]).collect();
+    let data: Vec<&RunData> = points.iter().map(|(ri, _)| group[*ri]).collect();
     let latest_line = data
         .last()
         .and_then(|d| record(d, target))

@@ -276,6 +276,37 @@ impl Store {
     /// Everything about one run, histograms decoded.
     pub fn load_run(&self, id: i64) -> Result<RunData> {
         let run = self.run(id)?;
+        let targets = self.targets(id)?;
+        let measurements = self.measurements(id)?;
+        let capacity = self.capacity_searches(id)?;
+        let calibration = self.calibration(&run.host, Some(id))?;
+        Ok(RunData {
+            run,
+            targets,
+            measurements,
+            capacity,
+            calibration,
+        })
+    }
+
+    /// One run's header, targets and measured figures, for a listing of
+    /// many runs (`shootout history`): without what is most of a run's
+    /// size to read and decode. Each measurement's `histogram` is empty,
+    /// its `histogram_uncorrected` None and its `timeline` empty; the
+    /// capacity searches are left out and the calibration is None. A
+    /// report of the run itself reads [`Store::load_run`].
+    pub fn load_run_figures(&self, id: i64) -> Result<RunData> {
+        Ok(RunData {
+            run: self.run(id)?,
+            targets: self.targets(id)?,
+            measurements: measurement_row::select_figures(&self.conn, id)?,
+            capacity: Vec::new(),
+            calibration: None,
+        })
+    }
+
+    /// How each target fared in run `id`, by name.
+    fn targets(&self, id: i64) -> Result<Vec<TargetRecord>> {
         let mut stmt = self.conn.prepare(
             "SELECT target, language, framework, status, reason, log_tail, verify,
                 footprint_bytes, build_s, description, run_command, provenance
@@ -305,16 +336,7 @@ impl Store {
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
-        let measurements = self.measurements(id)?;
-        let capacity = self.capacity_searches(id)?;
-        let calibration = self.calibration(&run.host, Some(id))?;
-        Ok(RunData {
-            run,
-            targets,
-            measurements,
-            capacity,
-            calibration,
-        })
+        Ok(targets)
     }
 
     /// The latest complete calibration of `host` (`shootout calibrate`),

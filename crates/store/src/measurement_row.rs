@@ -7,6 +7,7 @@
 use crate::column::{bad_col, json_col};
 use crate::error::Result;
 use crate::model::{decode_histogram, encode_histogram, Measurement};
+use hdrhistogram::Histogram;
 use rusqlite::{Connection, Row, ToSql};
 
 /// Every column of a measurement's row except its keys `id` and `run_id`.
@@ -120,14 +121,59 @@ pub(crate) fn select(conn: &Connection, run_id: i64) -> Result<Vec<Measurement>>
         COLUMNS.join(", ")
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([run_id], from_row)?;
+    let rows = stmt.query_map([run_id], |r| from_row(r, true))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Measurement> {
+/// The columns a run's figures are read from: all but the latency
+/// histograms and the timeline, the bulk of a row to read and decode.
+const FIGURE_COLUMNS: [&str; 31] = {
+    let mut out = [""; 31];
+    let mut i = 0;
+    let mut j = 0;
+    while i < COLUMNS.len() {
+        // Columns 7 to 9: histogram, histogram_uncorrected, timeline.
+        if i < 7 || i > 9 {
+            out[j] = COLUMNS[i];
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// As [`select`], without the histograms and timelines: each
+/// measurement's `histogram` is empty, `histogram_uncorrected` None and
+/// `timeline` empty (`Store::load_run_figures`).
+pub(crate) fn select_figures(conn: &Connection, run_id: i64) -> Result<Vec<Measurement>> {
+    let sql = format!(
+        "SELECT {} FROM measurements WHERE run_id = ?1
+         ORDER BY target, scenario, level, repetition",
+        FIGURE_COLUMNS.join(", ")
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([run_id], |r| from_row(r, false))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A measurement from its row; without `full`, from [`FIGURE_COLUMNS`].
+fn from_row(r: &Row<'_>, full: bool) -> rusqlite::Result<Measurement> {
     let col = |name: &str| r.as_ref().column_index(name);
-    let hist: Vec<u8> = r.get("histogram")?;
-    let unc: Option<Vec<u8>> = r.get("histogram_uncorrected")?;
+    let (histogram, histogram_uncorrected, timeline) = if full {
+        let hist: Vec<u8> = r.get("histogram")?;
+        let unc: Option<Vec<u8>> = r.get("histogram_uncorrected")?;
+        (
+            decode_histogram(&hist)
+                .map_err(|e| bad_col(col("histogram").unwrap_or(0), e.to_string()))?,
+            unc.map(|b| decode_histogram(&b))
+                .transpose()
+                .map_err(|e| bad_col(col("histogram_uncorrected").unwrap_or(0), e.to_string()))?,
+            json_col(r, col("timeline")?)?,
+        )
+    } else {
+        let empty = Histogram::new(3).map_err(|e| bad_col(0, e.to_string()))?;
+        (empty, None, Vec::new())
+    };
     let periods: Option<i64> = r.get("throttled_periods")?;
     let oom: Option<i64> = r.get("oom_killed")?;
     Ok(Measurement {
@@ -138,13 +184,9 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Measurement> {
         repetition: r.get("repetition")?,
         started_at: r.get("started_at")?,
         summary: json_col(r, col("summary")?)?,
-        histogram: decode_histogram(&hist)
-            .map_err(|e| bad_col(col("histogram").unwrap_or(0), e.to_string()))?,
-        histogram_uncorrected: unc
-            .map(|b| decode_histogram(&b))
-            .transpose()
-            .map_err(|e| bad_col(col("histogram_uncorrected").unwrap_or(0), e.to_string()))?,
-        timeline: json_col(r, col("timeline")?)?,
+        histogram,
+        histogram_uncorrected,
+        timeline,
         rss_idle_mib: r.get("rss_idle_mib")?,
         rss_peak_mib: r.get("rss_peak_mib")?,
         rss_after_mib: r.get("rss_after_mib")?,
@@ -181,9 +223,53 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Measurement> {
 
 #[cfg(test)]
 mod tests {
-    use super::COLUMNS;
+    use super::{COLUMNS, FIGURE_COLUMNS};
     use crate::tests::{measurement, new_run, TempDb};
     use crate::Store;
+
+    #[test]
+    fn the_figures_are_every_column_but_the_histograms_and_timeline() {
+        let heavy = ["histogram", "histogram_uncorrected", "timeline"];
+        let want: Vec<&str> = COLUMNS
+            .iter()
+            .copied()
+            .filter(|c| !heavy.contains(c))
+            .collect();
+        assert_eq!(FIGURE_COLUMNS.to_vec(), want);
+    }
+
+    /// `load_run_figures` (what `shootout history` lists) reads every
+    /// figure `load_run` does and never the histograms: a run whose
+    /// histogram no longer decodes still has its figures.
+    #[test]
+    fn a_runs_figures_are_its_measurements_without_histograms_or_timelines() {
+        let tmp = TempDb::new("figures");
+        let store = Store::open(tmp.path()).unwrap();
+        let id = store.begin_run(&new_run()).unwrap();
+        let mut m = measurement("go-nethttp", 0, &[100, 200]);
+        m.histogram_uncorrected = Some(m.histogram.clone());
+        store.record_measurement(id, &m).unwrap();
+        store
+            .record_measurement(id, &measurement("rust-axum", 1, &[300]))
+            .unwrap();
+        let mut full = store.load_run(id).unwrap();
+        for m in &mut full.measurements {
+            m.histogram = hdrhistogram::Histogram::new(3).unwrap();
+            m.histogram_uncorrected = None;
+            m.timeline.clear();
+        }
+        store
+            .conn
+            .execute("UPDATE measurements SET histogram = x'00'", [])
+            .unwrap();
+        assert!(store.load_run(id).is_err(), "the histograms are broken");
+        let light = store.load_run_figures(id).unwrap();
+        let json = |ms: &[crate::Measurement]| serde_json::to_string(ms).unwrap();
+        assert_eq!(json(&light.measurements), json(&full.measurements));
+        assert_eq!(light.run.id, id);
+        assert_eq!(light.targets, full.targets);
+        assert!(light.measurements.iter().all(|m| m.histogram.is_empty()));
+    }
 
     /// The table the migrations make has exactly these columns, so a new
     /// migration's column cannot be left out of the row.

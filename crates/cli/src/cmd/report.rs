@@ -195,7 +195,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<Outcome> {
     }
     let runs = listing
         .iter()
-        .map(|r| store.load_run(r.id))
+        .map(|r| store.load_run_figures(r.id))
         .collect::<Result<Vec<_>, _>>()?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
