@@ -175,6 +175,26 @@ fn a_default_study_report_opens_cleanly_in_chromium() {
     check_report(2);
 }
 
+/// The WebSocket run (issue #48): six charts per echo level, four for the
+/// hold (memory per idle connection, RSS, handshake latency, timeline),
+/// one cost chart of the open-loop echo.
+#[test]
+fn a_websocket_report_opens_cleanly_in_chromium() {
+    let Some(browser_dir) = skip_without_browser() else {
+        return;
+    };
+    let db = common::temp_dir("browser-ws").join("shootout.db");
+    let id = shootout_report_fixtures::ws::write_ws_run(&db).expect("ws run");
+    let data = common::load(&db, id);
+    check_page(
+        &browser_dir,
+        &shootout_report::html(&data),
+        "report-ws",
+        6 + 6 + 4 + 1,
+        None,
+    );
+}
+
 #[test]
 fn trend_pages_open_cleanly_in_chromium() {
     let Some(browser_dir) = skip_without_browser() else {

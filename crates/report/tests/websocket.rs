@@ -124,7 +124,7 @@ fn the_html_ranks_a_hold_by_memory_and_counts_messages() {
         .expect("idle at a glance");
     let idle = &idle[..idle.find("</figure>").expect("end")];
     assert!(
-        idle.contains("<span>KiB per idle connection, lower is better</span>"),
+        idle.contains("<span>KiB/conn, lower is better</span>"),
         "{idle}"
     );
     let order: Vec<usize> = ["rust-actix", "go-nethttp", "python-django"]

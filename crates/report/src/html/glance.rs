@@ -96,10 +96,7 @@ fn ranking(ctx: &Context, g: &Group, links: Option<&Links>) -> Option<String> {
         return None;
     }
     let unit = if g.traffic.is_hold() {
-        format!(
-            "{} per idle connection, lower is better",
-            by.unit().symbol()
-        )
+        format!("{}/conn, lower is better", by.unit().symbol())
     } else {
         g.traffic.rate().to_string()
     };
