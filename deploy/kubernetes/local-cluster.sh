@@ -13,6 +13,9 @@
 #                           pause, shootout and one per target (all by default)
 #   local-cluster.sh env    print the KUBECONFIG line for this cluster
 #
+# second-node.sh adds a second node (127.0.0.2) to it; `down` runs its
+# `down` first.
+#
 # Kubernetes' own sources at K8S_VERSION (default v1.34.4, a release whose
 # kubelet still starts on a cgroup v1 host with failCgroupV1: false, as
 # this one has) come from the Go module proxy; the binaries are cached
@@ -577,6 +580,10 @@ our_mounts() { awk -v s="$STATE" -v r="$RUN" '$5 ~ "^" s || $5 ~ "^" r {print $5
 down() {
     [ "$(id -u)" = 0 ] || die "needs root"
     local t0=$SECONDS name pid
+    # A second node (second-node.sh up) goes first, by its own down.
+    if [ -e "$RUN/node2" ] || [ -e "$STATE/node2" ]; then
+        "$HERE/second-node.sh" down || log "warning: second-node.sh down failed (above); sweeping on"
+    fi
     if [ -S "$SOCK" ]; then
         # Stop every pod's containers through containerd, so the shims exit.
         local ids id
