@@ -12,6 +12,7 @@
 //! sections, the run's progress line) asks it for labels and units; the
 //! export names (JSON keys, CSV columns) never change.
 
+use shootout_engine::Summary;
 use shootout_store::Measurement;
 use shootout_study::{Level, Metric, Unit};
 use std::borrow::Cow;
@@ -33,10 +34,17 @@ impl Traffic {
     /// The kind of one measurement, from its summary (its `websocket`
     /// figures) and its hold part.
     pub fn of_measurement(m: &Measurement) -> Traffic {
-        match &m.summary.websocket {
+        match Traffic::of_summary(&m.summary) {
+            Traffic::Requests if m.parts.hold.is_some() => Traffic::Hold,
+            t => t,
+        }
+    }
+
+    /// The kind of one load, from its summary's `websocket` figures.
+    pub fn of_summary(s: &Summary) -> Traffic {
+        match &s.websocket {
             Some(ws) if ws.hold => Traffic::Hold,
             Some(_) => Traffic::Messages,
-            None if m.parts.hold.is_some() => Traffic::Hold,
             None => Traffic::Requests,
         }
     }
@@ -138,6 +146,7 @@ impl Traffic {
                 Metric::RpsPerLimitGib => "Messages/s per GiB of limit (msg/s per GiB)",
                 _ => label,
             }),
+            Traffic::Hold if metric == Metric::Rps => Cow::Borrowed("Handshakes/s (handshakes/s)"),
             Traffic::Hold if is_latency(metric) => Cow::Owned(
                 label
                     .replace("latency", "handshake latency")

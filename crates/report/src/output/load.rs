@@ -11,6 +11,7 @@ use crate::escape;
 use crate::group::MIN_RANKED_S;
 use shootout_engine::{HttpVersion, LatencySummary, LoadReport, Mismatch, Summary, TlsSummary};
 use shootout_study::Metric;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// The load in `format`.
@@ -560,15 +561,18 @@ fn markdown(s: &Summary) -> String {
         "**Load:** {}\n\n| metric | value |\n|---|---:|\n",
         escape::md(&describe(s))
     );
-    let ms = |m: Metric, v: f64| (m.label(), format!("{v:.3}"));
-    let rows: [(&str, String); 18] = [
-        (Metric::Rps.label(), format!("{:.2}", s.rps)),
-        ("sent", s.requests.sent.to_string()),
-        ("completed", s.requests.completed.to_string()),
-        ("ok (2xx/3xx)", s.requests.ok.to_string()),
-        ("cut", s.requests.cut.to_string()),
-        ("duration (s)", format!("{:.2}", s.duration_s)),
-        ("pipeline depth", s.pipeline.to_string()),
+    // A WebSocket load's rows in its own words (messages, a hold's
+    // handshakes); the rest as the catalogue says.
+    let traffic = crate::traffic::Traffic::of_summary(s);
+    let ms = |m: Metric, v: f64| (traffic.label(m), format!("{v:.3}"));
+    let rows: [(Cow<str>, String); 18] = [
+        (traffic.label(Metric::Rps), format!("{:.2}", s.rps)),
+        ("sent".into(), s.requests.sent.to_string()),
+        ("completed".into(), s.requests.completed.to_string()),
+        ("ok (2xx/3xx)".into(), s.requests.ok.to_string()),
+        ("cut".into(), s.requests.cut.to_string()),
+        ("duration (s)".into(), format!("{:.2}", s.duration_s)),
+        ("pipeline depth".into(), s.pipeline.to_string()),
         ms(Metric::Min, l.min),
         ms(Metric::Mean, l.mean),
         ms(Metric::Stdev, l.stdev),
@@ -578,15 +582,15 @@ fn markdown(s: &Summary) -> String {
         ms(Metric::P999, l.p999),
         ms(Metric::Max, l.max),
         (
-            "errors (connect/write/read/timeout/parse)",
+            "errors (connect/write/read/timeout/parse)".into(),
             format!(
                 "{}/{}/{}/{}/{}",
                 e.connect, e.write, e.read, e.timeout, e.parse
             ),
         ),
-        (Metric::Mismatches.label(), e.mismatch.to_string()),
+        (Metric::Mismatches.label().into(), e.mismatch.to_string()),
         (
-            "generator CPU",
+            "generator CPU".into(),
             format!(
                 "{:.2} s ({:.0}%)",
                 s.generator.cpu_seconds,
@@ -676,4 +680,20 @@ fn csv(s: &Summary) -> String {
         l.min, l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max,
         s.generator.cpu_seconds, s.generator.cpu_utilization, e.mismatch, s.pipeline
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use shootout_report_fixtures::ws::sample;
+
+    #[test]
+    fn a_websocket_load_in_markdown_counts_messages_or_handshakes() {
+        let echo = super::markdown(&sample(None).summary);
+        assert!(echo.contains("| Messages/s (msg/s) | 28000.00 |"), "{echo}");
+        assert!(!echo.contains("req/s"), "{echo}");
+        let hold = super::markdown(&sample(Some(1000)).summary);
+        assert!(hold.contains("| Handshakes/s (handshakes/s) |"), "{hold}");
+        assert!(hold.contains("| p99 handshake latency (ms) |"), "{hold}");
+        assert!(!hold.contains("req/s"), "{hold}");
+    }
 }
