@@ -53,9 +53,23 @@ impl Column<'_> {
     }
 
     /// The variance of ln(value) between this target's starts, pooled over
-    /// its cells in the run; None without a cell of two starts.
+    /// its cells in the run of the same kind as this column's (a WebSocket
+    /// hold's with holds only, every other level's without holds: a hold's
+    /// handshake rate is steady by construction and would narrow an echo's
+    /// or a request's interval); None without a cell of two starts.
     pub fn pooled(&self, value: impl Fn(&Measurement) -> f64) -> Option<Pooled> {
-        let cells = start_cells(self.all, Some(self.target), value);
+        let hold = self
+            .reps
+            .first()
+            .is_some_and(|m| shootout_store::is_hold(m));
+        let same = |m: &Measurement| {
+            if shootout_store::is_hold(m) == hold {
+                value(m)
+            } else {
+                f64::NAN
+            }
+        };
+        let cells = start_cells(self.all, Some(self.target), same);
         Pooled::of(cells.iter().map(|c| &c[..]))
     }
 

@@ -19,9 +19,14 @@ use shootout_store::{Measurement, RunData};
 /// are said to differ, so its intervals are wide for that reason.
 pub const STARTS_NOTED: f64 = 0.03;
 
-/// Throughput of one measurement, the value every noise figure is of.
+/// Throughput of one measurement, the value every noise figure is of (a
+/// WebSocket hold has none: [`shootout_store::throughput`]).
 fn rps(m: &Measurement) -> f64 {
-    metric::value(Metric::Rps, m)
+    if shootout_store::is_hold(m) {
+        f64::NAN
+    } else {
+        metric::value(Metric::Rps, m)
+    }
 }
 
 /// The run's A/A floor in a sentence; None below its minimum of pairs.

@@ -34,9 +34,10 @@ impl Traffic {
     /// The kind of one measurement, from its summary (its `websocket`
     /// figures) and its hold part.
     pub fn of_measurement(m: &Measurement) -> Traffic {
-        match Traffic::of_summary(&m.summary) {
-            Traffic::Requests if m.parts.hold.is_some() => Traffic::Hold,
-            t => t,
+        if shootout_store::is_hold(m) {
+            Traffic::Hold
+        } else {
+            Traffic::of_summary(&m.summary)
         }
     }
 

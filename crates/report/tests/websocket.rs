@@ -191,3 +191,28 @@ fn the_trend_page_counts_messages_and_a_holds_handshakes() {
     assert!(idle.contains("Median handshakes per second"), "{idle}");
     assert!(!idle.contains("req/s"), "{idle}");
 }
+
+/// An echo's throughput interval is pooled over the target's other
+/// non-hold cells only: the same with the run's holds taken out. A hold's
+/// handshake rate (connections over the hold, steady by construction)
+/// would otherwise narrow it, and the same for the run's noise floor.
+#[test]
+fn a_hold_does_not_narrow_an_echo_interval_or_the_floor() {
+    let data = ws_run("ws-pool");
+    let mut without = ws_run("ws-pool-without");
+    without
+        .measurements
+        .retain(|m| m.summary.websocket.as_ref().is_none_or(|w| !w.hold));
+    assert!(without.measurements.len() < data.measurements.len());
+    let echo_cells = |d: &RunData| {
+        let md = shootout_report::markdown(d);
+        let echo = section(&md, "echo (");
+        let row = echo.lines().find(|l| l.starts_with("| Messages/s"));
+        row.unwrap_or_default().to_string()
+    };
+    let row = echo_cells(&data);
+    assert!(row.contains(" ± "), "an interval: {row}");
+    assert_eq!(row, echo_cells(&without));
+    let floor = |d: &RunData| shootout_report::noise::floor_line(d);
+    assert_eq!(floor(&data), floor(&without));
+}

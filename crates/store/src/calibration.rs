@@ -18,7 +18,7 @@ impl Calibration {
     /// The calibration from a calibration run's measurements; None without
     /// a cell of two starts.
     pub fn of(run_id: i64, started_at: &str, ms: &[Measurement]) -> Option<Calibration> {
-        let cells = start_cells(ms, None, |m| m.summary.rps);
+        let cells = start_cells(ms, None, crate::starts::throughput);
         let pooled = Pooled::of(cells.iter().map(|c| &c[..]))?;
         let mut targets: Vec<String> = ms.iter().map(|m| m.target.clone()).collect();
         targets.sort();

@@ -31,7 +31,9 @@ pub use model::{
 };
 pub use open::{busy_wait, BUSY_WAIT};
 pub use schema::SCHEMA_VERSION;
-pub use starts::{doubtful_pairs, start_cells, target_width, Doubt, MIN_RANKED_S};
+pub use starts::{
+    doubtful_pairs, is_hold, start_cells, target_width, throughput, Doubt, MIN_RANKED_S,
+};
 pub use time::{now_rfc3339, now_rfc3339_millis, rfc3339_from_unix, unix_from_rfc3339};
 
 use column::{bad_col, json_col, opt_json_col};

@@ -16,6 +16,26 @@ use shootout_stats::{decide_starts, median, Margin, Pooled, Width};
 /// ranked them in reverse of 3 s measurements).
 pub const MIN_RANKED_S: f64 = 1.0;
 
+/// Whether a measurement is a WebSocket hold: connections opened and kept
+/// idle, whose `rps` counts their upgrades over the hold, not a
+/// throughput. Its cells are pooled only with other holds' (see
+/// [`throughput`]).
+pub fn is_hold(m: &Measurement) -> bool {
+    m.parts.hold.is_some() || m.summary.websocket.as_ref().is_some_and(|w| w.hold)
+}
+
+/// A measurement's throughput as the start statistics read it: its
+/// `rps`, or NaN for a hold ([`is_hold`]), which [`start_cells`] leaves
+/// out, so a hold's steady handshake rate never narrows a target's
+/// throughput interval or the run's floor.
+pub fn throughput(m: &Measurement) -> f64 {
+    if is_hold(m) {
+        f64::NAN
+    } else {
+        m.summary.rps
+    }
+}
+
 /// The values of each target × scenario × level cell over its starts
 /// (repetitions), of one target or of all.
 pub fn start_cells(
@@ -25,10 +45,13 @@ pub fn start_cells(
 ) -> Vec<Vec<f64>> {
     let mut cells: std::collections::BTreeMap<(&str, &str, u32), Vec<f64>> = Default::default();
     for m in all.iter().filter(|m| target.is_none_or(|t| m.target == t)) {
-        cells
-            .entry((m.target.as_str(), m.scenario.as_str(), m.level))
-            .or_default()
-            .push(value(m));
+        let v = value(m);
+        if v.is_finite() {
+            cells
+                .entry((m.target.as_str(), m.scenario.as_str(), m.level))
+                .or_default()
+                .push(v);
+        }
     }
     cells.into_values().collect()
 }
@@ -36,7 +59,7 @@ pub fn start_cells(
 /// The width of `target`'s throughput interval over the measurements `all`
 /// (a run's); None when it has none.
 pub fn target_width(all: &[Measurement], target: &str) -> Option<Width> {
-    Width::of(&start_cells(all, Some(target), |m| m.summary.rps))
+    Width::of(&start_cells(all, Some(target), throughput))
 }
 
 /// Two contestants adjacent in one cell's ranking by throughput whose
@@ -65,7 +88,10 @@ type Ranked<'a> = Vec<(&'a str, Vec<f64>)>;
 pub fn doubtful_pairs(all: &[Measurement], margin: Margin) -> Vec<Doubt> {
     let rps = |m: &Measurement| m.summary.rps;
     let mut cells: std::collections::BTreeMap<(&str, u32), Ranked<'_>> = Default::default();
-    for m in all.iter().filter(|m| m.parts.derived.is_none()) {
+    for m in all
+        .iter()
+        .filter(|m| m.parts.derived.is_none() && !is_hold(m))
+    {
         let row = cells.entry((m.scenario.as_str(), m.level)).or_default();
         match row.iter_mut().find(|(t, _)| *t == m.target) {
             Some((_, v)) => v.push(rps(m)),
@@ -78,7 +104,7 @@ pub fn doubtful_pairs(all: &[Measurement], margin: Margin) -> Vec<Doubt> {
         .map(|m| (m.target.as_str(), m.scenario.as_str(), m.level))
         .collect();
     let pooled = |t: &str| {
-        let c = start_cells(all, Some(t), rps);
+        let c = start_cells(all, Some(t), throughput);
         Pooled::of(c.iter().map(|c| &c[..]))
     };
     let mut out = Vec::new();
