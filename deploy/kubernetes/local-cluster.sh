@@ -45,6 +45,8 @@ STATE=/var/lib/shootout-k8s
 RUN=/run/shootout-k8s
 CGROUP=shootout-k8s
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=/dev/null
+. "$HERE/lib.sh" local-cluster
 REPO=$(cd "$HERE/../.." && pwd)
 SOCK=$RUN/containerd/containerd.sock
 ETCD_PORT=23790
@@ -60,11 +62,6 @@ SHOOTOUT_IMAGE=localhost/shootout:e2e
 TARGET_IMAGE='localhost/{target}:e2e'
 IMAGES_FAILED=""
 
-log() { printf '[local-cluster %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
 
 kctl() { kubectl --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
@@ -526,20 +523,6 @@ EOF
 
 # ----------------------------------------------------------------- down ---
 
-pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
-
-stop_pid() {
-    local name=$1 pid=$2 i
-    pid_alive "$pid" || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        pid_alive "$pid" || return 0
-        sleep 0.2
-    done
-    log "$name (pid $pid) still running 10s after TERM: KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.2
-}
 
 # PIDs whose command line or executable names this cluster's folders: the
 # containerd shims and anything the pods left; a check, not a name match.

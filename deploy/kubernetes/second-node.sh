@@ -52,12 +52,10 @@ CGROUP2=shootout-k8s/node2
 K8S_VERSION=${K8S_VERSION:-v1.34.4}
 CACHE=${SHOOTOUT_K8S_CACHE:-$HOME/.cache/shootout/k8s-$K8S_VERSION}
 ROLE=shootout.dev/role
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=/dev/null
+. "$HERE/lib.sh" second-node
 
-log() { printf '[second-node %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
 kctl() { kubectl --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
 wait_for() {
@@ -174,20 +172,6 @@ up() {
     kctl get node -o wide -L "$ROLE" >&2
 }
 
-pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
-
-stop_pid() {
-    local name=$1 pid=$2 i
-    pid_alive "$pid" || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        pid_alive "$pid" || return 0
-        sleep 0.2
-    done
-    log "$name (pid $pid) still running 10s after TERM: KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.2
-}
 
 # PIDs whose command line names node 2's folders (its containerd, kubelet
 # and shims), or that run in its cgroups.
