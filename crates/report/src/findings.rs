@@ -17,6 +17,7 @@ use crate::context::Context;
 use crate::group::{disturbed_note, groups, not_steady_note, Group, BOUND_MARK, MISMATCH_MARK};
 use crate::metric::{num, Metric};
 use crate::ranking::{rank, ratio_num, ratio_text, ties, Entry, Measure};
+use crate::stats::Spread;
 
 /// The findings of one run.
 #[derive(Debug, Clone, Default)]
@@ -340,9 +341,7 @@ fn capacity_line(sec: &crate::capacity::Section) -> String {
         };
         match best {
             None => {
-                let ci = s.half_ci.map_or(String::new(), |_| {
-                    format!(" [{}–{}]", num(s.ci_low()), num(s.ci_high()))
-                });
+                let ci = bracket(&s);
                 parts.push(format!("{} {} req/s{ci}", r.target, num(s.median)));
                 best = Some(s);
             }
@@ -360,13 +359,23 @@ fn capacity_line(sec: &crate::capacity::Section) -> String {
 }
 
 /// `a 117000 req/s [115000–119000]; 1.15× b [1.08–1.22]; 58× c`.
+/// A cell's 95% interval as its bounds, ` [low–high]`: on the log scale
+/// where the interval is one of starts (`Spread::log_bounds`, never below
+/// zero however few the starts), else median ± half-width; empty without
+/// an interval.
+fn bracket(s: &Spread) -> String {
+    if s.half_ci.is_none() {
+        return String::new();
+    }
+    let (lo, hi) = s.log_bounds().unwrap_or((s.ci_low(), s.ci_high()));
+    format!(" [{}–{}]", num(lo), num(hi))
+}
+
 pub fn ranking_text(ranked: &[Entry], unit: &str) -> String {
     let mut parts = Vec::new();
     for (i, e) in ranked.iter().enumerate() {
         if i == 0 {
-            let ci = e.spread.half_ci.map_or(String::new(), |_| {
-                format!(" [{}–{}]", num(e.spread.ci_low()), num(e.spread.ci_high()))
-            });
+            let ci = bracket(&e.spread);
             parts.push(format!(
                 "{} {} {unit}{ci}",
                 e.target(),
@@ -460,5 +469,27 @@ fn and_list(names: &[&str]) -> String {
         [] => String::new(),
         [one] => one.to_string(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Pooled;
+
+    /// Two starts of one cell (t = 12.7 on one degree of freedom): the
+    /// symmetric half-width reaches far below zero, the bounds said do not
+    /// (node-express's memory per idle connection, 5.368 and 3.344 KiB, in
+    /// a websocket run once read "[-39.58–48.30]").
+    #[test]
+    fn a_wide_interval_of_starts_is_said_on_the_log_scale() {
+        let xs = [5.368, 3.344];
+        let s = Spread::of_starts(&xs, Pooled::of([&xs[..]])).expect("spread");
+        assert!(s.ci_low() < 0.0);
+        let text = bracket(&s);
+        // By hand: ln values 1.6805 and 1.2072, var 0.1120 on 1 df,
+        // h = 12.706·√(0.1120/2) = 3.007; 4.356·e^(∓3.007) = 0.2153, 88.1.
+        assert_eq!(text, " [0.215–88.09]", "{s:?}");
+        assert_eq!(bracket(&Spread::of(&[4.0]).expect("one")), "");
     }
 }
