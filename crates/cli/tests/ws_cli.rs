@@ -341,6 +341,8 @@ fn the_end_closes_each_connection_with_1000() {
     let out = shootout(&["load", "-c", "2", "-n", "100", &url]);
     let text = common::stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(text.contains("[101] 2 "), "{text}");
+    assert!(text.contains("[101] 2 upgrades"), "{text}");
     assert!(!text.contains("[101] 100"), "{text}");
+    assert!(text.contains(" µs CPU per message"), "{text}");
+    assert!(!text.contains("per request"), "{text}");
 }

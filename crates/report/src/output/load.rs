@@ -313,8 +313,13 @@ fn text(report: &LoadReport) -> String {
     if s.status.is_empty() {
         let _ = writeln!(o, "  (none)");
     }
+    // Over WebSocket the status map counts each connection's upgrade.
+    let answers = match crate::traffic::Traffic::of_summary(s) {
+        crate::traffic::Traffic::Requests => "responses",
+        _ => "upgrades",
+    };
     for (code, n) in &s.status {
-        let _ = writeln!(o, "  [{code}] {n} responses");
+        let _ = writeln!(o, "  [{code}] {n} {answers}");
     }
     errors_text(&mut o, s);
     generator_text(&mut o, s);
@@ -366,11 +371,12 @@ fn generator_text(o: &mut String, s: &Summary) {
     let g = &s.generator;
     let _ = writeln!(
         o,
-        "\nGenerator: {:.2} CPU-s, {:.0}% of {} threads, {:.2} µs CPU per request",
+        "\nGenerator: {:.2} CPU-s, {:.0}% of {} threads, {:.2} µs CPU per {}",
         g.cpu_seconds,
         g.cpu_utilization * 100.0,
         s.threads,
-        g.cpu_us_per_request
+        g.cpu_us_per_request,
+        crate::traffic::Traffic::of_summary(s).noun()
     );
     if g.cpu_utilization >= 0.9 {
         let _ = writeln!(
