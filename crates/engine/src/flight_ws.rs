@@ -15,9 +15,11 @@
 //! awaiting their echo are cut, as any request in flight at the end is,
 //! a close with code 1000 is sent, and the server's close awaited for at
 //! most [`CLOSE_WAIT`] over all of the worker's connections; then the
-//! sockets are dropped. Nothing read meanwhile is recorded: the server's
-//! close is the expected answer (no error, no close counted), and the run
-//! ended before, so the wait is no part of its duration or rate.
+//! sockets are dropped. Nothing read meanwhile is recorded but a close
+//! the server made on its own (a code other than 1000, which crossed ours):
+//! the server's 1000 is the expected answer (no error, no close counted),
+//! and the run ended before, so the wait is no part of its duration or
+//! rate.
 
 use super::Worker;
 use crate::conn::Step;
@@ -205,7 +207,14 @@ impl Worker<'_> {
         if !over && events & !WRITABLE != 0 {
             let (result, _) = conn.read_session::<WsConn>(&mut self.buf, events & HANGUP != 0);
             over = result.is_err() || conn.ws_mut().is_some_and(|ws| ws.is_closed());
+            // A close the server made on its own, before its answer to
+            // ours reached us (any code but 1000), is still its close.
+            let closes = conn.ws_mut().map(|ws| std::mem::take(&mut ws.closes));
+            for code in closes.into_iter().flatten().filter(|&c| c != code::NORMAL) {
+                self.rec.closed_with(code, Instant::now());
+            }
         }
+        let conn = &mut self.conns[idx];
         if over {
             conn.close();
         }

@@ -550,6 +550,10 @@ impl WsConn {
                     ws_frame::put_close(&mut self.out, reply, "");
                     self.closes.push(got);
                     self.stop = Some(WsFail::Closed(got));
+                } else if got != code::NORMAL && got != code::NO_STATUS {
+                    // Ours and the server's own crossed: its code is its
+                    // close, not an answer to ours (§7.1.2).
+                    self.closes.push(got);
                 }
                 self.state = State::Closed;
                 false

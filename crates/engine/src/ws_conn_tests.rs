@@ -386,6 +386,18 @@ fn echoes_after_the_drain_before_our_close_are_let_be() {
     assert_eq!(conn.upgrades, 1, "kept for the worker across sockets");
 }
 
+/// Our close and the server's own crossed: its close (1011) is counted as
+/// its close, where its 1000 would only be the answer to ours.
+#[test]
+fn a_servers_own_close_crossing_ours_is_counted() {
+    let mut conn = opened(8, false, true);
+    conn.close(code::NORMAL);
+    conn.feed(&server_frame(opcode::CLOSE, true, &1011u16.to_be_bytes()))
+        .unwrap();
+    assert!(conn.is_closed());
+    assert_eq!(conn.closes, [1011]);
+}
+
 // ---- against a real echo server ----
 
 /// A session on a socket to `server`, driven by blocking reads and writes.
