@@ -10,24 +10,13 @@
 //! methods.
 
 use crate::group::{floor, start_cells, Group};
-use crate::metric::{self, Metric};
 use crate::stats::{Floor, Pooled};
-use shootout_store::{Measurement, RunData};
+use shootout_store::{throughput, Measurement, RunData};
 
 /// Above this start-to-start variation (the pooled standard deviation of
 /// ln(throughput), about a relative standard deviation) a target's starts
 /// are said to differ, so its intervals are wide for that reason.
 pub const STARTS_NOTED: f64 = 0.03;
-
-/// Throughput of one measurement, the value every noise figure is of (a
-/// WebSocket hold has none: [`shootout_store::throughput`]).
-fn rps(m: &Measurement) -> f64 {
-    if shootout_store::is_hold(m) {
-        f64::NAN
-    } else {
-        metric::value(Metric::Rps, m)
-    }
-}
 
 /// The run's A/A floor in a sentence; None below its minimum of pairs.
 /// When other processes disturbed some measurements, it says how many and
@@ -35,7 +24,7 @@ fn rps(m: &Measurement) -> f64 {
 /// figures show: their CPU when the floor falls without them, the servers'
 /// own variation between starts when it does not.
 pub fn floor_line(data: &RunData) -> Option<String> {
-    let cells = start_cells(&data.measurements, None, rps);
+    let cells = start_cells(&data.measurements, None, throughput);
     let f = Floor::of(cells.iter().map(|c| &c[..]))?;
     let disturbed = data.measurements.iter().filter(|m| m.disturbed).count();
     let cause = if disturbed > 0 {
@@ -50,7 +39,7 @@ pub fn floor_line(data: &RunData) -> Option<String> {
              hypervisor took the measured CPUs)",
             data.measurements.len()
         );
-        match floor(&quiet, rps) {
+        match floor(&quiet, throughput) {
             // Half or less without them: theirs is most of it.
             Some(q) if q.pct() <= 0.5 * f.pct() => format!(
                 "{head}; without their pairs the floor is {:.1}%, so much of it is their CPU, \
@@ -96,7 +85,7 @@ pub fn starts_line(data: &RunData, targets: &[&str]) -> Option<String> {
                 .any(|m| m.target == t && m.disturbed)
         })
         .filter_map(|&t| {
-            let cells = start_cells(&data.measurements, Some(t), rps);
+            let cells = start_cells(&data.measurements, Some(t), throughput);
             let p = Pooled::of(cells.iter().map(|c| &c[..]))?;
             let sd = p.var.sqrt();
             (sd > STARTS_NOTED).then(|| {
@@ -174,11 +163,11 @@ pub fn warmup_line(groups: &[Group]) -> Option<String> {
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             let Some((m, cv)) = worst else { continue };
             let what = format!("{} {} {:.0}%", c.target, g.scenario, cv * 100.0);
-            match warmup_cause(m.disturbed, rps(m), cv, g.warmup_window_s) {
+            match warmup_cause(m.disturbed, throughput(m), cv, g.warmup_window_s) {
                 WarmupCause::Counting => {
                     let c = g
                         .warmup_window_s
-                        .and_then(|w| counting_cv(rps(m), w))
+                        .and_then(|w| counting_cv(throughput(m), w))
                         .unwrap_or(f64::NAN);
                     counting.push((
                         cv,
