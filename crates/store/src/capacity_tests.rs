@@ -189,7 +189,7 @@ fn migrates_a_version_2_database() {
         .unwrap();
     }
     let store = Store::open(tmp.path()).unwrap();
-    assert_eq!(SCHEMA_VERSION, 12);
+    assert_eq!(SCHEMA_VERSION, 13);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let data = store.load_run(1).unwrap();
     assert_eq!(data.run.study, "old");

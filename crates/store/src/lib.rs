@@ -11,6 +11,7 @@
 
 mod calibration;
 mod capacity;
+mod cluster;
 mod column;
 mod error;
 mod measurement_row;
@@ -23,6 +24,10 @@ mod time;
 
 pub use calibration::CALIBRATION_STUDY;
 pub use capacity::CapacitySearch;
+pub use cluster::{
+    ClusterParseError, ClusterRecord, NodeRecord, Placement, CPU_MODEL_LABEL, ROLE_LABEL,
+    ROLE_LABEL_PREFIX,
+};
 pub use error::{HistogramError, Result, StoreError};
 pub use model::{
     decode_histogram, encode_histogram, Calibration, DatabaseRecord, Host, Measurement, NewRun,
@@ -181,6 +186,22 @@ impl Store {
         measurement_row::insert(&self.conn, run_id, m)
     }
 
+    /// Records (or replaces) the Kubernetes cluster run `run_id` used
+    /// ([`ClusterRecord::from_kubectl`] reads it from kubectl).
+    pub fn record_cluster(&self, run_id: i64, cluster: &ClusterRecord) -> Result<()> {
+        if cluster::record(&self.conn, run_id, cluster)? == 0 {
+            return Err(StoreError::NoSuchRun(run_id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Records (or replaces) which node ran the server of one start of
+    /// run `run_id` (committed at once): call it once per scenario the
+    /// start serves.
+    pub fn record_placement(&self, run_id: i64, placement: &Placement) -> Result<()> {
+        cluster::record_placement(&self.conn, run_id, placement)
+    }
+
     /// Ends a run with its final status and the current time.
     pub fn finish_run(&self, run_id: i64, status: RunStatus) -> Result<()> {
         let n = self.conn.execute(
@@ -247,7 +268,8 @@ impl Store {
             .query_row(
                 "SELECT id, study, started_at, finished_at, status, tool_version, git_commit,
                     host_cpu_model, host_cores, host_mem_total_mib, host_kernel, host_hostname,
-                    server_cpus, generator_cpus, scale, study_text, database, order_seed
+                    server_cpus, generator_cpus, scale, study_text, database, order_seed,
+                    cluster
                  FROM runs WHERE id = ?1",
                 [id],
                 |r| {
@@ -268,6 +290,7 @@ impl Store {
                         study_text: r.get(15)?,
                         database: opt_json_col(r, 16)?,
                         order_seed: r.get::<_, Option<i64>>(17)?.map(|s| s as u64),
+                        cluster: opt_json_col(r, 18)?,
                     })
                 },
             )
@@ -288,6 +311,7 @@ impl Store {
             measurements,
             capacity,
             calibration,
+            placements: cluster::placements(&self.conn, id)?,
         })
     }
 
@@ -304,6 +328,7 @@ impl Store {
             measurements: measurement_row::select_figures(&self.conn, id)?,
             capacity: Vec::new(),
             calibration: None,
+            placements: cluster::placements(&self.conn, id)?,
         })
     }
 

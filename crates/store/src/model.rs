@@ -4,6 +4,7 @@
 //! V2 blobs in the database and as hex strings of the same blob in JSON.
 
 use crate::capacity::CapacitySearch;
+use crate::cluster::{ClusterRecord, Placement};
 use crate::error::HistogramError;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,10 @@ pub struct Run {
     /// The seed of the random target order (`order = "random"`), if any.
     #[serde(default)]
     pub order_seed: Option<u64>,
+    /// The Kubernetes cluster the run used ([`crate::Store::record_cluster`]);
+    /// None for a local run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRecord>,
 }
 
 /// How a target fared in a run before any measurement.
@@ -377,6 +382,24 @@ pub struct RunData {
     /// one: the report reads it for runs with one start per cell.
     #[serde(default)]
     pub calibration: Option<Calibration>,
+    /// Which node ran each start's server, on a cluster
+    /// ([`crate::Store::record_placement`]); empty for a local run.
+    /// Ordered by target, scenario, repetition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<Placement>,
+}
+
+impl RunData {
+    /// The node that ran the server of measurement `m`'s start, when
+    /// the run recorded one.
+    pub fn placement(&self, m: &Measurement) -> Option<&str> {
+        self.placements
+            .iter()
+            .find(|p| {
+                p.target == m.target && p.scenario == m.scenario && p.repetition == m.repetition
+            })
+            .map(|p| p.node.as_str())
+    }
 }
 
 /// A host's calibrated between-start variation of throughput

@@ -191,6 +191,21 @@ ALTER TABLE measurements ADD COLUMN parts TEXT;
     r#"
 ALTER TABLE run_targets ADD COLUMN provenance TEXT;
 "#,
+    // 13 (cluster): the Kubernetes cluster a run used (JSON of
+    // `ClusterRecord`), and which node ran the server of each start, per
+    // target, scenario and repetition. NULL and no rows for local runs and
+    // older ones.
+    r#"
+ALTER TABLE runs ADD COLUMN cluster TEXT;
+CREATE TABLE placements (
+    run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    target     TEXT NOT NULL,
+    scenario   TEXT NOT NULL,
+    repetition INTEGER NOT NULL,
+    node       TEXT NOT NULL,
+    PRIMARY KEY (run_id, target, scenario, repetition)
+);
+"#,
 ];
 
 /// The schema version this build writes.

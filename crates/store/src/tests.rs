@@ -517,7 +517,7 @@ fn provenance() -> Provenance {
     }
 }
 
-/// A database of schema 11 (before provenance) migrates to 12: its
+/// A database of schema 11 (before provenance) migrates: its
 /// target rows read with no provenance, and new rows keep theirs.
 #[test]
 fn migrates_a_version_11_database_and_keeps_provenance() {
@@ -551,9 +551,11 @@ fn migrates_a_version_11_database_and_keeps_provenance() {
         .unwrap();
     }
     let store = Store::open(tmp.path()).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 12);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let old = store.load_run(1).unwrap();
     assert_eq!(old.targets[0].provenance, None, "not recorded then");
+    assert_eq!(old.run.cluster, None, "a local run, as every run then");
+    assert!(old.placements.is_empty());
     // Opening again applies nothing (the migration is not run twice).
     drop(store);
     let store = Store::open(tmp.path()).unwrap();
