@@ -325,7 +325,7 @@ impl Store {
         Ok(RunData {
             run: self.run(id)?,
             targets: self.targets(id)?,
-            measurements: measurement_row::select_figures(&self.conn, id)?,
+            measurements: measurement_row::select(&self.conn, id, measurement_row::Read::Figures)?,
             capacity: Vec::new(),
             calibration: None,
             placements: cluster::placements(&self.conn, id)?,
@@ -391,7 +391,7 @@ impl Store {
 
     /// The measurements of one run, ordered by target, scenario, level, repetition.
     pub fn measurements(&self, run_id: i64) -> Result<Vec<Measurement>> {
-        measurement_row::select(&self.conn, run_id)
+        measurement_row::select(&self.conn, run_id, measurement_row::Read::Full)
     }
 }
 

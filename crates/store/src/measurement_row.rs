@@ -113,18 +113,6 @@ pub(crate) fn insert(conn: &Connection, run_id: i64, m: &Measurement) -> Result<
     Ok(())
 }
 
-/// The measurements of run `run_id`, ordered by target, scenario, level, repetition.
-pub(crate) fn select(conn: &Connection, run_id: i64) -> Result<Vec<Measurement>> {
-    let sql = format!(
-        "SELECT {} FROM measurements WHERE run_id = ?1
-         ORDER BY target, scenario, level, repetition",
-        COLUMNS.join(", ")
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([run_id], |r| from_row(r, true))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 /// The columns a run's figures are read from: all but the latency
 /// histograms and the timeline, the bulk of a row to read and decode.
 const FIGURE_COLUMNS: [&str; 31] = {
@@ -142,24 +130,44 @@ const FIGURE_COLUMNS: [&str; 31] = {
     out
 };
 
-/// As [`select`], without the histograms and timelines: each
-/// measurement's `histogram` is empty, `histogram_uncorrected` None and
-/// `timeline` empty (`Store::load_run_figures`).
-pub(crate) fn select_figures(conn: &Connection, run_id: i64) -> Result<Vec<Measurement>> {
+/// How much of each row [`select`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// Every column, the histograms and timeline decoded (`Store::load_run`).
+    Full,
+    /// [`FIGURE_COLUMNS`] only: each measurement's `histogram` is empty,
+    /// `histogram_uncorrected` None and `timeline` empty
+    /// (`Store::load_run_figures`).
+    Figures,
+}
+
+impl Read {
+    /// The columns this read selects.
+    fn columns(self) -> &'static [&'static str] {
+        match self {
+            Read::Full => &COLUMNS,
+            Read::Figures => &FIGURE_COLUMNS,
+        }
+    }
+}
+
+/// The measurements of run `run_id`, as much of each as `read` says,
+/// ordered by target, scenario, level, repetition.
+pub(crate) fn select(conn: &Connection, run_id: i64, read: Read) -> Result<Vec<Measurement>> {
     let sql = format!(
         "SELECT {} FROM measurements WHERE run_id = ?1
          ORDER BY target, scenario, level, repetition",
-        FIGURE_COLUMNS.join(", ")
+        read.columns().join(", ")
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([run_id], |r| from_row(r, false))?;
+    let rows = stmt.query_map([run_id], |r| from_row(r, read))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A measurement from its row; without `full`, from [`FIGURE_COLUMNS`].
-fn from_row(r: &Row<'_>, full: bool) -> rusqlite::Result<Measurement> {
+/// A measurement from its row, of the columns `read` selects.
+fn from_row(r: &Row<'_>, read: Read) -> rusqlite::Result<Measurement> {
     let col = |name: &str| r.as_ref().column_index(name);
-    let (histogram, histogram_uncorrected, timeline) = if full {
+    let (histogram, histogram_uncorrected, timeline) = if read == Read::Full {
         let hist: Vec<u8> = r.get("histogram")?;
         let unc: Option<Vec<u8>> = r.get("histogram_uncorrected")?;
         (
