@@ -20,6 +20,21 @@ entry point's program, every absolute symlink of the app and shared layers
 every executable there. A lack is reported by name and the image fails
 without a run.
 
+An image labelled dev.shootout.database=postgres (images.py postgres) is
+checked as the database instead: its entry point runs the same way with
+PORT, PG_SUPERUSER_PASSWORD and PG_SETTINGS (SAMPLE_SETTINGS: lines as
+crates/servers/src/database/settings.rs renders them, with the runner's
+own listen_addresses, port and socket folder, which the entry point's must
+override), and psql on this machine, over TCP to 127.0.0.1:PORT, must find
+seed.sql's rows (world 10000, fortune 12), every sample setting applied
+from postgresql.auto.conf, and, as the superuser, pg_stat_statements
+counting benchmarkdbuser's queries as crates/servers/src/verify/counts.rs
+reads them. Then, with a session of benchmarkdbuser still open in
+pg_sleep, the image's StopSignal (what containerd sends on a pod's
+deletion; SIGTERM when it names none) goes to the entry point's process,
+which must be the postmaster, and everything must be gone within 5 s.
+Paths in the label dev.shootout.requires must exist in the image.
+
 Each check is bounded (--timeout, default 120 s, for the start; 10 s per
 request; 10 s to stop after SIGTERM to the process group, then SIGKILL).
 Afterwards no process may have its root in the temporary root and
@@ -31,6 +46,8 @@ machine that cannot run the check (not root, no unshare).
 import argparse
 import json
 import os
+import re
+import secrets
 import shutil
 import signal
 import socket
@@ -193,6 +210,9 @@ def lacks(root, config, app, command=None):
     workdir = config["config"].get("WorkingDir", "/")
     if not resolve(root, workdir):
         missing.append(f"the WorkingDir {workdir}")
+    for path in config["config"].get("Labels", {}).get("dev.shootout.requires", "").split():
+        if not resolve(root, path):
+            missing.append(f"{path} (its label dev.shootout.requires names it)")
     for name, m in app:
         if m.issym() and m.linkname.startswith("/") and not resolve(root, m.linkname):
             missing.append(f"/{name} -> {m.linkname} (no such file in the image)")
@@ -280,6 +300,162 @@ def serve(archive, root, timeout, log, command=None):
         stop(proc)
 
 
+# What a runner sends as PG_SETTINGS: settings::render's lines for
+# ClusterOptions::for_pool(4, []) (shared_buffers as on a 2 GB machine).
+# Its listen_addresses, port and socket folder are the runner's own, which
+# in a pod mean nothing: the entry point's lines must win (the folder does
+# not exist in the image, so a server that took it would not start).
+SAMPLE_SETTINGS = """# Written by shootout for a throwaway cluster.
+listen_addresses = '127.0.0.1'
+port = '1'
+unix_socket_directories = '/tmp/shootout-runner-only'
+max_connections = '36'
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = 'all'
+synchronous_commit = 'off'
+shared_buffers = '128MB'
+effective_cache_size = '512MB'
+work_mem = '4MB'
+maintenance_work_mem = '64MB'
+log_min_duration_statement = '-1'
+log_checkpoints = 'off'
+"""
+POD_OWN = ("listen_addresses", "port", "unix_socket_directories")
+APP_USER, APP_PASSWORD, DB_NAME = "benchmarkdbuser", "benchmarkdbpass", "hello_world"
+# seed.sql's rows (crates/servers/src/database/seed.sql).
+SEED_ROWS = {"world": 10000, "fortune": 12}
+STOP_WITHIN_S = 5
+
+
+def psql(port, user, password, sql, timeout=10):
+    """One statement through this machine's psql over TCP; its output, or
+    CheckError with psql's message."""
+    env = dict(os.environ, PGPASSWORD=password, PGCONNECT_TIMEOUT="3", PGCLIENTENCODING="UTF8")
+    try:
+        p = subprocess.run(["psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(port),
+                            "-U", user, "-d", DB_NAME, "-c", sql], env=env, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise CheckError("psql is not installed on this machine (apt-get install postgresql-client)")
+    except subprocess.TimeoutExpired:
+        raise CheckError(f"psql as {user}: `{sql}` took over {timeout}s")
+    if p.returncode != 0:
+        raise CheckError(f"psql as {user}: `{sql}`: {p.stderr.strip()}")
+    return p.stdout.strip()
+
+
+def main_process(root):
+    """The host pid of the entry point's process: rooted in `root`, its
+    parent (the wrapper) not."""
+    def rooted(pid):
+        try:
+            r = os.readlink(f"/proc/{pid}/root")
+        except OSError:
+            return False
+        return r == root or r.startswith(root + "/")
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and rooted(pid):
+            try:
+                ppid = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]
+            except OSError:
+                continue
+            if not rooted(ppid):
+                return int(pid)
+    return None
+
+
+def serve_database(archive, root, timeout, log):
+    """The database check (see the module's docstring); returns a summary."""
+    config, app = unpack(archive, root)
+    missing = lacks(root, config, app)
+    if missing:
+        raise CheckError("the image lacks " + "; ".join(missing))
+    port = free_port()
+    password = secrets.token_hex(16)
+    env = dict(kv.partition("=")[::2] for kv in config["config"].get("Env", []))
+    env.update(PORT=str(port), PG_SUPERUSER_PASSWORD=password, PG_SETTINGS=SAMPLE_SETTINGS)
+    entry = (config["config"].get("Entrypoint") or []) + (config["config"].get("Cmd") or [])
+    workdir = config["config"].get("WorkingDir", "/")
+    argv = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--", "/bin/sh", "-c", WRAPPER, "wrapper", root, workdir, *entry]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    holder = None
+    t0 = time.monotonic()
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise CheckError(f"the entry point exited with {proc.returncode} before PostgreSQL answered; its output:\n{tail(log)}")
+            try:
+                version = psql(port, "postgres", password, "SHOW server_version", timeout=5)
+                break
+            except CheckError as e:
+                if time.monotonic() - t0 > timeout:
+                    raise CheckError(f"PostgreSQL did not answer on 127.0.0.1:{port} within {timeout}s ({e}); its output:\n{tail(log)}")
+            time.sleep(0.2)
+        ready = time.monotonic() - t0
+        for table, want in SEED_ROWS.items():
+            got = psql(port, "postgres", password, f"SELECT count(*) FROM {table}")
+            if got != str(want):
+                raise CheckError(f"SELECT count(*) FROM {table} gave {got}, seed.sql makes {want}")
+        # Every sample setting is the server's, from postgresql.auto.conf;
+        # the pod's own three are the entry point's.
+        names = [m.group(1) for m in re.finditer(r"^([a-z_.]+) = ", SAMPLE_SETTINGS, re.M) if m.group(1) not in POD_OWN]
+        rows = psql(port, "postgres", password,
+                    "SELECT name || ' ' || source || ' ' || coalesce(sourcefile, '') FROM pg_settings WHERE name IN ("
+                    + ", ".join(f"'{n}'" for n in names) + ") ORDER BY name").splitlines()
+        applied = {r.split()[0] for r in rows if r.split()[1:2] == ["configuration"] and r.endswith("/postgresql.auto.conf")}
+        if set(names) - applied:
+            raise CheckError(f"PG_SETTINGS not applied: {sorted(set(names) - applied)}; pg_settings says: {rows}")
+        own = psql(port, "postgres", password, "SELECT current_setting('port') || ' ' || current_setting('listen_addresses')")
+        if own != f"{port} 127.0.0.1":
+            raise CheckError(f"port and listen_addresses are {own!r}, expected the pod's: {port} 127.0.0.1")
+        # The runner's counting: benchmarkdbuser's statements on world,
+        # read by the superuser over TCP (counts.rs's tally).
+        for i in range(5):
+            psql(port, APP_USER, APP_PASSWORD, f"SELECT id, randomnumber FROM world WHERE id = {i + 1}")
+        psql(port, APP_USER, APP_PASSWORD, "UPDATE world SET randomnumber = 1 WHERE id = 1")
+        tally = psql(port, "postgres", password,
+                     "SELECT coalesce(sum(s.calls), 0)::bigint || ' ' || "
+                     "coalesce(sum(s.rows) FILTER (WHERE s.query ~* 'update'), 0)::bigint "
+                     "FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid "
+                     f"WHERE r.rolname = '{APP_USER}' AND s.query ~* '\\mworld\\M'")
+        if tally != "6 1":
+            raise CheckError(f"pg_stat_statements counts {tally!r} (calls, rows updated) of {APP_USER}'s statements on world; expected '6 1'")
+        # A session left open, as a server's pool leaves them: the stop
+        # signal must still end the server within STOP_WITHIN_S.
+        holder = subprocess.Popen(["psql", "-X", "-h", "127.0.0.1", "-p", str(port), "-U", APP_USER, "-d", DB_NAME,
+                                   "-c", "SELECT pg_sleep(60)"], env=dict(os.environ, PGPASSWORD=APP_PASSWORD),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t1 = time.monotonic()
+        while psql(port, "postgres", password, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'") != "1":
+            if time.monotonic() - t1 > 10:
+                raise CheckError("the open session never showed in pg_stat_activity")
+            time.sleep(0.1)
+        main = main_process(root)
+        comm = open(f"/proc/{main}/comm").read().strip() if main else None
+        if comm != "postgres":
+            raise CheckError(f"the entry point's process is {comm!r} (pid {main}), not the postmaster: the stop signal would not reach it")
+        name = config["config"].get("StopSignal", "SIGTERM")
+        signum = getattr(signal, name if name.startswith("SIG") else "SIG" + name)
+        t2 = time.monotonic()
+        os.kill(main, signum)
+        try:
+            proc.wait(STOP_WITHIN_S)
+        except subprocess.TimeoutExpired:
+            raise CheckError(f"{name} to the postmaster: still running after {STOP_WITHIN_S}s; its output:\n{tail(log)}")
+        stopped = time.monotonic() - t2
+        out = open(log, errors="replace").read()
+        if "database system is shut down" not in out:
+            raise CheckError(f"{name} stopped it, but not cleanly (no 'database system is shut down'); its output:\n{tail(log)}")
+        return (f"{version}; ready in {ready:.1f}s; world {SEED_ROWS['world']}, fortune {SEED_ROWS['fortune']}; "
+                f"{len(names)} settings applied; pg_stat_statements counted {APP_USER}'s 6 statements; "
+                f"{name} with a session open: stopped in {stopped:.1f}s")
+    finally:
+        if holder:
+            holder.kill()
+            holder.wait()
+        stop(proc)
+
+
 def stop(proc):
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -311,13 +487,18 @@ def main():
     failed = 0
     for archive in a.archives:
         root = tempfile.mkdtemp(prefix="shootout-imagecheck-")
+        os.chmod(root, 0o755)  # the image's /: mkdtemp's 0700 would shut out a non-root user
         log = root + ".log"
         name = os.path.basename(archive)
         t0 = time.monotonic()
         try:
-            ready = serve(archive, root, a.timeout, log, a.command)
-            print(f"imagecheck: {name}: PASS (/plaintext and /json as SPEC.md says; ready in {ready:.1f}s, "
-                  f"{time.monotonic() - t0:.1f}s in all)")
+            if read_image(archive)[2]["config"].get("Labels", {}).get("dev.shootout.database") == "postgres":
+                summary = serve_database(archive, root, a.timeout, log)
+                print(f"imagecheck: {name}: PASS (PostgreSQL {summary}; {time.monotonic() - t0:.1f}s in all)")
+            else:
+                ready = serve(archive, root, a.timeout, log, a.command)
+                print(f"imagecheck: {name}: PASS (/plaintext and /json as SPEC.md says; ready in {ready:.1f}s, "
+                      f"{time.monotonic() - t0:.1f}s in all)")
         except (CheckError, OSError, tarfile.TarError, KeyError, ValueError) as e:
             print(f"imagecheck: {name}: FAIL: {e}", file=sys.stderr)
             failed = 1

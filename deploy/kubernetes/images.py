@@ -62,6 +62,23 @@ mtime 0: the same inputs give the same digests.
 
 --omit-runtime leaves the runtime layer out, for a deliberately broken
 image (imagecheck.py must then fail, naming what is missing).
+
+The name `postgres` is not a target: it makes localhost/postgres:e2e (the
+--name-format's {target} is `postgres`), PostgreSQL for the database
+scenarios as a pod, from this machine's installed version (`pg_config
+--version`; Debian's postgresql-N, postgresql-client-N and libpq5 at the
+versions installed here, so the pod runs the server a local run does).
+Its layers, lowest first: base and libc (the targets' own, same digests),
+the packages owning the libraries its executables link (`dpkg -S`, apt's
+closure, llvmjit's libLLVM too), the server and client packages and tzdata
+(their other dependencies, postgresql-common's perl wrappers, are not
+used), and the entry layer: /etc/passwd and /etc/group with a `postgres`
+user (uid 999; initdb refuses root), su and chown as busybox links,
+postgres-entry.sh at /usr/local/bin/shootout-postgres, seed.sql (copied
+from crates/servers/src/database/) at /usr/share/shootout/seed.sql and
+/var/lib/postgresql owned by postgres. StopSignal is SIGINT (fast
+shutdown). --omit-seed leaves seed.sql out, for a deliberately broken
+image.
 """
 
 import argparse
@@ -94,6 +111,12 @@ RUNTIMES = {
     },
     "node": {"installed": "nodejs", "files": ["/usr/bin/node"]},
 }
+# The database image: not a target (see the docstring).
+POSTGRES = "postgres"
+PG_UID = 999
+PG_ENTRY = "/usr/local/bin/shootout-postgres"
+PG_SEED = "/usr/share/shootout/seed.sql"
+PG_SEED_SRC = os.path.join(REPO, "crates/servers/src/database/seed.sql")
 
 
 class ImageError(Exception):
@@ -408,8 +431,76 @@ class Builder:
             self.memo[key] = make()
         return self.memo[key]
 
+    def postgres_image(self):
+        """localhost/postgres:e2e: this machine's PostgreSQL, the entry
+        point and the seed (see the docstring)."""
+        a = self.args
+        major = run(["dpkg-query", "-W", "-f", "${Version}", "postgresql"]).split("+")[0].strip()
+        if not major.isdigit():
+            raise ImageError(f"the installed postgresql package's version does not start with a major version: {major!r}")
+        server, client = f"postgresql-{major}", f"postgresql-client-{major}"
+        # Pinned at the installed versions: the pod runs the server a local run runs.
+        pinned = {}
+        for pkg in (server, client, "libpq5"):
+            r = subprocess.run(["dpkg-query", "-W", "-f", "${Status} ${Version}", pkg], capture_output=True, text=True)
+            if r.returncode != 0 or not r.stdout.startswith("install ok installed"):
+                raise ImageError(f"{pkg} is not installed (apt-get install postgresql): the image takes this machine's PostgreSQL")
+            pinned[pkg] = r.stdout.split()[-1]
+        elfs = []
+        for pkg in (server, client):
+            for f in run(["dpkg-query", "-L", pkg]).splitlines():
+                if os.path.isfile(f) and not os.path.islink(f) and open(f, "rb").read(4) == b"\x7fELF":
+                    elfs.append(f)
+        libs = sorted({lib for e in elfs for lib in libs_of(e)})
+        base_pkgs = self.once(("closure", "libc6", ()), lambda: apt_closure(["libc6"]))
+        have = {n for n, _, _ in base_pkgs}
+        lib_owners = owners(libs) - set(pinned)
+        lib_pkgs = [p for p in apt_closure(sorted(lib_owners) + [f"libpq5={pinned['libpq5']}"]) if p[0] not in have]
+        have |= {n for n, _, _ in lib_pkgs}
+        pg_pkgs = [p for p in apt_closure([f"{server}={pinned[server]}", f"{client}={pinned[client]}", "tzdata"])
+                   if p[0] in (server, client, "tzdata") and p[0] not in have]
+        if sorted(n for n, _, _ in pg_pkgs) != sorted([client, server, "tzdata"]):
+            raise ImageError(f"apt resolved {pg_pkgs} for {server}, {client} and tzdata")
+        entry = Layer("app: postgres entry point and seed")
+        entry.add("etc/passwd", "data", 0o644, (
+            "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"
+            f"postgres:x:{PG_UID}:{PG_UID}:PostgreSQL:/var/lib/postgresql:/bin/sh\n").encode())
+        entry.add("etc/group", "data", 0o644, f"root:x:0:\nnogroup:x:65534:\npostgres:x:{PG_UID}:\n".encode())
+        for applet in ("su", "chown"):
+            entry.add(f"bin/{applet}", "link", 0o777, "busybox")
+        entry.add(PG_ENTRY, "file", 0o755, os.path.join(HERE, "postgres-entry.sh"))
+        if not a.omit_seed:
+            entry.add(PG_SEED, "file", 0o644, PG_SEED_SRC)
+        entry.add("var/lib/postgresql", "dir", 0o700, uid=PG_UID, gid=PG_UID)
+        layers = [self.once("base", lambda: base_layer(a.busybox).blob()),
+                  self.once(("debs", tuple(base_pkgs)), lambda: deb_layer("libc", base_pkgs, a.debs)),
+                  deb_layer("postgres libraries", lib_pkgs, a.debs),
+                  deb_layer("postgres", pg_pkgs, a.debs),
+                  entry.blob()]
+        bindir = f"/usr/lib/postgresql/{major}/bin"
+        labels = {
+            "dev.shootout.database": "postgres",
+            "dev.shootout.seed": hashlib.sha256(open(PG_SEED_SRC, "rb").read()).hexdigest()
+            + ("" if not a.omit_seed else " (left out: --omit-seed)"),
+            "dev.shootout.requires": " ".join([PG_ENTRY, PG_SEED] + [f"{bindir}/{p}" for p in ("initdb", "pg_ctl", "postgres", "psql")]),
+            "dev.shootout.packages": " ".join(f"{n}={v}" for n, v, _ in base_pkgs + lib_pkgs + pg_pkgs),
+        }
+        config = mkimage.image_config(
+            env=["PATH=" + bindir + ":" + mkimage.PATH, "PORT=5432", "LC_ALL=C", "TZ=Etc/UTC"],
+            entrypoint=["/bin/sh", PG_ENTRY],
+            workdir="/var/lib/postgresql",
+            labels=labels,
+        )
+        config["config"]["Env"] = config["config"]["Env"][1:]  # the PATH above replaces mkimage's
+        config["config"]["StopSignal"] = "SIGINT"
+        out = os.path.join(a.out_dir, f"{POSTGRES}.tar")
+        image_name = a.name_format.format(target=POSTGRES)
+        return out, image_name, mkimage.write_layout(out, image_name, layers, config)
+
     def image(self, name):
         a = self.args
+        if name == POSTGRES:
+            return self.postgres_image()
         t = load_target(a.targets_dir, name)
         tdir = os.path.join(a.targets_dir, name)
         aliases = [(link, rel) for tgt, link, rel in a.alias if tgt == name]
@@ -471,6 +562,7 @@ def main():
     p.add_argument("--alias", action="append", default=[], metavar="TARGET:PATH=REL",
                    help="also a symlink PATH to the target's REL in its app layer")
     p.add_argument("--omit-runtime", action="store_true", help="leave the runtime layer out (a broken image)")
+    p.add_argument("--omit-seed", action="store_true", help="leave seed.sql out of the postgres image (a broken image)")
     a = p.parse_args()
     a.targets_dir = os.path.abspath(a.targets_dir)
     a.debs = a.debs or os.path.join(a.out_dir, "debs")
