@@ -130,4 +130,51 @@ EOF
 else
     echo "check.sh: imagecheck.py not run (it needs root, unshare and /bin/busybox)" >&2
 fi
-echo "deploy/kubernetes: manifests render (bad values refused), N agrees, hostNetwork everywhere, run.sh refuses, scripts parse, images reproducible, imagecheck passes and fails"
+# postgres-pod.yaml: a Guaranteed hostNetwork pod whose sample PG_SETTINGS
+# names exactly the settings settings.rs chooses (so imagecheck.py and
+# dbcheck.sh run with what a run sends); postgres-entry.sh refuses a bad
+# PORT, no superuser password, a bad NODE_IP and a missing seed before it
+# touches anything. (The image itself needs apt and a mirror: it is built
+# and checked by hand, README "PostgreSQL as a pod".)
+python3 - "$HERE" <<'EOF'
+import os, re, sys, yaml
+here = sys.argv[1]
+pod = yaml.safe_load(open(os.path.join(here, "postgres-pod.yaml")))
+spec = pod["spec"]
+c = spec["containers"][0]
+res = c["resources"]
+problems = []
+if spec.get("hostNetwork") is not True:
+    problems.append("hostNetwork is not true")
+if res["requests"] != res["limits"] or not str(res["limits"]["cpu"]).isdigit():
+    problems.append(f"not Guaranteed with whole CPUs: {res}")
+env = {e["name"]: e for e in c["env"]}
+if set(env) != {"PORT", "NODE_IP", "PG_SUPERUSER_PASSWORD", "PG_SETTINGS"}:
+    problems.append(f"env is {sorted(env)}")
+sample = re.findall(r"^([a-z_.]+) = '", env["PG_SETTINGS"]["value"], re.M)
+rust = open(os.path.join(here, "../../crates/servers/src/database/settings.rs")).read()
+chosen = re.findall(r'set\(\s*"([a-z_.]+)"', rust.split("pub fn chosen", 1)[1].split("\n}\n", 1)[0])
+if not chosen or sorted(sample) != sorted(chosen):
+    problems.append(f"PG_SETTINGS names {sorted(sample)}, settings.rs chooses {sorted(chosen)}")
+if "$PORT" not in " ".join(c["readinessProbe"]["exec"]["command"]):
+    problems.append("the readiness probe does not read PORT")
+if problems:
+    sys.exit("check.sh: postgres-pod.yaml: " + "; ".join(problems))
+EOF
+entry_refuses() { # entry_refuses MESSAGE VAR=VALUE...: exit 1 and MESSAGE in stderr
+    local want=$1 rc=0
+    shift
+    env -i PATH="$PATH" "$@" sh "$HERE/postgres-entry.sh" 2>"$tmp/entry.err" >/dev/null || rc=$?
+    if [ "$rc" != 1 ] || ! grep -qF -- "$want" "$tmp/entry.err"; then
+        echo "check.sh: postgres-entry.sh with $* exited $rc, expected 1 with '$want'; stderr: $(cat "$tmp/entry.err")" >&2
+        exit 1
+    fi
+}
+entry_refuses "PORT='abc' is not a port number" PORT=abc PG_SUPERUSER_PASSWORD=x
+entry_refuses "PORT='70000' is not a port number" PORT=70000 PG_SUPERUSER_PASSWORD=x
+entry_refuses "PG_SUPERUSER_PASSWORD is not set" PORT=5432
+entry_refuses "NODE_IP='1.2.3.4;x' is not an IP address" PORT=5432 PG_SUPERUSER_PASSWORD=x 'NODE_IP=1.2.3.4;x'
+if [ ! -e /usr/share/shootout/seed.sql ]; then
+    entry_refuses "/usr/share/shootout/seed.sql is missing: the image has no seed" PORT=5432 PG_SUPERUSER_PASSWORD=x
+fi
+echo "deploy/kubernetes: manifests render (bad values refused), N agrees, hostNetwork everywhere, run.sh refuses, scripts parse, images reproducible, imagecheck passes and fails, the postgres pod and entry point"

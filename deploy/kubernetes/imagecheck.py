@@ -22,7 +22,7 @@ without a run.
 
 An image labelled dev.shootout.database=postgres (images.py postgres) is
 checked as the database instead: its entry point runs the same way with
-PORT, PG_SUPERUSER_PASSWORD and PG_SETTINGS (SAMPLE_SETTINGS: lines as
+PORT, PG_SUPERUSER_PASSWORD and PG_SETTINGS (the sample postgres-pod.yaml ships: lines as
 crates/servers/src/database/settings.rs renders them, with the runner's
 own listen_addresses, port and socket folder, which the entry point's must
 override), and psql on this machine, over TCP to 127.0.0.1:PORT, must find
@@ -300,26 +300,17 @@ def serve(archive, root, timeout, log, command=None):
         stop(proc)
 
 
-# What a runner sends as PG_SETTINGS: settings::render's lines for
-# ClusterOptions::for_pool(4, []) (shared_buffers as on a 2 GB machine).
-# Its listen_addresses, port and socket folder are the runner's own, which
-# in a pod mean nothing: the entry point's lines must win (the folder does
-# not exist in the image, so a server that took it would not start).
-SAMPLE_SETTINGS = """# Written by shootout for a throwaway cluster.
-listen_addresses = '127.0.0.1'
-port = '1'
-unix_socket_directories = '/tmp/shootout-runner-only'
-max_connections = '36'
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track = 'all'
-synchronous_commit = 'off'
-shared_buffers = '128MB'
-effective_cache_size = '512MB'
-work_mem = '4MB'
-maintenance_work_mem = '64MB'
-log_min_duration_statement = '-1'
-log_checkpoints = 'off'
-"""
+def sample_settings():
+    """What a runner sends as PG_SETTINGS: the sample postgres-pod.yaml
+    ships (settings::render's lines). Its listen_addresses, port and socket
+    folder are a runner's own, which in a pod mean nothing: the entry
+    point's lines must win (the folder does not exist in the image, so a
+    server that took it would not start)."""
+    import yaml
+    pod = yaml.safe_load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "postgres-pod.yaml")))
+    return next(e["value"] for e in pod["spec"]["containers"][0]["env"] if e["name"] == "PG_SETTINGS")
+
+
 POD_OWN = ("listen_addresses", "port", "unix_socket_directories")
 APP_USER, APP_PASSWORD, DB_NAME = "benchmarkdbuser", "benchmarkdbpass", "hello_world"
 # seed.sql's rows (crates/servers/src/database/seed.sql).
@@ -363,6 +354,57 @@ def main_process(root):
     return None
 
 
+def check_database(port, password, settings):
+    """From this machine, over TCP to 127.0.0.1:PORT: seed.sql's rows, every
+    line of `settings` (PG_SETTINGS) but the pod's own three applied from
+    postgresql.auto.conf, the port the pod's, and pg_stat_statements
+    counting benchmarkdbuser's statements for the superuser, as the runner
+    reads them (counts.rs's tally). Returns the names of the settings
+    checked; raises CheckError naming what differs. dbcheck.sh runs it
+    against the pod."""
+    for table, want in SEED_ROWS.items():
+        got = psql(port, "postgres", password, f"SELECT count(*) FROM {table}")
+        if got != str(want):
+            raise CheckError(f"SELECT count(*) FROM {table} gave {got}, seed.sql makes {want}")
+    names = [m.group(1) for m in re.finditer(r"^([a-z_.]+) = ", settings, re.M) if m.group(1) not in POD_OWN]
+    rows = psql(port, "postgres", password,
+                "SELECT name || ' ' || source || ' ' || coalesce(sourcefile, '') FROM pg_settings WHERE name IN ("
+                + ", ".join(f"'{n}'" for n in names) + ") ORDER BY name").splitlines()
+    applied = {r.split()[0] for r in rows if r.split()[1:2] == ["configuration"] and r.endswith("/postgresql.auto.conf")}
+    if set(names) - applied:
+        raise CheckError(f"PG_SETTINGS not applied: {sorted(set(names) - applied)}; pg_settings says: {rows}")
+    own = psql(port, "postgres", password, "SELECT current_setting('port')")
+    if own != str(port):
+        raise CheckError(f"the server's port is {own!r}, not the pod's {port}")
+    for i in range(5):
+        psql(port, APP_USER, APP_PASSWORD, f"SELECT id, randomnumber FROM world WHERE id = {i + 1}")
+    psql(port, APP_USER, APP_PASSWORD, "UPDATE world SET randomnumber = 1 WHERE id = 1")
+    tally = psql(port, "postgres", password,
+                 "SELECT coalesce(sum(s.calls), 0)::bigint || ' ' || "
+                 "coalesce(sum(s.rows) FILTER (WHERE s.query ~* 'update'), 0)::bigint "
+                 "FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid "
+                 f"WHERE r.rolname = '{APP_USER}' AND s.query ~* '\\mworld\\M'")
+    if tally != "6 1":
+        raise CheckError(f"pg_stat_statements counts {tally!r} (calls, rows updated) of {APP_USER}'s statements on world; expected '6 1'")
+    return names
+
+
+def hold_session(port, password):
+    """A session of benchmarkdbuser left open in pg_sleep(60), as a server's
+    pool leaves them, once pg_stat_activity shows it: a stop must still end
+    the server at once. The caller kills it."""
+    holder = subprocess.Popen(["psql", "-X", "-h", "127.0.0.1", "-p", str(port), "-U", APP_USER, "-d", DB_NAME,
+                               "-c", "SELECT pg_sleep(60)"], env=dict(os.environ, PGPASSWORD=APP_PASSWORD),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    while psql(port, "postgres", password, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'") != "1":
+        if time.monotonic() - t0 > 10:
+            holder.kill()
+            raise CheckError("the open session never showed in pg_stat_activity")
+        time.sleep(0.1)
+    return holder
+
+
 def serve_database(archive, root, timeout, log):
     """The database check (see the module's docstring); returns a summary."""
     config, app = unpack(archive, root)
@@ -372,7 +414,8 @@ def serve_database(archive, root, timeout, log):
     port = free_port()
     password = secrets.token_hex(16)
     env = dict(kv.partition("=")[::2] for kv in config["config"].get("Env", []))
-    env.update(PORT=str(port), PG_SUPERUSER_PASSWORD=password, PG_SETTINGS=SAMPLE_SETTINGS)
+    settings = sample_settings()
+    env.update(PORT=str(port), PG_SUPERUSER_PASSWORD=password, PG_SETTINGS=settings)
     entry = (config["config"].get("Entrypoint") or []) + (config["config"].get("Cmd") or [])
     workdir = config["config"].get("WorkingDir", "/")
     argv = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--", "/bin/sh", "-c", WRAPPER, "wrapper", root, workdir, *entry]
@@ -392,44 +435,8 @@ def serve_database(archive, root, timeout, log):
                     raise CheckError(f"PostgreSQL did not answer on 127.0.0.1:{port} within {timeout}s ({e}); its output:\n{tail(log)}")
             time.sleep(0.2)
         ready = time.monotonic() - t0
-        for table, want in SEED_ROWS.items():
-            got = psql(port, "postgres", password, f"SELECT count(*) FROM {table}")
-            if got != str(want):
-                raise CheckError(f"SELECT count(*) FROM {table} gave {got}, seed.sql makes {want}")
-        # Every sample setting is the server's, from postgresql.auto.conf;
-        # the pod's own three are the entry point's.
-        names = [m.group(1) for m in re.finditer(r"^([a-z_.]+) = ", SAMPLE_SETTINGS, re.M) if m.group(1) not in POD_OWN]
-        rows = psql(port, "postgres", password,
-                    "SELECT name || ' ' || source || ' ' || coalesce(sourcefile, '') FROM pg_settings WHERE name IN ("
-                    + ", ".join(f"'{n}'" for n in names) + ") ORDER BY name").splitlines()
-        applied = {r.split()[0] for r in rows if r.split()[1:2] == ["configuration"] and r.endswith("/postgresql.auto.conf")}
-        if set(names) - applied:
-            raise CheckError(f"PG_SETTINGS not applied: {sorted(set(names) - applied)}; pg_settings says: {rows}")
-        own = psql(port, "postgres", password, "SELECT current_setting('port') || ' ' || current_setting('listen_addresses')")
-        if own != f"{port} 127.0.0.1":
-            raise CheckError(f"port and listen_addresses are {own!r}, expected the pod's: {port} 127.0.0.1")
-        # The runner's counting: benchmarkdbuser's statements on world,
-        # read by the superuser over TCP (counts.rs's tally).
-        for i in range(5):
-            psql(port, APP_USER, APP_PASSWORD, f"SELECT id, randomnumber FROM world WHERE id = {i + 1}")
-        psql(port, APP_USER, APP_PASSWORD, "UPDATE world SET randomnumber = 1 WHERE id = 1")
-        tally = psql(port, "postgres", password,
-                     "SELECT coalesce(sum(s.calls), 0)::bigint || ' ' || "
-                     "coalesce(sum(s.rows) FILTER (WHERE s.query ~* 'update'), 0)::bigint "
-                     "FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid "
-                     f"WHERE r.rolname = '{APP_USER}' AND s.query ~* '\\mworld\\M'")
-        if tally != "6 1":
-            raise CheckError(f"pg_stat_statements counts {tally!r} (calls, rows updated) of {APP_USER}'s statements on world; expected '6 1'")
-        # A session left open, as a server's pool leaves them: the stop
-        # signal must still end the server within STOP_WITHIN_S.
-        holder = subprocess.Popen(["psql", "-X", "-h", "127.0.0.1", "-p", str(port), "-U", APP_USER, "-d", DB_NAME,
-                                   "-c", "SELECT pg_sleep(60)"], env=dict(os.environ, PGPASSWORD=APP_PASSWORD),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        t1 = time.monotonic()
-        while psql(port, "postgres", password, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'") != "1":
-            if time.monotonic() - t1 > 10:
-                raise CheckError("the open session never showed in pg_stat_activity")
-            time.sleep(0.1)
+        names = check_database(port, password, settings)
+        holder = hold_session(port, password)
         main = main_process(root)
         comm = open(f"/proc/{main}/comm").read().strip() if main else None
         if comm != "postgres":
