@@ -41,6 +41,10 @@ set -euo pipefail
 
 K8S_VERSION=${K8S_VERSION:-v1.34.4}
 CACHE=${SHOOTOUT_K8S_CACHE:-$HOME/.cache/shootout/k8s-$K8S_VERSION}
+# The CPUs the kubelet keeps for itself and the shared pool (see
+# write_configs): the upper half by default.
+NCPU=$(nproc)
+RESERVED_CPUS=${RESERVED_CPUS:-$(seq -s, $(((NCPU + 1) / 2)) $((NCPU - 1)))}
 STATE=/var/lib/shootout-k8s
 RUN=/run/shootout-k8s
 CGROUP=shootout-k8s
@@ -387,15 +391,23 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
 EOF
-    # The static CPU manager hands whole CPUs to Guaranteed pods; it needs a
-    # CPU reservation (100m here, which keeps CPU 0 in the shared pool and
-    # leaves 1.9 CPUs allocatable on a 2-core machine).
+    # readOnlyPort: shootout's Kubernetes place reads a pod's CPU and memory
+    # from the kubelet's Summary API. The API server will not proxy to a node
+    # whose address is loopback ("address not allowed"), so on this cluster
+    # it is read from the read-only port, bound like the rest to 127.0.0.1
+    # (see crates/runner/src/place/kubelet.rs).
+    # The static CPU manager hands whole CPUs to Guaranteed pods from the
+    # CPUs it does not reserve. By default the node reserves the upper half
+    # of the CPUs, where `shootout run` pins its generator (its automatic
+    # split gives servers the lower half): a contestant pod then gets the
+    # CPUs a local run would pin it to (CPU 0 of two). RESERVED_CPUS=0 makes
+    # it the client node of second-node.sh's two-node layout instead.
     cat >"$STATE/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: 127.0.0.1
 port: 10250
-readOnlyPort: 0
+readOnlyPort: 10255
 healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 authentication:
@@ -410,7 +422,8 @@ cgroupsPerQOS: true
 failCgroupV1: false
 failSwapOn: false
 cpuManagerPolicy: static
-kubeReserved: {cpu: 100m, memory: 256Mi}
+kubeReserved: {memory: 256Mi}
+reservedSystemCPUs: "$RESERVED_CPUS"
 enforceNodeAllocatable: [pods]
 evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1%}
 imageGCHighThresholdPercent: 100
@@ -425,6 +438,7 @@ EOF
 
 up() {
     [ "$(id -u)" = 0 ] || die "needs root"
+    [ -n "$RESERVED_CPUS" ] || die "needs two CPUs or more (one for the kubelet's shared pool, one for pods)"
     if [ -e "$RUN" ] || [ -e "$STATE" ]; then
         die "$RUN or $STATE exists: a cluster is up or a down failed; run '$0 down' first"
     fi
@@ -432,7 +446,7 @@ up() {
     install_packages
     build_k8s
     build_images
-    for port in $ETCD_PORT $ETCD_PEER_PORT $API_PORT 10250 10248 10257 10259; do
+    for port in $ETCD_PORT $ETCD_PEER_PORT $API_PORT 10250 10255 10248 10257 10259; do
         if ss -Hltn "sport = :$port" | grep -q .; then die "port $port is taken"; fi
     done
     mkdir -p "$RUN" "$STATE"
@@ -501,7 +515,7 @@ up() {
     start kubelet "$bin/kubelet" --config="$STATE/kubelet/config.yaml" \
         --kubeconfig="$pki/kubelet.kubeconfig" --root-dir="$STATE/kubelet" \
         --cert-dir="$STATE/kubelet/pki" --hostname-override="$NODE" \
-        --volume-plugin-dir="$STATE/kubelet/volume-plugins"
+        --volume-plugin-dir="$STATE/kubelet/volume-plugins" --housekeeping-interval=1s
     wait_for "node $NODE" 120 kctl wait --for=condition=Ready "node/$NODE" --timeout=1s
     # The e2e's shared volume: a hostPath PersistentVolume with no class,
     # which the shipped claim (no storageClassName, no default class here)

@@ -25,8 +25,8 @@
 #
 # CPUs. Both kubelets see both CPUs; each one's static CPU manager hands
 # whole CPUs to Guaranteed pods from the CPUs it does not reserve. Node 1
-# reserves CPU 0 (kubeReserved cpu 100m rounds up to one CPU, the first),
-# so its Guaranteed pods get CPU 1: it is the client node. Node 2 reserves
+# reserves CPU 0 (started with RESERVED_CPUS=0; `up` checks), so its
+# Guaranteed pods get CPU 1: it is the client node. Node 2 reserves
 # CPU 1 (reservedSystemCPUs), so its Guaranteed pods get CPU 0: it is the
 # server node. Labels: shootout.dev/role=server on 127.0.0.2, =client on
 # 127.0.0.1. Neither kubelet knows of the other's pods: the split holds
@@ -106,7 +106,7 @@ write_configs() {
         -e "s#^healthzBindAddress: $NODE1\$#healthzBindAddress: $NODE2#" \
         -e "s#^containerRuntimeEndpoint: .*#containerRuntimeEndpoint: unix://$SOCK2#" \
         -e "s#^cgroupRoot: .*#cgroupRoot: /$CGROUP2#" \
-        -e "s#^kubeReserved: .*#kubeReserved: {memory: 256Mi}\nreservedSystemCPUs: \"1\"#" \
+        -e "s#^reservedSystemCPUs: .*#reservedSystemCPUs: \"1\"#" \
         -e "s#^podLogsDirectory: .*#podLogsDirectory: $N2/pod-logs#" \
         "$STATE/kubelet/config.yaml" >"$N2/kubelet/config.yaml"
     local f want
@@ -129,10 +129,12 @@ up() {
     if [ ! -f "$STATE/kubelet/config.yaml" ] || [ ! -f "$RUN/pids/kubelet" ]; then
         die "node 1 is not up: run local-cluster.sh up first"
     fi
+    grep -qxF 'reservedSystemCPUs: "0"' "$STATE/kubelet/config.yaml" ||
+        die "node 1 must reserve CPU 0, so its Guaranteed pods get CPU 1 (the client's): RESERVED_CPUS=0 local-cluster.sh up"
     if [ -e "$N2" ] || [ -e "$R2" ]; then die "$N2 or $R2 exists: node 2 is up or a down failed; run '$0 down' first"; fi
     kctl get node "$NODE2" >/dev/null 2>&1 && die "node $NODE2 is registered already"
     local port t0=$SECONDS
-    for port in 10250 10248; do
+    for port in 10250 10255 10248; do
         if ss -Hltn "src $NODE2 and sport = :$port" | grep -q .; then die "$NODE2:$port is taken"; fi
     done
     mkdir -p "$N2" "$R2"
@@ -159,7 +161,7 @@ up() {
     start kubelet "$CACHE/bin/kubelet" --config="$N2/kubelet/config.yaml" \
         --kubeconfig="$N2/pki/kubelet.kubeconfig" --root-dir="$N2/kubelet" \
         --cert-dir="$N2/kubelet/pki" --hostname-override="$NODE2" \
-        --volume-plugin-dir="$N2/kubelet/volume-plugins"
+        --volume-plugin-dir="$N2/kubelet/volume-plugins" --housekeeping-interval=1s
     wait_for "node $NODE2" 120 kctl wait --for=condition=Ready "node/$NODE2" --timeout=1s
     kctl label node "$NODE2" "$ROLE=server" --overwrite >/dev/null
     if [ -z "$(kctl get node "$NODE1" -o jsonpath="{.metadata.labels.shootout\.dev/role}")" ]; then

@@ -329,6 +329,7 @@ impl RunView {
 impl Observer for RunView {
     fn event(&self, e: &Event<'_>) {
         match *e {
+            Event::Placed { description } => eprintln!("{description}"),
             Event::DeadRunMarked {
                 run_id,
                 killed_group,

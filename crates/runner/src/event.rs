@@ -40,6 +40,9 @@ pub enum Event<'a> {
     },
     /// The run is recorded; what it is about to do.
     RunStarted(&'a RunStart<'a>),
+    /// Where its contestants run when that is not this machine's
+    /// processes ("pods on Kubernetes node ..., figures from ...").
+    Placed { description: &'a str },
     /// What happens between measurements (building, verifying).
     Phase(Phase<'a>),
     /// A target's build ended well: `build_s` when it was built now, `None`

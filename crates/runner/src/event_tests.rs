@@ -42,6 +42,7 @@ fn a_run_reports_its_steps_as_events() {
         repo_dir: dir.clone(),
         wait_quiet: None,
         build_cache: None,
+        kubernetes: None,
     };
     let seen = Collect::default();
     let out = run_study(&cfg, &Interrupt::new(), &seen).unwrap_or_else(|e| panic!("{e}"));

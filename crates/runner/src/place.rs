@@ -6,11 +6,15 @@
 //! and the standing cost read, each figure saying where it came from
 //! ([`Source`]) or why this place cannot give it ([`Figure::Unavailable`],
 //! never a zero). The run picks its place once (`SessionContext::place`);
-//! nothing else in the runner knows which it is. Local processes
-//! ([`local`]) are the only place built; docs/architecture.md ("Where a
-//! contestant runs") says what a Kubernetes place would implement.
+//! nothing else in the runner knows which it is: local processes
+//! ([`local`]) or Kubernetes pods ([`kube`]); docs/architecture.md
+//! ("Where a contestant runs") says what each implements.
 
+pub(crate) mod kube;
+pub(crate) mod kubectl;
+pub(crate) mod kubelet;
 pub(crate) mod local;
+mod pod;
 
 use shootout_cgroup::{Budget, CgroupError, Counters};
 use shootout_servers::listener::ListenerError;
@@ -21,11 +25,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Where a figure came from: the contestant's cgroup (the kernel's
-/// counters of everything it ran) or its processes in `/proc`.
+/// counters of everything it ran), its processes in `/proc`, or its pod's
+/// cgroup as its node's kubelet reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     Cgroup,
     Procfs,
+    Kubelet,
 }
 
 impl Source {
@@ -34,6 +40,7 @@ impl Source {
         match self {
             Source::Cgroup => "cgroup",
             Source::Procfs => "procfs",
+            Source::Kubelet => "kubelet",
         }
     }
 }
@@ -145,6 +152,9 @@ pub(crate) enum BudgetError {
     Cgroup(#[from] CgroupError),
     #[error("the server's cgroup is gone")]
     Gone,
+    /// A pod's resources are fixed when it starts.
+    #[error("a pod's CPU and memory are fixed when it starts")]
+    Fixed,
 }
 
 /// How a stop ended.

@@ -45,6 +45,9 @@ pub struct RunConfig {
     pub wait_quiet: Option<Duration>,
     /// Where built targets are kept by content (`None`: `--no-cache`).
     pub build_cache: Option<shootout_servers::BuildCache>,
+    /// `--kubernetes`: contestants run as pods on this cluster (None: as
+    /// local processes).
+    pub kubernetes: Option<crate::place::kube::KubeOptions>,
 }
 
 /// Why a run could not be carried out.
@@ -53,6 +56,9 @@ pub enum RunError {
     /// The study's CPU split does not fit this machine.
     #[error(transparent)]
     Cpus(#[from] crate::host::CpuError),
+    /// The Kubernetes cluster cannot run the study.
+    #[error("kubernetes: {0}")]
+    Cluster(#[from] crate::place::kube::ClusterError),
     /// A CPU quota above every CPU of this machine, named where it is written.
     #[error(transparent)]
     Quota(StudyError),
@@ -189,6 +195,32 @@ pub fn check_cpus(study: &Study) -> Result<(Pinning, Vec<StudyError>), RunError>
     Ok((pinning, named))
 }
 
+/// Where the run's contestants run: this machine's processes, or pods on
+/// the cluster `--kubernetes` names (a cluster that cannot be used fails
+/// the run, recorded as failed).
+fn place_for(
+    cfg: &RunConfig,
+    run_id: i64,
+    store: &Store,
+    observer: &dyn Observer,
+) -> Result<Box<dyn Place>, RunError> {
+    let Some(k) = &cfg.kubernetes else {
+        return Ok(Box::new(LocalPlace));
+    };
+    match crate::place::kube::KubePlace::connect(k, run_id) {
+        Ok(p) => {
+            observer.event(&Event::Placed {
+                description: &p.describe(),
+            });
+            Ok(Box::new(p))
+        }
+        Err(e) => {
+            let _ = store.finish_run(run_id, RunStatus::Failed);
+            Err(e.into())
+        }
+    }
+}
+
 /// Selects the targets, marks dead runs interrupted and records the run.
 fn open<'a>(
     cfg: &'a RunConfig,
@@ -204,6 +236,9 @@ fn open<'a>(
             run_id: dead.run_id,
             killed_group: dead.killed_group,
         });
+    }
+    if cfg.kubernetes.is_some() {
+        crate::place::kube::supports(&study)?;
     }
     let tls = RunTls::for_study(&study)?;
     let database = crate::database::start_for(&mut study, &pinning, observer)?;
@@ -242,11 +277,12 @@ fn open<'a>(
         host_state: crate::host::state(&watched),
         plan: &study,
     }));
+    let place = place_for(cfg, run_id, &store, observer)?;
     let run = Run {
         cfg,
         study,
         pinning,
-        place: Box::new(LocalPlace),
+        place,
         store,
         run_id,
         alive,

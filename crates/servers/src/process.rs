@@ -123,6 +123,14 @@ pub enum StartError {
         log: PathBuf,
         tail: String,
     },
+    /// A place other than this machine's processes refused or lost the
+    /// start (a pod not scheduled, its image missing, its container ended).
+    #[error("{target} on {place}: {detail}")]
+    Elsewhere {
+        target: String,
+        place: String,
+        detail: String,
+    },
     #[error("{target} not ready after {timeout:.0?} ({last}); log {log}:\n{tail}", log = .log.display())]
     NotReady {
         target: String,

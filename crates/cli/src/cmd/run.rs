@@ -72,9 +72,69 @@ pub struct Args {
     )]
     wait_quiet: Option<std::time::Duration>,
     #[command(flatten)]
+    kube: KubeArgs,
+    #[command(flatten)]
     cache: crate::cmd::targets::CacheArgs,
     #[command(flatten)]
     lock: crate::lock::LockArgs,
+}
+
+/// Where contestants run: this machine's processes, or pods on a cluster.
+#[derive(Debug, Default, clap::Args)]
+pub struct KubeArgs {
+    /// Run each start of each target as a pod on a Kubernetes cluster (its
+    /// server node: the one labeled shootout.dev/role=server, or the only
+    /// node), from its image; the load still runs here.
+    #[arg(long, help_heading = "Kubernetes")]
+    kubernetes: bool,
+    /// The cluster's kubeconfig (default: kubectl's own, $KUBECONFIG).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "kubernetes",
+        help_heading = "Kubernetes"
+    )]
+    kubeconfig: Option<PathBuf>,
+    /// The namespace every pod of the run is made in (made when absent).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "shootout",
+        requires = "kubernetes",
+        help_heading = "Kubernetes"
+    )]
+    namespace: String,
+    /// Each target's image; {target} is replaced by its name.
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        default_value = "localhost/{target}:e2e",
+        requires = "kubernetes",
+        help_heading = "Kubernetes"
+    )]
+    image: String,
+}
+
+impl KubeArgs {
+    fn options(&self) -> anyhow::Result<Option<shootout_runner::KubeOptions>> {
+        if !self.kubernetes {
+            return Ok(None);
+        }
+        if let Some(k) = &self.kubeconfig {
+            anyhow::ensure!(k.is_file(), "--kubeconfig {}: no such file", k.display());
+        }
+        anyhow::ensure!(
+            self.image.contains("{target}"),
+            "--image {:?} does not name the target: put {{target}} where its name goes",
+            self.image
+        );
+        Ok(Some(shootout_runner::KubeOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            namespace: self.namespace.clone(),
+            image: self.image.clone(),
+            ..shootout_runner::KubeOptions::default()
+        }))
+    }
 }
 
 /// `shootout calibrate`: the calibration study (`studies/calibrate.toml`)
@@ -116,6 +176,7 @@ pub fn calibrate(c: CalibrateArgs) -> anyhow::Result<Outcome> {
         studies_dir: c.studies_dir,
         quiet: c.quiet,
         wait_quiet: None,
+        kube: KubeArgs::default(),
         cache: c.cache,
         lock: c.lock,
     })?;
@@ -245,6 +306,7 @@ fn target_minimums(study: &Study, targets_dir: Option<&Path>) -> Vec<Duration> {
 
 pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let study = find_study(&a.study, a.studies_dir.as_deref())?;
+    let kubernetes = a.kube.options()?;
     let targets_dir = shootout_servers::locate_targets_dir(a.targets_dir.as_deref())?;
     let scale = scale_for(&a, &study, &targets_dir);
     // A plan this machine cannot honour fails before any wait for the lock.
@@ -268,6 +330,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
         repo_dir: std::env::current_dir()?,
         wait_quiet: a.wait_quiet,
         build_cache,
+        kubernetes,
     };
     let out = shootout_runner::run_study(&cfg, &interrupt, view.as_ref());
     view.finish();

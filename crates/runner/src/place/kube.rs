@@ -1,0 +1,556 @@
+//! The Kubernetes place: each start of a target is a Pod (`pod.rs`) on
+//! the cluster's server node, made from the target's image, with
+//! `hostNetwork`, Guaranteed QoS and as many whole CPUs as a local run
+//! pins it to. It is ready when its contract's ready route answers on the
+//! node's address, and stopped by deleting it, waited for (SIGTERM, then
+//! SIGKILL after SPEC.md's 5 s, by the kubelet). Its CPU and memory are
+//! its pod cgroup's as the kubelet reports them (`kubelet.rs`); what no
+//! kubelet API gives (PSS, the cgroup's throttling and OOM counters, a
+//! frozen process) is said to be unavailable or not checked, never zero.
+//!
+//! Nothing of a run is left behind: every object carries the run's and
+//! its maker's labels; the run deletes what its label selects when it
+//! ends by any path it survives, and a later run deletes what a maker on
+//! this machine that no longer runs left (`sweep_orphans`).
+
+use super::kubectl::{KubeError, Kubectl};
+use super::kubelet::{PodMeter, SummaryAt};
+use super::pod::{self, PodSpec, PodState};
+use super::{BudgetError, Contestant, Liveness, Meter, Place, StartSpec, Stopped};
+use serde_json::Value;
+use shootout_cgroup::Budget;
+use shootout_servers::listener::ListenerError;
+use shootout_servers::StartError;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often a starting pod is looked at.
+const POLL: Duration = Duration::from_millis(250);
+/// How long a deletion is waited for before it is forced.
+const DELETE_WAIT: Duration = Duration::from_secs(60);
+
+/// How the run reaches its cluster (`shootout run --kubernetes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeOptions {
+    /// `--kubeconfig` (None: kubectl's own default, `KUBECONFIG`).
+    pub kubeconfig: Option<PathBuf>,
+    /// `--namespace`: where every object of the run is made.
+    pub namespace: String,
+    /// The image of a target: `{target}` is replaced by its name.
+    pub image: String,
+    /// The kubectl to run.
+    pub kubectl: PathBuf,
+}
+
+impl Default for KubeOptions {
+    fn default() -> Self {
+        KubeOptions {
+            kubeconfig: None,
+            namespace: "shootout".into(),
+            image: "localhost/{target}:e2e".into(),
+            kubectl: "kubectl".into(),
+        }
+    }
+}
+
+/// Why the cluster cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error(transparent)]
+    Kube(#[from] KubeError),
+    #[error("no node to run servers on: {0}")]
+    NoServerNode(String),
+    #[error("{0} not run on Kubernetes yet; run this study without --kubernetes")]
+    Unsupported(String),
+}
+
+/// Refuses, before anything starts, what the Kubernetes place cannot run
+/// yet: TLS levels (the run's certificates are files on this machine),
+/// database scenarios (PostgreSQL as a pod is not wired in) and a study's
+/// `resources` budgets (a pod's are fixed when it starts).
+pub(crate) fn supports(study: &shootout_study::Study) -> Result<(), ClusterError> {
+    let levels = || study.scenarios.iter().flat_map(|s| &s.levels);
+    let mut not = Vec::new();
+    if levels().any(|l| l.protocol.is_tls()) {
+        not.push("TLS levels");
+    }
+    if study.needs_database() {
+        not.push("database scenarios");
+    }
+    if levels().any(|l| l.resources.is_set()) {
+        not.push("`resources` budgets");
+    }
+    match not.split_last() {
+        None => Ok(()),
+        Some((last, [])) => Err(ClusterError::Unsupported(format!("{last} are"))),
+        Some((last, rest)) => Err(ClusterError::Unsupported(format!(
+            "{} and {last} are",
+            rest.join(", ")
+        ))),
+    }
+}
+
+/// A node of the cluster as the place uses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Node {
+    pub name: String,
+    pub address: IpAddr,
+    pub roles: Vec<String>,
+}
+
+/// The nodes of `kubectl get nodes -o json`, with their InternalIP and
+/// their `shootout.dev/role`.
+pub(crate) fn nodes(list: &Value) -> Vec<Node> {
+    list["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|n| {
+                    let name = n["metadata"]["name"].as_str()?.to_string();
+                    let address = n["status"]["addresses"]
+                        .as_array()?
+                        .iter()
+                        .find(|a| a["type"] == "InternalIP")?["address"]
+                        .as_str()?
+                        .parse()
+                        .ok()?;
+                    let roles = n["metadata"]["labels"][pod::ROLE]
+                        .as_str()
+                        .map(|r| vec![r.to_string()])
+                        .unwrap_or_default();
+                    Some(Node {
+                        name,
+                        address,
+                        roles,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The node that runs `role`: the one labeled with it, or the only node
+/// of a one-node cluster (it carries every role).
+pub(crate) fn node_for(nodes: &[Node], role: &str) -> Result<Node, String> {
+    let labeled: Vec<&Node> = nodes
+        .iter()
+        .filter(|n| n.roles.iter().any(|r| r == role))
+        .collect();
+    match (labeled.as_slice(), nodes) {
+        ([one], _) => Ok((*one).clone()),
+        ([], [only]) => Ok(only.clone()),
+        ([], _) => Err(format!(
+            "none of the {} nodes ({}) is labeled {}={role}",
+            nodes.len(),
+            nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            pod::ROLE
+        )),
+        (many, _) => Err(format!(
+            "{} nodes are labeled {}={role} ({}); shootout places each role on one",
+            many.len(),
+            pod::ROLE,
+            many.iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// This process as the owner label says it: `<hostname>.<pid>`.
+fn owner() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    pod::label_value(&format!("{}.{}", host.trim(), std::process::id()))
+}
+
+/// Contestants as Pods on a cluster.
+#[derive(Debug)]
+pub(crate) struct KubePlace {
+    kubectl: Kubectl,
+    image: String,
+    server: Node,
+    run_id: i64,
+    owner: String,
+    starts: AtomicU64,
+}
+
+impl KubePlace {
+    /// Finds the cluster's server node, makes the namespace when it is not
+    /// there, and deletes what dead runs of this machine left.
+    pub(crate) fn connect(opts: &KubeOptions, run_id: i64) -> Result<KubePlace, ClusterError> {
+        let kubectl = Kubectl {
+            bin: opts.kubectl.clone(),
+            kubeconfig: opts.kubeconfig.clone(),
+            namespace: opts.namespace.clone(),
+        };
+        let all = nodes(&kubectl.json(&["get", "nodes"])?);
+        let server = node_for(&all, "server").map_err(ClusterError::NoServerNode)?;
+        if kubectl
+            .run(&["get", "namespace", &opts.namespace], None)
+            .is_err()
+        {
+            kubectl.run(&["create", "namespace", &opts.namespace], None)?;
+        }
+        let place = KubePlace {
+            kubectl,
+            image: opts.image.clone(),
+            server,
+            run_id,
+            owner: owner(),
+            starts: AtomicU64::new(0),
+        };
+        place.sweep_orphans()?;
+        Ok(place)
+    }
+
+    /// Where contestants run and where their figures come from, as the
+    /// run says it.
+    pub(crate) fn describe(&self) -> String {
+        let at = SummaryAt::for_node(&self.kubectl, &self.server.name, self.server.address);
+        format!(
+            "contestants run as pods in namespace {} on Kubernetes node {} ({}); their CPU and memory come from {}",
+            self.kubectl.namespace,
+            self.server.name,
+            self.server.address,
+            at.describe()
+        )
+    }
+
+    /// Deletes every object of this run, waited for.
+    pub(crate) fn clean_up(&self) -> Result<(), KubeError> {
+        self.kubectl
+            .delete_selected(&format!("{}={}", pod::RUN, self.run_id), DELETE_WAIT)
+    }
+
+    /// Deletes the objects whose maker ran on this machine and is gone.
+    fn sweep_orphans(&self) -> Result<(), KubeError> {
+        let pods = self.kubectl.json(&[
+            "get",
+            "pods,jobs,persistentvolumeclaims",
+            "-l",
+            &format!("{}=shootout", pod::APP),
+        ])?;
+        let host = self.owner.rsplit_once('.').map_or("", |(h, _)| h);
+        let mut dead = std::collections::BTreeSet::new();
+        for item in pods["items"].as_array().into_iter().flatten() {
+            let Some(owner) = item["metadata"]["labels"][pod::OWNER].as_str() else {
+                continue;
+            };
+            let Some((h, pid)) = owner.rsplit_once('.') else {
+                continue;
+            };
+            let alive = pid
+                .parse::<i32>()
+                .is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
+            if h == host && !alive {
+                dead.insert(owner.to_string());
+            }
+        }
+        for owner in dead {
+            self.kubectl
+                .delete_selected(&format!("{}={owner}", pod::OWNER), DELETE_WAIT)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for KubePlace {
+    /// The run's end, by any path this process survives: nothing of the
+    /// run is left in the namespace.
+    fn drop(&mut self) {
+        let _ = self.clean_up();
+    }
+}
+
+impl Place for KubePlace {
+    fn free_ports(&self) -> std::io::Result<[u16; 3]> {
+        // With hostNetwork the pod listens on the node: on a loopback node
+        // that is this machine, whose free ports are known; elsewhere a
+        // taken port ends the start with the server's own bind error.
+        shootout_servers::free_ports::<3>()
+    }
+
+    fn start(&self, s: &StartSpec<'_>) -> Result<Box<dyn Contestant>, StartError> {
+        let target = &s.target.name;
+        let elsewhere = |detail: String| StartError::Elsewhere {
+            target: target.clone(),
+            place: format!("Kubernetes node {}", self.server.name),
+            detail,
+        };
+        if s.limits.any() {
+            return Err(elsewhere(
+                "a study's `resources` levels are not run on Kubernetes (a pod's CPU and memory are fixed when it starts)".into(),
+            ));
+        }
+        let n = self.starts.fetch_add(1, Ordering::Relaxed) + 1;
+        let name = pod::pod_name(self.run_id, target, n);
+        let cpus = s.cpus.len().max(1);
+        let mut env = vec![
+            ("PORT".to_string(), s.port.to_string()),
+            ("HOST".to_string(), self.server.address.to_string()),
+            ("SERVER_CPUS".to_string(), cpus.to_string()),
+        ];
+        env.extend(s.env.iter().cloned());
+        let image = self.image.replace("{target}", target);
+        let manifest = pod::manifest(&PodSpec {
+            name: &name,
+            run_id: self.run_id,
+            owner: &self.owner,
+            target,
+            image: &image,
+            node: &self.server.name,
+            cpus,
+            memory: s.limits.budget.memory.unwrap_or(pod::DEFAULT_MEMORY),
+            env: &env,
+        });
+        self.kubectl
+            .run(&["create", "-f", "-"], Some(&manifest.to_string()))
+            .map_err(|e| elsewhere(e.to_string()))?;
+        let meter = Arc::new(PodMeter::new(
+            SummaryAt::for_node(&self.kubectl, &self.server.name, self.server.address),
+            &self.kubectl.namespace,
+            &name,
+        ));
+        Ok(Box::new(PodContestant {
+            kubectl: self.kubectl.clone(),
+            name,
+            target: target.clone(),
+            node: self.server.name.clone(),
+            host: self.server.address,
+            port: s.port,
+            ready: s.target.ready.clone(),
+            log: s.log.to_path_buf(),
+            meter,
+        }))
+    }
+}
+
+/// One start as a Pod.
+#[derive(Debug)]
+struct PodContestant {
+    kubectl: Kubectl,
+    name: String,
+    target: String,
+    node: String,
+    host: IpAddr,
+    port: u16,
+    ready: String,
+    log: PathBuf,
+    meter: Arc<PodMeter>,
+}
+
+impl PodContestant {
+    fn error(&self, detail: String) -> StartError {
+        StartError::Elsewhere {
+            target: self.target.clone(),
+            place: format!("Kubernetes node {} (pod {})", self.node, self.name),
+            detail,
+        }
+    }
+
+    fn get(&self) -> Result<Option<Value>, KubeError> {
+        match self.kubectl.json(&["get", "pod", &self.name]) {
+            Ok(v) => Ok(Some(v)),
+            Err(KubeError::Failed { stderr, .. }) if stderr.contains("NotFound") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Its log, kept in the run's log file (the pod's goes with it).
+    fn save_log(&self) -> String {
+        let text = self
+            .kubectl
+            .run(&["logs", &self.name], None)
+            .unwrap_or_default();
+        if !text.is_empty() {
+            let _ = std::fs::write(&self.log, &text);
+        }
+        text
+    }
+
+    fn tail_of(text: &str, lines: usize) -> String {
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl Contestant for PodContestant {
+    fn host(&self) -> IpAddr {
+        self.host
+    }
+
+    fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, StartError> {
+        let start = Instant::now();
+        let request = shootout_servers::http::Request::get(&self.ready);
+        let addr = std::net::SocketAddr::new(self.host, self.port);
+        let mut last;
+        loop {
+            let pod = self.get().map_err(|e| self.error(e.to_string()))?;
+            match pod.as_ref().map(pod::state) {
+                None => return Err(self.error("its pod was deleted before it was ready".into())),
+                Some(PodState::Ended(how)) => {
+                    let log = self.save_log();
+                    return Err(self.error(format!(
+                        "its container ended ({how}) before it was ready; log {}:\n{}",
+                        self.log.display(),
+                        Self::tail_of(&log, 20)
+                    )));
+                }
+                Some(PodState::Stuck(why)) => return Err(self.error(why)),
+                Some(PodState::Pending(what)) => last = format!("pod {what}"),
+                Some(PodState::Running) => {
+                    match shootout_servers::http::send(addr, &request, Duration::from_secs(2)) {
+                        Ok(r) if r.status == 200 => return Ok(start.elapsed()),
+                        Ok(r) => last = format!("GET {} answered {}", self.ready, r.status),
+                        Err(e) => last = format!("GET {}: {e}", self.ready),
+                    }
+                }
+            }
+            if start.elapsed() >= timeout {
+                let log = self.save_log();
+                return Err(self.error(format!(
+                    "not ready after {timeout:.0?} ({last}); log {}:\n{}",
+                    self.log.display(),
+                    Self::tail_of(&log, 20)
+                )));
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn liveness(&self) -> Liveness {
+        match self.get() {
+            Ok(None) => Liveness::Gone,
+            Ok(Some(p)) => match pod::state(&p) {
+                PodState::Ended(how) => Liveness::Exited {
+                    how,
+                    others_left: false,
+                },
+                // A kubelet does not say whether a container's processes
+                // are stopped: a frozen pod reads as alive here.
+                _ => Liveness::Alive,
+            },
+            // The API not answering says nothing about the server.
+            Err(_) => Liveness::Alive,
+        }
+    }
+
+    fn holds_port(&self, _port: u16) -> Result<(), ListenerError> {
+        // Another node's listeners cannot be read from here.
+        Ok(())
+    }
+
+    fn meter(&self) -> Arc<dyn Meter> {
+        self.meter.clone()
+    }
+
+    fn budget(&self) -> Option<Budget> {
+        // Started only without `resources` (see `start`).
+        Some(Budget::default())
+    }
+
+    fn set_budget(&self, _budget: &Budget) -> Result<(), BudgetError> {
+        Err(BudgetError::Fixed)
+    }
+
+    fn log_tail(&self, lines: usize) -> String {
+        let tail = format!("--tail={lines}");
+        self.kubectl
+            .run(&["logs", &tail, &self.name], None)
+            .unwrap_or_else(|e| format!("(no log: {e})"))
+    }
+
+    fn process_group(&self) -> Option<i32> {
+        None
+    }
+
+    fn stop(self: Box<Self>) -> Stopped {
+        self.save_log();
+        let start = Instant::now();
+        let wait = format!("--timeout={}s", DELETE_WAIT.as_secs());
+        let deleted = self.kubectl.run(
+            &[
+                "delete",
+                "pod",
+                &self.name,
+                "--ignore-not-found",
+                "--wait=true",
+                &wait,
+            ],
+            None,
+        );
+        let graceful = deleted.is_ok() && start.elapsed() < Duration::from_secs(pod::GRACE_S);
+        let leftovers = deleted.is_err()
+            && self
+                .kubectl
+                .run(
+                    &[
+                        "delete",
+                        "pod",
+                        &self.name,
+                        "--ignore-not-found",
+                        "--grace-period=0",
+                        "--force",
+                        &wait,
+                    ],
+                    None,
+                )
+                .is_err();
+        Stopped {
+            graceful,
+            leftovers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(json: &str) -> Vec<Node> {
+        nodes(&serde_json::from_str(json).unwrap())
+    }
+
+    const TWO: &str = r#"{"items": [
+        {"metadata": {"name": "127.0.0.1", "labels": {"shootout.dev/role": "client"}},
+         "status": {"addresses": [{"type": "Hostname", "address": "h"},
+                                  {"type": "InternalIP", "address": "127.0.0.1"}]}},
+        {"metadata": {"name": "127.0.0.2", "labels": {"shootout.dev/role": "server"}},
+         "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.2"}]}}
+    ]}"#;
+
+    #[test]
+    fn each_role_goes_to_its_labeled_node_or_the_only_one() {
+        let two = list(TWO);
+        assert_eq!(two.len(), 2);
+        assert_eq!(node_for(&two, "server").unwrap().name, "127.0.0.2");
+        assert_eq!(
+            node_for(&two, "client").unwrap().address.to_string(),
+            "127.0.0.1"
+        );
+        let e = node_for(&two, "db").unwrap_err();
+        assert!(
+            e.contains(
+                "none of the 2 nodes (127.0.0.1, 127.0.0.2) is labeled shootout.dev/role=db"
+            ),
+            "{e}"
+        );
+        let one = list(
+            r#"{"items": [{"metadata": {"name": "n"},
+                 "status": {"addresses": [{"type": "InternalIP", "address": "10.1.2.3"}]}}]}"#,
+        );
+        assert_eq!(node_for(&one, "db").unwrap().name, "n");
+        let twins = list(&TWO.replace("\"client\"", "\"server\""));
+        assert!(node_for(&twins, "server")
+            .unwrap_err()
+            .contains("2 nodes are labeled"));
+    }
+}
