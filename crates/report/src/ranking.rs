@@ -359,30 +359,35 @@ mod tests {
         );
     }
 
-    /// A metric no column has (every value NaN) ranks nothing and marks
-    /// nothing, without indexing an empty ranking.
-    #[test]
-    fn a_metric_nobody_has_marks_nothing() {
+    /// A measurement of `target` in cleartext over keep-alive connections,
+    /// with no error.
+    fn plain(target: &str) -> Measurement {
         let way = shootout_report_fixtures::tls::Way {
             tls: None,
             client_cert: false,
             keepalive: true,
             resumed: false,
         };
-        let mut m = shootout_report_fixtures::tls::sample("a", way);
-        m.pss_peak_mib = None;
-        let all = vec![m];
-        let g = Group {
+        shootout_report_fixtures::tls::sample(target, way)
+    }
+
+    /// A one-level `json` table of requests with a column per (target,
+    /// measurements), each measurement a repetition.
+    fn group<'a>(columns: &[(&'a str, &'a [Measurement])]) -> Group<'a> {
+        Group {
             scenario: "json",
             level: 0,
             level_label: "",
             sweep: false,
-            columns: vec![Column {
-                target: "a",
-                reps: all.iter().collect(),
-                record: None,
-                all: &all,
-            }],
+            columns: columns
+                .iter()
+                .map(|&(target, all)| Column {
+                    target,
+                    reps: all.iter().collect(),
+                    record: None,
+                    all,
+                })
+                .collect(),
             listed: Vec::new(),
             spec: None,
             protocol: None,
@@ -390,7 +395,17 @@ mod tests {
             warmup_window_s: None,
             margin: crate::stats::Margin::default(),
             calibration: None,
-        };
+        }
+    }
+
+    /// A metric no column has (every value NaN) ranks nothing and marks
+    /// nothing, without indexing an empty ranking.
+    #[test]
+    fn a_metric_nobody_has_marks_nothing() {
+        let mut m = plain("a");
+        m.pss_peak_mib = None;
+        let all = vec![m];
+        let g = group(&[("a", &all)]);
         assert_eq!(best_and_worst(&g, Metric::PssPeak), (vec![], vec![]));
         assert_eq!(best_and_worst(&g, Metric::Rps), (vec![], vec![]));
     }
@@ -399,38 +414,10 @@ mod tests {
     /// has no best and no worst, whatever order the ranking lists them in.
     #[test]
     fn a_row_of_equal_values_marks_nothing() {
-        let way = shootout_report_fixtures::tls::Way {
-            tls: None,
-            client_cert: false,
-            keepalive: true,
-            resumed: false,
-        };
-        let a = vec![shootout_report_fixtures::tls::sample("a", way)];
-        let b = vec![shootout_report_fixtures::tls::sample("b", way)];
+        let (a, b) = (vec![plain("a")], vec![plain("b")]);
         assert_eq!(a[0].summary.errors.total(), 0);
         assert_eq!(b[0].summary.errors.total(), 0);
-        let column = |target, all: &'static [_]| Column {
-            target,
-            reps: all.iter().collect(),
-            record: None,
-            all,
-        };
-        let a: &'static [_] = Box::leak(a.into_boxed_slice());
-        let b: &'static [_] = Box::leak(b.into_boxed_slice());
-        let g = Group {
-            scenario: "json",
-            level: 0,
-            level_label: "",
-            sweep: false,
-            columns: vec![column("a", a), column("b", b)],
-            listed: Vec::new(),
-            spec: None,
-            protocol: None,
-            traffic: crate::traffic::Traffic::Requests,
-            warmup_window_s: None,
-            margin: crate::stats::Margin::default(),
-            calibration: None,
-        };
+        let g = group(&[("a", &a), ("b", &b)]);
         assert_eq!(best_and_worst(&g, Metric::Errors), (vec![], vec![]));
     }
 }
