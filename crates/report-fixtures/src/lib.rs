@@ -2,7 +2,8 @@
 //! snapshots, browser test and demo; a dev-dependency only, so none of it is
 //! compiled into the shipping library. Beside the capacity run ([`capacity`])
 //! and the `default`-shaped run ([`default_like`]), the `tls`-shaped
-//! run ([`tls`]) and the `websocket`-shaped run ([`ws`]), this file holds the
+//! run ([`tls`]), the `websocket`-shaped run ([`ws`]) and a run on a
+//! two-node Kubernetes cluster ([`cluster`]), this file holds the
 //! deterministic rust-trio run: three Rust targets (one generator-bound
 //! once, one that answered some requests wrongly once), one that failed to
 //! build, a single-level scenario and a two-level sweep, three repetitions,
@@ -15,6 +16,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod capacity;
+pub mod cluster;
 pub mod default_like;
 pub mod tls;
 pub mod ws;

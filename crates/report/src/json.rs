@@ -11,7 +11,10 @@
 //! random target order's; null without one), as in every other output
 //! (docs/statistics.md). Each target and each result has `provenance`:
 //! the framework's and main libraries' resolved versions and the
-//! runtime's (crate::provenance).
+//! runtime's (crate::provenance). A run on Kubernetes has `run.cluster`
+//! (the stored `ClusterRecord` as is) and each result its `placement`,
+//! the node that ran its start's server (null when not recorded); local
+//! runs have neither key (crate::cluster).
 
 use crate::group::groups;
 use crate::metric::Metric;
@@ -41,6 +44,9 @@ pub fn render(data: &RunData) -> Value {
         "results": data.measurements.iter().map(|m| {
             let mut v = result(m);
             v["provenance"] = provenance_of(data, &m.target);
+            if crate::cluster::present(data) {
+                v["placement"] = crate::cluster::result_json(data, m);
+            }
             v
         }).collect::<Vec<_>>(),
         "summary": summary(data),
@@ -76,6 +82,9 @@ fn run(data: &RunData) -> Value {
         },
         "order_seed": r.order_seed,
     });
+    if let Some(c) = &r.cluster {
+        v["cluster"] = crate::cluster::json(c);
+    }
     if let Some(db) = &r.database {
         v["database"] = json!({
             "version": db.version,

@@ -11,6 +11,7 @@ pub mod agreement;
 pub mod budget;
 pub mod capacity;
 pub mod changes;
+pub mod cluster;
 pub mod colour;
 pub mod compare;
 pub mod context;

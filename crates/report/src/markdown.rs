@@ -24,9 +24,43 @@ pub fn render(ctx: &Context) -> String {
     }
     crate::capacity::markdown(&mut out, ctx.data);
     crate::cost::markdown(&mut out, ctx.data);
+    cluster(&mut out, ctx);
     versions(&mut out, ctx);
     failures(&mut out, ctx);
     out
+}
+
+/// The Cluster section of a run on Kubernetes (crate::cluster): its
+/// version, nodes and where each target's servers ran; nothing for a
+/// local run.
+fn cluster(out: &mut String, ctx: &Context) {
+    use crate::cluster::{NODE_HEADER, PLACEMENT_HEADER};
+    let data = ctx.data;
+    if !crate::cluster::present(data) {
+        return;
+    }
+    out.push_str("\n## Cluster\n");
+    if let Some(c) = &data.run.cluster {
+        let _ = writeln!(out, "\n{}\n", md(&crate::cluster::line(c)));
+        let _ = writeln!(
+            out,
+            "| {} |\n|---|---|---|---:|---|---|---|---|---|",
+            NODE_HEADER.join(" | ")
+        );
+        for row in crate::cluster::node_rows(c) {
+            let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nWhere each target's servers ran:\n\n| {} |\n|---|---|---|",
+        PLACEMENT_HEADER.join(" | ")
+    );
+    for row in crate::cluster::placement_rows(data) {
+        let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
 }
 
 /// The Versions table: what each target's build resolved, and the run's

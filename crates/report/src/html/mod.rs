@@ -47,6 +47,7 @@ pub fn render(ctx: &Context) -> String {
     cost::render(&mut out, ctx);
     sections::targets(&mut out, ctx);
     sections::environment(&mut out, ctx);
+    sections::cluster(&mut out, ctx);
     sections::versions(&mut out, ctx);
     out.push_str("</main>\n");
     let _ = write!(

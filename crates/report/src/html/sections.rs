@@ -319,6 +319,52 @@ pub fn versions(out: &mut String, ctx: &Context) {
     );
 }
 
+/// The Cluster section of a run on Kubernetes (crate::cluster), after
+/// the environment; nothing for a local run.
+pub fn cluster(out: &mut String, ctx: &Context) {
+    use crate::cluster::{NODE_HEADER, PLACEMENT_HEADER};
+    let data = ctx.data;
+    if !crate::cluster::present(data) {
+        return;
+    }
+    out.push_str("<section id=\"cluster\">\n<h2>Cluster</h2>\n");
+    let table = |out: &mut String, head: &[&str], rows: Vec<Vec<String>>| {
+        let head: Vec<String> = head
+            .iter()
+            .map(|h| format!("<th>{}</th>", esc(h)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<div class=\"scroll\"><table class=\"text\">\n<thead><tr>{}</tr></thead>\n<tbody>",
+            head.concat()
+        );
+        for row in rows {
+            let cells: Vec<String> = row.iter().map(|c| format!("<td>{}</td>", esc(c))).collect();
+            let _ = writeln!(out, "<tr>{}</tr>", cells.concat());
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+    };
+    if let Some(c) = &data.run.cluster {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">{}</p>",
+            esc(&crate::cluster::line(c))
+        );
+        let rows = crate::cluster::node_rows(c)
+            .into_iter()
+            .map(Vec::from)
+            .collect();
+        table(out, &NODE_HEADER, rows);
+    }
+    out.push_str("<p class=\"meta\">Where each target&#39;s servers ran:</p>\n");
+    let rows = crate::cluster::placement_rows(data)
+        .into_iter()
+        .map(Vec::from)
+        .collect();
+    table(out, &PLACEMENT_HEADER, rows);
+    out.push_str("</section>\n");
+}
+
 pub fn environment(out: &mut String, ctx: &Context) {
     out.push_str(
         "<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"text\">\n<tbody>\n",
