@@ -10,11 +10,9 @@ mod common;
 #[path = "../../engine/tests/nginx_tls/mod.rs"]
 mod nginx_tls;
 
-use common::{shootout, stderr};
+use common::{load_json, load_json_of, shootout, stderr};
 use nginx_tls::Setup;
 use serde_json::Value;
-
-use common::assert_load_json as valid;
 
 fn h2() -> Setup {
     Setup {
@@ -30,26 +28,23 @@ fn http2_load_is_exact_and_says_its_protocol() {
     };
     let ca = nginx.certs.ca.to_str().unwrap();
     let url = nginx.url("localhost");
-    let out = shootout(&[
-        "load",
-        "--http2",
-        "--streams",
-        "16",
-        "-n",
-        "2001",
-        "-c",
-        "3",
-        "-t",
-        "2",
-        "--cacert",
-        ca,
-        "-o",
-        "json",
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load_json(
+        &[
+            "--http2",
+            "--streams",
+            "16",
+            "-n",
+            "2001",
+            "-c",
+            "3",
+            "-t",
+            "2",
+            "--cacert",
+            ca,
+            &url,
+        ],
+        0,
+    );
     assert_eq!(
         (
             json["requests"]["sent"].as_u64(),
@@ -100,27 +95,25 @@ fn a_failing_check_over_http2_is_a_mismatch_and_exit_1() {
     let url = nginx.url("localhost");
     // The same check failing: every response is a mismatch, and a
     // threshold on errors turns that into exit 1.
-    let out = shootout(&[
-        "load",
-        "--http2",
-        "--streams",
-        "4",
-        "-n",
-        "200",
-        "-c",
-        "2",
-        "--cacert",
-        ca,
-        "--expect-body",
-        "Goodbye",
-        "--fail-if",
-        "errors>0",
-        "-o",
-        "json",
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = load_json(
+        &[
+            "--http2",
+            "--streams",
+            "4",
+            "-n",
+            "200",
+            "-c",
+            "2",
+            "--cacert",
+            ca,
+            "--expect-body",
+            "Goodbye",
+            "--fail-if",
+            "errors>0",
+            &url,
+        ],
+        1,
+    );
     assert_eq!(json["errors"]["mismatch"], 200);
 }
 
@@ -133,22 +126,19 @@ fn h2c_load_is_exact() {
     let Some(nginx) = nginx_tls::start("h2c_load_is_exact", setup) else {
         return;
     };
-    let out = shootout(&[
-        "load",
-        "--http2",
-        "--streams",
-        "8",
-        "-n",
-        "1000",
-        "-c",
-        "2",
-        "-o",
-        "json",
-        &nginx.h2c_url("127.0.0.1"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load_json(
+        &[
+            "--http2",
+            "--streams",
+            "8",
+            "-n",
+            "1000",
+            "-c",
+            "2",
+            &nginx.h2c_url("127.0.0.1"),
+        ],
+        0,
+    );
     assert_eq!(json["requests"]["ok"], 1000);
     assert_eq!(json["protocol"]["http"], "2");
     assert_eq!(json["protocol"]["tls"], Value::Null);
@@ -273,10 +263,10 @@ fn http2_shards_merge_into_the_whole_load() {
             .sum::<u64>()
     };
     let logs: Vec<&str> = logs.iter().map(String::as_str).collect();
-    let out = shootout(&[&["merge", "-o", "json"], &logs[..]].concat());
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let merged: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&merged);
+    let merged = load_json_of(
+        &shootout(&[&["merge", "-o", "json"], &logs[..]].concat()),
+        0,
+    );
     assert_eq!(merged["rate"], 400.0);
     assert_eq!(merged["requests"]["sent"], sum("sent"));
     assert_eq!(merged["requests"]["completed"], sum("completed"));
@@ -340,11 +330,7 @@ fn h2_shards(url: &str, ca: &str, logs: &[String]) -> Vec<Value> {
         })
         .collect();
     runs.into_iter()
-        .map(|h| {
-            let out = h.join().unwrap();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-            serde_json::from_slice(&out.stdout).unwrap()
-        })
+        .map(|h| load_json_of(&h.join().unwrap(), 0))
         .collect()
 }
 
@@ -361,39 +347,34 @@ fn http2_bodies_over_a_window_arrive_whole() {
     let file = nginx.dir.join(nginx_tls::BIG_NAME);
     let url = format!("{}{}", nginx.url("localhost"), nginx_tls::BIG_NAME);
     let load = |expected: &str| {
-        shootout(&[
-            "load",
-            "--http2",
-            "--streams",
-            "4",
-            "-n",
-            "40",
-            "-c",
-            "2",
-            "--cacert",
-            ca,
-            "--expect-status",
-            "200",
-            "--expect-body-file",
-            expected,
-            "-o",
-            "json",
-            &url,
-        ])
+        load_json(
+            &[
+                "--http2",
+                "--streams",
+                "4",
+                "-n",
+                "40",
+                "-c",
+                "2",
+                "--cacert",
+                ca,
+                "--expect-status",
+                "200",
+                "--expect-body-file",
+                expected,
+                &url,
+            ],
+            0,
+        )
     };
-    let out = load(file.to_str().unwrap());
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load(file.to_str().unwrap());
     assert_eq!(json["requests"]["ok"], 40, "{json}");
     let bytes = json["bytes_received"].as_u64().unwrap();
     assert!(bytes >= 40 * nginx_tls::BIG_LEN as u64, "{bytes}");
     // The same load against a file one byte shorter: every body differs.
     let short = nginx.dir.join("short.txt");
     std::fs::write(&short, &nginx_tls::big_body()[1..]).unwrap();
-    let out = load(short.to_str().unwrap());
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = load(short.to_str().unwrap());
     assert_eq!(
         (&json["errors"]["mismatch"], &json["requests"]["ok"]),
         (&serde_json::json!(40), &serde_json::json!(0)),

@@ -11,11 +11,8 @@ mod common;
 #[path = "../../engine/tests/nginx_tls/mod.rs"]
 mod nginx_tls;
 
-use common::{shootout, stderr, stdout};
+use common::{load_json, load_json_of, shootout, stderr, stdout};
 use nginx_tls::Setup;
-use serde_json::Value;
-
-use common::assert_load_json as valid;
 
 #[test]
 fn https_load_with_cacert_is_exact_and_reports_its_handshakes() {
@@ -24,12 +21,10 @@ fn https_load_with_cacert_is_exact_and_reports_its_handshakes() {
     };
     let ca = nginx.certs.ca.to_str().unwrap();
     let url = nginx.url("127.0.0.1");
-    let out = shootout(&[
-        "load", "-n", "1000", "-c", "4", "-t", "2", "--cacert", ca, "-o", "json", &url,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load_json(
+        &["-n", "1000", "-c", "4", "-t", "2", "--cacert", ca, &url],
+        0,
+    );
     assert_eq!(
         (
             json["requests"]["sent"].as_u64(),
@@ -85,23 +80,20 @@ fn wss_echoes_over_verified_tls_with_no_error() {
     };
     let ca = nginx.certs.ca.to_str().unwrap();
     let url = format!("wss://127.0.0.1:{}/ws", nginx.port);
-    let out = shootout(&[
-        "load",
-        "-n",
-        "2000",
-        "-c",
-        "4",
-        "--message-size",
-        "300",
-        "--cacert",
-        ca,
-        "-o",
-        "json",
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load_json(
+        &[
+            "-n",
+            "2000",
+            "-c",
+            "4",
+            "--message-size",
+            "300",
+            "--cacert",
+            ca,
+            &url,
+        ],
+        0,
+    );
     assert_eq!(json["protocol"]["http"], "websocket");
     assert_eq!(json["protocol"]["tls"], "1.3");
     assert_eq!(json["tls"]["verified"], true);
@@ -176,13 +168,12 @@ fn a_server_requiring_a_client_certificate_is_loaded_only_with_one() {
         c.client_cert.to_str().unwrap(),
         c.client_key.to_str().unwrap(),
     );
-    let out = shootout(&[
-        "load", "-n", "500", "-c", "2", "--cacert", ca, "--cert", cert, "--key", key, "-o", "json",
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
+    let json = load_json(
+        &[
+            "-n", "500", "-c", "2", "--cacert", ca, "--cert", cert, "--key", key, &url,
+        ],
+        0,
+    );
     assert_eq!(
         (
             json["requests"]["sent"].as_u64(),
@@ -499,11 +490,9 @@ fn a_server_that_never_completes_a_handshake_exits_2_and_is_not_verified() {
     let started = std::time::Instant::now();
     let out = shootout(&args("json"));
     assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    let json = load_json_of(&out, 2);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no TLS handshake completed"), "{err}");
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    valid(&json);
     assert_eq!(json["errors"]["tls"], 4, "{json}");
     assert_eq!(json["errors"]["timeout"], 0, "{json}");
     assert_eq!(json["tls"]["verified"], false, "{json}");
@@ -517,13 +506,12 @@ fn a_server_that_never_completes_a_handshake_exits_2_and_is_not_verified() {
     let out = shootout(&[
         "load", "-c", "2", "-z", "1s", "--cacert", ca, "-o", "json", &url,
     ]);
+    let json = load_json_of(&out, 2);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("no TLS handshake completed before the run ended"),
         "{err}"
     );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["errors"]["tls"], 2, "{json}");
     assert_eq!(json["tls"]["verified"], false, "{json}");
     drop(listener);

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{shootout, stderr};
+use common::{load_json, shootout, stderr};
 
 /// Each bad input exits 2 with its message, naming the flag.
 #[test]
@@ -89,21 +89,9 @@ fn bad_websocket_input_exits_2_naming_the_flag() {
     }
 }
 
-use serde_json::Value;
 use shootout_testkit::ws_echo::{EchoRules, WsEcho};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-
-/// `load -o json` against the echo server, exit 0 expected; the JSON.
-fn load_json(args: &[&str]) -> Value {
-    let mut all = vec!["load", "-o", "json", "-t", "2"];
-    all.extend_from_slice(args);
-    let out = shootout(&all);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    common::assert_load_json(&json);
-    json
-}
 
 /// A closed loop of 8 connections for 1 s: messages echoed and checked,
 /// no error, the protocol said.
@@ -111,7 +99,7 @@ fn load_json(args: &[&str]) -> Value {
 fn echoes_are_messages_with_no_error() {
     let echo = WsEcho::start(EchoRules::default()).unwrap();
     let url = echo.url();
-    let j = load_json(&["-c", "8", "-z", "1s", &url]);
+    let j = load_json(&["-t", "2", "-c", "8", "-z", "1s", &url], 0);
     let completed = j["requests"]["completed"].as_u64().unwrap();
     assert!(completed > 100, "{j}");
     assert_eq!(j["requests"]["ok"], j["requests"]["completed"], "{j}");
@@ -154,7 +142,8 @@ fn echoes_are_messages_with_no_error() {
 #[test]
 fn an_open_loop_sends_messages_at_the_rate() {
     let echo = WsEcho::start(EchoRules::default()).unwrap();
-    let j = load_json(&["-c", "4", "-q", "400", "-z", "500ms", &echo.url()]);
+    let url = echo.url();
+    let j = load_json(&["-t", "2", "-c", "4", "-q", "400", "-z", "500ms", &url], 0);
     let sent = j["requests"]["sent"].as_u64().unwrap();
     assert!((190..=210).contains(&sent), "{j}");
     assert_eq!(j["mode"], "open", "{j}");
@@ -180,12 +169,11 @@ fn corrupted_echoes_are_exactly_the_mismatches() {
     let echo = WsEcho::start(rules).unwrap();
     for (n, extra) in [("5500", None), ("3000", Some("--binary"))] {
         let before = echo.counts().corrupted.load(Ordering::Relaxed);
-        let mut args = vec!["-c", "8", "-n", n];
+        let mut args = vec!["-t", "2", "-c", "8", "-n", n];
         args.extend(extra);
         let url = echo.url();
         args.push(&url);
-        let out = shootout(&[&["load", "-o", "json", "-t", "2"][..], &args].concat());
-        let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let j = load_json(&args, 0);
         let corrupted = echo.counts().corrupted.load(Ordering::Relaxed) - before;
         let sent = j["requests"]["sent"].as_u64().unwrap();
         assert_eq!(sent, n.parse::<u64>().unwrap(), "{j}");
@@ -201,7 +189,6 @@ fn corrupted_echoes_are_exactly_the_mismatches() {
             Some(sent - corrupted),
             "{j}"
         );
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         if before == 0 {
             assert_eq!(
                 corrupted, 5,
@@ -227,7 +214,7 @@ fn closes_are_counted_by_code() {
     // close depends on whether the close frame came in the same read: a
     // cycle is 10 or 11 sends, so the server closes 8 or 9 times. Every
     // close it made is counted under its code, none more.
-    let j = load_json(&["-c", "1", "-n", "95", &url]);
+    let j = load_json(&["-t", "2", "-c", "1", "-n", "95", &url], 0);
     let made = echo.counts().closes.load(Ordering::Relaxed);
     assert!((8..=9).contains(&made), "{made} closes");
     assert_eq!(
@@ -260,7 +247,20 @@ fn closes_are_counted_by_code() {
 fn hold_mode_holds_its_connections() {
     let echo = WsEcho::start(EchoRules::default()).unwrap();
     let url = echo.url();
-    let j = load_json(&["-c", "20", "--hold", "1s", "--ping-every", "100ms", &url]);
+    let j = load_json(
+        &[
+            "-t",
+            "2",
+            "-c",
+            "20",
+            "--hold",
+            "1s",
+            "--ping-every",
+            "100ms",
+            &url,
+        ],
+        0,
+    );
     let ws = &j["websocket"];
     assert_eq!(ws["hold"], true, "{j}");
     assert_eq!(ws["held_open"], 20, "{j}");
@@ -281,15 +281,21 @@ fn hold_mode_holds_its_connections() {
         ..EchoRules::default()
     })
     .unwrap();
-    let j = load_json(&[
-        "-c",
-        "5",
-        "--hold",
-        "500ms",
-        "--ping-every",
-        "100ms",
-        &closing.url(),
-    ]);
+    let url = closing.url();
+    let j = load_json(
+        &[
+            "-t",
+            "2",
+            "-c",
+            "5",
+            "--hold",
+            "500ms",
+            "--ping-every",
+            "100ms",
+            &url,
+        ],
+        0,
+    );
     assert_eq!(j["websocket"]["held_open"], 5, "{j}");
     assert_eq!(j["websocket"]["pongs"], 0, "{j}");
 }
@@ -306,7 +312,7 @@ fn the_end_closes_each_connection_with_1000() {
     let closes = || echo.counts().normal_closes_received.load(Ordering::Relaxed);
     let opened = || echo.counts().connections.load(Ordering::Relaxed);
     // The count reached: nothing in flight at the end.
-    let j = load_json(&["-c", "4", "-n", "200", &url]);
+    let j = load_json(&["-t", "2", "-c", "4", "-n", "200", &url], 0);
     assert_eq!(opened(), 4);
     shootout_testkit::wait_until(
         "a close 1000 per connection",
@@ -319,7 +325,10 @@ fn the_end_closes_each_connection_with_1000() {
     assert!(j["errors"].get("close_codes").is_none(), "{j}");
     // The deadline: messages in flight are cut, not errors, and the close
     // takes no part in the duration.
-    let j = load_json(&["-c", "2", "--pipeline", "4", "-z", "300ms", &url]);
+    let j = load_json(
+        &["-t", "2", "-c", "2", "--pipeline", "4", "-z", "300ms", &url],
+        0,
+    );
     assert_eq!(opened(), 6);
     shootout_testkit::wait_until(
         "a close 1000 per connection",

@@ -4,8 +4,8 @@
 //! connection; request bodies are not expected), the repository's root,
 //! whether a tool is on PATH, a temporary folder removed on drop, a
 //! results store's path and a command on it, the
-//! check of a JSON output against its schema in docs/, and a `--start-at`
-//! time.
+//! check of a JSON output against its schema in docs/ (with a load's JSON
+//! read and checked in one call, [`load_json`]), and a `--start-at` time.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -244,6 +244,27 @@ pub fn schema_problems(schema: &str, json: &serde_json::Value) -> Vec<String> {
 pub fn assert_load_json(json: &serde_json::Value) {
     let problems = schema_problems(LOAD_SCHEMA, json);
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// `shootout load -o json ARGS`, which must exit `code`; the JSON it
+/// printed, held to docs/load.schema.json ([`load_json_of`]).
+#[track_caller]
+pub fn load_json(args: &[&str], code: i32) -> serde_json::Value {
+    load_json_of(
+        &shootout(&[&["load", "-o", "json"][..], args].concat()),
+        code,
+    )
+}
+
+/// The JSON of a load (`load -o json`, `merge -o json`) on `o`'s stdout:
+/// `o` must have exited `code` (its stderr is the failure message
+/// otherwise) and the JSON follow docs/load.schema.json.
+#[track_caller]
+pub fn load_json_of(o: &Output, code: i32) -> serde_json::Value {
+    assert_eq!(o.status.code(), Some(code), "{}", stderr(o));
+    let json = serde_json::from_slice(&o.stdout).unwrap();
+    assert_load_json(&json);
+    json
 }
 
 /// Unix milliseconds `ms` from now, as `--start-at` takes them.
