@@ -317,7 +317,7 @@ pub fn run(a: Args) -> anyhow::Result<Outcome> {
     let _machine = crate::lock::take(&a.lock)?;
     let view = Arc::new(RunView::new(ProgressMode::detect(a.quiet)));
     let interrupt = Interrupt::new();
-    stop_on_ctrl_c(&interrupt, &view, &a.db)?;
+    stop_on_ctrl_c(&interrupt, &view, &a.db, kubernetes.clone())?;
     let studies_dir = study.file.parent().map(Path::to_path_buf);
     let needs_database = study.needs_database();
     let build_cache = a.cache.open()?;
@@ -383,6 +383,7 @@ fn stop_on_ctrl_c(
     interrupt: &Arc<Interrupt>,
     view: &Arc<RunView>,
     db: &Path,
+    kubernetes: Option<shootout_runner::KubeOptions>,
 ) -> anyhow::Result<()> {
     let (stop, shown, db) = (interrupt.clone(), view.clone(), db.to_path_buf());
     crate::interrupt::on_stop(move |presses| {
@@ -397,6 +398,14 @@ fn stop_on_ctrl_c(
         }
         shootout_servers::kill_all_servers();
         shootout_servers::database::stop_all_clusters();
+        if let Some(k) = &kubernetes {
+            if let Err(e) = shootout_runner::delete_all_of_this_process(k) {
+                eprintln!(
+                    "\nwarning: this run's pods may be left in namespace {}: {e}",
+                    k.namespace
+                );
+            }
+        }
         if let Some(id) = shown.run_id() {
             // Best effort: the next run marks it interrupted anyway.
             if let Ok(store) = shootout_store::Store::open(&db) {

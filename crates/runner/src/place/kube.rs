@@ -62,7 +62,7 @@ pub enum ClusterError {
     #[error(transparent)]
     Kube(#[from] KubeError),
     #[error("no node to run servers on: {0}")]
-    NoServerNode(String),
+    NoServerNode(#[from] RoleError),
     #[error("{0} not run on Kubernetes yet; run this study without --kubernetes")]
     Unsupported(String),
 }
@@ -133,9 +133,30 @@ pub(crate) fn nodes(list: &Value) -> Vec<Node> {
         .unwrap_or_default()
 }
 
+/// Why no one node can take a role.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoleError {
+    #[error("none of the {count} nodes ({names}) is labeled {label}={role}")]
+    None {
+        count: usize,
+        names: String,
+        label: &'static str,
+        role: String,
+    },
+    #[error(
+        "{count} nodes are labeled {label}={role} ({names}); shootout places each role on one"
+    )]
+    Several {
+        count: usize,
+        names: String,
+        label: &'static str,
+        role: String,
+    },
+}
+
 /// The node that runs `role`: the one labeled with it, or the only node
 /// of a one-node cluster (it carries every role).
-pub(crate) fn node_for(nodes: &[Node], role: &str) -> Result<Node, String> {
+pub(crate) fn node_for(nodes: &[Node], role: &str) -> Result<Node, RoleError> {
     let labeled: Vec<&Node> = nodes
         .iter()
         .filter(|n| n.roles.iter().any(|r| r == role))
@@ -143,32 +164,51 @@ pub(crate) fn node_for(nodes: &[Node], role: &str) -> Result<Node, String> {
     match (labeled.as_slice(), nodes) {
         ([one], _) => Ok((*one).clone()),
         ([], [only]) => Ok(only.clone()),
-        ([], _) => Err(format!(
-            "none of the {} nodes ({}) is labeled {}={role}",
-            nodes.len(),
-            nodes
-                .iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            pod::ROLE
-        )),
-        (many, _) => Err(format!(
-            "{} nodes are labeled {}={role} ({}); shootout places each role on one",
-            many.len(),
-            pod::ROLE,
-            many.iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        ([], _) => Err(RoleError::None {
+            count: nodes.len(),
+            names: names(nodes.iter()),
+            label: pod::ROLE,
+            role: role.into(),
+        }),
+        (many, _) => Err(RoleError::Several {
+            count: many.len(),
+            names: names(many.iter().copied()),
+            label: pod::ROLE,
+            role: role.into(),
+        }),
     }
+}
+
+fn names<'a>(nodes: impl Iterator<Item = &'a Node>) -> String {
+    nodes
+        .map(|n| n.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// This process as the owner label says it: `<hostname>.<pid>`.
 fn owner() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     pod::label_value(&format!("{}.{}", host.trim(), std::process::id()))
+}
+
+/// Deletes every object this process made on the cluster, without waiting:
+/// the last thing a run stopped twice does (the next run's sweep deletes
+/// whatever this could not).
+pub fn delete_all_of_this_process(opts: &KubeOptions) -> Result<(), KubeError> {
+    Kubectl::for_options(opts)
+        .run(
+            &[
+                "delete",
+                "pods,jobs,persistentvolumeclaims",
+                "-l",
+                &format!("{}={}", pod::OWNER, owner()),
+                "--ignore-not-found",
+                "--wait=false",
+            ],
+            None,
+        )
+        .map(drop)
 }
 
 /// Contestants as Pods on a cluster.
@@ -186,13 +226,9 @@ impl KubePlace {
     /// Finds the cluster's server node, makes the namespace when it is not
     /// there, and deletes what dead runs of this machine left.
     pub(crate) fn connect(opts: &KubeOptions, run_id: i64) -> Result<KubePlace, ClusterError> {
-        let kubectl = Kubectl {
-            bin: opts.kubectl.clone(),
-            kubeconfig: opts.kubeconfig.clone(),
-            namespace: opts.namespace.clone(),
-        };
+        let kubectl = Kubectl::for_options(opts);
         let all = nodes(&kubectl.json(&["get", "nodes"])?);
-        let server = node_for(&all, "server").map_err(ClusterError::NoServerNode)?;
+        let server = node_for(&all, "server")?;
         if kubectl
             .run(&["get", "namespace", &opts.namespace], None)
             .is_err()
@@ -536,7 +572,7 @@ mod tests {
             node_for(&two, "client").unwrap().address.to_string(),
             "127.0.0.1"
         );
-        let e = node_for(&two, "db").unwrap_err();
+        let e = node_for(&two, "db").unwrap_err().to_string();
         assert!(
             e.contains(
                 "none of the 2 nodes (127.0.0.1, 127.0.0.2) is labeled shootout.dev/role=db"
@@ -549,8 +585,7 @@ mod tests {
         );
         assert_eq!(node_for(&one, "db").unwrap().name, "n");
         let twins = list(&TWO.replace("\"client\"", "\"server\""));
-        assert!(node_for(&twins, "server")
-            .unwrap_err()
-            .contains("2 nodes are labeled"));
+        let e = node_for(&twins, "server").unwrap_err().to_string();
+        assert!(e.contains("2 nodes are labeled"), "{e}");
     }
 }

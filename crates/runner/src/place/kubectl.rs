@@ -41,6 +41,15 @@ pub struct Kubectl {
 }
 
 impl Kubectl {
+    /// The kubectl a run's options name.
+    pub fn for_options(opts: &super::kube::KubeOptions) -> Kubectl {
+        Kubectl {
+            bin: opts.kubectl.clone(),
+            kubeconfig: opts.kubeconfig.clone(),
+            namespace: opts.namespace.clone(),
+        }
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.bin);
         if let Some(k) = &self.kubeconfig {

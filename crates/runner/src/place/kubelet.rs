@@ -137,11 +137,19 @@ struct Seen {
     at: Instant,
 }
 
+/// One read of the Summary for a pod: its figures, or why there are none
+/// (the sentence a [`Figure::Unavailable`] carries).
+#[derive(Debug, Clone)]
+enum Read {
+    Stats(PodStats),
+    Missing(String),
+}
+
 /// What the meter last read.
 #[derive(Debug, Default)]
 struct State {
     read_at: Option<Instant>,
-    last: Option<Result<PodStats, String>>,
+    last: Option<Read>,
     seen: Option<Seen>,
 }
 
@@ -166,23 +174,24 @@ impl PodMeter {
 
     /// The latest figures (read again when [`REFRESH`] has passed), and
     /// the CPU figure as first seen.
-    fn stats(&self) -> (Result<PodStats, String>, Option<Seen>) {
+    fn stats(&self) -> (Read, Option<Seen>) {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let fresh = st.read_at.is_some_and(|t| t.elapsed() < REFRESH);
         if let (true, Some(last)) = (fresh, &st.last) {
             return (last.clone(), st.seen);
         }
         let read = match self.at.fetch() {
-            Ok(summary) => pod_stats(&summary, &self.namespace, &self.pod).ok_or_else(|| {
-                format!(
+            Ok(summary) => match pod_stats(&summary, &self.namespace, &self.pod) {
+                Some(s) => Read::Stats(s),
+                None => Read::Missing(format!(
                     "pod {}/{} is not in its kubelet's summary",
                     self.namespace, self.pod
-                )
-            }),
-            Err(e) => Err(format!("{} ({})", e, self.at.describe())),
+                )),
+            },
+            Err(e) => Read::Missing(format!("{} ({})", e, self.at.describe())),
         };
         let now = Instant::now();
-        if let Ok(PodStats {
+        if let Read::Stats(PodStats {
             cpu_s: Some(cpu_s),
             cpu_rate,
             ..
@@ -205,27 +214,27 @@ impl PodMeter {
 impl Meter for PodMeter {
     fn cpu(&self) -> Figure<f64> {
         match self.stats() {
-            (Ok(_), Some(seen)) => Figure::Had {
+            (Read::Stats(_), Some(seen)) => Figure::Had {
                 value: seen.cpu_s + seen.rate * seen.at.elapsed().as_secs_f64(),
                 from: Source::Kubelet,
             },
-            (Ok(_), None) => {
+            (Read::Stats(_), None) => {
                 Figure::Unavailable("the kubelet's summary has no CPU time for it".into())
             }
-            (Err(why), _) => Figure::Unavailable(why),
+            (Read::Missing(why), _) => Figure::Unavailable(why),
         }
     }
 
     fn memory(&self, _pss: bool) -> Memory {
         let rss = match self.stats().0 {
-            Ok(PodStats {
+            Read::Stats(PodStats {
                 rss: Some(value), ..
             }) => Figure::Had {
                 value,
                 from: Source::Kubelet,
             },
-            Ok(_) => Figure::Unavailable("the kubelet's summary has no RSS for it".into()),
-            Err(why) => Figure::Unavailable(why),
+            Read::Stats(_) => Figure::Unavailable("the kubelet's summary has no RSS for it".into()),
+            Read::Missing(why) => Figure::Unavailable(why),
         };
         // PSS needs the processes' smaps, which no kubelet API gives.
         Memory { rss, pss: None }
