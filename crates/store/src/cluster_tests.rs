@@ -303,3 +303,42 @@ fn migrates_a_version_12_database() {
         Some(two_nodes())
     );
 }
+
+/// Output captured from the local cluster (`local-cluster.sh up`, API
+/// server v1.34.4 built from source, kubectl 1.32) on 2026-11-29, its one
+/// node labelled `shootout.dev/role-db=true` by `dbcheck.sh`.
+#[test]
+fn reads_the_output_of_the_local_cluster() {
+    let c = ClusterRecord::from_kubectl(
+        include_str!("../tests/kubectl/captured-version.json"),
+        include_str!("../tests/kubectl/captured-nodes.json"),
+        "local",
+        "default",
+    )
+    .expect("parses");
+    assert_eq!(c.server_version, "v1.34.4");
+    assert_eq!(c.nodes.len(), 1);
+    let n = &c.nodes[0];
+    assert_eq!(
+        (n.name.as_str(), n.address.as_str()),
+        ("127.0.0.1", "127.0.0.1")
+    );
+    assert_eq!(
+        (n.roles.clone(), n.cpus, n.cpu_model.clone()),
+        (vec!["db".to_string()], 2, None)
+    );
+    assert_eq!(
+        [
+            &n.kubelet_version,
+            &n.os_image,
+            &n.kernel,
+            &n.container_runtime
+        ],
+        [
+            "v1.34.4",
+            "Debian GNU/Linux 12 (bookworm)",
+            "6.18.44-fc-v782",
+            "containerd://1.6.20"
+        ]
+    );
+}
