@@ -33,6 +33,14 @@ pub const NOT_REPORTED: &str = "not reported";
 /// What a start with no recorded node shows in the node column.
 pub const NOT_RECORDED: &str = "not recorded";
 
+/// Where a cluster run's server columns came from (the runner's
+/// `place/kubelet.rs` says how they are read).
+pub const SOURCES: &str = "On Kubernetes, the server columns RSS (idle, peak, after), \
+Server CPU and Req per CPU-s come from each pod's cgroup as its node's kubelet reports them \
+(its Summary API); PSS, the cgroup's memory high-water mark, CPU throttling and OOM kills are \
+not available there and are left empty, never written as zero. Latency, throughput and errors \
+are the generator's, as in a local run.";
+
 /// Whether the run has anything for this section.
 pub fn present(data: &RunData) -> bool {
     data.run.cluster.is_some() || !data.placements.is_empty()

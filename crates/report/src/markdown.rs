@@ -42,6 +42,7 @@ fn cluster(out: &mut String, ctx: &Context) {
     out.push_str("\n## Cluster\n");
     if let Some(c) = &data.run.cluster {
         let _ = writeln!(out, "\n{}\n", md(&crate::cluster::line(c)));
+        let _ = writeln!(out, "{}\n", md(crate::cluster::SOURCES));
         let _ = writeln!(
             out,
             "| {} |\n|---|---|---|---:|---|---|---|---|---|",

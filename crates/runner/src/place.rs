@@ -184,6 +184,11 @@ pub(crate) struct StartSpec<'a> {
 
 /// Where contestants run.
 pub(crate) trait Place: Sync {
+    /// The cluster it runs on and the node servers run on; None for this
+    /// machine's processes.
+    fn cluster(&self) -> Option<(&shootout_store::ClusterRecord, &str)> {
+        None
+    }
     /// Three distinct ports free where its contestants listen.
     fn free_ports(&self) -> std::io::Result<[u16; 3]>;
     /// Starts a target (not yet ready: see [`Contestant::wait_ready`]).

@@ -278,6 +278,9 @@ fn open<'a>(
         plan: &study,
     }));
     let place = place_for(cfg, run_id, &store, observer)?;
+    if let Some((cluster, _)) = place.cluster() {
+        store.record_cluster(run_id, cluster)?;
+    }
     let run = Run {
         cfg,
         study,
@@ -761,18 +764,53 @@ fn run_split(
             scenarios: loads,
             ..session.clone()
         };
+        let node = cx.place.cluster().map(|(_, node)| node);
         run_session(cx, &loads, estimate_of, &mut |m| {
-            sink.commit(m, |st, id, m| st.record_measurement(id, m))?;
+            sink.commit(m, |st, id, m| {
+                st.record_measurement(id, m)?;
+                match node {
+                    Some(node) => st.record_placement(
+                        id,
+                        &placement(&m.target, &m.scenario, m.repetition, node),
+                    ),
+                    None => Ok(()),
+                }
+            })?;
             sink.taken.push(m.clone());
             Ok(())
         })?;
     }
     if !searches.is_empty() {
+        let node = cx.place.cluster().map(|(_, node)| node);
         run_capacity_session(cx, session, &searches, &mut |s| {
-            sink.commit(s, |st, id, s| st.record_capacity(id, s))
+            sink.commit(s, |st, id, s| {
+                st.record_capacity(id, s)?;
+                match node {
+                    Some(node) => st.record_placement(
+                        id,
+                        &placement(&s.target, &s.scenario, s.repetition, node),
+                    ),
+                    None => Ok(()),
+                }
+            })
         })?;
     }
     Ok(())
+}
+
+/// Which node ran one start's server.
+fn placement(
+    target: &str,
+    scenario: &str,
+    repetition: u32,
+    node: &str,
+) -> shootout_store::Placement {
+    shootout_store::Placement {
+        target: target.into(),
+        scenario: scenario.into(),
+        repetition,
+        node: node.into(),
+    }
 }
 
 /// The load a start of `target` owes before its first measurement, scaled

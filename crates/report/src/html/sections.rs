@@ -350,6 +350,11 @@ pub fn cluster(out: &mut String, ctx: &Context) {
             "<p class=\"meta\">{}</p>",
             esc(&crate::cluster::line(c))
         );
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">{}</p>",
+            esc(crate::cluster::SOURCES)
+        );
         let rows = crate::cluster::node_rows(c)
             .into_iter()
             .map(Vec::from)

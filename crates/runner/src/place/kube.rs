@@ -21,6 +21,7 @@ use serde_json::Value;
 use shootout_cgroup::Budget;
 use shootout_servers::listener::ListenerError;
 use shootout_servers::StartError;
+use shootout_store::ClusterRecord;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,6 +64,8 @@ pub enum ClusterError {
     Kube(#[from] KubeError),
     #[error("no node to run servers on: {0}")]
     NoServerNode(#[from] RoleError),
+    #[error(transparent)]
+    Record(#[from] shootout_store::ClusterParseError),
     #[error("{0} not run on Kubernetes yet; run this study without --kubernetes")]
     Unsupported(String),
 }
@@ -101,42 +104,26 @@ pub(crate) struct Node {
     pub roles: Vec<String>,
 }
 
-/// The nodes of `kubectl get nodes -o json`, with their InternalIP and
-/// their `shootout.dev/role`.
-pub(crate) fn nodes(list: &Value) -> Vec<Node> {
-    list["items"]
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|n| {
-                    let name = n["metadata"]["name"].as_str()?.to_string();
-                    let address = n["status"]["addresses"]
-                        .as_array()?
-                        .iter()
-                        .find(|a| a["type"] == "InternalIP")?["address"]
-                        .as_str()?
-                        .parse()
-                        .ok()?;
-                    let roles = n["metadata"]["labels"][pod::ROLE]
-                        .as_str()
-                        .map(|r| vec![r.to_string()])
-                        .unwrap_or_default();
-                    Some(Node {
-                        name,
-                        address,
-                        roles,
-                    })
-                })
-                .collect()
+/// The nodes of the cluster's record (`shootout_store::ClusterRecord`, the
+/// one reader of `kubectl get nodes`), with addresses that parse.
+pub(crate) fn nodes(cluster: &ClusterRecord) -> Vec<Node> {
+    cluster
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            Some(Node {
+                name: n.name.clone(),
+                address: n.address.parse().ok()?,
+                roles: n.roles.clone(),
+            })
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// Why no one node can take a role.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoleError {
-    #[error("none of the {count} nodes ({names}) is labeled {label}={role}")]
+    #[error("none of the {count} nodes ({names}) is labeled {label}={role} (or {label}-{role})")]
     None {
         count: usize,
         names: String,
@@ -220,6 +207,10 @@ pub(crate) struct KubePlace {
     run_id: i64,
     owner: String,
     starts: AtomicU64,
+    /// The makers on this machine, gone, whose objects it deleted.
+    swept: Vec<String>,
+    /// The cluster as the run found it.
+    cluster: ClusterRecord,
 }
 
 impl KubePlace {
@@ -227,23 +218,31 @@ impl KubePlace {
     /// there, and deletes what dead runs of this machine left.
     pub(crate) fn connect(opts: &KubeOptions, run_id: i64) -> Result<KubePlace, ClusterError> {
         let kubectl = Kubectl::for_options(opts);
-        let all = nodes(&kubectl.json(&["get", "nodes"])?);
-        let server = node_for(&all, "server")?;
+        let version = kubectl.run(&["version", "-o", "json"], None)?;
+        let node_list = kubectl.run(&["get", "nodes", "-o", "json"], None)?;
+        let context = kubectl
+            .run(&["config", "current-context"], None)
+            .map(|c| c.trim().to_string())
+            .unwrap_or_else(|_| "(no current context)".into());
+        let cluster = ClusterRecord::from_kubectl(&version, &node_list, &context, &opts.namespace)?;
+        let server = node_for(&nodes(&cluster), "server")?;
         if kubectl
             .run(&["get", "namespace", &opts.namespace], None)
             .is_err()
         {
             kubectl.run(&["create", "namespace", &opts.namespace], None)?;
         }
-        let place = KubePlace {
+        let mut place = KubePlace {
             kubectl,
             image: opts.image.clone(),
             server,
             run_id,
             owner: owner(),
             starts: AtomicU64::new(0),
+            swept: Vec::new(),
+            cluster,
         };
-        place.sweep_orphans()?;
+        place.swept = place.sweep_orphans()?;
         Ok(place)
     }
 
@@ -251,8 +250,16 @@ impl KubePlace {
     /// run says it.
     pub(crate) fn describe(&self) -> String {
         let at = SummaryAt::for_node(&self.kubectl, &self.server.name, self.server.address);
+        let swept = if self.swept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; deleted what shootout processes of this machine that died left ({})",
+                self.swept.join(", ")
+            )
+        };
         format!(
-            "contestants run as pods in namespace {} on Kubernetes node {} ({}); their CPU and memory come from {}",
+            "contestants run as pods in namespace {} on Kubernetes node {} ({}); their CPU and memory come from {}{swept}",
             self.kubectl.namespace,
             self.server.name,
             self.server.address,
@@ -266,8 +273,9 @@ impl KubePlace {
             .delete_selected(&format!("{}={}", pod::RUN, self.run_id), DELETE_WAIT)
     }
 
-    /// Deletes the objects whose maker ran on this machine and is gone.
-    fn sweep_orphans(&self) -> Result<(), KubeError> {
+    /// Deletes the objects whose maker ran on this machine and is gone;
+    /// returns those makers.
+    fn sweep_orphans(&self) -> Result<Vec<String>, KubeError> {
         let pods = self.kubectl.json(&[
             "get",
             "pods,jobs,persistentvolumeclaims",
@@ -290,11 +298,11 @@ impl KubePlace {
                 dead.insert(owner.to_string());
             }
         }
-        for owner in dead {
+        for owner in &dead {
             self.kubectl
                 .delete_selected(&format!("{}={owner}", pod::OWNER), DELETE_WAIT)?;
         }
-        Ok(())
+        Ok(dead.into_iter().collect())
     }
 }
 
@@ -307,6 +315,10 @@ impl Drop for KubePlace {
 }
 
 impl Place for KubePlace {
+    fn cluster(&self) -> Option<(&ClusterRecord, &str)> {
+        Some((&self.cluster, &self.server.name))
+    }
+
     fn free_ports(&self) -> std::io::Result<[u16; 3]> {
         // With hostNetwork the pod listens on the node: on a loopback node
         // that is this machine, whose free ports are known; elsewhere a
@@ -551,40 +563,40 @@ impl Contestant for PodContestant {
 mod tests {
     use super::*;
 
-    fn list(json: &str) -> Vec<Node> {
-        nodes(&serde_json::from_str(json).unwrap())
+    fn node(name: &str, roles: &[&str]) -> Node {
+        Node {
+            name: name.into(),
+            address: name.parse().unwrap(),
+            roles: roles.iter().map(|r| r.to_string()).collect(),
+        }
     }
-
-    const TWO: &str = r#"{"items": [
-        {"metadata": {"name": "127.0.0.1", "labels": {"shootout.dev/role": "client"}},
-         "status": {"addresses": [{"type": "Hostname", "address": "h"},
-                                  {"type": "InternalIP", "address": "127.0.0.1"}]}},
-        {"metadata": {"name": "127.0.0.2", "labels": {"shootout.dev/role": "server"}},
-         "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.2"}]}}
-    ]}"#;
 
     #[test]
     fn each_role_goes_to_its_labeled_node_or_the_only_one() {
-        let two = list(TWO);
-        assert_eq!(two.len(), 2);
+        let two = [
+            node("127.0.0.1", &["client", "db"]),
+            node("127.0.0.2", &["server"]),
+        ];
         assert_eq!(node_for(&two, "server").unwrap().name, "127.0.0.2");
-        assert_eq!(
-            node_for(&two, "client").unwrap().address.to_string(),
-            "127.0.0.1"
-        );
-        let e = node_for(&two, "db").unwrap_err().to_string();
+        assert_eq!(node_for(&two, "db").unwrap().name, "127.0.0.1");
+        // One node carries every role, whatever its labels say.
+        assert_eq!(node_for(&two[1..], "client").unwrap().name, "127.0.0.2");
+        let bare = [node("127.0.0.1", &[]), node("127.0.0.2", &[])];
+        let e = node_for(&bare, "db").unwrap_err().to_string();
         assert!(
             e.contains(
                 "none of the 2 nodes (127.0.0.1, 127.0.0.2) is labeled shootout.dev/role=db"
             ),
             "{e}"
         );
-        let one = list(
-            r#"{"items": [{"metadata": {"name": "n"},
-                 "status": {"addresses": [{"type": "InternalIP", "address": "10.1.2.3"}]}}]}"#,
+        assert_eq!(
+            node_for(&[node("10.1.2.3", &[])], "db").unwrap().name,
+            "10.1.2.3"
         );
-        assert_eq!(node_for(&one, "db").unwrap().name, "n");
-        let twins = list(&TWO.replace("\"client\"", "\"server\""));
+        let twins = [
+            node("127.0.0.1", &["server"]),
+            node("127.0.0.2", &["server"]),
+        ];
         let e = node_for(&twins, "server").unwrap_err().to_string();
         assert!(e.contains("2 nodes are labeled"), "{e}");
     }

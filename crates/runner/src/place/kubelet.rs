@@ -6,14 +6,19 @@
 //! the API server will not proxy to a node whose address is loopback
 //! ("address not allowed"), so a loopback node (deploy/kubernetes/
 //! local-cluster.sh) is read on its read-only port, 10255, which that
-//! script binds to 127.0.0.1 like everything else. The kubelet refreshes
-//! these figures each housekeeping interval (10 s by default; the local
-//! cluster sets 1 s) and stamps them to the second only, so the meter
-//! notes when it first saw each new CPU figure (it reads at most every
-//! [`REFRESH`], and the sampler reads memory often) and carries the
-//! latest figure forward at the kubelet's own rate (`usageNanoCores`) to
-//! the moment it is asked: a CPU time over a level is then right to about
-//! [`REFRESH`] times the server's CPU rate at each end.
+//! script binds to 127.0.0.1 like everything else.
+//!
+//! How fresh a figure is depends on the kubelet. With its stats from the
+//! container runtime (feature gate `PodAndContainerStatsFromCRI`, which
+//! the local cluster turns on) each read is the cgroup's counter at that
+//! moment. With cAdvisor's (the default) it is the copy of the last
+//! housekeeping, 10 s old at worst by default (1.4 to 3 s apart here even
+//! at `--housekeeping-interval=1s`): too coarse for a CPU time over a
+//! level of a few seconds. So a CPU figure stamped more than [`STALE_S`]
+//! before the read is unavailable, with that reason, never a guess. A
+//! fresh one is carried forward at the kubelet's own rate
+//! (`usageNanoCores`) from when this meter first saw it to the moment it
+//! is asked (the stamp is to the second only).
 
 use super::kubectl::{KubeError, Kubectl};
 use super::{Figure, Memory, Meter, Source};
@@ -27,6 +32,8 @@ use std::time::{Duration, Instant};
 pub(crate) const READ_ONLY_PORT: u16 = 10255;
 /// How long one read of the Summary is used before the next.
 const REFRESH: Duration = Duration::from_millis(200);
+/// The oldest a CPU figure may be, in whole seconds of its stamp.
+pub(crate) const STALE_S: i64 = 2;
 
 /// Why the Summary could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +114,8 @@ pub(crate) struct PodStats {
     pub cpu_s: Option<f64>,
     /// Its CPU rate over the kubelet's last interval, in CPUs.
     pub cpu_rate: Option<f64>,
+    /// When the kubelet took the CPU figure (Unix seconds).
+    pub cpu_time: Option<i64>,
     /// Its cgroup's resident anonymous memory, in bytes.
     pub rss: Option<u64>,
 }
@@ -125,6 +134,9 @@ pub(crate) fn pod_stats(summary: &Value, namespace: &str, name: &str) -> Option<
         cpu_rate: pod["cpu"]["usageNanoCores"]
             .as_u64()
             .map(|n| n as f64 / 1e9),
+        cpu_time: pod["cpu"]["time"]
+            .as_str()
+            .and_then(shootout_store::unix_from_rfc3339),
         rss: pod["memory"]["rssBytes"].as_u64(),
     })
 }
@@ -214,10 +226,15 @@ impl PodMeter {
 impl Meter for PodMeter {
     fn cpu(&self) -> Figure<f64> {
         match self.stats() {
-            (Read::Stats(_), Some(seen)) => Figure::Had {
-                value: seen.cpu_s + seen.rate * seen.at.elapsed().as_secs_f64(),
-                from: Source::Kubelet,
-            },
+            (Read::Stats(now), Some(seen)) => {
+                if let Some(why) = stale(now.cpu_time, unix_now()) {
+                    return Figure::Unavailable(why);
+                }
+                Figure::Had {
+                    value: seen.cpu_s + seen.rate * seen.at.elapsed().as_secs_f64(),
+                    from: Source::Kubelet,
+                }
+            }
             (Read::Stats(_), None) => {
                 Figure::Unavailable("the kubelet's summary has no CPU time for it".into())
             }
@@ -245,6 +262,28 @@ impl Meter for PodMeter {
     }
 
     fn reset_peak(&self) {}
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Why a CPU figure stamped `stamp` is too old at `now` (Unix seconds), or
+/// None when it is fresh enough.
+fn stale(stamp: Option<i64>, now: i64) -> Option<String> {
+    let Some(stamp) = stamp else {
+        return Some("the kubelet's CPU figure has no time stamp".into());
+    };
+    let age = now - stamp;
+    (age > STALE_S).then(|| {
+        format!(
+            "the kubelet's CPU figure was {age} s old when read (its stats are cAdvisor's copy \
+             from its last housekeeping): too coarse for a level's CPU time; give the kubelet \
+             the feature gate PodAndContainerStatsFromCRI, as deploy/kubernetes/local-cluster.sh does"
+        )
+    })
 }
 
 #[cfg(test)]
@@ -275,6 +314,7 @@ mod tests {
             Some(PodStats {
                 cpu_s: Some(2.5),
                 cpu_rate: Some(3e-9),
+                cpu_time: shootout_store::unix_from_rfc3339("2026-11-29T18:00:00Z"),
                 rss: Some(6_291_456)
             })
         );
@@ -285,6 +325,7 @@ mod tests {
             Some(PodStats {
                 cpu_s: None,
                 cpu_rate: None,
+                cpu_time: None,
                 rss: None
             })
         );
@@ -305,6 +346,20 @@ mod tests {
             SummaryAt::for_node(&k, "n", "10.0.0.5".parse().unwrap()),
             SummaryAt::Proxy { .. }
         ));
+    }
+
+    /// cAdvisor's copy, seconds old, is refused; the runtime's, fresh, kept.
+    #[test]
+    fn a_stale_cpu_figure_is_refused_with_its_age() {
+        assert_eq!(stale(Some(100), 101), None);
+        assert_eq!(stale(Some(100), 102), None);
+        let why = stale(Some(100), 107).unwrap();
+        assert!(
+            why.starts_with("the kubelet's CPU figure was 7 s old"),
+            "{why}"
+        );
+        assert!(why.contains("PodAndContainerStatsFromCRI"), "{why}");
+        assert!(stale(None, 1).is_some());
     }
 
     /// No kubelet where one is looked for: the figure says why, never 0.
