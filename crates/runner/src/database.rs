@@ -5,10 +5,14 @@
 //! scenarios and says so once, and every other scenario still runs.
 
 use crate::event::{DatabaseEvent, Event, Observer};
-use shootout_servers::database::{self, Cluster, ClusterOptions, DatabaseError};
+use crate::place::kube::KubeOptions;
+use crate::place::postgres::{PodDatabase, PodDatabaseError};
+use crate::place::Meter;
+use shootout_servers::database::{self, Cluster, ClusterOptions, DatabaseError, DatabaseInfo};
 use shootout_servers::DatabaseAccess;
 use shootout_store::{DatabaseRecord, Pinning};
 use shootout_study::Study;
+use std::sync::Arc;
 
 /// `DB_POOL_SIZE` per server CPU when a study does not set one: three sync
 /// workers on one core still get a connection each.
@@ -21,39 +25,52 @@ pub fn pool_size(study: &Study, pinning: &Pinning) -> u32 {
         .unwrap_or(POOL_PER_SERVER_CPU * pinning.server_cpus.len().max(1) as u32)
 }
 
-/// A running database and what servers and samplers need from it.
+/// A running database and what servers and samplers need from it: a
+/// cluster this process started, or (`--kubernetes`) a PostgreSQL pod.
 #[derive(Debug)]
 pub struct Database {
-    cluster: Cluster,
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    Local(Cluster),
+    Pod(PodDatabase),
 }
 
 impl Database {
     pub fn access(&self) -> DatabaseAccess {
-        self.cluster.access()
+        match &self.inner {
+            Inner::Local(c) => c.access(),
+            Inner::Pod(p) => p.access(),
+        }
     }
 
-    /// The postmaster's pid, which is also the group of all its backends.
-    pub fn postmaster(&self) -> i32 {
-        self.cluster.postmaster_pid()
+    /// Its CPU and memory: the cluster's process tree and cgroup, or the
+    /// pod's as its kubelet reports them.
+    pub(crate) fn meter(&self) -> Arc<dyn Meter> {
+        match &self.inner {
+            Inner::Local(c) => {
+                let pm = c.postmaster_pid();
+                Arc::new(crate::place::local::TreeMeter {
+                    pgid: pm,
+                    root: pm,
+                    cgroup: c.cgroup_reader(),
+                })
+            }
+            Inner::Pod(p) => p.meter(),
+        }
     }
 
-    /// The cluster's own cgroup, for the sampler (None: sample `/proc`).
-    pub fn cgroup_reader(&self) -> Option<shootout_servers::CgroupReader> {
-        self.cluster.cgroup_reader()
-    }
-
-    /// The cluster's process tree and cgroup, for the sampler and the drain.
-    pub(crate) fn meter(&self) -> crate::place::local::TreeMeter {
-        let pm = self.postmaster();
-        crate::place::local::TreeMeter {
-            pgid: pm,
-            root: pm,
-            cgroup: self.cgroup_reader(),
+    fn info(&self) -> &DatabaseInfo {
+        match &self.inner {
+            Inner::Local(c) => c.info(),
+            Inner::Pod(p) => p.info(),
         }
     }
 
     pub fn record(&self) -> DatabaseRecord {
-        let info = self.cluster.info();
+        let info = self.info();
         DatabaseRecord {
             version: info.version.clone(),
             settings: info
@@ -62,7 +79,7 @@ impl Database {
                 .map(|s| (s.name.clone(), s.value.clone()))
                 .collect(),
             cpus: info.cpus.clone(),
-            pool_size: self.cluster.access().pool_size,
+            pool_size: self.access().pool_size,
         }
     }
 }
@@ -74,12 +91,30 @@ impl Database {
 pub fn start_for(
     study: &mut Study,
     pinning: &Pinning,
+    kubernetes: Option<&KubeOptions>,
     observer: &dyn Observer,
-) -> Result<Option<Database>, DatabaseError> {
+) -> Result<Option<Database>, StartDatabaseError> {
     if !study.needs_database() {
         return Ok(None);
     }
     let pool = pool_size(study, pinning);
+    if let Some(kube) = kubernetes {
+        observer.event(&Event::Database(DatabaseEvent::Starting));
+        let opts = ClusterOptions::for_pool(pool, Vec::new());
+        let pod = PodDatabase::start(kube, &opts, pinning.server_cpus.len())?;
+        observer.event(&Event::Database(DatabaseEvent::Started {
+            version: &pod.info().version,
+            cpus: &[],
+            pool_size: pool,
+            shares_server_cpus: false,
+        }));
+        observer.event(&Event::Placed {
+            description: &format!("PostgreSQL runs as {}", pod.describe()),
+        });
+        return Ok(Some(Database {
+            inner: Inner::Pod(pod),
+        }));
+    }
     // Without PostgreSQL the one line is the skip, not a start that fails.
     let started = match database::find_bin_dir() {
         None => Err(DatabaseError::NotInstalled {
@@ -99,7 +134,9 @@ pub fn start_for(
                 pool_size: pool,
                 shares_server_cpus: info.cpus.iter().any(|c| pinning.server_cpus.contains(c)),
             }));
-            Ok(Some(Database { cluster }))
+            Ok(Some(Database {
+                inner: Inner::Local(cluster),
+            }))
         }
         // A study of database scenarios only would measure nothing.
         Err(e @ DatabaseError::NotInstalled { .. })
@@ -113,6 +150,15 @@ pub fn start_for(
             }));
             Ok(None)
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
+}
+
+/// Why the run's database could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum StartDatabaseError {
+    #[error(transparent)]
+    Local(#[from] DatabaseError),
+    #[error(transparent)]
+    Pod(#[from] PodDatabaseError),
 }

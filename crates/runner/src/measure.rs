@@ -633,7 +633,7 @@ fn load_sampled(
     let db_sampler = cx
         .database
         .filter(|_| step.scenario.needs_database())
-        .map(|db| Sampler::watching(Arc::new(db.meter()), control.clone(), cpus.clone(), vec![]));
+        .map(|db| Sampler::watching(db.meter(), control.clone(), cpus.clone(), vec![]));
     let report = shootout_engine::run(plan, &control);
     let usage = sampler.finish();
     let db_usage = db_sampler.map(Sampler::finish);
@@ -654,7 +654,7 @@ pub(crate) fn drain(cx: &SessionContext<'_>, run: &Running, sc: &Scenario) {
     let db = cx.database.map(|db| db.meter());
     let mut meters: Vec<&dyn Meter> = vec![run.meter.as_ref()];
     if let Some(m) = &db {
-        meters.push(m);
+        meters.push(m.as_ref());
     }
     let d = crate::drain::wait_quiet(&meters, sc.timeout, cx.interrupt);
     if !d.quiet && !cx.interrupt.is_stopped() {

@@ -15,6 +15,7 @@ pub(crate) mod kubectl;
 pub(crate) mod kubelet;
 pub(crate) mod local;
 mod pod;
+pub(crate) mod postgres;
 
 use shootout_cgroup::{Budget, CgroupError, Counters};
 use shootout_servers::listener::ListenerError;

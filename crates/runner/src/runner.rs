@@ -79,7 +79,7 @@ pub enum RunError {
     },
     /// The database scenarios' PostgreSQL could not be started.
     #[error("cannot start PostgreSQL for the database scenarios")]
-    Database(#[from] shootout_servers::database::DatabaseError),
+    Database(#[from] crate::database::StartDatabaseError),
     #[error(transparent)]
     Tls(#[from] shootout_servers::CertDirError),
     #[error("cannot mark the run as alive: {0}")]
@@ -241,7 +241,8 @@ fn open<'a>(
         crate::place::kube::supports(&study)?;
     }
     let tls = RunTls::for_study(&study)?;
-    let database = crate::database::start_for(&mut study, &pinning, observer)?;
+    let database =
+        crate::database::start_for(&mut study, &pinning, cfg.kubernetes.as_ref(), observer)?;
     if study.order == shootout_study::Order::Random && study.seed.is_none() {
         study.seed = Some(shootout_engine::seed::random_seed());
     }

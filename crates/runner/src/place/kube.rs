@@ -71,17 +71,13 @@ pub enum ClusterError {
 }
 
 /// Refuses, before anything starts, what the Kubernetes place cannot run
-/// yet: TLS levels (the run's certificates are files on this machine),
-/// database scenarios (PostgreSQL as a pod is not wired in) and a study's
-/// `resources` budgets (a pod's are fixed when it starts).
+/// yet: TLS levels (the run's certificates are files on this machine) and
+/// a study's `resources` budgets (a pod's are fixed when it starts).
 pub(crate) fn supports(study: &shootout_study::Study) -> Result<(), ClusterError> {
     let levels = || study.scenarios.iter().flat_map(|s| &s.levels);
     let mut not = Vec::new();
     if levels().any(|l| l.protocol.is_tls()) {
         not.push("TLS levels");
-    }
-    if study.needs_database() {
-        not.push("database scenarios");
     }
     if levels().any(|l| l.resources.is_set()) {
         not.push("`resources` budgets");
@@ -174,7 +170,7 @@ fn names<'a>(nodes: impl Iterator<Item = &'a Node>) -> String {
 }
 
 /// This process as the owner label says it: `<hostname>.<pid>`.
-fn owner() -> String {
+pub(crate) fn owner() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     pod::label_value(&format!("{}.{}", host.trim(), std::process::id()))
 }
@@ -198,6 +194,23 @@ pub fn delete_all_of_this_process(opts: &KubeOptions) -> Result<(), KubeError> {
         .map(drop)
 }
 
+/// The cluster as `kubectl` finds it, its namespace made when it is not
+/// there.
+pub(crate) fn cluster_of(kubectl: &Kubectl) -> Result<ClusterRecord, ClusterError> {
+    let version = kubectl.run(&["version", "-o", "json"], None)?;
+    let node_list = kubectl.run(&["get", "nodes", "-o", "json"], None)?;
+    let context = kubectl
+        .run(&["config", "current-context"], None)
+        .map(|c| c.trim().to_string())
+        .unwrap_or_else(|_| "(no current context)".into());
+    let ns = &kubectl.namespace;
+    let cluster = ClusterRecord::from_kubectl(&version, &node_list, &context, ns)?;
+    if kubectl.run(&["get", "namespace", ns], None).is_err() {
+        kubectl.run(&["create", "namespace", ns], None)?;
+    }
+    Ok(cluster)
+}
+
 /// Contestants as Pods on a cluster.
 #[derive(Debug)]
 pub(crate) struct KubePlace {
@@ -218,20 +231,8 @@ impl KubePlace {
     /// there, and deletes what dead runs of this machine left.
     pub(crate) fn connect(opts: &KubeOptions, run_id: i64) -> Result<KubePlace, ClusterError> {
         let kubectl = Kubectl::for_options(opts);
-        let version = kubectl.run(&["version", "-o", "json"], None)?;
-        let node_list = kubectl.run(&["get", "nodes", "-o", "json"], None)?;
-        let context = kubectl
-            .run(&["config", "current-context"], None)
-            .map(|c| c.trim().to_string())
-            .unwrap_or_else(|_| "(no current context)".into());
-        let cluster = ClusterRecord::from_kubectl(&version, &node_list, &context, &opts.namespace)?;
+        let cluster = cluster_of(&kubectl)?;
         let server = node_for(&nodes(&cluster), "server")?;
-        if kubectl
-            .run(&["get", "namespace", &opts.namespace], None)
-            .is_err()
-        {
-            kubectl.run(&["create", "namespace", &opts.namespace], None)?;
-        }
         let mut place = KubePlace {
             kubectl,
             image: opts.image.clone(),

@@ -8,6 +8,7 @@ mod access;
 mod cluster;
 mod options;
 mod postmaster;
+mod remote;
 mod settings;
 mod stale;
 
@@ -17,4 +18,5 @@ pub use cluster::{
     POSTGRES_DIR, POSTGRES_DIR_ENV, SUPERUSER,
 };
 pub use options::ClusterOptions;
+pub use remote::{describe_remote, remote_settings};
 pub use settings::Setting;
