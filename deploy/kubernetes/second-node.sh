@@ -25,8 +25,10 @@
 #
 # CPUs. Both kubelets see both CPUs; each one's static CPU manager hands
 # whole CPUs to Guaranteed pods from the CPUs it does not reserve. Node 1
-# reserves CPU 0 (started with RESERVED_CPUS=0; `up` checks), so its
-# Guaranteed pods get CPU 1: it is the client node. Node 2 reserves
+# reserves CPU 0 when started with RESERVED_CPUS=0 (`prove` checks), so its
+# Guaranteed pods get CPU 1: it is the client node. (`shootout run
+# --kubernetes` runs its generator as a process pinned to CPU 1, not as a
+# pod, and needs no such reservation on node 1.) Node 2 reserves
 # CPU 1 (reservedSystemCPUs), so its Guaranteed pods get CPU 0: it is the
 # server node. Labels: shootout.dev/role=server on 127.0.0.2, =client on
 # 127.0.0.1. Neither kubelet knows of the other's pods: the split holds
@@ -129,8 +131,6 @@ up() {
     if [ ! -f "$STATE/kubelet/config.yaml" ] || [ ! -f "$RUN/pids/kubelet" ]; then
         die "node 1 is not up: run local-cluster.sh up first"
     fi
-    grep -qxF 'reservedSystemCPUs: "0"' "$STATE/kubelet/config.yaml" ||
-        die "node 1 must reserve CPU 0, so its Guaranteed pods get CPU 1 (the client's): RESERVED_CPUS=0 local-cluster.sh up"
     if [ -e "$N2" ] || [ -e "$R2" ]; then die "$N2 or $R2 exists: node 2 is up or a down failed; run '$0 down' first"; fi
     kctl get node "$NODE2" >/dev/null 2>&1 && die "node $NODE2 is registered already"
     local port t0=$SECONDS
@@ -252,6 +252,9 @@ down() {
 prove() {
     local port=${1:-18291} server=two-node-server gen=two-node-load
     local sel='app.kubernetes.io/component=two-node'
+    # The generator pod below must get CPU 1 on node 1.
+    grep -qxF 'reservedSystemCPUs: "0"' "$STATE/kubelet/config.yaml" ||
+        die "prove runs a Guaranteed generator pod on node 1, which must then reserve CPU 0 (so the pod gets CPU 1, the client's): RESERVED_CPUS=0 local-cluster.sh up"
     trap 'kctl delete pod -l '"$sel"' --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1 || true' EXIT
     pod() { # NAME ROLE IMAGE [ARGS as a YAML list]
         cat <<EOF

@@ -57,7 +57,7 @@ pub enum RunError {
     #[error(transparent)]
     Cpus(#[from] crate::host::CpuError),
     /// The Kubernetes cluster cannot run the study.
-    #[error("kubernetes: {0}")]
+    #[error("kubernetes")]
     Cluster(#[from] crate::place::kube::ClusterError),
     /// A CPU quota above every CPU of this machine, named where it is written.
     #[error(transparent)]

@@ -62,7 +62,7 @@ impl Default for KubeOptions {
 pub enum ClusterError {
     #[error(transparent)]
     Kube(#[from] KubeError),
-    #[error("no node to run servers on: {0}")]
+    #[error("no node to run servers on")]
     NoServerNode(#[from] RoleError),
     #[error(transparent)]
     Record(#[from] shootout_store::ClusterParseError),
