@@ -90,7 +90,7 @@ fn a_study_it_cannot_run_yet_is_refused_before_a_run_is_recorded() {
         stderr(&o)
     );
     if d.join("k.db").exists() {
-        let store = shootout_store::Store::open_existing(&d.join("k.db")).unwrap();
+        let store = shootout_store::Store::open_existing(d.join("k.db")).unwrap();
         assert!(store.runs().unwrap().is_empty(), "a run was recorded");
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -130,7 +130,7 @@ fn a_cluster_that_does_not_answer_fails_the_run_with_kubectls_words() {
         err.contains(&format!("127.0.0.1:{port}")) || err.contains("cannot run kubectl"),
         "{err}"
     );
-    let store = shootout_store::Store::open_existing(&d.join("k.db")).unwrap();
+    let store = shootout_store::Store::open_existing(d.join("k.db")).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(

@@ -5,7 +5,7 @@
 //! scenarios and says so once, and every other scenario still runs.
 
 use crate::event::{DatabaseEvent, Event, Observer};
-use crate::place::kube::KubeOptions;
+use crate::place::kubectl::KubeOptions;
 use crate::place::postgres::{PodDatabase, PodDatabaseError};
 use crate::place::Meter;
 use shootout_servers::database::{self, Cluster, ClusterOptions, DatabaseError, DatabaseInfo};

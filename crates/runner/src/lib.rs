@@ -47,5 +47,6 @@ pub mod warmup;
 pub use error::{EngineRefusal, SessionError};
 pub use event::{Event, Observer, Silent};
 pub use interrupt::Interrupt;
-pub use place::kube::{delete_all_of_this_process, ClusterError, KubeOptions};
+pub use place::kube::{delete_all_of_this_process, ClusterError};
+pub use place::kubectl::KubeOptions;
 pub use runner::{check_cpus, run_study, RunConfig, RunError, RunOutcome, Skipped, TargetFailure};

@@ -47,7 +47,7 @@ pub struct RunConfig {
     pub build_cache: Option<shootout_servers::BuildCache>,
     /// `--kubernetes`: contestants run as pods on this cluster (None: as
     /// local processes).
-    pub kubernetes: Option<crate::place::kube::KubeOptions>,
+    pub kubernetes: Option<crate::place::kubectl::KubeOptions>,
 }
 
 /// Why a run could not be carried out.

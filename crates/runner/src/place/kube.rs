@@ -13,7 +13,7 @@
 //! ends by any path it survives, and a later run deletes what a maker on
 //! this machine that no longer runs left (`sweep_orphans`).
 
-use super::kubectl::{KubeError, Kubectl};
+use super::kubectl::{KubeError, KubeOptions, Kubectl};
 use super::kubelet::{PodMeter, SummaryAt};
 use super::pod::{self, PodSpec, PodState};
 use super::{BudgetError, Contestant, Liveness, Meter, Place, StartSpec, Stopped};
@@ -32,30 +32,6 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_millis(250);
 /// How long a deletion is waited for before it is forced.
 const DELETE_WAIT: Duration = Duration::from_secs(60);
-
-/// How the run reaches its cluster (`shootout run --kubernetes`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeOptions {
-    /// `--kubeconfig` (None: kubectl's own default, `KUBECONFIG`).
-    pub kubeconfig: Option<PathBuf>,
-    /// `--namespace`: where every object of the run is made.
-    pub namespace: String,
-    /// The image of a target: `{target}` is replaced by its name.
-    pub image: String,
-    /// The kubectl to run.
-    pub kubectl: PathBuf,
-}
-
-impl Default for KubeOptions {
-    fn default() -> Self {
-        KubeOptions {
-            kubeconfig: None,
-            namespace: "shootout".into(),
-            image: "localhost/{target}:e2e".into(),
-            kubectl: "kubectl".into(),
-        }
-    }
-}
 
 /// Why the cluster cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -14,6 +14,30 @@ use std::time::Duration;
 /// How long one API call may take.
 const REQUEST_TIMEOUT: &str = "20s";
 
+/// How the run reaches its cluster (`shootout run --kubernetes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeOptions {
+    /// `--kubeconfig` (None: kubectl's own default, `KUBECONFIG`).
+    pub kubeconfig: Option<PathBuf>,
+    /// `--namespace`: where every object of the run is made.
+    pub namespace: String,
+    /// The image of a target: `{target}` is replaced by its name.
+    pub image: String,
+    /// The kubectl to run.
+    pub kubectl: PathBuf,
+}
+
+impl Default for KubeOptions {
+    fn default() -> Self {
+        KubeOptions {
+            kubeconfig: None,
+            namespace: "shootout".into(),
+            image: "localhost/{target}:e2e".into(),
+            kubectl: "kubectl".into(),
+        }
+    }
+}
+
 /// Why a call to the cluster failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KubeError {
@@ -42,7 +66,7 @@ pub struct Kubectl {
 
 impl Kubectl {
     /// The kubectl a run's options name.
-    pub fn for_options(opts: &super::kube::KubeOptions) -> Kubectl {
+    pub fn for_options(opts: &KubeOptions) -> Kubectl {
         Kubectl {
             bin: opts.kubectl.clone(),
             kubeconfig: opts.kubeconfig.clone(),

@@ -12,8 +12,8 @@
 //! data is an emptyDir). Its CPU and memory come from its kubelet, as a
 //! contestant's do.
 
-use super::kube::{cluster_of, node_for, nodes, owner, ClusterError, KubeOptions, Node};
-use super::kubectl::{KubeError, Kubectl};
+use super::kube::{cluster_of, node_for, nodes, owner, ClusterError, Node};
+use super::kubectl::{KubeError, KubeOptions, Kubectl};
 use super::kubelet::{PodMeter, SummaryAt};
 use super::pod::{self, PodState};
 use serde_json::json;
