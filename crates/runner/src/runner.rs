@@ -769,13 +769,7 @@ fn run_split(
         run_session(cx, &loads, estimate_of, &mut |m| {
             sink.commit(m, |st, id, m| {
                 st.record_measurement(id, m)?;
-                match node {
-                    Some(node) => st.record_placement(
-                        id,
-                        &placement(&m.target, &m.scenario, m.repetition, node),
-                    ),
-                    None => Ok(()),
-                }
+                placed(st, id, node, &m.target, &m.scenario, m.repetition)
             })?;
             sink.taken.push(m.clone());
             Ok(())
@@ -786,32 +780,34 @@ fn run_split(
         run_capacity_session(cx, session, &searches, &mut |s| {
             sink.commit(s, |st, id, s| {
                 st.record_capacity(id, s)?;
-                match node {
-                    Some(node) => st.record_placement(
-                        id,
-                        &placement(&s.target, &s.scenario, s.repetition, node),
-                    ),
-                    None => Ok(()),
-                }
+                placed(st, id, node, &s.target, &s.scenario, s.repetition)
             })
         })?;
     }
     Ok(())
 }
 
-/// Which node ran one start's server.
-fn placement(
+/// Records which node ran one start's server, when it ran on a cluster.
+fn placed(
+    st: &Store,
+    run_id: i64,
+    node: Option<&str>,
     target: &str,
     scenario: &str,
     repetition: u32,
-    node: &str,
-) -> shootout_store::Placement {
-    shootout_store::Placement {
-        target: target.into(),
-        scenario: scenario.into(),
-        repetition,
-        node: node.into(),
-    }
+) -> Result<(), StoreError> {
+    let Some(node) = node else {
+        return Ok(());
+    };
+    st.record_placement(
+        run_id,
+        &shootout_store::Placement {
+            target: target.into(),
+            scenario: scenario.into(),
+            repetition,
+            node: node.into(),
+        },
+    )
 }
 
 /// The load a start of `target` owes before its first measurement, scaled

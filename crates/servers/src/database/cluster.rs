@@ -358,15 +358,7 @@ impl Cluster {
 
     fn describe(&self) -> Result<DatabaseInfo, DatabaseError> {
         let mut db = self.connect(DB_NAME)?;
-        let version: String = db
-            .query_one("SHOW server_version", &[])
-            .map_err(sql("reading the server version"))?
-            .get(0);
-        Ok(DatabaseInfo {
-            version,
-            settings: settings::reported(&mut db).map_err(sql("reading pg_settings"))?,
-            cpus: self.info.cpus.clone(),
-        })
+        super::remote::read_info(&mut db, self.info.cpus.clone())
     }
 }
 
