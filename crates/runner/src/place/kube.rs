@@ -244,10 +244,11 @@ impl KubePlace {
         )
     }
 
-    /// Deletes every object of this run, waited for.
+    /// Deletes every object of this run, waited for: its run number and
+    /// its maker (another shootout's store may have a run of that number).
     pub(crate) fn clean_up(&self) -> Result<(), KubeError> {
-        self.kubectl
-            .delete_selected(&format!("{}={}", pod::RUN, self.run_id), DELETE_WAIT)
+        let selector = format!("{}={},{}={}", pod::RUN, self.run_id, pod::OWNER, self.owner);
+        self.kubectl.delete_selected(&selector, DELETE_WAIT)
     }
 
     /// Deletes the objects whose maker ran on this machine and is gone;
@@ -316,7 +317,8 @@ impl Place for KubePlace {
             ));
         }
         let n = self.starts.fetch_add(1, Ordering::Relaxed) + 1;
-        let name = pod::pod_name(self.run_id, target, n);
+        let maker = format!("p{}-r{}", std::process::id(), self.run_id);
+        let name = pod::pod_name(&maker, target, n);
         let cpus = s.cpus.len().max(1);
         let mut env = vec![
             ("PORT".to_string(), s.port.to_string()),

@@ -58,15 +58,17 @@ pub(crate) fn label_value(text: &str) -> String {
 }
 
 /// A Pod name (a DNS label: lowercase letters, digits and `-`, at most 63)
-/// for start `n` of `target` in run `run_id`.
-pub(crate) fn pod_name(run_id: i64, target: &str, n: u64) -> String {
+/// for start `n` of `target` by `maker` (`p<pid>-r<run>`: two shootouts
+/// on one cluster, each with its own results store and so perhaps the same
+/// run number, never name a pod alike).
+pub(crate) fn pod_name(maker: &str, target: &str, n: u64) -> String {
     let t: String = target
         .to_ascii_lowercase()
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let tail = format!("-{n}");
-    let head = format!("shootout-r{run_id}-");
+    let head = format!("shootout-{maker}-");
     let room = 63 - head.len() - tail.len();
     let t: String = t.chars().take(room).collect();
     format!("{head}{}{tail}", t.trim_matches('-'))
@@ -254,10 +256,10 @@ mod tests {
     #[test]
     fn names_and_labels_are_what_the_api_accepts() {
         assert_eq!(
-            pod_name(12, "Python_FastAPI", 3),
-            "shootout-r12-python-fastapi-3"
+            pod_name("p77-r12", "Python_FastAPI", 3),
+            "shootout-p77-r12-python-fastapi-3"
         );
-        let long = pod_name(1, &"x".repeat(100), 10);
+        let long = pod_name("p77-r1", &"x".repeat(100), 10);
         assert_eq!(long.len(), 63, "{long}");
         assert!(long.ends_with("-10"));
         assert_eq!(label_value("--a b--"), "a-b");

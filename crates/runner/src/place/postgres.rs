@@ -78,8 +78,7 @@ impl PodDatabase {
         let node = node_for(&all, "db").map_err(ClusterError::from)?;
         let server = node_for(&all, "server").map_err(ClusterError::from)?;
         let password = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
-        let name =
-            pod::pod_name(0, &format!("postgres-{}", std::process::id()), 1).replace("-r0-", "-");
+        let name = pod::pod_name(&format!("p{}", std::process::id()), "postgres", 1);
         let cpu = if node.name == server.name {
             None
         } else {

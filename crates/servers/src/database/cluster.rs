@@ -358,8 +358,26 @@ impl Cluster {
 
     fn describe(&self) -> Result<DatabaseInfo, DatabaseError> {
         let mut db = self.connect(DB_NAME)?;
-        super::remote::read_info(&mut db, self.info.cpus.clone())
+        read_info(&mut db, self.info.cpus.clone())
     }
+}
+
+/// What a run records about the database `db` is connected to, local or
+/// not (`super::remote`): `SHOW server_version` and the chosen settings as
+/// it reports them.
+pub(crate) fn read_info(
+    db: &mut postgres::Client,
+    cpus: Vec<usize>,
+) -> Result<DatabaseInfo, DatabaseError> {
+    let version: String = db
+        .query_one("SHOW server_version", &[])
+        .map_err(sql("reading the server version"))?
+        .get(0);
+    Ok(DatabaseInfo {
+        version,
+        settings: settings::reported(db).map_err(sql("reading pg_settings"))?,
+        cpus,
+    })
 }
 
 impl Drop for Cluster {

@@ -7,7 +7,7 @@
 //! read from the server itself as for a local cluster.
 
 use super::access::{DatabaseAccess, APP_PASSWORD, APP_USER, DB_NAME};
-use super::cluster::{DatabaseError, DatabaseInfo, SUPERUSER};
+use super::cluster::{read_info, DatabaseError, DatabaseInfo, SUPERUSER};
 use super::options::ClusterOptions;
 use super::settings;
 use std::net::IpAddr;
@@ -40,30 +40,14 @@ pub fn describe_remote(
     access: &DatabaseAccess,
     cpus: Vec<usize>,
 ) -> Result<DatabaseInfo, DatabaseError> {
-    let mut db = postgres::Client::connect(&access.admin_url, postgres::NoTls)
-        .map_err(sql("connecting as the superuser"))?;
+    let mut db =
+        postgres::Client::connect(&access.admin_url, postgres::NoTls).map_err(|source| {
+            DatabaseError::Sql {
+                what: "connecting as the superuser",
+                source,
+            }
+        })?;
     read_info(&mut db, cpus)
-}
-
-fn sql(what: &'static str) -> impl FnOnce(postgres::Error) -> DatabaseError {
-    move |source| DatabaseError::Sql { what, source }
-}
-
-/// What a run records about the database `db` is connected to, local or
-/// not: `SHOW server_version` and the chosen settings as it reports them.
-pub(crate) fn read_info(
-    db: &mut postgres::Client,
-    cpus: Vec<usize>,
-) -> Result<DatabaseInfo, DatabaseError> {
-    let version: String = db
-        .query_one("SHOW server_version", &[])
-        .map_err(sql("reading the server version"))?
-        .get(0);
-    Ok(DatabaseInfo {
-        version,
-        settings: settings::reported(db).map_err(sql("reading pg_settings"))?,
-        cpus,
-    })
 }
 
 #[cfg(test)]
