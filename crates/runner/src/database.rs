@@ -1,8 +1,10 @@
 //! The database a study's database scenarios run against: the pool size the
 //! servers get, starting the runner-owned PostgreSQL (pinned beside the
-//! servers) before anything is measured, what the run records about it, and
-//! what happens without one: a machine with no PostgreSQL drops the database
-//! scenarios and says so once, and every other scenario still runs.
+//! servers, or with `--kubernetes` a pod on the cluster's `db` node:
+//! `place::postgres`) before anything is measured, what the run records
+//! about it, and what happens without one: a machine with no PostgreSQL
+//! drops the database scenarios and says so once, and every other scenario
+//! still runs.
 
 use crate::event::{DatabaseEvent, Event, Observer};
 use crate::place::kubectl::KubeOptions;

@@ -527,7 +527,12 @@ fn measure_level(
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))
         })
         .and_then(|(w, started_at, l)| match figures_missing(&l) {
-            Some(why) => Err(run.lost(why)),
+            // A server that died or froze is why, not the figures it left.
+            Some(why) => Err(run.lost(
+                guard::check_server(run.server.as_ref(), run.port, "during the level")
+                    .err()
+                    .map_or(why, |r| r.to_string()),
+            )),
             None => Ok((w, started_at, l)),
         })
         .inspect_err(|_| {
