@@ -526,13 +526,8 @@ fn measure_level(
             let started_at = shootout_store::now_rfc3339_millis();
             load_sampled(cx, run, step, &plan).map(|l| (w, started_at, l))
         })
-        .and_then(|(w, started_at, l)| match figures_missing(&l) {
-            // A server that died or froze is why, not the figures it left.
-            Some(why) => Err(run.lost(
-                guard::check_server(run.server.as_ref(), run.port, "during the level")
-                    .err()
-                    .map_or(why, |r| r.to_string()),
-            )),
+        .and_then(|(w, started_at, l)| match figures_missing(run, &l) {
+            Some(why) => Err(run.lost(why)),
             None => Ok((w, started_at, l)),
         })
         .inspect_err(|_| {
@@ -594,10 +589,17 @@ fn measure_level(
 }
 
 /// Why a load's server (or database) figures cannot be recorded: a figure
-/// its place could not give is a failed level, never a zero.
-fn figures_missing(l: &Loaded) -> Option<String> {
+/// its place could not give is a failed level, never a zero. A server that
+/// died or froze during the load is the reason then, not the figures it
+/// left (a deleted pod is no longer in its kubelet's summary).
+fn figures_missing(run: &Running, l: &Loaded) -> Option<String> {
     let db = l.db_usage.as_ref().and_then(|u| u.unavailable.as_ref());
-    l.usage.unavailable.as_ref().or(db).cloned()
+    let why = l.usage.unavailable.as_ref().or(db)?;
+    Some(
+        guard::check_server(run.server.as_ref(), run.port, "during the level")
+            .err()
+            .map_or_else(|| why.clone(), |r| r.to_string()),
+    )
 }
 
 /// A start failure when no process of the server is left.
