@@ -7,8 +7,6 @@ mod common;
 use serde_json::{json, Value};
 use shootout_report_fixtures::capacity::write_capacity_run;
 
-const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
-
 fn capacity_run(tag: &str) -> shootout_report::RunData {
     let db = common::temp_dir(tag).join("shootout.db");
     let id = write_capacity_run(&db).expect("capacity fixture");
@@ -91,13 +89,7 @@ fn html_has_capacity_bars_and_latency_curves_with_the_slo() {
 fn capacity_json_matches_the_committed_schema() {
     let data = capacity_run("cap-json");
     let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
-    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    let errors: Vec<String> = validator
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!(common::schema_errors(&doc), Vec::<String>::new());
     let cap = &doc["capacity"];
     assert_eq!(cap["searches"].as_array().map(Vec::len), Some(12));
     assert_eq!(cap["summary"].as_array().map(Vec::len), Some(6));
@@ -176,13 +168,7 @@ fn a_mixs_capacity_shows_each_kind_and_which_broke_first() {
         "no per-kind HTML table"
     );
     let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
-    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    let errors: Vec<String> = validator
-        .iter_errors(&doc)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!(common::schema_errors(&doc), Vec::<String>::new());
     let gin = doc["capacity"]["summary"]
         .as_array()
         .and_then(|a| a.iter().find(|s| s["target"] == "go-gin"))

@@ -9,21 +9,10 @@ use serde_json::Value;
 use shootout_report_fixtures::cluster::{cluster_record, write_cluster_run, SERVER_NODE};
 use shootout_report_fixtures::FixtureOptions;
 
-const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
-
 fn cluster_run(tag: &str) -> shootout_report::RunData {
     let db = common::temp_dir(tag).join("shootout.db");
     let id = write_cluster_run(&db).expect("cluster fixture");
     common::load(&db, id)
-}
-
-fn schema_errors(doc: &Value) -> Vec<String> {
-    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect()
 }
 
 #[test]
@@ -63,7 +52,7 @@ fn the_html_report_has_a_cluster_section() {
 fn the_json_report_carries_the_cluster_and_each_results_node() {
     let data = cluster_run("cluster-json");
     let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
-    assert_eq!(schema_errors(&doc), Vec::<String>::new());
+    assert_eq!(common::schema_errors(&doc), Vec::<String>::new());
     assert_eq!(
         doc["run"]["cluster"],
         serde_json::to_value(cluster_record()).expect("record")
@@ -85,7 +74,12 @@ fn the_json_report_carries_the_cluster_and_each_results_node() {
     let mut bad = doc.clone();
     bad["run"]["cluster"]["nodes"][0]["cpus"] = Value::from("two");
     bad["results"][0]["placement"] = Value::from(2);
-    assert_eq!(schema_errors(&bad).len(), 2, "{:?}", schema_errors(&bad));
+    assert_eq!(
+        common::schema_errors(&bad).len(),
+        2,
+        "{:?}",
+        common::schema_errors(&bad)
+    );
 }
 
 /// A local run's reports say nothing of a cluster, in any format.

@@ -7,16 +7,7 @@ mod common;
 use serde_json::Value;
 use shootout_report_fixtures::FixtureOptions;
 
-const SCHEMA: &str = include_str!("../../../docs/report.schema.json");
-
-fn errors_of(doc: &Value) -> Vec<String> {
-    let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
-    validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect()
-}
+use common::schema_errors as errors_of;
 
 fn fixture_json() -> Value {
     let (db, ids) = common::fixture_db("json", &[FixtureOptions::default()]);

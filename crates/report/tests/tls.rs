@@ -156,12 +156,8 @@ fn csv_and_json_record_each_results_protocol_and_handshakes() {
         of("c=16 3s tls resumed")[hs]
     );
 
-    let schema: Value =
-        serde_json::from_str(include_str!("../../../docs/report.schema.json")).expect("schema");
-    let validator = jsonschema::validator_for(&schema).expect("valid schema");
     let doc: Value = serde_json::from_str(&shootout_report::json(&data)).expect("JSON");
-    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
-    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!(common::schema_errors(&doc), Vec::<String>::new());
     let results = doc["results"].as_array().expect("results");
     let resumed = results
         .iter()
@@ -175,7 +171,7 @@ fn csv_and_json_record_each_results_protocol_and_handshakes() {
     let mut bad = doc.clone();
     bad["results"][0]["protocol"]["client_cert"] = Value::from("yes");
     assert!(
-        validator.iter_errors(&bad).next().is_some(),
+        !common::schema_errors(&bad).is_empty(),
         "the schema checks `protocol`"
     );
 }

@@ -178,15 +178,7 @@ fn migrates_a_version_2_database() {
             .unwrap();
         }
         conn.pragma_update(None, "user_version", 2).unwrap();
-        conn.execute(
-            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
-                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
-                generator_cpus, scale, study_text)
-             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
-                '6.1', 'box', '[0]', '[1]', 1.0, '')",
-            [],
-        )
-        .unwrap();
+        conn.execute(crate::tests::OLD_RUN, []).unwrap();
     }
     let store = Store::open(tmp.path()).unwrap();
     assert_eq!(SCHEMA_VERSION, 13);

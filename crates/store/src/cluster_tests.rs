@@ -279,15 +279,7 @@ fn migrates_a_version_12_database() {
         }
         conn.pragma_update(None, "user_version", 12)
             .expect("pragma");
-        conn.execute(
-            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
-                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
-                generator_cpus, scale, study_text)
-             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
-                '6.1', 'box', '[0]', '[1]', 1.0, '')",
-            [],
-        )
-        .expect("run");
+        conn.execute(crate::tests::OLD_RUN, []).expect("run");
     }
     let store = Store::open_existing(tmp.path()).expect("migrated by a reader");
     assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);

@@ -5,6 +5,14 @@ use hdrhistogram::Histogram;
 use shootout_engine::Second;
 use std::collections::BTreeMap;
 
+/// A run row as every older schema took it, for the migration tests.
+pub(crate) const OLD_RUN: &str =
+    "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
+    host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
+    generator_cpus, scale, study_text)
+ VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
+    '6.1', 'box', '[0]', '[1]', 1.0, '')";
+
 pub(crate) struct TempDb(PathBuf);
 
 impl TempDb {
@@ -330,15 +338,7 @@ fn migrates_a_version_1_database() {
         )
         .unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
-        conn.execute(
-            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
-                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
-                generator_cpus, scale, study_text)
-             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
-                '6.1', 'box', '[0]', '[1]', 1.0, '')",
-            [],
-        )
-        .unwrap();
+        conn.execute(OLD_RUN, []).unwrap();
         let m = measurement("rust-actix", 0, &[100]);
         conn.execute(
             "INSERT INTO measurements (run_id, target, scenario, level, level_label,
@@ -534,15 +534,7 @@ fn migrates_a_version_11_database_and_keeps_provenance() {
             .unwrap();
         }
         conn.pragma_update(None, "user_version", 11).unwrap();
-        conn.execute(
-            "INSERT INTO runs (study, started_at, status, tool_version, host_cpu_model,
-                host_cores, host_mem_total_mib, host_kernel, host_hostname, server_cpus,
-                generator_cpus, scale, study_text)
-             VALUES ('old', '2026-01-01T00:00:00Z', 'complete', '0.1.0', 'CPU', 2, 4096,
-                '6.1', 'box', '[0]', '[1]', 1.0, '')",
-            [],
-        )
-        .unwrap();
+        conn.execute(OLD_RUN, []).unwrap();
         conn.execute(
             "INSERT INTO run_targets (run_id, target, language, framework, status)
              VALUES (1, 'rust-actix', 'rust', 'actix-web 4', 'ok')",

@@ -1,5 +1,6 @@
-//! Shared by the report tests: fixture databases in fresh temporary folders
-//! and a scrubber for timestamps.
+//! Shared by the report tests: fixture databases in fresh temporary folders,
+//! a scrubber for timestamps, and the JSON report's check against its
+//! committed schema.
 #![allow(dead_code)]
 
 use shootout_report::RunData;
@@ -76,4 +77,18 @@ pub fn five_runs(tag: &str) -> PathBuf {
         write_fixture_run(&db, &opts).expect("fixture run");
     }
     db
+}
+
+/// The committed JSON report schema.
+const SCHEMA: &str = include_str!("../../../../docs/report.schema.json");
+
+/// Where `doc` breaks docs/report.schema.json, each "error at path";
+/// empty when it conforms.
+pub fn schema_errors(doc: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema is valid");
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
 }
