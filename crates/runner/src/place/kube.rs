@@ -311,11 +311,7 @@ impl Place for KubePlace {
             place: format!("Kubernetes node {}", self.server.name),
             detail,
         };
-        if s.limits.any() {
-            return Err(elsewhere(
-                "a study's `resources` levels are not run on Kubernetes (a pod's CPU and memory are fixed when it starts)".into(),
-            ));
-        }
+        // A study with `resources` budgets never gets here (`supports`).
         let n = self.starts.fetch_add(1, Ordering::Relaxed) + 1;
         let maker = format!("p{}-r{}", std::process::id(), self.run_id);
         let name = pod::pod_name(&maker, target, n);
