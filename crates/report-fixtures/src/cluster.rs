@@ -55,6 +55,7 @@ pub fn cluster_record() -> ClusterRecord {
             node(CLIENT_NODE, "client", Some("AMD-EPYC")),
             node(SERVER_NODE, "server", None),
         ],
+        generators: Vec::new(),
     }
 }
 

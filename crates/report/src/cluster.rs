@@ -46,16 +46,31 @@ pub fn present(data: &RunData) -> bool {
     data.run.cluster.is_some() || !data.placements.is_empty()
 }
 
-/// `Kubernetes v1.34.4 · context kind-shootout · namespace shootout · 2 nodes`.
+/// `Kubernetes v1.34.4 · context kind-shootout · namespace shootout · 2
+/// nodes · load from 2 generator pods on 127.0.0.1, 127.0.0.3`.
 pub fn line(c: &ClusterRecord) -> String {
     format!(
-        "Kubernetes {} · context {} · namespace {} · {} node{}",
+        "Kubernetes {} · context {} · namespace {} · {} node{} · {}",
         c.server_version,
         c.context,
         c.namespace,
         c.nodes.len(),
-        if c.nodes.len() == 1 { "" } else { "s" }
+        if c.nodes.len() == 1 { "" } else { "s" },
+        load_line(c)
     )
+}
+
+/// Where the run's load was generated.
+pub fn load_line(c: &ClusterRecord) -> String {
+    match c.generators.as_slice() {
+        [] => "load from the shootout process".into(),
+        [one] => format!("load from 1 generator pod on {one}"),
+        all => format!(
+            "load from {} generator pods on {}",
+            all.len(),
+            all.join(", ")
+        ),
+    }
 }
 
 /// One row per node, in [`NODE_HEADER`]'s order.
@@ -195,6 +210,16 @@ pub fn result_json(data: &RunData, m: &Measurement) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_load_is_said_from_where_it_ran() {
+        let mut c = shootout_report_fixtures::cluster::cluster_record();
+        assert_eq!(load_line(&c), "load from the shootout process");
+        c.generators = vec!["127.0.0.1".into()];
+        assert_eq!(load_line(&c), "load from 1 generator pod on 127.0.0.1");
+        c.generators.push("127.0.0.3".into());
+        assert!(line(&c).ends_with("· load from 2 generator pods on 127.0.0.1, 127.0.0.3"));
+    }
 
     #[test]
     fn repetitions_are_said_as_one_based_spans() {

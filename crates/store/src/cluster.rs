@@ -37,6 +37,11 @@ pub struct ClusterRecord {
     pub namespace: String,
     /// In `kubectl get nodes` order (by name).
     pub nodes: Vec<NodeRecord>,
+    /// The node of each generator pod, shard 1 first; empty: the load
+    /// ran in shootout's own process (and in every run recorded before
+    /// generator pods).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<String>,
 }
 
 /// One node of the cluster.
@@ -148,6 +153,7 @@ impl ClusterRecord {
             context: context.to_string(),
             namespace: namespace.to_string(),
             nodes,
+            generators: Vec::new(),
         })
     }
 

@@ -50,6 +50,7 @@ fn reads_the_server_version_and_every_node_of_kubectl_v1_34() {
                 node("127.0.0.1", "127.0.0.1", "client", Some("AMD-EPYC")),
                 node("127.0.0.2", "127.0.0.2", "server", None),
             ],
+            generators: Vec::new(),
         }
     );
     assert_eq!(
