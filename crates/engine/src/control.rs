@@ -1,7 +1,8 @@
 //! Shared, lock-free controls of a running load: cancellation from the caller
 //! and live progress counters for bars. Workers flush their local counts here
 //! ten times a second by default (`Plan::progress_every`), never per
-//! request.
+//! request. A load run in another process (a generator pod) is counted
+//! here too, by whoever reads its progress ([`Control::add`]).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -43,11 +44,19 @@ impl Control {
         self.errors.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn set_measuring(&self) {
+    /// Marks the measured phase as begun. The engine's run calls it; it is
+    /// public for a load run in another process whose counts arrive here
+    /// (a generator that reports its progress), so that this control reads
+    /// as the one of a local run does.
+    pub fn set_measuring(&self) {
         self.measuring.store(true, Ordering::Relaxed);
     }
 
-    pub(crate) fn add(&self, completed: u64, errors: u64) {
+    /// Adds completed requests and errors of the measured phase. The
+    /// engine's workers call it; it is public for a load run in another
+    /// process whose counts arrive here (added as they come: give the
+    /// increase since the last report, not the total).
+    pub fn add(&self, completed: u64, errors: u64) {
         if completed > 0 {
             self.completed.fetch_add(completed, Ordering::Relaxed);
         }

@@ -41,6 +41,9 @@ pub enum PlanField {
     /// WebSocket: the message (its size) and what a WebSocket load
     /// cannot send with it.
     Message,
+    /// A plan in JSON ([`crate::Plan::from_json`]) that is not one: its
+    /// syntax, a field missing or of the wrong type, another format.
+    Json,
 }
 
 impl PlanField {
@@ -66,6 +69,7 @@ impl PlanField {
             PlanField::ClientKey => "client_key",
             PlanField::Io => "io",
             PlanField::Message => "message",
+            PlanField::Json => "plan JSON",
         }
     }
 }

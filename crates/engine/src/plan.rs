@@ -78,7 +78,26 @@ impl Endpoint {
         if !loopback && reach == Reach::Loopback {
             return Err(PlanError::NotLoopback(parts.url.to_string()));
         }
-        Ok(Endpoint {
+        Ok(Endpoint::of_parts(parts, addr))
+    }
+
+    /// The endpoint of `url` at an address resolved where the plan was
+    /// built (a plan that travelled: [`Plan::from_json`]): the URL's
+    /// syntax checked as [`Endpoint::parse`] checks it, nothing resolved
+    /// again, and `addr` on the URL's port. Its reach was checked where
+    /// the plan was built.
+    pub(crate) fn at(url: &str, addr: SocketAddr) -> Result<Endpoint, PlanError> {
+        let bad = |why: &str| PlanError::Url(printable(url), why.to_string());
+        let parts = crate::url::split(url).map_err(|why| bad(&why.to_string()))?;
+        if parts.port != addr.port() {
+            let why = format!("the address {addr} is not on the URL's port {}", parts.port);
+            return Err(bad(&why));
+        }
+        Ok(Endpoint::of_parts(parts, addr))
+    }
+
+    fn of_parts(parts: crate::url::Parts<'_>, addr: SocketAddr) -> Endpoint {
+        Endpoint {
             url: parts.url.to_string(),
             addr,
             host_header: parts.authority.to_string(),
@@ -86,7 +105,7 @@ impl Endpoint {
             tls: parts.tls,
             websocket: parts.websocket,
             host: parts.host.trim_matches(['[', ']']).to_string(),
-        })
+        }
     }
 }
 
@@ -116,6 +135,8 @@ fn printable(url: &str) -> String {
 }
 
 pub use crate::request_spec::RequestSpec;
+
+mod json;
 
 /// A complete, validated load run. Built only by [`PlanBuilder::build`].
 #[derive(Debug, Clone)]

@@ -386,6 +386,7 @@ fn flag(field: PlanField) -> &'static str {
         PlanField::ClientKey => "--key",
         PlanField::Io => "--io",
         PlanField::Message => "--message-size",
+        PlanField::Json => "--plan-stdin",
     }
 }
 
