@@ -11,18 +11,24 @@
 //! chooses the transport (epoll readiness or io_uring completions). A
 //! `ws://` or `wss://` URL loads a WebSocket echo (`ws_args`): messages of
 //! `--message-size` bytes, each echo checked, or with `--hold` connections
-//! kept open and idle.
+//! kept open and idle. The hidden `--plan-stdin` takes the whole plan as
+//! one line of JSON on stdin instead of a URL and flags (a runner's
+//! generator pod, see `plan_stdin`), and `--progress-lines` reports the
+//! live counts on stderr as lines a program reads.
+
+mod plan_stdin;
 
 use crate::exit::Outcome;
 use crate::units;
 use anyhow::{bail, Context};
 use shootout_engine::{BodyMatch, Expect, Io, StatusMatch, Threshold};
 use shootout_engine::{
-    Control, Endpoint, Load, Plan, PlanError, PlanField, Reach, RequestSpec, Shard, StageUnit,
-    Stop, Summary, Workload,
+    Control, Endpoint, Load, LoadReport, Plan, PlanError, PlanField, Reach, RequestSpec, Shard,
+    StageUnit, Stop, Summary, Workload,
 };
 use shootout_report::output::load as load_output;
 use shootout_report::Format;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Load one URL and report throughput, latency and errors.
@@ -44,7 +50,20 @@ use std::time::{Duration, SystemTime};
 // to the parser, which names it ("'-1s' is a negative duration").
 pub struct Args {
     /// Endpoint URL: http://, https://, ws:// or wss:// (WebSocket) on 127.0.0.1, localhost or [::1] (another address needs --remote).
-    pub url: String,
+    #[arg(required_unless_present = "plan_stdin")]
+    pub url: Option<String>,
+    /// Read the whole plan as one line of JSON on stdin (what a runner's
+    /// `Plan::to_json` wrote) instead of a URL and load flags; only
+    /// --shard, --start-at, --hdr-log, --quiet, -o and --progress-lines
+    /// may go with it. The rest of stdin is watched: its end, or a line
+    /// `cancel`, stops the load as Ctrl-C does.
+    #[arg(long, hide = true, conflicts_with_all = plan_stdin::CONFLICTS)]
+    pub plan_stdin: bool,
+    /// While the load runs, write `shootout-progress completed=N errors=N
+    /// measuring=0|1` to stderr at least every 100 ms (the live counts of
+    /// the measured phase), and once more at the end.
+    #[arg(long, hide = true)]
+    pub progress_lines: bool,
     /// Allow a URL that is not loopback: load another machine on purpose.
     #[arg(long)]
     pub remote: bool,
@@ -159,8 +178,14 @@ pub struct ExpectArgs {
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
-    let plan = plan(&args)?;
-    check_io(args.io, plan.epoll_only())?;
+    let control = Arc::new(Control::new());
+    let (plan, stdin_stop) = if args.plan_stdin {
+        let plan = plan_stdin::plan(&args)?;
+        (plan, Some(plan_stdin::watch(control.clone())?))
+    } else {
+        (plan(&args)?, None)
+    };
+    check_io(plan.io(), plan.epoll_only())?;
     super::mix_args::check_routes("--fail-if", &args.fail_if, plan.mix())?;
     if let Some(warning) = plan.rate_warning() {
         eprintln!("warning: {warning}");
@@ -172,45 +197,29 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .is_some()
         .then(|| crate::lock::take(&args.lock))
         .transpose()?;
-    let control = std::sync::Arc::new(Control::new());
     let handler_control = control.clone();
     // First press: stop and report what was measured; second: quit at once.
     crate::interrupt::on_stop(move |press| match press {
         1 => handler_control.cancel(),
         _ => crate::interrupt::exit_now(),
     })?;
-    let bar = (!args.quiet && crate::term::stderr_is_tty())
+    let bar = (!args.quiet && !args.progress_lines && crate::term::stderr_is_tty())
         .then(|| crate::progress::LoadBar::start(&plan, &control));
+    let lines = args
+        .progress_lines
+        .then(|| plan_stdin::ProgressLines::start(plan.progress_every(), control.clone()))
+        .transpose()?;
     let result = shootout_engine::run(&plan, &control);
     if let Some(bar) = bar {
         bar.finish();
     }
+    if let Some(lines) = lines {
+        lines.finish();
+    }
     let report = result?;
     out!("{}", load_output::render(&report, args.output));
-    if control.is_cancelled() {
-        eprintln!(
-            "interrupted: results cover the time until {}",
-            crate::interrupt::stop_name()
-        );
-    }
-    if let Some(unsent) = report
-        .summary
-        .lag
-        .as_ref()
-        .map(|l| l.unsent)
-        .filter(|&n| n > 0)
-    {
-        eprintln!(
-            "warning: {unsent} requests due at the offered rate were never sent (the generator \
-             fell behind); they are in no latency figure"
-        );
-    }
-    if report.clock.late_by > Duration::from_millis(1) {
-        eprintln!(
-            "warning: started {:.1} ms after --start-at",
-            report.clock.late_by.as_secs_f64() * 1000.0
-        );
-    }
+    let stdin_why = stdin_stop.as_ref().and_then(|s| s.get().copied());
+    notes(&report, &control, stdin_why);
     if let Some(path) = &args.hdr_log {
         shootout_shards::write(path, &plan, &report, control.is_cancelled())?;
     }
@@ -230,6 +239,38 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("{hint}");
     }
     Ok(outcome)
+}
+
+/// What stderr says after the report: a stop before the end (by a signal
+/// or, with `--plan-stdin`, by stdin: `stdin_why`), requests never sent,
+/// a late start.
+fn notes(report: &LoadReport, control: &Control, stdin_why: Option<&'static str>) {
+    if control.is_cancelled() {
+        // A signal is named first: it may have come before stdin ended.
+        let by = match (crate::interrupt::received(), stdin_why) {
+            (None, Some(why)) => why,
+            _ => crate::interrupt::stop_name(),
+        };
+        eprintln!("interrupted: results cover the time until {by}");
+    }
+    if let Some(unsent) = report
+        .summary
+        .lag
+        .as_ref()
+        .map(|l| l.unsent)
+        .filter(|&n| n > 0)
+    {
+        eprintln!(
+            "warning: {unsent} requests due at the offered rate were never sent (the generator \
+             fell behind); they are in no latency figure"
+        );
+    }
+    if report.clock.late_by > Duration::from_millis(1) {
+        eprintln!(
+            "warning: started {:.1} ms after --start-at",
+            report.clock.late_by.as_secs_f64() * 1000.0
+        );
+    }
 }
 
 /// Prints each `--fail-if` that holds; failed when any does. Shared with
@@ -256,8 +297,9 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
     } else {
         Reach::Loopback
     };
-    check_websocket(args)?;
-    let endpoint = Endpoint::parse_with(&args.url, reach).map_err(flag_error)?;
+    let url = args.url.as_deref().context("give a URL")?;
+    check_websocket(args, url)?;
+    let endpoint = Endpoint::parse_with(url, reach).map_err(flag_error)?;
     let connections = usize::try_from(args.connections).context("--connections is too large")?;
     let load = match (&args.stages, args.rate) {
         (Some(units::StageList(stages)), rate) => Load::Stages {
@@ -311,8 +353,8 @@ pub fn plan(args: &Args) -> anyhow::Result<Plan> {
 }
 
 /// The WebSocket flags against the URL and the rest (see `ws_args`).
-fn check_websocket(args: &Args) -> anyhow::Result<()> {
-    let websocket = super::ws_args::is_websocket(&args.url);
+fn check_websocket(args: &Args, url: &str) -> anyhow::Result<()> {
+    let websocket = super::ws_args::is_websocket(url);
     let (r, e) = (&args.request, &args.expect);
     args.ws.check(
         websocket,
