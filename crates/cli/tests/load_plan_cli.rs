@@ -150,7 +150,7 @@ fn a_cancel_line_stops_the_load() {
 
 #[test]
 fn a_url_or_a_load_flag_with_the_plan_is_refused() {
-    for extra in [&["http://127.0.0.1:1/"][..], &["-c", "5"], &["--cpus", "0"]] {
+    for extra in [&["http://127.0.0.1:1/"][..], &["-c", "5"], &["-z", "1s"]] {
         let out = Command::new(env!("CARGO_BIN_EXE_shootout"))
             .args(["load", "--plan-stdin"])
             .args(extra)

@@ -89,7 +89,7 @@ pub(crate) fn builder_for(
         headers.push(("Content-Type".to_string(), "application/json".to_string()));
     }
     let mut builder = Plan::builder(
-        shootout_engine::Endpoint::parse(&url)?,
+        shootout_engine::Endpoint::parse_with(&url, cx.place.reach())?,
         level.workload.clone(),
     );
     if let Some(tls) = cx.tls.filter(|_| level.protocol.is_tls()) {

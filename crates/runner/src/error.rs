@@ -46,4 +46,8 @@ pub enum EngineRefusal {
     Settings(#[from] SettingsError),
     #[error("scenario {scenario} has no capacity search")]
     NoSearch { scenario: String },
+    /// A load generated elsewhere (generator pods) failed or its shards
+    /// could not be brought back and merged: what failed, in its words.
+    #[error("the load's generator: {0}")]
+    Generator(String),
 }

@@ -641,7 +641,7 @@ fn load_sampled(
         .database
         .filter(|_| step.scenario.needs_database())
         .map(|db| Sampler::watching(db.meter(), control.clone(), cpus.clone(), vec![]));
-    let report = shootout_engine::run(plan, &control);
+    let report = cx.place.generator().run(plan, &control);
     let usage = sampler.finish();
     let db_usage = db_sampler.map(Sampler::finish);
     cx.interrupt.set_control(None);
@@ -649,7 +649,7 @@ fn load_sampled(
         return Err(SessionError::Interrupted);
     }
     Ok(Loaded {
-        report: report.map_err(EngineRefusal::from)?,
+        report: report?,
         usage,
         db_usage,
     })

@@ -8,8 +8,12 @@
 //! never a zero). The run picks its place once (`SessionContext::place`);
 //! nothing else in the runner knows which it is: local processes
 //! ([`local`]) or Kubernetes pods ([`kube`]); docs/architecture.md
-//! ("Where a contestant runs") says what each implements.
+//! ("Where a contestant runs") says what each implements. A place also
+//! says where a level's load is generated ([`Generator`]): in this
+//! process, or in generator pods on the cluster's client nodes
+//! ([`generators`]).
 
+pub(crate) mod generators;
 pub(crate) mod kube;
 pub(crate) mod kubectl;
 pub(crate) mod kubelet;
@@ -17,7 +21,9 @@ pub(crate) mod local;
 mod pod;
 pub(crate) mod postgres;
 
+use crate::error::EngineRefusal;
 use shootout_cgroup::{Budget, CgroupError, Counters};
+use shootout_engine::{Control, LoadReport, Plan};
 use shootout_servers::listener::ListenerError;
 use shootout_servers::{Limits, StartError, Target};
 use std::net::IpAddr;
@@ -194,6 +200,32 @@ pub(crate) trait Place: Sync {
     fn free_ports(&self) -> std::io::Result<[u16; 3]>;
     /// Starts a target (not yet ready: see [`Contestant::wait_ready`]).
     fn start(&self, spec: &StartSpec<'_>) -> Result<Box<dyn Contestant>, StartError>;
+    /// Where its levels' loads are generated: this process by default.
+    fn generator(&self) -> &dyn Generator {
+        &InProcess
+    }
+    /// Which server addresses a load may go to: loopback for this
+    /// machine's processes; a cluster's node address otherwise.
+    fn reach(&self) -> shootout_engine::Reach {
+        shootout_engine::Reach::Loopback
+    }
+}
+
+/// Where a level's load is generated. It runs `plan` to its end, or until
+/// `control` is cancelled, adding its live counts to `control` as it goes
+/// (the warm-up's windows and the progress bar read them), and returns
+/// the whole load's report.
+pub(crate) trait Generator: Sync {
+    fn run(&self, plan: &Plan, control: &Arc<Control>) -> Result<LoadReport, EngineRefusal>;
+}
+
+/// The engine, in this process, on the CPUs the plan pins.
+pub(crate) struct InProcess;
+
+impl Generator for InProcess {
+    fn run(&self, plan: &Plan, control: &Arc<Control>) -> Result<LoadReport, EngineRefusal> {
+        Ok(shootout_engine::run(plan, control)?)
+    }
 }
 
 /// A started target, as the runner asks about it. Dropping it kills it.

@@ -201,13 +201,14 @@ pub fn check_cpus(study: &Study) -> Result<(Pinning, Vec<StudyError>), RunError>
 fn place_for(
     cfg: &RunConfig,
     run_id: i64,
+    generator_cpus: &[usize],
     store: &Store,
     observer: &dyn Observer,
 ) -> Result<Box<dyn Place>, RunError> {
     let Some(k) = &cfg.kubernetes else {
         return Ok(Box::new(LocalPlace));
     };
-    match crate::place::kube::KubePlace::connect(k, run_id) {
+    match crate::place::kube::KubePlace::connect(k, run_id, generator_cpus) {
         Ok(p) => {
             observer.event(&Event::Placed {
                 description: &p.describe(),
@@ -237,8 +238,8 @@ fn open<'a>(
             killed_group: dead.killed_group,
         });
     }
-    if cfg.kubernetes.is_some() {
-        crate::place::kube::supports(&study)?;
+    if let Some(k) = &cfg.kubernetes {
+        crate::place::kube::supports(&study, k)?;
     }
     let tls = RunTls::for_study(&study)?;
     let database =
@@ -278,7 +279,7 @@ fn open<'a>(
         host_state: crate::host::state(&watched),
         plan: &study,
     }));
-    let place = place_for(cfg, run_id, &store, observer)?;
+    let place = place_for(cfg, run_id, &pinning.generator_cpus, &store, observer)?;
     if let Some((cluster, _)) = place.cluster() {
         store.record_cluster(run_id, cluster)?;
     }

@@ -22,6 +22,7 @@ use crate::context::{plan_for, SessionContext};
 use crate::error::{EngineRefusal, SessionError};
 use crate::event::{Event, LoadLabel, Observer};
 use crate::interrupt::Interrupt;
+use crate::place::Generator;
 use shootout_engine::{Control, EngineError, Load, Plan, Stop, Workload};
 use shootout_steady::{Rule, Unsteady, Verdict};
 use shootout_study::{Level, Scenario, Warmup};
@@ -104,6 +105,7 @@ pub fn warm_up(
         interrupt: cx.interrupt,
         observer: cx.observer,
         label,
+        generator: cx.place.generator(),
     };
     if let Warmup::Fixed(fixed) = sc.warmup {
         let seconds = prime(&windows, primed, alive)?;
@@ -167,6 +169,8 @@ pub struct Windows<'a> {
     pub interrupt: &'a Interrupt,
     pub observer: &'a dyn Observer,
     pub label: &'a LoadLabel<'a>,
+    /// Where the load is generated (the run's place says).
+    pub(crate) generator: &'a dyn Generator,
 }
 
 impl std::fmt::Debug for Windows<'_> {
@@ -243,7 +247,7 @@ fn in_windows(
     let control = Arc::new(Control::new());
     w.interrupt.set_control(Some(control.clone()));
     let (judged, load) = std::thread::scope(|s| {
-        let load = s.spawn(|| shootout_engine::run(w.plan, &control));
+        let load = s.spawn(|| w.generator.run(w.plan, &control));
         let judged = cut_windows(w, &control, &|| load.is_finished(), alive, each);
         control.cancel();
         (judged, load.join())
@@ -253,7 +257,7 @@ fn in_windows(
         return Err(SessionError::Interrupted);
     }
     let report = match load {
-        Ok(report) => report.map_err(EngineRefusal::from)?,
+        Ok(report) => report?,
         Err(_) => return Err(EngineRefusal::from(EngineError::WorkerPanicked).into()),
     };
     let last_rps = judged?;
@@ -271,6 +275,20 @@ fn cut_windows(
     alive: &dyn Fn() -> Result<(), SessionError>,
     each: &mut dyn FnMut(u32, f64) -> bool,
 ) -> Result<f64, SessionError> {
+    // A load generated elsewhere starts on a shared clock a moment after
+    // it is asked for: windows count from its measured start.
+    while !control.is_measuring() {
+        if w.interrupt.is_stopped() {
+            return Err(SessionError::Interrupted);
+        }
+        if load_ended() {
+            return Err(SessionError::Failed {
+                reason: "the warm-up load ended before it started".into(),
+                log_tail: String::new(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let t0 = Instant::now();
     let (mut at, mut count) = (t0, control.completed());
     let mut n = 0;

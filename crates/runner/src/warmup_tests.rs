@@ -181,6 +181,7 @@ fn warm_owed(
         interrupt,
         observer: &seen,
         label: &LABEL,
+        generator: &crate::place::InProcess,
     };
     let out = until_steady(&windows, &|| Ok(()));
     (out, seen.0.into_inner().expect("lock"))

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod sidecar;
 pub mod tls;
 
+pub use check::Accept;
 pub use log::{read, sidecar_path, write, LogError, ShardLog};
-pub use merge::{merge, Merged, Mismatch, PartialWindow, ShardRow};
+pub use merge::{merge, merge_accepting, Merged, Mismatch, PartialWindow, ShardRow};
 pub use sidecar::{Settings, Sidecar};

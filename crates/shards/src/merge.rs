@@ -81,8 +81,19 @@ pub struct Merged {
 
 /// Checks the shards, then merges them; `accept_partial` lets shards
 /// stopped by a signal in, over their shortened window.
-pub fn merge(mut logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mismatch> {
-    let problems = check::problems(&logs, accept_partial);
+pub fn merge(logs: Vec<ShardLog>, accept_partial: bool) -> Result<Merged, Mismatch> {
+    merge_accepting(
+        logs,
+        check::Accept {
+            partial: accept_partial,
+            short_rates: false,
+        },
+    )
+}
+
+/// [`merge`], letting through what `accept` names.
+pub fn merge_accepting(mut logs: Vec<ShardLog>, accept: check::Accept) -> Result<Merged, Mismatch> {
+    let problems = check::problems_but(&logs, accept);
     if !problems.is_empty() {
         return Err(Mismatch(problems));
     }

@@ -84,7 +84,8 @@ pub struct Args {
 pub struct KubeArgs {
     /// Run each start of each target as a pod on a Kubernetes cluster (its
     /// server node: the one labeled shootout.dev/role=server, or the only
-    /// node), from its image; the load still runs here.
+    /// node), from its image, and the load in generator pods on its client
+    /// nodes (--shards).
     #[arg(long, help_heading = "Kubernetes")]
     kubernetes: bool,
     /// The cluster's kubeconfig (default: kubectl's own, $KUBECONFIG).
@@ -113,6 +114,27 @@ pub struct KubeArgs {
         help_heading = "Kubernetes"
     )]
     image: String,
+    /// Generator pods, each one shard of every load, merged exactly; on
+    /// the nodes labeled shootout.dev/role=client (or the only node). 0:
+    /// the load runs in this process.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        requires = "kubernetes",
+        value_parser = clap::value_parser!(u16).range(0..=64),
+        help_heading = "Kubernetes"
+    )]
+    shards: u16,
+    /// The image generator pods run: it has `shootout` on its PATH.
+    #[arg(
+        long,
+        value_name = "IMAGE",
+        default_value = "localhost/shootout:e2e",
+        requires = "kubernetes",
+        help_heading = "Kubernetes"
+    )]
+    generator_image: String,
 }
 
 impl KubeArgs {
@@ -132,6 +154,8 @@ impl KubeArgs {
             kubeconfig: self.kubeconfig.clone(),
             namespace: self.namespace.clone(),
             image: self.image.clone(),
+            shards: usize::from(self.shards),
+            generator_image: self.generator_image.clone(),
             ..shootout_runner::KubeOptions::default()
         }))
     }

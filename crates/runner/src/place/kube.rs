@@ -13,10 +13,11 @@
 //! ends by any path it survives, and a later run deletes what a maker on
 //! this machine that no longer runs left (`sweep_orphans`).
 
+use super::generators::{GeneratorError, PodGenerators, Spot};
 use super::kubectl::{KubeError, KubeOptions, Kubectl};
 use super::kubelet::{PodMeter, SummaryAt};
 use super::pod::{self, PodSpec, PodState};
-use super::{BudgetError, Contestant, Liveness, Meter, Place, StartSpec, Stopped};
+use super::{BudgetError, Contestant, Generator, Liveness, Meter, Place, StartSpec, Stopped};
 use serde_json::Value;
 use shootout_cgroup::Budget;
 use shootout_servers::listener::ListenerError;
@@ -44,12 +45,21 @@ pub enum ClusterError {
     Record(#[from] shootout_store::ClusterParseError),
     #[error("{0} not run on Kubernetes yet; run this study without --kubernetes")]
     Unsupported(String),
+    #[error("no node to run the load on")]
+    NoClientNode(#[source] RoleError),
+    #[error(transparent)]
+    Generators(#[from] GeneratorError),
 }
 
 /// Refuses, before anything starts, what the Kubernetes place cannot run
-/// yet: TLS levels (the run's certificates are files on this machine) and
-/// a study's `resources` budgets (a pod's are fixed when it starts).
-pub(crate) fn supports(study: &shootout_study::Study) -> Result<(), ClusterError> {
+/// yet: TLS levels (the run's certificates are files on this machine), a
+/// study's `resources` budgets (a pod's are fixed when it starts), and
+/// with generator pods, capacity searches and cost levels (their search
+/// runs its own loads in this process).
+pub(crate) fn supports(
+    study: &shootout_study::Study,
+    opts: &KubeOptions,
+) -> Result<(), ClusterError> {
     let levels = || study.scenarios.iter().flat_map(|s| &s.levels);
     let mut not = Vec::new();
     if levels().any(|l| l.protocol.is_tls()) {
@@ -57,6 +67,10 @@ pub(crate) fn supports(study: &shootout_study::Study) -> Result<(), ClusterError
     }
     if levels().any(|l| l.resources.is_set()) {
         not.push("`resources` budgets");
+    }
+    let searched = |s: &shootout_study::Scenario| s.capacity.is_some() || s.cost.is_some();
+    if opts.shards > 0 && study.scenarios.iter().any(searched) {
+        not.push("capacity searches and cost levels with generator pods (--shards 0 runs them from this process)");
     }
     match not.split_last() {
         None => Ok(()),
@@ -145,6 +159,46 @@ fn names<'a>(nodes: impl Iterator<Item = &'a Node>) -> String {
         .join(", ")
 }
 
+/// The nodes that run the load: every node labeled `client`, or the only
+/// node of a one-node cluster (it carries every role).
+pub(crate) fn client_nodes(nodes: &[Node]) -> Result<Vec<Node>, RoleError> {
+    let labeled: Vec<Node> = nodes
+        .iter()
+        .filter(|n| n.roles.iter().any(|r| r == "client"))
+        .cloned()
+        .collect();
+    match (labeled.is_empty(), nodes) {
+        (false, _) => Ok(labeled),
+        (true, [only]) => Ok(vec![only.clone()]),
+        (true, _) => Err(RoleError::None {
+            count: nodes.len(),
+            names: names(nodes.iter()),
+            label: pod::ROLE,
+            role: "client".into(),
+        }),
+    }
+}
+
+/// Where `shards` generator pods go: round the client nodes, shard 1
+/// first; one on the server's node shares its pool, pinned to
+/// `shared_cpus` (a local run's generator CPUs).
+pub(crate) fn spots(
+    clients: &[Node],
+    server: &Node,
+    shards: usize,
+    shared_cpus: &[usize],
+) -> Vec<Spot> {
+    (0..shards)
+        .map(|k| {
+            let node = &clients[k % clients.len()];
+            Spot {
+                node: node.name.clone(),
+                shared_cpus: (node.name == server.name).then(|| shared_cpus.to_vec()),
+            }
+        })
+        .collect()
+}
+
 /// This process as the owner label says it: `<hostname>.<pid>`.
 pub(crate) fn owner() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
@@ -200,15 +254,27 @@ pub(crate) struct KubePlace {
     swept: Vec<String>,
     /// The cluster as the run found it.
     cluster: ClusterRecord,
+    /// Where the load is generated (None: this process).
+    generators: Option<PodGenerators>,
 }
 
 impl KubePlace {
     /// Finds the cluster's server node, makes the namespace when it is not
     /// there, and deletes what dead runs of this machine left.
-    pub(crate) fn connect(opts: &KubeOptions, run_id: i64) -> Result<KubePlace, ClusterError> {
+    /// With `opts.shards`, makes the generator pods on the client nodes.
+    pub(crate) fn connect(
+        opts: &KubeOptions,
+        run_id: i64,
+        generator_cpus: &[usize],
+    ) -> Result<KubePlace, ClusterError> {
         let kubectl = Kubectl::for_options(opts);
         let cluster = cluster_of(&kubectl)?;
-        let server = node_for(&nodes(&cluster), "server")?;
+        let all = nodes(&cluster);
+        let server = node_for(&all, "server")?;
+        let clients = match opts.shards {
+            0 => Vec::new(),
+            _ => client_nodes(&all).map_err(ClusterError::NoClientNode)?,
+        };
         let mut place = KubePlace {
             kubectl,
             image: opts.image.clone(),
@@ -218,8 +284,22 @@ impl KubePlace {
             starts: AtomicU64::new(0),
             swept: Vec::new(),
             cluster,
+            generators: None,
         };
         place.swept = place.sweep_orphans()?;
+        if opts.shards > 0 {
+            let spots = spots(&clients, &place.server, opts.shards, generator_cpus);
+            place.generators = Some(PodGenerators::start(
+                &place.kubectl,
+                &format!("p{}-r{run_id}", std::process::id()),
+                run_id,
+                &place.owner,
+                &opts.generator_image,
+                &spots,
+                generator_cpus.len(),
+            )?);
+            place.cluster.generators = spots.into_iter().map(|s| s.node).collect();
+        }
         Ok(place)
     }
 
@@ -235,8 +315,16 @@ impl KubePlace {
                 self.swept.join(", ")
             )
         };
+        let load = match &self.generators {
+            None => "the load runs in this process".to_string(),
+            Some(g) => format!(
+                "the load runs in {} generator pod(s), on node(s) {}",
+                g.nodes().len(),
+                g.nodes().join(", ")
+            ),
+        };
         format!(
-            "contestants run as pods in namespace {} on Kubernetes node {} ({}); their CPU and memory come from {}{swept}",
+            "contestants run as pods in namespace {} on Kubernetes node {} ({}); their CPU and memory come from {}; {load}{swept}",
             self.kubectl.namespace,
             self.server.name,
             self.server.address,
@@ -295,6 +383,19 @@ impl Drop for KubePlace {
 impl Place for KubePlace {
     fn cluster(&self) -> Option<(&ClusterRecord, &str)> {
         Some((&self.cluster, &self.server.name))
+    }
+
+    /// The server node's address, as the cluster reports it, whatever it
+    /// is: the user chose the cluster (`--kubernetes`).
+    fn reach(&self) -> shootout_engine::Reach {
+        shootout_engine::Reach::Remote
+    }
+
+    fn generator(&self) -> &dyn Generator {
+        match &self.generators {
+            Some(g) => g,
+            None => &super::InProcess,
+        }
     }
 
     fn free_ports(&self) -> std::io::Result<[u16; 3]> {
@@ -544,6 +645,27 @@ mod tests {
             address: name.parse().unwrap(),
             roles: roles.iter().map(|r| r.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn shards_go_round_the_client_nodes_and_share_the_pool_only_beside_the_server() {
+        let three = [
+            node("127.0.0.1", &["client"]),
+            node("127.0.0.2", &["server"]),
+            node("127.0.0.3", &["client", "db"]),
+        ];
+        let clients = client_nodes(&three).unwrap();
+        let spots = spots(&clients, &three[1], 3, &[1]);
+        let on: Vec<&str> = spots.iter().map(|s| s.node.as_str()).collect();
+        assert_eq!(on, ["127.0.0.1", "127.0.0.3", "127.0.0.1"]);
+        assert!(spots.iter().all(|s| s.shared_cpus.is_none()));
+        // One node: the generator shares it with the server, pinned.
+        let one = &three[1..2];
+        let spots = super::spots(&client_nodes(one).unwrap(), &one[0], 1, &[1]);
+        assert_eq!(spots[0].shared_cpus, Some(vec![1]));
+        let none = [node("127.0.0.1", &["db"]), node("127.0.0.2", &["server"])];
+        let err = client_nodes(&none).unwrap_err().to_string();
+        assert!(err.contains("shootout.dev/role=client"), "{err}");
     }
 
     #[test]

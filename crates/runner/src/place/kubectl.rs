@@ -25,6 +25,11 @@ pub struct KubeOptions {
     pub image: String,
     /// The kubectl to run.
     pub kubectl: PathBuf,
+    /// `--shards`: generator pods on the client nodes, each one shard of
+    /// every load; 0: the load runs in this process.
+    pub shards: usize,
+    /// `--generator-image`: the image with `shootout` in it.
+    pub generator_image: String,
 }
 
 impl Default for KubeOptions {
@@ -34,6 +39,8 @@ impl Default for KubeOptions {
             namespace: "shootout".into(),
             image: "localhost/{target}:e2e".into(),
             kubectl: "kubectl".into(),
+            shards: 1,
+            generator_image: "localhost/shootout:e2e".into(),
         }
     }
 }
@@ -86,6 +93,30 @@ impl Kubectl {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         cmd
+    }
+
+    /// `kubectl ARGS` for a call that streams for as long as it runs
+    /// (`exec`): no request timeout (the caller bounds it), its stdin,
+    /// stderr piped and stdout dropped.
+    pub(crate) fn streaming(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        if let Some(k) = &self.kubeconfig {
+            cmd.arg("--kubeconfig").arg(k);
+        }
+        cmd.args(["--namespace", &self.namespace])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// The error of a streaming call that failed.
+    pub(crate) fn spawn_error(&self, source: std::io::Error) -> KubeError {
+        KubeError::Spawn {
+            bin: self.bin.clone(),
+            source,
+        }
     }
 
     /// Runs `kubectl ARGS` (with `input` on its stdin) and returns its

@@ -5,9 +5,9 @@
 //! load runs; the end of stdin, or a line `cancel`, stops the load as
 //! Ctrl-C does (what was measured is reported, an `--hdr-log` sidecar says
 //! interrupted). Only where and when this process runs comes from the
-//! command line (`--shard`, `--start-at`, `--hdr-log`, `--quiet`, `-o`):
-//! the threads are this process's CPUs and nothing is pinned (the pod's
-//! cgroup confines it). `--progress-lines` writes the run's live counts
+//! command line (`--shard`, `--start-at`, `--hdr-log`, `--quiet`, `-o`,
+//! `--cpus`): the threads are the `--cpus` given, pinned, else one per CPU
+//! this process may use, unpinned (the pod's cgroup confines it). `--progress-lines` writes the run's live counts
 //! to stderr as lines a program parses, `shootout-progress completed=N
 //! errors=N measuring=0|1`, at least every 100 ms and once at the end.
 
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 /// The flags of `shootout load` that `--plan-stdin` refuses: everything
 /// the plan itself says (a test holds this list to the flags there are).
-pub(super) const CONFLICTS: [&str; 38] = [
+pub(super) const CONFLICTS: [&str; 37] = [
     "url",
     "remote",
     "connections",
@@ -54,7 +54,6 @@ pub(super) const CONFLICTS: [&str; 38] = [
     "ping_every",
     "timeout",
     "warmup",
-    "cpus",
     "fail_if",
     "expect_status",
     "expect_body",
@@ -86,10 +85,17 @@ pub(super) fn plan(args: &Args) -> anyhow::Result<Plan> {
     if args.hdr_log.is_some() {
         builder = builder.interval_histograms(true);
     }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Pinned when told (a pod sharing its node's pool with the server's,
+    // pinned where a local run pins its generator); else one thread per
+    // CPU the pod's cgroup gives this process.
+    let cpus = args.cpus.clone().map(|c| c.0).unwrap_or_default();
+    let threads = match cpus.len() {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     builder
-        .threads(cpus)
-        .cpus(Vec::new())
+        .threads(threads)
+        .cpus(cpus)
         .build()
         .map_err(|e| anyhow!("--plan-stdin: {e}"))
 }
@@ -191,6 +197,7 @@ mod tests {
             "hdr_log",
             "quiet",
             "output",
+            "cpus",
         ];
         let ids: Vec<String> = load
             .get_arguments()
