@@ -57,6 +57,10 @@ ROLE=shootout.dev/role
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=/dev/null
 . "$HERE/lib.sh" second-node
+# Node 2's daemons go where node 1's do (local-cluster.sh's DAEMON_CPUS,
+# the upper half of the CPUs), off the server node's CPU.
+NCPU=$(nproc)
+DAEMON_CPUS=${DAEMON_CPUS:-$(seq -s, $(((NCPU + 1) / 2)) $((NCPU - 1)))}
 
 kctl() { kubectl --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
@@ -74,6 +78,10 @@ start() {
     local name=$1
     shift
     mkdir -p "$N2/log" "$R2/pids"
+    # Pinned where node 1's daemons are (local-cluster.sh DAEMON_CPUS).
+    if [ -n "$DAEMON_CPUS" ]; then
+        set -- taskset -c "$DAEMON_CPUS" "$@"
+    fi
     setsid "$@" >"$N2/log/$name.log" 2>&1 </dev/null &
     echo $! >"$R2/pids/$name"
     log "started $name (pid $!)"

@@ -35,6 +35,8 @@ enum Command {
     Load(Box<cmd::load::Args>),
     /// Merge the interval logs of a load's shards (load --shard I/N --hdr-log FILE) into one exact report.
     Merge(cmd::merge::Args),
+    /// Run loads for a runner elsewhere (the generator pods of run --kubernetes), one connection at a time.
+    Agent(cmd::agent::Args),
     /// Find the highest rate a server sustains under a latency SLO, and its latency-vs-load curve.
     Capacity(Box<cmd::capacity::Args>),
     /// List the reference servers in targets/.
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Load(a) => cmd::load::run(*a),
         Command::Merge(a) => cmd::merge::run(a),
+        Command::Agent(a) => cmd::agent::run(a),
         Command::Capacity(a) => cmd::capacity::run(*a),
         Command::Targets(a) => cmd::targets::list(a),
         Command::Build(a) => cmd::targets::build(a),

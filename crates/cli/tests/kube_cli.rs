@@ -96,6 +96,25 @@ fn a_study_it_cannot_run_yet_is_refused_before_a_run_is_recorded() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[test]
+fn capacity_searches_with_generator_pods_are_refused_and_shards_need_kubernetes() {
+    let d = dir("capacity");
+    let o = run(&d, &["capacity", "--quick", "--kubernetes"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("capacity searches and cost levels with generator pods (--shards 0"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&d, &["default", "--shards", "2"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--kubernetes"), "{}", stderr(&o));
+    let o = run(&d, &["default", "--kubernetes", "--shards", "65"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("65"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A kubeconfig whose API server does not listen: kubectl fails at once
 /// (or is not installed: then that is the error), the run is failed.
 #[test]

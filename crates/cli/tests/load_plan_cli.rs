@@ -165,3 +165,85 @@ fn a_url_or_a_load_flag_with_the_plan_is_refused() {
         );
     }
 }
+
+/// `shootout agent` on 127.0.0.1 with `token` in its environment; its
+/// process and the address it said it listens on.
+fn agent(token: &str) -> (Child, std::net::SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["agent", "--listen", "127.0.0.1:0"])
+        .env("SHOOTOUT_AGENT_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    let at = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    (child, at)
+}
+
+/// One load through an agent as the runner's generator pods send it: the
+/// header with the token, the plan, progress lines back, the exit line,
+/// then a sidecar and interval log that `shootout_shards` reads and
+/// merges; a wrong token gets nothing run.
+#[test]
+fn an_agent_runs_one_load_per_connection_and_sends_its_logs_back() {
+    let token = "0123456789abcdef0123";
+    let (mut child, at) = agent(token);
+    let (url, json) = plan(Duration::from_millis(300));
+    let mut c = std::net::TcpStream::connect(at).unwrap();
+    writeln!(
+        c,
+        "{{\"token\":\"{token}\",\"shard\":null,\"start_at_ms\":null,\"cpus\":null}}"
+    )
+    .unwrap();
+    writeln!(c, "{json}").unwrap();
+    let mut all = String::new();
+    std::io::Read::read_to_string(&mut c, &mut all).unwrap();
+    let (talk, rest) = all
+        .split_once("shootout-exit 0\n")
+        .unwrap_or_else(|| panic!("{all}"));
+    let seen = progress(talk);
+    assert!(seen.last().is_some_and(|p| p.0 > 0 && p.2), "{talk}");
+    let (sidecar, log) = rest.split_once("\n%%shootout-interval-log%%\n").unwrap();
+    let d = Tmp::new("agent");
+    std::fs::write(d.0.join("s.hlog.json"), sidecar).unwrap();
+    std::fs::write(d.0.join("s.hlog"), log).unwrap();
+    let shard = shootout_shards::read(&d.0.join("s.hlog")).unwrap();
+    assert_eq!(shard.sidecar.settings.url, url);
+    let merged = shootout_shards::merge(vec![shard], false).unwrap();
+    assert!(merged.report.summary.requests.completed > 0);
+
+    let mut wrong = std::net::TcpStream::connect(at).unwrap();
+    writeln!(wrong, "{{\"token\":\"guess\"}}").unwrap();
+    writeln!(wrong, "{json}").unwrap();
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut wrong, &mut said).unwrap();
+    assert_eq!(said, "shootout-refused wrong token\n");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn an_agent_refuses_a_wildcard_address_and_a_short_token() {
+    let run = |listen: &str, token: &str| {
+        Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .args(["agent", "--listen", listen])
+            .env("SHOOTOUT_AGENT_TOKEN", token)
+            .output()
+            .unwrap()
+    };
+    let o = run("0.0.0.0:0", "0123456789abcdef0123");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a wildcard"), "{}", stderr(&o));
+    let o = run("127.0.0.1:0", "short");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("16 characters"), "{}", stderr(&o));
+}

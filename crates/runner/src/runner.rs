@@ -199,13 +199,13 @@ pub fn check_cpus(study: &Study) -> Result<(Pinning, Vec<StudyError>), RunError>
 /// the cluster `--kubernetes` names (a cluster that cannot be used fails
 /// the run, recorded as failed).
 fn place_for(
-    cfg: &RunConfig,
+    kube: Option<&crate::KubeOptions>,
     run_id: i64,
     generator_cpus: &[usize],
     store: &Store,
     observer: &dyn Observer,
 ) -> Result<Box<dyn Place>, RunError> {
-    let Some(k) = &cfg.kubernetes else {
+    let Some(k) = kube else {
         return Ok(Box::new(LocalPlace));
     };
     match crate::place::kube::KubePlace::connect(k, run_id, generator_cpus) {
@@ -238,12 +238,16 @@ fn open<'a>(
             killed_group: dead.killed_group,
         });
     }
-    if let Some(k) = &cfg.kubernetes {
+    // On Kubernetes, kubectl runs where a local run's generator would.
+    let kube = cfg.kubernetes.clone().map(|k| crate::KubeOptions {
+        cpus: pinning.generator_cpus.clone(),
+        ..k
+    });
+    if let Some(k) = &kube {
         crate::place::kube::supports(&study, k)?;
     }
     let tls = RunTls::for_study(&study)?;
-    let database =
-        crate::database::start_for(&mut study, &pinning, cfg.kubernetes.as_ref(), observer)?;
+    let database = crate::database::start_for(&mut study, &pinning, kube.as_ref(), observer)?;
     if study.order == shootout_study::Order::Random && study.seed.is_none() {
         study.seed = Some(shootout_engine::seed::random_seed());
     }
@@ -279,7 +283,13 @@ fn open<'a>(
         host_state: crate::host::state(&watched),
         plan: &study,
     }));
-    let place = place_for(cfg, run_id, &pinning.generator_cpus, &store, observer)?;
+    let place = place_for(
+        kube.as_ref(),
+        run_id,
+        &pinning.generator_cpus,
+        &store,
+        observer,
+    )?;
     if let Some((cluster, _)) = place.cluster() {
         store.record_cluster(run_id, cluster)?;
     }

@@ -1,6 +1,7 @@
 //! One module per group of subcommands; each turns its flags into a plan and
 //! calls the library crate that owns the work.
 
+pub mod agent;
 pub mod capacity;
 pub mod certs;
 pub mod database;

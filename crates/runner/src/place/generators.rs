@@ -1,19 +1,23 @@
 //! The load of a Kubernetes run, generated in pods on its client nodes
 //! (`shootout run --kubernetes --shards N`): N generator pods, made once
-//! when the run starts and idle between loads, each running every load as
-//! one shard of it, `shootout load --plan-stdin --shard K/N`, with the
-//! plan the runner built for the level as one line of JSON on its stdin
-//! (the very plan a local run hands its engine). The shards start on one
-//! clock (`--start-at`, [`LEAD`] ahead); their live counts
-//! (`--progress-lines` on stderr) add up in the run's [`Control`], where
-//! the warm-up's windows and the progress bar read them; each writes an
-//! interval log and its sidecar, which are fetched back and merged exactly
+//! when the run starts, each running `shootout agent` on its node's own
+//! address (`hostNetwork`). Every load is sent to every agent over one TCP
+//! connection each (a token first, drawn for the run and given to the pods
+//! in their environment), as shard K of N: the plan the runner built for
+//! the level, as one line of JSON (the very plan a local run hands its
+//! engine), run by `shootout load --plan-stdin` in the pod. The shards
+//! start on one clock (`--start-at`, [`LEAD`] ahead); their live counts
+//! (progress lines) add up in the run's [`Control`], where the warm-up's
+//! windows and the progress bar read them; when a shard ends its agent
+//! sends its interval log and sidecar, which are merged exactly
 //! (`shootout_shards::merge_accepting`, the merge `shootout merge` does):
 //! a level's figures are the merged report's. A load cancelled here (a
-//! warm-up judged steady, an interrupt) is cancelled in every pod by
-//! closing its stdin. A pod on the server's own node (a one-node cluster)
-//! gets no CPUs of its own: it runs in the node's shared pool, pinned to
-//! the CPUs a local run gives its generator.
+//! warm-up judged steady, an interrupt) is cancelled in every pod by a
+//! `cancel` line. No load passes through the API server, the kubelet or
+//! the container runtime (a `kubectl exec` per load did, and cost those
+//! daemons CPU on the machine being measured). A pod on the server's own
+//! node (a one-node cluster) gets no CPUs of its own: it runs in the
+//! node's shared pool, pinned to the CPUs a local run gives its generator.
 
 use super::kubectl::{KubeError, Kubectl};
 use super::pod::{self, PodState};
@@ -22,20 +26,21 @@ use crate::error::EngineRefusal;
 use serde_json::{json, Value};
 use shootout_engine::{Control, LoadReport, Plan};
 use std::collections::VecDeque;
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-/// The pod's own command: idle until a load is run in it, gone at once
-/// when it is deleted.
-const IDLE: &str = "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done";
+/// The pod's own command: an agent on its node's address, any free port.
+const AGENT: &str = "exec shootout agent --listen \"$HOST_IP:0\"";
+/// The variable that hands the pod the run's token.
+const TOKEN_ENV: &str = "SHOOTOUT_AGENT_TOKEN";
+/// How long an agent may take to say where it listens, and to answer.
+const AGENT_WAIT: Duration = Duration::from_secs(30);
 /// How far ahead of now several shards' shared start is set: time for
-/// every `kubectl exec` to reach its pod (0.1 to 0.3 s each, measured on
-/// the local cluster).
-const LEAD: Duration = Duration::from_millis(1500);
+/// every agent to start its load process.
+const LEAD: Duration = Duration::from_millis(500);
 /// Memory each generator pod gets.
 const MEMORY: u64 = 1 << 30;
 /// How long the pods may take to run.
@@ -44,6 +49,9 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 const OVERRUN: Duration = Duration::from_secs(60);
 /// The longest a load with no planned duration (a request count) runs.
 const UNTIMED: Duration = Duration::from_secs(600);
+/// The line an agent sends between a shard's sidecar and its log
+/// (`shootout agent`'s `SEPARATOR`).
+const SEPARATOR: &str = "%%shootout-interval-log%%";
 /// The stderr lines of a failed shard kept for its error.
 const TAIL: usize = 20;
 
@@ -78,10 +86,12 @@ pub(crate) struct GeneratorSpec<'a> {
     pub node: &'a str,
     /// Whole CPUs of its own (Guaranteed); None: the node's shared pool.
     pub cpus: Option<usize>,
+    /// What every connection to its agent opens with.
+    pub token: &'a str,
 }
 
 /// A generator pod's manifest: `hostNetwork` (it sends from the node's own
-/// network stack), on its node, idle until a load is run in it.
+/// network stack), on its node, its agent listening on the node's address.
 pub(crate) fn manifest(g: &GeneratorSpec<'_>) -> Value {
     let mut resources = json!({"memory": MEMORY.to_string()});
     if let Some(cpus) = g.cpus {
@@ -111,11 +121,21 @@ pub(crate) fn manifest(g: &GeneratorSpec<'_>) -> Value {
                 "name": "load",
                 "image": g.image,
                 "imagePullPolicy": "IfNotPresent",
-                "command": ["sh", "-c", IDLE],
+                "command": ["sh", "-c", AGENT],
+                "env": [
+                    {"name": "HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIP"}}},
+                    {"name": TOKEN_ENV, "value": g.token},
+                ],
                 "resources": {"requests": resources, "limits": resources},
             }]
         }
     })
+}
+
+/// A fetch's output cut at [`SEPARATOR`]: the sidecar, then the log.
+fn split_fetched(text: &str) -> Option<(&str, &str)> {
+    let line = format!("\n{SEPARATOR}\n");
+    text.split_once(&line)
 }
 
 /// One shard's live counts, as its last progress line said them.
@@ -172,21 +192,36 @@ struct Pod {
     name: String,
     node: String,
     shared_cpus: Option<Vec<usize>>,
+    /// Where its agent listens.
+    agent: SocketAddr,
 }
 
 /// The run's generator pods.
 #[derive(Debug)]
 pub(crate) struct PodGenerators {
-    kubectl: Kubectl,
     pods: Vec<Pod>,
-    /// Where the shards' logs of the latest load are fetched to.
+    token: String,
+    /// Where the shards' logs of the latest load are written to be read.
     dir: PathBuf,
-    loads: AtomicU64,
+}
+
+/// A token no one guesses: 32 hex digits from the kernel's generator.
+fn draw_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The address an agent's log says it listens on.
+fn listening(log: &str) -> Option<SocketAddr> {
+    log.lines()
+        .find_map(|l| l.strip_prefix("listening on "))
+        .and_then(|a| a.trim().parse().ok())
 }
 
 impl PodGenerators {
     /// Makes one pod per spot (`maker` names them, `owner` labels them),
-    /// and waits until every one runs.
+    /// and waits until every one's agent says where it listens.
     pub(crate) fn start(
         kubectl: &Kubectl,
         maker: &str,
@@ -196,7 +231,12 @@ impl PodGenerators {
         spots: &[Spot],
         cpus: usize,
     ) -> Result<PodGenerators, GeneratorError> {
-        let mut pods = Vec::new();
+        let token = draw_token().map_err(|e| GeneratorError::Pod {
+            pod: String::new(),
+            node: String::new(),
+            why: format!("cannot draw a token from /dev/urandom: {e}"),
+        })?;
+        let mut made = Vec::new();
         for (k, spot) in spots.iter().enumerate() {
             let name = pod::pod_name(maker, "generator", k as u64 + 1);
             let manifest = manifest(&GeneratorSpec {
@@ -206,55 +246,29 @@ impl PodGenerators {
                 image,
                 node: &spot.node,
                 cpus: spot.shared_cpus.is_none().then_some(cpus.max(1)),
+                token: &token,
             });
             kubectl.run(&["create", "-f", "-"], Some(&manifest.to_string()))?;
+            made.push((name, spot));
+        }
+        let mut pods = Vec::new();
+        for (name, spot) in made {
+            let agent = wait_listening(kubectl, &name, &spot.node)?;
             pods.push(Pod {
                 name,
                 node: spot.node.clone(),
                 shared_cpus: spot.shared_cpus.clone(),
+                agent,
             });
         }
         let dir =
             std::env::temp_dir().join(format!("shootout-shards-{}-{run_id}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| GeneratorError::Pod {
-            pod: pods.first().map(|p| p.name.clone()).unwrap_or_default(),
+            pod: String::new(),
             node: String::new(),
             why: format!("cannot make {}: {e}", dir.display()),
         })?;
-        let made = PodGenerators {
-            kubectl: kubectl.clone(),
-            pods,
-            dir,
-            loads: AtomicU64::new(0),
-        };
-        for p in &made.pods {
-            made.wait_running(p)?;
-        }
-        Ok(made)
-    }
-
-    fn wait_running(&self, p: &Pod) -> Result<(), GeneratorError> {
-        let start = Instant::now();
-        let fail = |why: String| GeneratorError::Pod {
-            pod: p.name.clone(),
-            node: p.node.clone(),
-            why,
-        };
-        loop {
-            let state = pod::state(&self.kubectl.json(&["get", "pod", &p.name])?);
-            let last = match state {
-                PodState::Running => return Ok(()),
-                PodState::Stuck(why) => return Err(fail(why)),
-                PodState::Ended(how) => return Err(fail(format!("it ended ({how})"))),
-                PodState::Pending(what) => what,
-            };
-            if start.elapsed() >= READY_TIMEOUT {
-                return Err(fail(format!(
-                    "not running after {READY_TIMEOUT:.0?} ({last})"
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        }
+        Ok(PodGenerators { pods, token, dir })
     }
 
     /// Where each pod runs, shard 1 first.
@@ -262,72 +276,44 @@ impl PodGenerators {
         self.pods.iter().map(|p| p.node.clone()).collect()
     }
 
-    /// `kubectl exec` of shard `k` of `n` of a load, its logs at `hlog`.
-    fn exec_args(
-        &self,
-        k: usize,
-        n: usize,
-        start_at: Option<SystemTime>,
-        hlog: &str,
-    ) -> Vec<String> {
-        let p = &self.pods[k];
-        let mut args: Vec<String> = ["exec", "-i", &p.name, "-c", "load", "--"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        args.extend(
-            [
-                "shootout",
-                "load",
-                "--plan-stdin",
-                "--progress-lines",
-                "--quiet",
-                "--hdr-log",
-                hlog,
-                "-o",
-                "json",
-            ]
-            .map(String::from),
-        );
-        if n > 1 {
-            args.extend(["--shard".into(), format!("{}/{n}", k + 1)]);
-        }
-        if let Some(at) = start_at {
-            let ms = at
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis();
-            args.extend(["--start-at".into(), ms.to_string()]);
-        }
-        if let Some(cpus) = &p.shared_cpus {
-            let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
-            args.extend(["--cpus".into(), list.join(",")]);
-        }
-        args
-    }
-
     fn fail(&self, k: usize, why: impl std::fmt::Display) -> EngineRefusal {
         let p = &self.pods[k];
-        EngineRefusal::Generator(format!("pod {} on node {}: {why}", p.name, p.node))
+        EngineRefusal::Generator(format!(
+            "pod {} on node {} (agent {}): {why}",
+            p.name, p.node, p.agent
+        ))
     }
 
-    /// Brings shard `k`'s interval log and sidecar here and reads them.
-    fn fetch(&self, k: usize, hlog: &str) -> Result<shootout_shards::ShardLog, EngineRefusal> {
+    /// The first line of shard `k`'s connection.
+    fn header(&self, k: usize, start_at: Option<SystemTime>) -> String {
+        let n = self.pods.len();
+        let ms = start_at.map(|t| {
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_millis() as u64
+        });
+        json!({
+            "token": self.token,
+            "shard": (n > 1).then(|| format!("{}/{n}", k + 1)),
+            "start_at_ms": ms,
+            "cpus": self.pods[k].shared_cpus,
+        })
+        .to_string()
+    }
+
+    /// Writes shard `k`'s sidecar and log here and reads them.
+    fn read_log(
+        &self,
+        k: usize,
+        payload: &str,
+    ) -> Result<shootout_shards::ShardLog, EngineRefusal> {
         let local = self.dir.join(format!("shard-{}.hlog", k + 1));
-        for (from, to) in [
-            (hlog.to_string(), local.clone()),
-            (
-                format!("{hlog}.json"),
-                shootout_shards::sidecar_path(&local),
-            ),
+        let (sidecar, log) =
+            split_fetched(payload).ok_or_else(|| self.fail(k, "its load left no interval log"))?;
+        for (to, text) in [
+            (shootout_shards::sidecar_path(&local), sidecar),
+            (local.clone(), log),
         ] {
-            let text = self
-                .kubectl
-                .run(
-                    &["exec", &self.pods[k].name, "-c", "load", "--", "cat", &from],
-                    None,
-                )
-                .map_err(|e| self.fail(k, e))?;
             std::fs::write(&to, text)
                 .map_err(|e| self.fail(k, format!("cannot write {}: {e}", to.display())))?;
         }
@@ -335,170 +321,173 @@ impl PodGenerators {
     }
 }
 
-/// A running shard: its `kubectl exec`, its stdin (closed to cancel) and
-/// the thread reading its stderr.
-struct Running<'s> {
-    child: Child,
-    stdin: Option<std::process::ChildStdin>,
-    reader: std::thread::ScopedJoinHandle<'s, Vec<String>>,
-}
-
-/// How one shard's `kubectl exec` ended: its status and the last lines
-/// it wrote to stderr that were not progress.
-type Ended = (ExitStatus, Vec<String>);
-
-impl PodGenerators {
-    /// Starts shard `k` of `n` with `line` (the plan) on its stdin, and a
-    /// thread adding its progress into `control`.
-    fn spawn<'s>(
-        &'s self,
-        s: &'s std::thread::Scope<'s, '_>,
-        k: usize,
-        args: Vec<String>,
-        line: &str,
-        counts: &'s Mutex<Vec<Progress>>,
-        control: &'s Control,
-    ) -> Result<Running<'s>, EngineRefusal> {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = self
-            .kubectl
-            .streaming(&args)
-            .spawn()
-            .map_err(|e| self.fail(k, self.kubectl.spawn_error(e)))?;
-        let mut stdin = child.stdin.take();
-        if let Some(i) = stdin.as_mut() {
-            // A kubectl that ended at once closes its end; its exit and
-            // stderr say why.
-            let _ = i.write_all(line.as_bytes()).and_then(|()| i.flush());
-        }
-        let stderr = child.stderr.take();
-        let reader = s.spawn(move || {
-            let mut other = VecDeque::new();
-            let Some(stderr) = stderr else {
-                return Vec::new();
-            };
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                match parse_progress(&line) {
-                    Some(now) => count(counts, k, now, control),
-                    None => {
-                        other.push_back(line);
-                        if other.len() > TAIL {
-                            other.pop_front();
-                        }
-                    }
+/// Polls pod `name`'s log until its agent says where it listens.
+fn wait_listening(kubectl: &Kubectl, name: &str, node: &str) -> Result<SocketAddr, GeneratorError> {
+    let start = Instant::now();
+    let fail = |why: String| GeneratorError::Pod {
+        pod: name.to_string(),
+        node: node.to_string(),
+        why,
+    };
+    loop {
+        let last = match pod::state(&kubectl.json(&["get", "pod", name])?) {
+            PodState::Running => {
+                let log = kubectl.run(&["logs", name], None).unwrap_or_default();
+                if let Some(at) = listening(&log) {
+                    return Ok(at);
                 }
+                format!(
+                    "its agent has not said where it listens; its log: {}",
+                    log.trim()
+                )
             }
-            other.into()
-        });
-        Ok(Running {
-            child,
-            stdin,
-            reader,
-        })
-    }
-
-    /// Waits for every shard; cancels them all (a `cancel` line, then
-    /// their stdin closed) once `control` is cancelled, and kills them
-    /// past `deadline`.
-    fn supervise(
-        shards: Vec<Running<'_>>,
-        control: &Control,
-        deadline: Instant,
-    ) -> Result<Vec<Ended>, EngineRefusal> {
-        let mut shards = shards;
-        let (mut cancelled, mut late) = (false, false);
-        loop {
-            let done = shards
-                .iter_mut()
-                .all(|r| matches!(r.child.try_wait(), Ok(Some(_)) | Err(_)));
-            if done {
-                break;
+            PodState::Stuck(why) => return Err(fail(why)),
+            PodState::Ended(how) => {
+                let log = kubectl.run(&["logs", name], None).unwrap_or_default();
+                return Err(fail(format!("it ended ({how}): {}", log.trim())));
             }
-            if control.is_cancelled() && !cancelled {
-                for r in &mut shards {
-                    if let Some(mut i) = r.stdin.take() {
-                        let _ = i.write_all(b"cancel\n");
-                    }
-                }
-                cancelled = true;
-            }
-            if Instant::now() > deadline && !late {
-                for r in &mut shards {
-                    let _ = r.child.kill();
-                }
-                late = true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut out = Vec::new();
-        for mut r in shards {
-            drop(r.stdin.take());
-            let status = r
-                .child
-                .wait()
-                .map_err(|e| EngineRefusal::Generator(e.to_string()))?;
-            out.push((status, r.reader.join().unwrap_or_default()));
-        }
-        if late {
-            return Err(EngineRefusal::Generator(format!(
-                "the load ran {OVERRUN:.0?} past its planned end in its pods; stopped"
+            PodState::Pending(what) => what,
+        };
+        if start.elapsed() >= READY_TIMEOUT {
+            return Err(fail(format!(
+                "not ready after {READY_TIMEOUT:.0?} ({last})"
             )));
         }
-        Ok(out)
+        std::thread::sleep(Duration::from_millis(250));
     }
+}
 
-    /// Runs the load in every pod and waits for them all.
-    fn run_shards(
-        &self,
-        plan: &Plan,
-        control: &Control,
-        hlog: &str,
-    ) -> Result<Vec<Ended>, EngineRefusal> {
+/// How one shard's connection ended: its load's exit code (None: the
+/// agent never said), the last lines it sent that were not progress, and
+/// what followed the exit line (sidecar and log).
+#[derive(Debug, Default)]
+struct Ended {
+    code: Option<i32>,
+    tail: Vec<String>,
+    payload: String,
+}
+
+/// Reads one shard's connection to its end: progress into `control`,
+/// then the exit line and the logs.
+fn read_shard(
+    conn: TcpStream,
+    k: usize,
+    counts: &Mutex<Vec<Progress>>,
+    control: &Control,
+) -> Ended {
+    let mut ended = Ended::default();
+    let mut r = BufReader::new(conn);
+    let mut other = VecDeque::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match r.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if let Some(now) = parse_progress(&line) {
+            count(counts, k, now, control);
+            continue;
+        }
+        if let Some(code) = line.trim_end().strip_prefix("shootout-exit ") {
+            ended.code = code.parse().ok();
+            let _ = r.read_to_string(&mut ended.payload);
+            break;
+        }
+        other.push_back(line.trim_end().to_string());
+        if other.len() > TAIL {
+            other.pop_front();
+        }
+    }
+    ended.tail = other.into();
+    ended
+}
+
+impl PodGenerators {
+    /// Sends the load to every agent and waits for them all; cancels them
+    /// all (a `cancel` line, then their end closed) once `control` is, and
+    /// cuts them off past the load's planned end and [`OVERRUN`].
+    fn run_shards(&self, plan: &Plan, control: &Control) -> Result<Vec<Ended>, EngineRefusal> {
         let n = self.pods.len();
         let start_at = (n > 1).then(|| SystemTime::now() + LEAD);
-        let line = plan.to_json() + "\n";
         let planned = match plan.workload().stop().duration {
             Some(d) => d + plan.warmup() + plan.timeout() + OVERRUN,
             None => UNTIMED,
         };
         let deadline = Instant::now() + LEAD + planned;
+        let mut conns = Vec::new();
+        for (k, p) in self.pods.iter().enumerate() {
+            let mut c = TcpStream::connect_timeout(&p.agent, AGENT_WAIT)
+                .map_err(|e| self.fail(k, format!("cannot connect: {e}")))?;
+            let hello = format!("{}\n{}\n", self.header(k, start_at), plan.to_json());
+            c.write_all(hello.as_bytes())
+                .map_err(|e| self.fail(k, format!("cannot send the plan: {e}")))?;
+            conns.push(c);
+        }
         let counts = Mutex::new(vec![Progress::default(); n]);
         std::thread::scope(|s| {
-            let mut shards = Vec::new();
-            for k in 0..n {
-                let args = self.exec_args(k, n, start_at, hlog);
-                match self.spawn(s, k, args, &line, &counts, control) {
-                    Ok(r) => shards.push(r),
-                    Err(e) => {
-                        for mut r in shards {
-                            let _ = r.child.kill();
-                            let _ = r.child.wait();
-                        }
-                        return Err(e);
+            let readers: Vec<_> = conns
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    let c = c.try_clone();
+                    let counts = &counts;
+                    s.spawn(move || c.map(|c| read_shard(c, k, counts, control)))
+                })
+                .collect();
+            let (mut cancelled, mut late) = (false, false);
+            while !readers.iter().all(|r| r.is_finished()) {
+                if control.is_cancelled() && !cancelled {
+                    for c in &mut conns {
+                        let _ = c.write_all(b"cancel\n");
+                        let _ = c.shutdown(Shutdown::Write);
                     }
+                    cancelled = true;
+                }
+                if Instant::now() > deadline && !late {
+                    for c in &conns {
+                        let _ = c.shutdown(Shutdown::Both);
+                    }
+                    late = true;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let mut out = Vec::new();
+            for (k, r) in readers.into_iter().enumerate() {
+                match r.join() {
+                    Ok(Ok(e)) => out.push(e),
+                    Ok(Err(e)) => return Err(self.fail(k, e)),
+                    Err(_) => return Err(self.fail(k, "its reader panicked")),
                 }
             }
-            Self::supervise(shards, control, deadline)
+            if late {
+                return Err(EngineRefusal::Generator(format!(
+                    "the load ran {OVERRUN:.0?} past its planned end in its pods; cut off"
+                )));
+            }
+            Ok(out)
         })
     }
 }
 
 impl Generator for PodGenerators {
     fn run(&self, plan: &Plan, control: &Arc<Control>) -> Result<LoadReport, EngineRefusal> {
-        let seq = self.loads.fetch_add(1, Ordering::Relaxed) + 1;
-        let hlog = format!("/tmp/shootout-load-{seq}.hlog");
-        let ended = self.run_shards(plan, control, &hlog)?;
+        let ended = self.run_shards(plan, control)?;
         let cancelled = control.is_cancelled();
-        for (k, (status, tail)) in ended.iter().enumerate() {
-            if !status.success() && !cancelled {
-                return Err(self.fail(
-                    k,
-                    format!("shootout load ended with {status}:\n{}", tail.join("\n")),
-                ));
+        for (k, e) in ended.iter().enumerate() {
+            let said = match e.code {
+                Some(0) => continue,
+                Some(code) => format!("shootout load exited with {code}"),
+                None => "the agent closed the connection before the load's end".into(),
+            };
+            if e.code.is_none() || !cancelled {
+                return Err(self.fail(k, format!("{said}:\n{}", e.tail.join("\n"))));
             }
         }
-        let logs = (0..self.pods.len())
-            .map(|k| self.fetch(k, &hlog))
+        let logs = ended
+            .iter()
+            .enumerate()
+            .map(|(k, e)| self.read_log(k, &e.payload))
             .collect::<Result<Vec<_>, _>>()?;
         let accept = shootout_shards::Accept {
             partial: cancelled,
@@ -542,6 +531,28 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_address_is_read_from_its_log_and_tokens_differ() {
+        assert_eq!(
+            listening("listening on 127.0.0.2:41234\n"),
+            Some("127.0.0.2:41234".parse().unwrap())
+        );
+        assert_eq!(listening("error: cannot listen on 127.0.0.2:0\n"), None);
+        let (a, b) = (draw_token().unwrap(), draw_token().unwrap());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_fetch_is_cut_between_sidecar_and_log() {
+        let text = format!("{{\"a\": \"%%x\"}}\n{SEPARATOR}\n#[StartTime: 1]\n0.0,1.0\n");
+        assert_eq!(
+            split_fetched(&text),
+            Some(("{\"a\": \"%%x\"}", "#[StartTime: 1]\n0.0,1.0\n"))
+        );
+        assert_eq!(split_fetched("{}\n#[StartTime: 1]\n"), None);
+    }
+
+    #[test]
     fn shards_counts_add_up_and_measuring_waits_for_every_shard() {
         let control = Control::new();
         let all = Mutex::new(vec![Progress::default(); 2]);
@@ -567,6 +578,7 @@ mod tests {
             image: "localhost/shootout:e2e",
             node: "127.0.0.1",
             cpus,
+            token: "0123456789abcdef0123456789abcdef",
         };
         let own = manifest(&spec(Some(2)));
         let limits = &own["spec"]["containers"][0]["resources"]["limits"];

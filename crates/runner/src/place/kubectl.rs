@@ -30,6 +30,10 @@ pub struct KubeOptions {
     pub shards: usize,
     /// `--generator-image`: the image with `shootout` in it.
     pub generator_image: String,
+    /// The CPUs kubectl runs on (the run sets a local run's generator
+    /// CPUs: on a cluster on this machine, a `kubectl exec` streaming a
+    /// generator pod's progress stays off the server's CPUs); empty: any.
+    pub cpus: Vec<usize>,
 }
 
 impl Default for KubeOptions {
@@ -41,6 +45,7 @@ impl Default for KubeOptions {
             kubectl: "kubectl".into(),
             shards: 1,
             generator_image: "localhost/shootout:e2e".into(),
+            cpus: Vec::new(),
         }
     }
 }
@@ -69,6 +74,8 @@ pub struct Kubectl {
     pub bin: PathBuf,
     pub kubeconfig: Option<PathBuf>,
     pub namespace: String,
+    /// Where each kubectl runs ([`KubeOptions::cpus`]).
+    cpus: Vec<usize>,
 }
 
 impl Kubectl {
@@ -78,45 +85,39 @@ impl Kubectl {
             bin: opts.kubectl.clone(),
             kubeconfig: opts.kubeconfig.clone(),
             namespace: opts.namespace.clone(),
+            cpus: opts.cpus.clone(),
         }
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    /// `kubectl` pinned to [`KubeOptions::cpus`], with its kubeconfig and
+    /// namespace.
+    fn base(&self) -> Command {
         let mut cmd = Command::new(&self.bin);
+        if !self.cpus.is_empty() {
+            let cpus = self.cpus.clone();
+            // SAFETY: the hook runs between fork and exec and only makes
+            // the sched_setaffinity call on memory allocated before the
+            // fork (as `shootout_servers::lifeline::spawn_tied` does).
+            unsafe {
+                use std::os::unix::process::CommandExt as _;
+                cmd.pre_exec(move || shootout_engine::affinity::pin_current_thread(&cpus));
+            }
+        }
         if let Some(k) = &self.kubeconfig {
             cmd.arg("--kubeconfig").arg(k);
         }
-        cmd.args(["--namespace", &self.namespace])
-            .arg(format!("--request-timeout={REQUEST_TIMEOUT}"))
+        cmd.args(["--namespace", &self.namespace]);
+        cmd
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.base();
+        cmd.arg(format!("--request-timeout={REQUEST_TIMEOUT}"))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         cmd
-    }
-
-    /// `kubectl ARGS` for a call that streams for as long as it runs
-    /// (`exec`): no request timeout (the caller bounds it), its stdin,
-    /// stderr piped and stdout dropped.
-    pub(crate) fn streaming(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(&self.bin);
-        if let Some(k) = &self.kubeconfig {
-            cmd.arg("--kubeconfig").arg(k);
-        }
-        cmd.args(["--namespace", &self.namespace])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        cmd
-    }
-
-    /// The error of a streaming call that failed.
-    pub(crate) fn spawn_error(&self, source: std::io::Error) -> KubeError {
-        KubeError::Spawn {
-            bin: self.bin.clone(),
-            source,
-        }
     }
 
     /// Runs `kubectl ARGS` (with `input` on its stdin) and returns its

@@ -333,11 +333,7 @@ mod tests {
 
     #[test]
     fn a_loopback_node_is_read_on_its_read_only_port() {
-        let k = Kubectl {
-            bin: "kubectl".into(),
-            kubeconfig: None,
-            namespace: "shootout".into(),
-        };
+        let k = Kubectl::for_options(&crate::KubeOptions::default());
         match SummaryAt::for_node(&k, "n", "127.0.0.2".parse().unwrap()) {
             SummaryAt::ReadOnly(at) => assert_eq!(at.to_string(), "127.0.0.2:10255"),
             other => panic!("{other:?}"),
