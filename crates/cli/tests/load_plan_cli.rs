@@ -212,7 +212,7 @@ fn an_agent_runs_one_load_per_connection_and_sends_its_logs_back() {
         .unwrap_or_else(|| panic!("{all}"));
     let seen = progress(talk);
     assert!(seen.last().is_some_and(|p| p.0 > 0 && p.2), "{talk}");
-    let (sidecar, log) = rest.split_once("\n%%shootout-interval-log%%\n").unwrap();
+    let (sidecar, log) = shootout_shards::split_stream(rest).unwrap();
     let d = Tmp::new("agent");
     std::fs::write(d.0.join("s.hlog.json"), sidecar).unwrap();
     std::fs::write(d.0.join("s.hlog"), log).unwrap();

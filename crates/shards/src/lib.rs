@@ -14,6 +14,6 @@ pub mod sidecar;
 pub mod tls;
 
 pub use check::Accept;
-pub use log::{read, sidecar_path, write, LogError, ShardLog};
+pub use log::{read, sidecar_path, split_stream, write, LogError, ShardLog, SEPARATOR};
 pub use merge::{merge, merge_accepting, Merged, Mismatch, PartialWindow, ShardRow};
 pub use sidecar::{Settings, Sidecar};

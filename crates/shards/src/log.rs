@@ -57,6 +57,18 @@ fn file_error(path: &Path, reason: impl ToString) -> LogError {
     }
 }
 
+/// The line between a shard's sidecar and its interval log when both
+/// travel in one stream (`shootout agent` to the runner's generator pods):
+/// neither holds it (JSON keeps text in quotes; a log's lines are
+/// comments, headers and numbers).
+pub const SEPARATOR: &str = "%%shootout-interval-log%%";
+
+/// A stream of a sidecar, [`SEPARATOR`] and a log, cut at the separator:
+/// the sidecar, then the log; None when it has no separator line.
+pub fn split_stream(text: &str) -> Option<(&str, &str)> {
+    text.split_once(&format!("\n{SEPARATOR}\n"))
+}
+
 /// The sidecar's path for a log: `shard-1.hlog` -> `shard-1.hlog.json`.
 pub fn sidecar_path(hlog: &Path) -> PathBuf {
     let mut p = hlog.as_os_str().to_owned();
@@ -186,4 +198,19 @@ pub fn decode(encoded: &str) -> Result<Histogram<u64>, HistogramError> {
     Deserializer::new()
         .deserialize(&mut &raw[..])
         .map_err(HistogramError::Decode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_is_cut_between_sidecar_and_log() {
+        let text = format!("{{\"a\": \"%%x\"}}\n{SEPARATOR}\n#[StartTime: 1]\n0.0,1.0\n");
+        assert_eq!(
+            split_stream(&text),
+            Some(("{\"a\": \"%%x\"}", "#[StartTime: 1]\n0.0,1.0\n"))
+        );
+        assert_eq!(split_stream("{}\n#[StartTime: 1]\n"), None);
+    }
 }

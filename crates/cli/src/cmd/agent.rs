@@ -9,7 +9,7 @@
 //! whatever else the runner sends (a `cancel` line, or closing its end)
 //! goes to the child's stdin and cancels it; the child's stderr (its
 //! progress lines) comes back as it is written; when the child ends, the
-//! line `shootout-exit CODE`, then its sidecar, [`SEPARATOR`] and its
+//! line `shootout-exit CODE`, then its sidecar, `shootout_shards::SEPARATOR` and its
 //! interval log, and the connection closes. No load passes through the
 //! cluster's API server, kubelet or container runtime: a `kubectl exec`
 //! per load, streaming progress, cost those daemons about 4 CPU-seconds
@@ -22,10 +22,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The line between a load's sidecar and its interval log, which neither
-/// holds (JSON keeps text in quotes; a log's lines are comments, headers
-/// and numbers). The runner's `place/generators.rs` cuts there.
-pub const SEPARATOR: &str = "%%shootout-interval-log%%";
+use shootout_shards::SEPARATOR;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

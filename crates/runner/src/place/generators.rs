@@ -49,9 +49,6 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 const OVERRUN: Duration = Duration::from_secs(60);
 /// The longest a load with no planned duration (a request count) runs.
 const UNTIMED: Duration = Duration::from_secs(600);
-/// The line an agent sends between a shard's sidecar and its log
-/// (`shootout agent`'s `SEPARATOR`).
-const SEPARATOR: &str = "%%shootout-interval-log%%";
 /// The stderr lines of a failed shard kept for its error.
 const TAIL: usize = 20;
 
@@ -130,12 +127,6 @@ pub(crate) fn manifest(g: &GeneratorSpec<'_>) -> Value {
             }]
         }
     })
-}
-
-/// A fetch's output cut at [`SEPARATOR`]: the sidecar, then the log.
-fn split_fetched(text: &str) -> Option<(&str, &str)> {
-    let line = format!("\n{SEPARATOR}\n");
-    text.split_once(&line)
 }
 
 /// One shard's live counts, as its last progress line said them.
@@ -308,8 +299,8 @@ impl PodGenerators {
         payload: &str,
     ) -> Result<shootout_shards::ShardLog, EngineRefusal> {
         let local = self.dir.join(format!("shard-{}.hlog", k + 1));
-        let (sidecar, log) =
-            split_fetched(payload).ok_or_else(|| self.fail(k, "its load left no interval log"))?;
+        let (sidecar, log) = shootout_shards::split_stream(payload)
+            .ok_or_else(|| self.fail(k, "its load left no interval log"))?;
         for (to, text) in [
             (shootout_shards::sidecar_path(&local), sidecar),
             (local.clone(), log),
@@ -540,16 +531,6 @@ mod tests {
         let (a, b) = (draw_token().unwrap(), draw_token().unwrap());
         assert_eq!(a.len(), 32);
         assert_ne!(a, b);
-    }
-
-    #[test]
-    fn a_fetch_is_cut_between_sidecar_and_log() {
-        let text = format!("{{\"a\": \"%%x\"}}\n{SEPARATOR}\n#[StartTime: 1]\n0.0,1.0\n");
-        assert_eq!(
-            split_fetched(&text),
-            Some(("{\"a\": \"%%x\"}", "#[StartTime: 1]\n0.0,1.0\n"))
-        );
-        assert_eq!(split_fetched("{}\n#[StartTime: 1]\n"), None);
     }
 
     #[test]
