@@ -166,9 +166,20 @@ fn a_url_or_a_load_flag_with_the_plan_is_refused() {
     }
 }
 
+/// A child killed when dropped, so that a failed assertion leaves no
+/// agent behind.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `shootout agent` on 127.0.0.1 with `token` in its environment; its
 /// process and the address it said it listens on.
-fn agent(token: &str) -> (Child, std::net::SocketAddr) {
+fn agent(token: &str) -> (Killed, std::net::SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .args(["agent", "--listen", "127.0.0.1:0"])
         .env("SHOOTOUT_AGENT_TOKEN", token)
@@ -196,7 +207,7 @@ fn agent(token: &str) -> (Child, std::net::SocketAddr) {
 #[test]
 fn an_agent_runs_one_load_per_connection_and_sends_its_logs_back() {
     let token = "0123456789abcdef0123";
-    let (mut child, at) = agent(token);
+    let (_agent, at) = agent(token);
     let (url, json) = plan(Duration::from_millis(300));
     let mut c = std::net::TcpStream::connect(at).unwrap();
     writeln!(
@@ -227,8 +238,6 @@ fn an_agent_runs_one_load_per_connection_and_sends_its_logs_back() {
     let mut said = String::new();
     std::io::Read::read_to_string(&mut wrong, &mut said).unwrap();
     assert_eq!(said, "shootout-refused wrong token\n");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
