@@ -188,9 +188,10 @@ fn agent(token: &str) -> (Killed, std::net::SocketAddr) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let err = child.stderr.take().unwrap();
+    let child = Killed(child);
     let mut line = String::new();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(err), &mut line).unwrap();
     let at = line
         .trim()
         .strip_prefix("listening on ")
