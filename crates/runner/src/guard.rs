@@ -63,7 +63,7 @@ pub(crate) fn check_server(server: &dyn Contestant, port: u16, when: &str) -> Re
         return Err(Lost::Port(e));
     }
     let when = when.to_string();
-    match server.liveness() {
+    match server.liveness_closely() {
         Liveness::Exited { how, .. } => return Err(Lost::Exited { when, how }),
         Liveness::Gone => return Err(Lost::NoProcessLeft { when }),
         Liveness::Frozen { count } => return Err(Lost::Stopped { when, count }),

@@ -237,6 +237,12 @@ pub(crate) trait Contestant: Send + Sync {
     fn wait_ready(&mut self, timeout: Duration) -> Result<Duration, StartError>;
     /// Whether it is alive, frozen or gone.
     fn liveness(&self) -> Liveness;
+    /// [`Contestant::liveness`], looked at closely where a close look costs
+    /// more than a quick one (a pod's processes are read inside it); asked
+    /// before and after each level, not in its warm-up's windows.
+    fn liveness_closely(&self) -> Liveness {
+        self.liveness()
+    }
     /// Whether it (and no one else) listens on `port`; Ok also when the
     /// place cannot tell.
     fn holds_port(&self, port: u16) -> Result<(), ListenerError>;

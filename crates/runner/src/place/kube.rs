@@ -5,8 +5,9 @@
 //! node's address, and stopped by deleting it, waited for (SIGTERM, then
 //! SIGKILL after SPEC.md's 5 s, by the kubelet). Its CPU and memory are
 //! its pod cgroup's as the kubelet reports them (`kubelet.rs`); what no
-//! kubelet API gives (PSS, the cgroup's throttling and OOM counters, a
-//! frozen process) is said to be unavailable or not checked, never zero.
+//! kubelet API gives (PSS, the cgroup's throttling and OOM counters) is
+//! said to be unavailable, never zero. Whether it is frozen is read inside
+//! the pod, before and after each level (`liveness_closely`).
 //!
 //! Nothing of a run is left behind: every object carries the run's and
 //! its maker's labels; the run deletes what its label selects when it
@@ -564,6 +565,24 @@ impl Contestant for PodContestant {
             },
             // The API not answering says nothing about the server.
             Err(_) => Liveness::Alive,
+        }
+    }
+
+    /// Its processes read inside its pod (`kubectl exec`, the image's
+    /// busybox `sh` and `cat`): every one stopped is frozen. A pod that
+    /// cannot be read so (no shell in its image) is taken as alive.
+    fn liveness_closely(&self) -> Liveness {
+        let quick = self.liveness();
+        if quick != Liveness::Alive {
+            return quick;
+        }
+        let read = self.kubectl.run(
+            &["exec", &self.name, "--", "sh", "-c", pod::PROCESSES],
+            None,
+        );
+        match read.ok().as_deref().and_then(pod::stopped) {
+            Some(count) => Liveness::Frozen { count },
+            None => Liveness::Alive,
         }
     }
 

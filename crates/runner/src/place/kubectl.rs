@@ -30,10 +30,6 @@ pub struct KubeOptions {
     pub shards: usize,
     /// `--generator-image`: the image with `shootout` in it.
     pub generator_image: String,
-    /// The CPUs kubectl runs on (the run sets a local run's generator
-    /// CPUs: on a cluster on this machine, a `kubectl exec` streaming a
-    /// generator pod's progress stays off the server's CPUs); empty: any.
-    pub cpus: Vec<usize>,
 }
 
 impl Default for KubeOptions {
@@ -45,7 +41,6 @@ impl Default for KubeOptions {
             kubectl: "kubectl".into(),
             shards: 1,
             generator_image: "localhost/shootout:e2e".into(),
-            cpus: Vec::new(),
         }
     }
 }
@@ -74,8 +69,6 @@ pub struct Kubectl {
     pub bin: PathBuf,
     pub kubeconfig: Option<PathBuf>,
     pub namespace: String,
-    /// Where each kubectl runs ([`KubeOptions::cpus`]).
-    cpus: Vec<usize>,
 }
 
 impl Kubectl {
@@ -85,24 +78,12 @@ impl Kubectl {
             bin: opts.kubectl.clone(),
             kubeconfig: opts.kubeconfig.clone(),
             namespace: opts.namespace.clone(),
-            cpus: opts.cpus.clone(),
         }
     }
 
-    /// `kubectl` pinned to [`KubeOptions::cpus`], with its kubeconfig and
-    /// namespace.
+    /// `kubectl` with its kubeconfig and namespace.
     fn base(&self) -> Command {
         let mut cmd = Command::new(&self.bin);
-        if !self.cpus.is_empty() {
-            let cpus = self.cpus.clone();
-            // SAFETY: the hook runs between fork and exec and only makes
-            // the sched_setaffinity call on memory allocated before the
-            // fork (as `shootout_servers::lifeline::spawn_tied` does).
-            unsafe {
-                use std::os::unix::process::CommandExt as _;
-                cmd.pre_exec(move || shootout_engine::affinity::pin_current_thread(&cpus));
-            }
-        }
         if let Some(k) = &self.kubeconfig {
             cmd.arg("--kubeconfig").arg(k);
         }

@@ -1,8 +1,10 @@
 //! A contestant's Pod, as data: the manifest one start of a target gets
 //! (its image, `hostNetwork`, Guaranteed QoS with whole CPUs, the node it
 //! must run on, the labels a cleanup selects by) and what a Pod's status
-//! says about the start (running, ended and how, or stuck and why). Pure
-//! functions over JSON, so every rule here is tested without a cluster.
+//! says about the start (running, ended and how, or stuck and why), and
+//! whether the processes inside it are all stopped ([`stopped`], from
+//! their `/proc/PID/stat` lines). Pure functions over text, so every rule
+//! here is tested without a cluster.
 
 use serde_json::{json, Value};
 
@@ -212,6 +214,37 @@ pub(crate) fn state(pod: &Value) -> PodState {
     )
 }
 
+/// The shell a pod's processes are read with: its own pid, then every
+/// process's `/proc/PID/stat` line (the pod's own PID namespace).
+pub(crate) const PROCESSES: &str = "echo $$; cat /proc/[0-9]*/stat 2>/dev/null";
+
+/// How many of a pod's processes are stopped (SIGSTOP, a debugger: state
+/// `T` or `t`), when every one is; None when one can run or none is left.
+/// `text` is [`PROCESSES`]'s output: the reading shell and its children
+/// (`cat`) are not the pod's.
+pub(crate) fn stopped(text: &str) -> Option<usize> {
+    let mut lines = text.lines();
+    let reader: u64 = lines.next()?.trim().parse().ok()?;
+    let mut count = 0;
+    for line in lines {
+        // `PID (COMM) STATE PPID ...`; COMM may hold spaces and parens.
+        let Some((head, tail)) = line.rsplit_once(") ") else {
+            continue;
+        };
+        let pid: u64 = head.split(' ').next()?.parse().ok()?;
+        let mut rest = tail.split(' ');
+        let (state, ppid) = (rest.next()?, rest.next()?.parse::<u64>().ok()?);
+        if pid == reader || ppid == reader {
+            continue;
+        }
+        if !matches!(state, "T" | "t") {
+            return None;
+        }
+        count += 1;
+    }
+    (count > 0).then_some(count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +301,17 @@ mod tests {
 
     fn pod(status: &str) -> Value {
         serde_json::from_str(&format!("{{\"status\": {status}}}")).unwrap()
+    }
+
+    #[test]
+    fn a_pod_is_frozen_only_when_every_process_but_the_reader_is_stopped() {
+        let reader = "12\n12 (sh) S 0 12 12\n13 (cat) R 12 12 12\n";
+        let frozen = format!("{reader}1 (go-nethttp) T 0 1 1\n7 (a) b) t 1 1 1\n");
+        assert_eq!(stopped(&frozen), Some(2));
+        let one_runs = format!("{reader}1 (go-nethttp) T 0 1 1\n7 (worker) S 1 1 1\n");
+        assert_eq!(stopped(&one_runs), None);
+        assert_eq!(stopped(reader), None, "nothing but the reader: not frozen");
+        assert_eq!(stopped(""), None);
     }
 
     #[test]
