@@ -37,6 +37,8 @@ pub struct LoadUsage {
     pub cpu_s: f64,
     /// Whether `cpu_s` is the cgroup's counter delta (else `/proc` samples).
     pub cpu_from_cgroup: bool,
+    /// Where `cpu_s` came from (None: no measured phase, or unavailable).
+    pub(crate) cpu_source: Option<Source>,
     /// Why the server's CPU time or memory could not be had where it runs
     /// (then `cpu_s` or `rss_peak_bytes` is no figure, and the level fails
     /// rather than record one).
@@ -160,6 +162,7 @@ impl Sampler {
                 Figure::Had { value, from } => {
                     usage.cpu_s = value;
                     usage.cpu_from_cgroup = from == Source::Cgroup;
+                    usage.cpu_source = base.is_some().then_some(from);
                 }
                 Figure::Unavailable(why) => {
                     usage.unavailable = Some(format!("the server's CPU time cannot be had: {why}"))
