@@ -180,7 +180,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     shootout_engine::connections_allowed();
     let control = Arc::new(Control::new());
     let (plan, stdin_stop) = if args.plan_stdin {
-        let plan = plan_stdin::plan(&args)?;
+        let plan = plan_stdin::plan(&plan_stdin::Here {
+            shard: args.shard,
+            start_at: args.start_at,
+            hdr_log: args.hdr_log.is_some(),
+            cpus: args.cpus.clone().map(|c| c.0).unwrap_or_default(),
+        })?;
         (plan, Some(plan_stdin::watch(control.clone())?))
     } else {
         (plan(&args)?, None)
@@ -496,5 +501,43 @@ impl RequestArgs {
             headers,
             body,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every flag of `shootout load` is refused with `--plan-stdin` but
+    /// the few it takes, so a flag added later cannot be silently ignored.
+    #[test]
+    fn plan_stdin_refuses_every_flag_but_its_own() {
+        let load = <Args as clap::Args>::augment_args(clap::Command::new("load"));
+        let taken = [
+            "plan_stdin",
+            "progress_lines",
+            "shard",
+            "start_at",
+            "hdr_log",
+            "quiet",
+            "output",
+            "cpus",
+        ];
+        let ids: Vec<String> = load
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for id in &ids {
+            assert!(
+                taken.contains(&id.as_str()) || plan_stdin::CONFLICTS.contains(&id.as_str()),
+                "--plan-stdin neither takes nor refuses '{id}'"
+            );
+        }
+        for id in plan_stdin::CONFLICTS {
+            assert!(
+                ids.iter().any(|i| i == id),
+                "'{id}' is no flag of shootout load"
+            );
+        }
     }
 }
