@@ -56,13 +56,13 @@ pub enum RunError {
     /// The study's CPU split does not fit this machine.
     #[error(transparent)]
     Cpus(#[from] crate::host::CpuError),
-    /// The Kubernetes cluster cannot run the study.
     /// This process could not be pinned to the generator CPUs.
     #[error("cannot pin shootout to the generator CPUs {cpus:?}: {source}")]
     Pin {
         cpus: Vec<usize>,
         source: std::io::Error,
     },
+    /// The Kubernetes cluster cannot run the study.
     #[error("kubernetes")]
     Cluster(#[from] crate::place::kube::ClusterError),
     /// A CPU quota above every CPU of this machine, named where it is written.

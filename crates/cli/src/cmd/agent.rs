@@ -83,8 +83,12 @@ pub fn run(args: Args) -> anyhow::Result<crate::exit::Outcome> {
 fn serve(conn: TcpStream, token: &str, dir: &Path) -> anyhow::Result<()> {
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut writer = conn;
+    // A peer that never finishes its header must not hold the agent: the
+    // header has 10 s and 64 KiB.
+    writer.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let mut line = String::new();
-    reader.read_line(&mut line)?;
+    std::io::Read::take(&mut reader, 64 << 10).read_line(&mut line)?;
+    writer.set_read_timeout(None)?;
     let header: Header = match serde_json::from_str(&line) {
         Ok(h) => h,
         Err(e) => return refuse(writer, &format!("not a header: {e}")),
@@ -217,6 +221,21 @@ mod tests {
         );
         let odd = serde_json::from_str::<Header>(r#"{"token":"t","hdr_log":"/etc/x"}"#);
         assert!(odd.is_err(), "an unknown key is refused");
+    }
+
+    #[test]
+    fn a_header_past_64_kib_is_refused_not_read_on() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = listener.local_addr().unwrap();
+        let client = std::thread::spawn(move || {
+            let mut c = TcpStream::connect(at).unwrap();
+            c.write_all(&vec![b'x'; 70_000]).unwrap();
+            rest(&mut c)
+        });
+        let (conn, _) = listener.accept().unwrap();
+        serve(conn, "the-right-token-of-16", Path::new("/nonexistent")).unwrap();
+        let said = client.join().unwrap();
+        assert!(said.starts_with("shootout-refused not a header"), "{said}");
     }
 
     #[test]
