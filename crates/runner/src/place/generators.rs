@@ -94,39 +94,19 @@ pub(crate) fn manifest(g: &GeneratorSpec<'_>) -> Value {
     if let Some(cpus) = g.cpus {
         resources["cpu"] = json!(cpus.to_string());
     }
-    json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": g.name,
-            "labels": {
-                pod::APP: "shootout",
-                pod::COMPONENT: "generator",
-                pod::RUN: g.run_id.to_string(),
-                pod::OWNER: pod::label_value(g.owner),
-            }
-        },
-        "spec": {
-            "hostNetwork": true,
-            "dnsPolicy": "ClusterFirstWithHostNet",
-            "automountServiceAccountToken": false,
-            "enableServiceLinks": false,
-            "restartPolicy": "Never",
-            "terminationGracePeriodSeconds": 1,
-            "nodeSelector": {"kubernetes.io/hostname": g.node},
-            "containers": [{
-                "name": "load",
-                "image": g.image,
-                "imagePullPolicy": "IfNotPresent",
-                "command": ["sh", "-c", AGENT],
-                "env": [
-                    {"name": "HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIP"}}},
-                    {"name": TOKEN_ENV, "value": g.token},
-                ],
-                "resources": {"requests": resources, "limits": resources},
-            }]
-        }
-    })
+    let container = json!({
+        "name": "load",
+        "image": g.image,
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["sh", "-c", AGENT],
+        "env": [
+            {"name": "HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIP"}}},
+            {"name": TOKEN_ENV, "value": g.token},
+        ],
+        "resources": {"requests": resources, "limits": resources},
+    });
+    let labels = pod::labels("generator", g.run_id, g.owner);
+    pod::host_pod(g.name, labels, g.node, 1, container)
 }
 
 /// One shard's live counts, as its last progress line said them.

@@ -76,6 +76,45 @@ pub(crate) fn pod_name(maker: &str, target: &str, n: u64) -> String {
     format!("{head}{}{tail}", t.trim_matches('-'))
 }
 
+/// The labels of a run's object: shootout's, its `component`, its run and
+/// its maker.
+pub(crate) fn labels(component: &str, run_id: i64, owner: &str) -> Value {
+    json!({
+        APP: "shootout",
+        COMPONENT: component,
+        RUN: run_id.to_string(),
+        OWNER: label_value(owner),
+    })
+}
+
+/// A Pod of a run on `node`: the node's own network (`hostNetwork`, with
+/// the cluster's DNS), no service account token or service links, never
+/// restarted, `grace_s` between SIGTERM and SIGKILL, `container` its one
+/// container.
+pub(crate) fn host_pod(
+    name: &str,
+    labels: Value,
+    node: &str,
+    grace_s: u64,
+    container: Value,
+) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "hostNetwork": true,
+            "dnsPolicy": "ClusterFirstWithHostNet",
+            "automountServiceAccountToken": false,
+            "enableServiceLinks": false,
+            "restartPolicy": "Never",
+            "terminationGracePeriodSeconds": grace_s,
+            "nodeSelector": {"kubernetes.io/hostname": node},
+            "containers": [container]
+        }
+    })
+}
+
 /// The Pod manifest of one start.
 pub(crate) fn manifest(p: &PodSpec<'_>) -> Value {
     let env: Vec<Value> = p
@@ -84,36 +123,16 @@ pub(crate) fn manifest(p: &PodSpec<'_>) -> Value {
         .map(|(k, v)| json!({"name": k, "value": v}))
         .collect();
     let resources = json!({"cpu": p.cpus.to_string(), "memory": p.memory.to_string()});
-    json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": p.name,
-            "labels": {
-                APP: "shootout",
-                COMPONENT: "contestant",
-                RUN: p.run_id.to_string(),
-                TARGET: label_value(p.target),
-                OWNER: label_value(p.owner),
-            }
-        },
-        "spec": {
-            "hostNetwork": true,
-            "dnsPolicy": "ClusterFirstWithHostNet",
-            "automountServiceAccountToken": false,
-            "enableServiceLinks": false,
-            "restartPolicy": "Never",
-            "terminationGracePeriodSeconds": GRACE_S,
-            "nodeSelector": {"kubernetes.io/hostname": p.node},
-            "containers": [{
-                "name": "server",
-                "image": p.image,
-                "imagePullPolicy": "IfNotPresent",
-                "env": env,
-                "resources": {"requests": resources, "limits": resources},
-            }]
-        }
-    })
+    let mut labels = labels("contestant", p.run_id, p.owner);
+    labels[TARGET] = json!(label_value(p.target));
+    let container = json!({
+        "name": "server",
+        "image": p.image,
+        "imagePullPolicy": "IfNotPresent",
+        "env": env,
+        "resources": {"requests": resources, "limits": resources},
+    });
+    host_pod(p.name, labels, p.node, GRACE_S, container)
 }
 
 /// What a Pod's status says about its start.
