@@ -266,6 +266,25 @@ fn in_windows(
     Ok(())
 }
 
+/// Whether the warm-up may wait on: not when a stop was asked for, nor
+/// when its load ended by itself (before `what`).
+fn going_on(
+    w: &Windows<'_>,
+    load_ended: &dyn Fn() -> bool,
+    what: &str,
+) -> Result<(), SessionError> {
+    if w.interrupt.is_stopped() {
+        return Err(SessionError::Interrupted);
+    }
+    if load_ended() {
+        return Err(SessionError::Failed {
+            reason: format!("the warm-up load ended before {what}"),
+            log_tail: String::new(),
+        });
+    }
+    Ok(())
+}
+
 /// Reads the running load's count at each window's end; returns the last
 /// window's throughput once `each` says done.
 fn cut_windows(
@@ -278,15 +297,7 @@ fn cut_windows(
     // A load generated elsewhere starts on a shared clock a moment after
     // it is asked for: windows count from its measured start.
     while !control.is_measuring() {
-        if w.interrupt.is_stopped() {
-            return Err(SessionError::Interrupted);
-        }
-        if load_ended() {
-            return Err(SessionError::Failed {
-                reason: "the warm-up load ended before it started".into(),
-                log_tail: String::new(),
-            });
-        }
+        going_on(w, load_ended, "it started")?;
         std::thread::sleep(Duration::from_millis(5));
     }
     let t0 = Instant::now();
@@ -296,15 +307,7 @@ fn cut_windows(
         n += 1;
         let end = t0 + w.window * n;
         while Instant::now() < end {
-            if w.interrupt.is_stopped() {
-                return Err(SessionError::Interrupted);
-            }
-            if load_ended() {
-                return Err(SessionError::Failed {
-                    reason: "the warm-up load ended before warm-up did".into(),
-                    log_tail: String::new(),
-                });
-            }
+            going_on(w, load_ended, "warm-up did")?;
             let left = end.saturating_duration_since(Instant::now());
             std::thread::sleep(left.min(Duration::from_millis(20)));
         }

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant, SystemTime};
 const AGENT: &str = "exec shootout agent --listen \"$HOST_IP:0\"";
 /// The variable that hands the pod the run's token.
 const TOKEN_ENV: &str = "SHOOTOUT_AGENT_TOKEN";
-/// How long an agent may take to say where it listens, and to answer.
+/// How long connecting to an agent may take.
 const AGENT_WAIT: Duration = Duration::from_secs(30);
 /// How far ahead of now several shards' shared start is set: time for
 /// every agent to start its load process.
@@ -63,6 +63,9 @@ pub enum GeneratorError {
         node: String,
         why: String,
     },
+    /// What this machine could not do for the pods (no pod concerned).
+    #[error("generator pods: {0}")]
+    Here(String),
 }
 
 /// Where one generator pod goes.
@@ -202,11 +205,13 @@ impl PodGenerators {
         spots: &[Spot],
         cpus: usize,
     ) -> Result<PodGenerators, GeneratorError> {
-        let token = draw_token().map_err(|e| GeneratorError::Pod {
-            pod: String::new(),
-            node: String::new(),
-            why: format!("cannot draw a token from /dev/urandom: {e}"),
+        let token = draw_token().map_err(|e| {
+            GeneratorError::Here(format!("cannot draw a token from /dev/urandom: {e}"))
         })?;
+        let dir =
+            std::env::temp_dir().join(format!("shootout-shards-{}-{run_id}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| GeneratorError::Here(format!("cannot make {}: {e}", dir.display())))?;
         let mut made = Vec::new();
         for (k, spot) in spots.iter().enumerate() {
             let name = pod::pod_name(maker, "generator", k as u64 + 1);
@@ -232,13 +237,6 @@ impl PodGenerators {
                 agent,
             });
         }
-        let dir =
-            std::env::temp_dir().join(format!("shootout-shards-{}-{run_id}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| GeneratorError::Pod {
-            pod: String::new(),
-            node: String::new(),
-            why: format!("cannot make {}: {e}", dir.display()),
-        })?;
         Ok(PodGenerators { pods, token, dir })
     }
 

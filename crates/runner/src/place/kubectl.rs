@@ -81,19 +81,13 @@ impl Kubectl {
         }
     }
 
-    /// `kubectl` with its kubeconfig and namespace.
-    fn base(&self) -> Command {
+    fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.bin);
         if let Some(k) = &self.kubeconfig {
             cmd.arg("--kubeconfig").arg(k);
         }
-        cmd.args(["--namespace", &self.namespace]);
-        cmd
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = self.base();
-        cmd.arg(format!("--request-timeout={REQUEST_TIMEOUT}"))
+        cmd.args(["--namespace", &self.namespace])
+            .arg(format!("--request-timeout={REQUEST_TIMEOUT}"))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
