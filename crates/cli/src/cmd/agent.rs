@@ -195,14 +195,6 @@ fn load_args(h: &Header, hlog: &Path) -> Vec<String> {
     args
 }
 
-/// Reads everything `r` has left (a test's view of a connection).
-#[cfg(test)]
-fn rest(r: &mut impl std::io::Read) -> String {
-    let mut s = String::new();
-    let _ = r.read_to_string(&mut s);
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,32 +215,32 @@ mod tests {
         assert!(odd.is_err(), "an unknown key is refused");
     }
 
-    #[test]
-    fn a_header_past_64_kib_is_refused_not_read_on() {
+    /// What an agent expecting the token `the-right-token-of-16` answers
+    /// a peer that sends `sent` and then reads until the agent closes.
+    fn served(sent: Vec<u8>) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let at = listener.local_addr().unwrap();
         let client = std::thread::spawn(move || {
             let mut c = TcpStream::connect(at).unwrap();
-            c.write_all(&vec![b'x'; 70_000]).unwrap();
-            rest(&mut c)
+            c.write_all(&sent).unwrap();
+            let mut said = String::new();
+            let _ = std::io::Read::read_to_string(&mut c, &mut said);
+            said
         });
         let (conn, _) = listener.accept().unwrap();
         serve(conn, "the-right-token-of-16", Path::new("/nonexistent")).unwrap();
-        let said = client.join().unwrap();
+        client.join().unwrap()
+    }
+
+    #[test]
+    fn a_header_past_64_kib_is_refused_not_read_on() {
+        let said = served(vec![b'x'; 70_000]);
         assert!(said.starts_with("shootout-refused not a header"), "{said}");
     }
 
     #[test]
     fn a_wrong_token_is_refused_before_any_load() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let at = listener.local_addr().unwrap();
-        let client = std::thread::spawn(move || {
-            let mut c = TcpStream::connect(at).unwrap();
-            c.write_all(b"{\"token\":\"nope\"}\n").unwrap();
-            rest(&mut c)
-        });
-        let (conn, _) = listener.accept().unwrap();
-        serve(conn, "the-right-token-of-16", Path::new("/nonexistent")).unwrap();
-        assert_eq!(client.join().unwrap(), "shootout-refused wrong token\n");
+        let said = served(b"{\"token\":\"nope\"}\n".to_vec());
+        assert_eq!(said, "shootout-refused wrong token\n");
     }
 }
